@@ -1,0 +1,1 @@
+"""The hardware catalog: device-types and flavors in a GitOps deploy repository."""

@@ -1,0 +1,144 @@
+"""Checks across catalog files: names, resource classes and trait sets that must agree."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from flavorsmith.catalog.document import Document
+from flavorsmith.catalog.model import DeviceType, Flavor
+from flavorsmith.diagnostics import Diagnostic, Severity
+from flavorsmith.hints import closest
+from flavorsmith.resource_classes import placement_name
+
+W = Severity.WARNING
+
+
+def _where(doc: Document | None, path: list[str | int]) -> str:
+    if doc is None:
+        return "elsewhere"
+    return f"{doc.display}:{doc.position(path)[0]}"
+
+
+def check_catalog(
+    device_types: Sequence[DeviceType], flavors: Sequence[Flavor]
+) -> list[Diagnostic]:
+    """Diagnostics across files. A later definition is reported against an earlier one."""
+    return [*_check_resource_classes(device_types), *_check_flavors(device_types, flavors)]
+
+
+def _check_resource_classes(device_types: Sequence[DeviceType]) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    by_name: dict[str, tuple[DeviceType, int]] = {}
+    by_placement: dict[str, tuple[DeviceType, int]] = {}
+    for device_type in device_types:
+        doc = device_type.doc
+        if doc is None:
+            continue
+        for index, rc in enumerate(device_type.resource_classes):
+            at: list[str | int] = ["resource_class", index, "name"]
+            if rc.name in by_name:
+                first, first_index = by_name[rc.name]
+                where = _where(first.doc, ["resource_class", first_index, "name"])
+                out.append(
+                    doc.diagnostic(
+                        at,
+                        f"resource class {rc.name!r} is already defined at {where}; "
+                        "each resource class belongs to exactly one device type",
+                        code="resource-class-duplicate",
+                    )
+                )
+                continue
+            by_name[rc.name] = (device_type, index)
+            if rc.placement_name in by_placement:
+                first, first_index = by_placement[rc.placement_name]
+                other = first.resource_classes[first_index].name
+                where = _where(first.doc, ["resource_class", first_index, "name"])
+                out.append(
+                    doc.diagnostic(
+                        at,
+                        f"resource class {rc.name!r} and {other!r} ({where}) are both "
+                        f"{rc.placement_name} to Placement; rename one",
+                        code="resource-class-collision",
+                    )
+                )
+                continue
+            by_placement[rc.placement_name] = (device_type, index)
+    return out
+
+
+def _check_flavors(
+    device_types: Sequence[DeviceType], flavors: Sequence[Flavor]
+) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    names = {rc.name: rc.placement_name for dt in device_types for rc in dt.resource_classes}
+    placement_to_name: dict[str, list[str]] = {}
+    for name, placement in names.items():
+        placement_to_name.setdefault(placement, []).append(name)
+    first_by_name: dict[str, Flavor] = {}
+    first_by_selection: dict[tuple[str, frozenset[tuple[str, str]]], Flavor] = {}
+    for flavor in flavors:
+        doc = flavor.doc
+        if doc is None:
+            continue
+        if flavor.name in first_by_name:
+            where = _where(first_by_name[flavor.name].doc, ["name"])
+            out.append(
+                doc.diagnostic(
+                    ["name"],
+                    f"flavor {flavor.name!r} is already defined at {where}",
+                    code="flavor-duplicate",
+                )
+            )
+            continue
+        first_by_name[flavor.name] = flavor
+        out.extend(_check_flavor_resource_class(doc, flavor, names, placement_to_name))
+        placement = names.get(flavor.resource_class)
+        if placement is None:
+            placement = placement_name(flavor.resource_class)
+        selection = (placement, frozenset((t.full_name, t.state) for t in flavor.traits))
+        if selection in first_by_selection:
+            twin = first_by_selection[selection]
+            out.append(
+                doc.diagnostic(
+                    ["name"],
+                    f"flavor {flavor.name!r} selects exactly the nodes of {twin.name!r} "
+                    f"({_where(twin.doc, ['name'])}): same resource class and traits",
+                    severity=W,
+                    code="flavor-same-selection",
+                )
+            )
+        else:
+            first_by_selection[selection] = flavor
+    return out
+
+
+def _check_flavor_resource_class(
+    doc: Document,
+    flavor: Flavor,
+    names: dict[str, str],
+    placement_to_name: dict[str, list[str]],
+) -> list[Diagnostic]:
+    rc = flavor.resource_class
+    if rc in names:
+        return []
+    same = placement_to_name.get(placement_name(rc), [])
+    if len(same) == 1:
+        return [
+            doc.diagnostic(
+                ["resource_class"],
+                f"{rc!r} is written differently from the device type's {same[0]!r}; both are "
+                f"{placement_name(rc)} to Placement, but write {same[0]!r}",
+                severity=W,
+                code="resource-class-spelling",
+            )
+        ]
+    match = closest(rc, names)
+    hint = f" (did you mean {match!r}?)" if match else ""
+    known = ", ".join(sorted(names)) or "none"
+    return [
+        doc.diagnostic(
+            ["resource_class"],
+            f"resource class {rc!r} is not defined by any device type{hint}; defined: {known}",
+            code="resource-class-undefined",
+        )
+    ]

@@ -1,0 +1,163 @@
+"""A YAML file parsed with positions, and the diagnostics that point into it."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from flavorsmith.diagnostics import Diagnostic, Severity
+
+# A catalog file is a few kilobytes; anything this large is a mistake, not a definition.
+MAX_FILE_BYTES = 1024 * 1024
+# Bounds the expansion of YAML aliases ("billion laughs") when converting to plain data.
+MAX_NODES = 100_000
+
+FieldPath = Sequence[str | int]
+
+
+def render_field(path: FieldPath) -> str:
+    """``("traits", 0, "trait")`` -> ``traits[0].trait``; the empty path is ``(root)``."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else part
+    return out or "(root)"
+
+
+@dataclass(frozen=True)
+class Document:
+    """One parsed file: the ruamel tree (for positions) and plain data (for validation)."""
+
+    display: str
+    tree: Any
+    data: Any
+
+    def position(self, path: FieldPath, *, at_key: bool = False) -> tuple[int, int]:
+        """1-based (line, column) of the value at ``path``, or of the closest enclosing node."""
+        node = self.tree
+        best = _node_start(node)
+        for index, part in enumerate(path):
+            last = index == len(path) - 1
+            if isinstance(node, CommentedMap) and isinstance(part, str) and part in node:
+                if last:
+                    line, col = node.lc.key(part) if at_key else node.lc.value(part)
+                    return line + 1, col + 1
+                line, col = node.lc.key(part)
+                best = (line + 1, col + 1)
+                node = node[part]
+            elif isinstance(node, CommentedSeq) and isinstance(part, int) and 0 <= part < len(node):
+                line, col = node.lc.item(part)
+                if last:
+                    return line + 1, col + 1
+                best = (line + 1, col + 1)
+                node = node[part]
+            else:
+                return best
+            start = _node_start(node)
+            if start is not None:
+                best = start
+        return best
+
+    def diagnostic(
+        self,
+        path: FieldPath,
+        message: str,
+        *,
+        severity: Severity = Severity.ERROR,
+        code: str = "",
+        at_key: bool = False,
+    ) -> Diagnostic:
+        line, col = self.position(path, at_key=at_key)
+        return Diagnostic(self.display, line, col, render_field(path), message, severity, code)
+
+
+def _node_start(node: Any) -> Any:
+    if isinstance(node, CommentedMap | CommentedSeq) and node.lc.line is not None:
+        return node.lc.line + 1, node.lc.col + 1
+    return None
+
+
+def parse(raw: bytes, display: str) -> tuple[Document | None, list[Diagnostic]]:
+    """Parse one YAML document; every failure becomes a diagnostic, never an exception."""
+
+    def fail(line: int, col: int, message: str, code: str) -> tuple[None, list[Diagnostic]]:
+        return None, [Diagnostic(display, line, col, "yaml", message, Severity.ERROR, code)]
+
+    if len(raw) > MAX_FILE_BYTES:
+        return fail(1, 1, f"file is {len(raw)} bytes; at most {MAX_FILE_BYTES} allowed", "too-big")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        return fail(line, col, f"not UTF-8 text (byte 0x{raw[exc.start]:02x})", "encoding")
+    yaml = YAML(typ="rt")
+    try:
+        documents = list(yaml.load_all(text))
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        problem = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
+        return fail(line, col, f"invalid YAML: {problem}", "yaml-syntax")
+    except RecursionError:
+        return fail(1, 1, "invalid YAML: nesting is too deep", "yaml-syntax")
+    except (YAMLError, ValueError, TypeError, AttributeError, KeyError) as exc:
+        # The YAML library signals some malformed inputs with plain exceptions.
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        return fail(1, 1, f"invalid YAML: {message}", "yaml-syntax")
+    documents = [d for d in documents if d is not None] or documents[:1]
+    if not documents or documents[0] is None:
+        return fail(1, 1, "file is empty; expected a mapping of keys", "empty")
+    if len(documents) > 1:
+        return fail(1, 1, f"expected one YAML document, found {len(documents)}", "multi-doc")
+    tree = documents[0]
+    try:
+        data = _plain(tree, [0], set())
+    except _TooLarge as exc:
+        return fail(1, 1, str(exc), "too-big")
+    return Document(display, tree, data), []
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _plain(node: Any, count: list[int], active: set[int]) -> Any:
+    """Convert ruamel's round-trip objects into JSON-like data, bounding alias expansion."""
+    count[0] += 1
+    if count[0] > MAX_NODES:
+        raise _TooLarge(f"document expands to more than {MAX_NODES} values (aliases?)")
+    if isinstance(node, dict | list):
+        if id(node) in active:
+            raise _TooLarge("document refers to itself through an alias")
+        active.add(id(node))
+        try:
+            if isinstance(node, dict):
+                return {_key(k): _plain(v, count, active) for k, v in node.items()}
+            return [_plain(v, count, active) for v in node]
+        finally:
+            active.discard(id(node))
+    if node is None or isinstance(node, bool):
+        return node
+    if isinstance(node, int):
+        return bool(node) if type(node).__name__ == "ScalarBoolean" else int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, str):
+        return str(node)
+    if isinstance(node, datetime.date):
+        return node.isoformat()
+    value = getattr(node, "value", None)  # a scalar with an unknown !tag
+    return str(value) if value is not None else str(node)
+
+
+def _key(key: Any) -> str:
+    return key if isinstance(key, str) else str(key)

@@ -1,0 +1,115 @@
+"""Adding and deleting definitions in a repository: validated first, written atomically."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flavorsmith.catalog import kustomization
+from flavorsmith.catalog.kinds import KINDS, Kind
+from flavorsmith.catalog.load import Loaded, display_path, load_bytes
+from flavorsmith.catalog.model import DeviceType, Flavor
+from flavorsmith.catalog.repo import Repository, with_modeline, write_atomic
+from flavorsmith.diagnostics import Diagnostic, has_errors
+from flavorsmith.resource_classes import placement_name
+
+
+class EditRefused(Exception):
+    """An edit that would be wrong; nothing was written."""
+
+
+@dataclass
+class AddResult:
+    written: Path | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    replaced: list[Path] = field(default_factory=list)
+
+
+def add(repo: Repository, kind: Kind, source: Path, *, force: bool = False) -> AddResult:
+    """Validate ``source`` against the repository, then write it to its canonical path."""
+    try:
+        raw = source.read_bytes()
+    except OSError as exc:
+        raise EditRefused(f"{source}: cannot read: {exc.strerror or exc}") from exc
+    candidate = load_bytes(raw, kind, source)
+    diagnostics = list(candidate.diagnostics)
+    if candidate.model is None or has_errors(diagnostics):
+        return AddResult(None, diagnostics)
+    model = candidate.model
+    target = repo.folder(kind) / model.canonical_file
+    clashes = _same_definitions(repo, kind, model)
+    if not force and (clashes or target.exists()):
+        where = display_path(clashes[0].path if clashes else target)
+        raise EditRefused(f"{_label(model)} already exists at {where}; use --force to replace it")
+    diagnostics += repo.check_candidate(_relocated(candidate, target, raw), replace=force)
+    if has_errors(diagnostics):
+        return AddResult(None, sorted(diagnostics))
+    text = kustomization_text(repo)
+    for clash in clashes:
+        if clash.path.resolve() != target.resolve():
+            text = kustomization.remove_entry(text, kind, clash.path.name)
+    text = kustomization.add_entry(text, kind, target.name)
+    write_atomic(target, with_modeline(raw.decode("utf-8-sig"), kind))
+    write_atomic(repo.kustomization_path, text)
+    replaced = [c.path for c in clashes if c.path.resolve() != target.resolve()]
+    for path in replaced:
+        path.unlink(missing_ok=True)
+    return AddResult(target, sorted(diagnostics), replaced)
+
+
+def delete(repo: Repository, kind: Kind, name: str, *, force: bool = False) -> Path:
+    """Remove a definition and its kustomization entry; returns the removed file."""
+    found = repo.find(kind, name)
+    if found is None:
+        raise EditRefused(f"no {kind.name} named {name!r} in {display_path(repo.folder(kind))}")
+    if isinstance(found.model, DeviceType) and not force:
+        users = _flavors_using(repo, found.model)
+        if users:
+            raise EditRefused(
+                f"{_label(found.model)} defines resource classes used by flavors "
+                f"{', '.join(users)}; delete those first or use --force"
+            )
+    if repo.kustomization_path.is_file():
+        text = kustomization_text(repo)
+        write_atomic(repo.kustomization_path, kustomization.remove_entry(text, kind, found.path.name))
+    found.path.unlink()
+    return found.path
+
+
+def kustomization_text(repo: Repository) -> str:
+    """The current kustomization, or a new one listing every existing definition."""
+    path = repo.kustomization_path
+    if not path.is_file():
+        sections = [(k, [p.name for p in repo.definition_files(k)]) for k in KINDS]
+        return kustomization.new_file([(k, names) for k, names in sections if names])
+    text = path.read_text(encoding="utf-8")
+    doc, diagnostics = kustomization.parse_text(text, display_path(path))
+    if doc is None or diagnostics:
+        detail = "; ".join(d.render() for d in diagnostics) or "not a mapping"
+        raise EditRefused(f"cannot edit {display_path(path)}: {detail}")
+    return text
+
+
+def _relocated(candidate: Loaded, target: Path, raw: bytes) -> Loaded:
+    """The candidate as if it already lived at its target (for same-file replacement)."""
+    shown = candidate.doc.display if candidate.doc is not None else display_path(target)
+    moved = load_bytes(raw, candidate.kind, target, shown)
+    return moved
+
+
+def _same_definitions(repo: Repository, kind: Kind, model: Flavor | DeviceType) -> list[Loaded]:
+    name = model.name if isinstance(model, Flavor) else model.slug
+    found = repo.find(kind, name)
+    return [found] if found is not None else []
+
+
+def _flavors_using(repo: Repository, device_type: DeviceType) -> list[str]:
+    ours = {rc.placement_name for rc in device_type.resource_classes}
+    catalog = repo.load().catalog
+    return sorted(f.name for f in catalog.flavors if placement_name(f.resource_class) in ours)
+
+
+def _label(model: Flavor | DeviceType) -> str:
+    if isinstance(model, Flavor):
+        return f"flavor {model.name!r}"
+    return f"device type {model.slug!r}"

@@ -1,0 +1,113 @@
+"""Checks within one definition that JSON Schema cannot express."""
+
+from __future__ import annotations
+
+from flavorsmith import flavor_ids, traits
+from flavorsmith.catalog.document import Document
+from flavorsmith.catalog.model import DeviceType, Flavor
+from flavorsmith.diagnostics import Diagnostic, Severity
+from flavorsmith.resource_classes import IRONIC_MAX_LENGTH
+
+W = Severity.WARNING
+
+
+def check_flavor(doc: Document, flavor: Flavor) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    if not flavor_ids.is_valid(flavor.name):
+        suggestion = flavor_ids.suggest(flavor.name)
+        hint = f" (did you mean {suggestion!r}?)" if suggestion else ""
+        out.append(
+            doc.diagnostic(
+                ["name"],
+                f"{flavor.name!r} cannot be a Nova flavor id, which the name becomes: "
+                f"allowed are {flavor_ids.RULE}{hint}",
+                code="flavor-name-nova",
+            )
+        )
+    seen: dict[str, int] = {}
+    for index, req in enumerate(flavor.traits):
+        at = ["traits", index, "trait"]
+        if req.trait.startswith(traits.CUSTOM_PREFIX):
+            short = req.trait[len(traits.CUSTOM_PREFIX) :]
+            out.append(
+                doc.diagnostic(
+                    at,
+                    f"{req.trait!r} would be sent as {traits.full_name(req.trait)}: "
+                    f"write {short}; CUSTOM_ is added for you",
+                    code="trait-custom-prefix",
+                )
+            )
+        elif len(req.full_name) > traits.MAX_TRAIT_LENGTH:
+            out.append(
+                doc.diagnostic(
+                    at,
+                    f"{req.full_name} is {len(req.full_name)} characters; "
+                    f"Ironic and Placement allow at most {traits.MAX_TRAIT_LENGTH}",
+                    code="trait-too-long",
+                )
+            )
+        elif req.trait in traits.standard_traits():
+            out.append(
+                doc.diagnostic(
+                    at,
+                    f"{req.trait} is a standard os-traits name, but catalog traits are custom: "
+                    f"this flavor matches nodes on {req.full_name}, not {req.trait}",
+                    severity=W,
+                    code="trait-standard-name",
+                )
+            )
+        if req.trait in seen:
+            first = flavor.traits[seen[req.trait]]
+            line = doc.position(["traits", seen[req.trait], "trait"])[0]
+            if first.state == req.state:
+                message = f"{req.trait} is listed twice (first at line {line})"
+                code = "trait-duplicate"
+            else:
+                message = f"{req.trait} is both {first.state} (line {line}) and {req.state}"
+                code = "trait-conflict"
+            out.append(doc.diagnostic(at, message, code=code))
+        else:
+            seen[req.trait] = index
+    if flavor.projects and flavor.is_public:
+        out.append(
+            doc.diagnostic(
+                ["projects"],
+                "projects only apply to a private flavor: set is_public: false, or remove projects",
+                code="projects-on-public",
+            )
+        )
+    if not flavor.is_public and not flavor.projects:
+        out.append(
+            doc.diagnostic(
+                ["is_public"],
+                "a private flavor without projects can be used by admins only",
+                severity=W,
+                code="private-without-projects",
+            )
+        )
+    return out
+
+
+def check_device_type(doc: Document, device_type: DeviceType) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    if device_type.device_class == "server" and not device_type.resource_classes:
+        out.append(
+            doc.diagnostic(
+                ["resource_class"],
+                "a server must define at least one resource class",
+                code="server-without-resource-class",
+            )
+        )
+    for index, rc in enumerate(device_type.resource_classes):
+        at = ["resource_class", index, "name"]
+        # Ironic's 80 characters also keep the Placement name (CUSTOM_ + 80) under its 255.
+        if len(rc.name) > IRONIC_MAX_LENGTH:
+            out.append(
+                doc.diagnostic(
+                    at,
+                    f"resource class is {len(rc.name)} characters; "
+                    f"Ironic allows at most {IRONIC_MAX_LENGTH}",
+                    code="resource-class-too-long",
+                )
+            )
+    return out

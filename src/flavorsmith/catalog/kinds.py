@@ -1,0 +1,34 @@
+"""The kinds of catalog file: where each lives, its ConfigMap and its schema."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SCHEMA_BASE = "https://flavorsmith.dev/schemas/v1/"
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str  # as on the command line: "flavor", "device-type"
+    folder: str  # under hardware/
+    configmap: str  # the kustomize configMapGenerator name
+
+    @property
+    def schema_file(self) -> str:
+        return f"{self.name}.schema.json"
+
+    @property
+    def schema_id(self) -> str:
+        return SCHEMA_BASE + self.schema_file
+
+
+DEVICE_TYPE = Kind("device-type", "device-types", "device-types")
+FLAVOR = Kind("flavor", "flavors", "flavors")
+KINDS: tuple[Kind, ...] = (DEVICE_TYPE, FLAVOR)
+
+
+def kind_named(name: str) -> Kind:
+    for kind in KINDS:
+        if kind.name == name:
+            return kind
+    raise KeyError(name)

@@ -1,0 +1,137 @@
+"""The catalog's typed model: device types, their resource classes, and flavors."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from flavorsmith import traits
+from flavorsmith.catalog.document import Document
+from flavorsmith.resource_classes import placement_name
+
+TraitState = Literal["required", "absent"]
+
+
+@dataclass(frozen=True)
+class TraitRequirement:
+    trait: str  # as written, without CUSTOM_
+    state: TraitState
+
+    @property
+    def full_name(self) -> str:
+        return traits.full_name(self.trait)
+
+
+@dataclass(frozen=True)
+class Flavor:
+    name: str
+    resource_class: str
+    description: str | None = None
+    traits: tuple[TraitRequirement, ...] = ()
+    is_public: bool = True
+    projects: tuple[str, ...] = ()
+    doc: Document | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def required_traits(self) -> frozenset[str]:
+        return frozenset(t.full_name for t in self.traits if t.state == "required")
+
+    @property
+    def forbidden_traits(self) -> frozenset[str]:
+        return frozenset(t.full_name for t in self.traits if t.state == "absent")
+
+    @property
+    def canonical_file(self) -> str:
+        return f"{self.name}.yaml"
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any], doc: Document | None = None) -> Flavor:
+        return cls(
+            name=data["name"],
+            resource_class=data["resource_class"],
+            description=data.get("description"),
+            traits=tuple(TraitRequirement(t["trait"], t["state"]) for t in data.get("traits", [])),
+            is_public=data.get("is_public", True),
+            projects=tuple(data.get("projects", [])),
+            doc=doc,
+        )
+
+
+@dataclass(frozen=True)
+class ResourceClass:
+    name: str
+    cpu_cores: int
+    cpu_model: str
+    memory_mb: int
+    drives_gb: tuple[int, ...]
+    nic_count: int
+
+    @property
+    def placement_name(self) -> str:
+        return placement_name(self.name)
+
+
+@dataclass(frozen=True)
+class DeviceType:
+    device_class: str
+    manufacturer: str
+    model: str
+    u_height: float
+    is_full_depth: bool
+    resource_classes: tuple[ResourceClass, ...] = ()
+    data: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    doc: Document | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def slug(self) -> str:
+        """``<manufacturer>-<model>``, lower case, whitespace as '-': its file name stem."""
+        return re.sub(r"\s+", "-", f"{self.manufacturer} {self.model}".strip().lower())
+
+    @property
+    def canonical_file(self) -> str:
+        return f"{self.slug}.yaml"
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any], doc: Document | None = None) -> DeviceType:
+        return cls(
+            device_class=data["class"],
+            manufacturer=data["manufacturer"],
+            model=data["model"],
+            u_height=data["u_height"],
+            is_full_depth=data["is_full_depth"],
+            resource_classes=tuple(
+                ResourceClass(
+                    name=rc["name"],
+                    cpu_cores=int(rc["cpu"]["cores"]),
+                    cpu_model=rc["cpu"]["model"],
+                    memory_mb=int(rc["memory"]["size"]),
+                    drives_gb=tuple(int(d["size"]) for d in rc["drives"]),
+                    nic_count=int(rc["nic_count"]),
+                )
+                for rc in data.get("resource_class", [])
+            ),
+            data=data,
+            doc=doc,
+        )
+
+
+@dataclass(frozen=True)
+class Catalog:
+    device_types: tuple[DeviceType, ...] = ()
+    flavors: tuple[Flavor, ...] = ()
+
+    def flavor(self, name: str) -> Flavor | None:
+        return next((f for f in self.flavors if f.name == name), None)
+
+    def resource_class(self, name: str) -> tuple[DeviceType, ResourceClass] | None:
+        """The definition of a resource class: by exact name, else by its Placement name."""
+        by_placement: list[tuple[DeviceType, ResourceClass]] = []
+        wanted = placement_name(name)
+        for device_type in self.device_types:
+            for rc in device_type.resource_classes:
+                if rc.name == name:
+                    return device_type, rc
+                if rc.placement_name == wanted:
+                    by_placement.append((device_type, rc))
+        return by_placement[0] if len(by_placement) == 1 else None

@@ -1,0 +1,228 @@
+"""The deploy repository: where definitions live, loading and checking all of them, edits."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flavorsmith.catalog import checks, kustomization
+from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR, KINDS, Kind
+from flavorsmith.catalog.load import Loaded, display_path, load_file
+from flavorsmith.catalog.model import Catalog, DeviceType, Flavor
+from flavorsmith.diagnostics import Diagnostic, Severity
+
+W = Severity.WARNING
+REPO_ENV_VARS = ("FLAVORSMITH_REPO", "UC_DEPLOY")
+MODELINE_PREFIX = "# yaml-language-server: $schema="
+
+
+def resolve_root(option: str | None) -> Path:
+    """``--repo``, else $FLAVORSMITH_REPO, else $UC_DEPLOY, else the working directory."""
+    if option:
+        return Path(option)
+    for var in REPO_ENV_VARS:
+        value = os.environ.get(var)
+        if value:
+            return Path(value)
+    return Path.cwd()
+
+
+def _sort_key(diagnostic: Diagnostic) -> tuple[str, int, int, str]:
+    return (diagnostic.path, diagnostic.line, diagnostic.column, diagnostic.message)
+
+
+@dataclass
+class RepoView:
+    """Every definition of a repository, loaded, with every diagnostic."""
+
+    loaded: list[Loaded] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def catalog(self) -> Catalog:
+        return Catalog(
+            device_types=tuple(x.model for x in self.loaded if isinstance(x.model, DeviceType)),
+            flavors=tuple(x.model for x in self.loaded if isinstance(x.model, Flavor)),
+        )
+
+
+class Repository:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.hardware = root / "hardware"
+        self.kustomization_path = self.hardware / "base" / "kustomization.yaml"
+
+    def exists(self) -> bool:
+        return self.hardware.is_dir()
+
+    def folder(self, kind: Kind) -> Path:
+        return self.hardware / kind.folder
+
+    def definition_files(self, kind: Kind) -> list[Path]:
+        folder = self.folder(kind)
+        if not folder.is_dir():
+            return []
+        return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+
+    def load(self) -> RepoView:
+        """Load and check every definition, across files and against the kustomization."""
+        view = RepoView()
+        for kind in KINDS:
+            for path in self.definition_files(kind):
+                loaded = load_file(path, kind)
+                view.loaded.append(loaded)
+                view.diagnostics.extend(loaded.diagnostics)
+        catalog = view.catalog
+        view.diagnostics.extend(checks.check_catalog(catalog.device_types, catalog.flavors))
+        view.diagnostics.extend(self._check_file_names(view.loaded))
+        view.diagnostics.extend(self._check_kustomization(view.loaded))
+        view.diagnostics.sort(key=_sort_key)
+        return view
+
+    def check_candidate(self, candidate: Loaded, *, replace: bool = False) -> list[Diagnostic]:
+        """Cross-file diagnostics for one file as if it were in this repository.
+
+        The candidate replaces a repository file at the same path; with ``replace`` it also
+        replaces a definition of the same name, as ``add --force`` does.
+        """
+        if candidate.model is None or not self.exists():
+            return []
+        others = [
+            x.model
+            for x in self.load().loaded
+            if x.model is not None
+            and not _same_file(x.path, candidate.path)
+            and not (replace and _same_definition(x.model, candidate.model))
+        ]
+        models = [*others, candidate.model]
+        found = checks.check_catalog(
+            [m for m in models if isinstance(m, DeviceType)],
+            [m for m in models if isinstance(m, Flavor)],
+        )
+        shown = candidate.doc.display if candidate.doc is not None else ""
+        return [d for d in found if d.path == shown]
+
+    def find(self, kind: Kind, name: str) -> Loaded | None:
+        """A definition by flavor name, or by device-type slug or 'manufacturer model'."""
+        wanted = name.casefold()
+        for path in self.definition_files(kind):
+            loaded = load_file(path, kind)
+            model = loaded.model
+            if isinstance(model, Flavor) and model.name == name:
+                return loaded
+            if isinstance(model, DeviceType) and wanted in (
+                model.slug,
+                f"{model.manufacturer} {model.model}".casefold(),
+            ):
+                return loaded
+            if model is None and path.stem.casefold() == wanted:
+                return loaded
+        return None
+
+    def _check_file_names(self, loaded: Sequence[Loaded]) -> list[Diagnostic]:
+        out = []
+        for item in loaded:
+            model, doc = item.model, item.doc
+            if model is None or doc is None:
+                continue
+            if item.path.name != model.canonical_file:
+                where = ["name"] if isinstance(model, Flavor) else ["model"]
+                out.append(
+                    doc.diagnostic(
+                        where,
+                        f"file name should be {model.canonical_file!r} to match the definition",
+                        severity=W,
+                        code="file-name",
+                    )
+                )
+        return out
+
+    def _check_kustomization(self, loaded: Sequence[Loaded]) -> list[Diagnostic]:
+        shown = display_path(self.kustomization_path)
+        if not self.kustomization_path.is_file():
+            if not loaded:
+                return []
+            message = "missing: no definition is deployed (flavorsmith ... add creates it)"
+            return [Diagnostic(shown, 1, 1, "file", message, W, "kustomization-missing")]
+        doc, out = kustomization.parse_text(
+            self.kustomization_path.read_text(encoding="utf-8", errors="replace"), shown
+        )
+        if doc is None:
+            return out
+        for kind in KINDS:
+            names = {p.name for p in self.definition_files(kind)}
+            listed = kustomization.entries(doc, kind.configmap) or []
+            for entry in listed:
+                target = (self.kustomization_path.parent / entry.target).resolve()
+                if not target.is_file():
+                    out.append(
+                        Diagnostic(
+                            shown,
+                            entry.line,
+                            entry.column,
+                            f"configMapGenerator[{kind.configmap}].files",
+                            f"{entry.target!r} does not exist; kustomize build will fail",
+                            code="kustomization-missing-file",
+                        )
+                    )
+            for item in loaded:
+                if item.kind is kind and item.path.name in names:
+                    if not any(e.names(kind.folder, item.path.name) for e in listed):
+                        out.append(
+                            Diagnostic(
+                                item.doc.display if item.doc else display_path(item.path),
+                                1,
+                                1,
+                                "file",
+                                f"not listed in {shown} (configMapGenerator "
+                                f"{kind.configmap!r}): it is never deployed",
+                                W,
+                                "kustomization-unlisted",
+                            )
+                        )
+        return out
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def _same_definition(a: Flavor | DeviceType, b: Flavor | DeviceType) -> bool:
+    if isinstance(a, Flavor) and isinstance(b, Flavor):
+        return a.name == b.name
+    if isinstance(a, DeviceType) and isinstance(b, DeviceType):
+        return a.slug == b.slug
+    return False
+
+
+def with_modeline(text: str, kind: Kind) -> str:
+    """The file text with our editor modeline as its first line (replacing any other)."""
+    lines = text.splitlines(keepends=True)
+    while lines and lines[0].startswith(MODELINE_PREFIX):
+        lines.pop(0)
+    body = "".join(lines)
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return f"{MODELINE_PREFIX}{kind.schema_id}\n{body}"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` in one step, so a crash never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+__all__ = ["DEVICE_TYPE", "FLAVOR", "RepoView", "Repository", "resolve_root"]

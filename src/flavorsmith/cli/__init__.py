@@ -1,0 +1,68 @@
+"""The ``flavorsmith`` command line: one group per noun, one module per command."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from flavorsmith import __version__
+from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR
+from flavorsmith.cli import definitions, nova_flavors, schema, validate
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"flavorsmith {__version__}")
+        raise typer.Exit()
+
+
+def build() -> typer.Typer:
+    """The root command group with every subcommand registered."""
+    app = typer.Typer(
+        help="Flavorsmith: bare-metal flavors, traits and scheduling data from a Git catalog.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+
+    @app.callback()
+    def root(
+        version: bool = typer.Option(
+            False, "--version", callback=_version, is_eager=True, help="Print the version."
+        ),
+    ) -> None:
+        """Flavorsmith: bare-metal flavors, traits and scheduling data from a Git catalog."""
+
+    app.command("validate")(validate.validate)
+    app.command("schema")(schema.schema)
+    app.command("nova-flavors")(nova_flavors.nova_flavors)
+    app.add_typer(
+        definitions.group(FLAVOR, "Flavor definitions (hardware/flavors/)."), name="flavor"
+    )
+    app.add_typer(
+        definitions.group(DEVICE_TYPE, "Device-type definitions (hardware/device-types/)."),
+        name="device-type",
+    )
+    return app
+
+
+def main() -> None:
+    """Entry point: never shows a traceback unless FLAVORSMITH_DEBUG is set."""
+    try:
+        build()(prog_name="flavorsmith")
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as exc:
+        if os.environ.get("FLAVORSMITH_DEBUG"):
+            raise
+        typer.echo(
+            f"flavorsmith: internal error: {type(exc).__name__}: {exc} "
+            "(set FLAVORSMITH_DEBUG=1 for details)",
+            err=True,
+        )
+        sys.exit(1)

@@ -1,0 +1,33 @@
+"""``<kind> delete NAME``: remove the file and its kustomization entry."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from flavorsmith.catalog.kinds import Kind
+from flavorsmith.cli.options import RepoOption, repository
+
+
+def register(app: typer.Typer, kind: Kind) -> None:
+    @app.command("delete")
+    def delete(
+        name: Annotated[str, typer.Argument(help="Flavor name, or device-type name.")],
+        repo: RepoOption = None,
+        force: Annotated[
+            bool,
+            typer.Option("--force", help="Delete even when flavors still use its resource classes."),
+        ] = False,
+    ) -> None:
+        """Delete a definition from the repository."""
+        from flavorsmith.catalog import edit
+        from flavorsmith.catalog.load import display_path
+
+        found = repository(repo)
+        try:
+            removed = edit.delete(found, kind, name, force=force)
+        except edit.EditRefused as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(1) from None
+        typer.echo(f"deleted {display_path(removed)}")

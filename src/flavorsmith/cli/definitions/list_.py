@@ -1,0 +1,32 @@
+"""``<kind> list``: the repository's definitions as a table, JSON, YAML or values."""
+
+from __future__ import annotations
+
+import typer
+
+from flavorsmith.catalog.kinds import Kind
+from flavorsmith.cli.options import ColumnOption, FormatOption, RepoOption, repository
+from flavorsmith.cli.output import Format, render_list, select
+from flavorsmith.cli.report import emit
+
+
+def register(app: typer.Typer, kind: Kind) -> None:
+    @app.command("list")
+    def list_(
+        repo: RepoOption = None, fmt: FormatOption = Format.TABLE, column: ColumnOption = None
+    ) -> None:
+        """List the definitions in the repository."""
+        from flavorsmith.catalog.load import load_file
+        from flavorsmith.cli.definitions.rows import columns, row
+
+        found = repository(repo)
+        loaded = [load_file(path, kind) for path in found.definition_files(kind)]
+        broken = [d for item in loaded if item.model is None for d in item.diagnostics]
+        if broken:
+            typer.echo("skipped files with errors (run flavorsmith validate):", err=True)
+            emit(broken, err=True)
+        models = [item.model for item in loaded if item.model is not None]
+        rows = sorted((row(m) for m in models), key=lambda r: str(r["name"]))
+        available = columns(kind.name)
+        wanted = column or list(available)
+        typer.echo(render_list(select(rows, wanted, available), wanted, fmt), nl=False)

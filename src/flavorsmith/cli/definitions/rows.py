@@ -1,0 +1,111 @@
+"""How flavors and device types appear in list and show output."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flavorsmith.catalog.model import Catalog, DeviceType, Flavor, ResourceClass
+
+FLAVOR_COLUMNS = ("name", "resource_class", "traits", "is_public", "description")
+DEVICE_TYPE_COLUMNS = ("name", "class", "manufacturer", "model", "u_height", "resource_classes")
+
+
+def columns(kind_name: str) -> tuple[str, ...]:
+    return FLAVOR_COLUMNS if kind_name == "flavor" else DEVICE_TYPE_COLUMNS
+
+
+def row(model: Flavor | DeviceType) -> dict[str, Any]:
+    if isinstance(model, Flavor):
+        return {
+            "name": model.name,
+            "resource_class": model.resource_class,
+            "traits": [f"{t.trait}={t.state}" for t in model.traits],
+            "is_public": model.is_public,
+            "description": model.description,
+        }
+    return {
+        "name": model.slug,
+        "class": model.device_class,
+        "manufacturer": model.manufacturer,
+        "model": model.model,
+        "u_height": model.u_height,
+        "resource_classes": [rc.name for rc in model.resource_classes],
+    }
+
+
+def flavor_record(flavor: Flavor, catalog: Catalog) -> dict[str, Any]:
+    from flavorsmith.nova.derive import derive_flavor
+
+    found = catalog.resource_class(flavor.resource_class)
+    nova: dict[str, Any] | str
+    if found is None:
+        nova = f"not derivable: resource class {flavor.resource_class!r} is not defined"
+    else:
+        derived = derive_flavor(flavor, found[1]).as_dict()
+        nova = {k: derived[k] for k in ("id", "vcpus", "ram", "disk", "extra_specs")}
+    return {
+        "name": flavor.name,
+        "resource_class": flavor.resource_class,
+        "description": flavor.description,
+        "is_public": flavor.is_public,
+        "projects": list(flavor.projects),
+        "traits": [
+            {"trait": t.trait, "full_name": t.full_name, "state": t.state} for t in flavor.traits
+        ],
+        "device_type": found[0].slug if found else None,
+        "nova_flavor": nova,
+        "file": flavor.doc.display if flavor.doc else None,
+    }
+
+
+def device_type_record(device_type: DeviceType, flavors: list[Flavor]) -> dict[str, Any]:
+    return {
+        "name": device_type.slug,
+        "class": device_type.device_class,
+        "manufacturer": device_type.manufacturer,
+        "model": device_type.model,
+        "part_number": device_type.data.get("part_number"),
+        "u_height": device_type.u_height,
+        "is_full_depth": device_type.is_full_depth,
+        "interfaces": len(device_type.data.get("interfaces", [])),
+        "power_ports": len(device_type.data.get("power-ports", [])),
+        "resource_classes": [_rc(rc, flavors) for rc in device_type.resource_classes],
+        "file": device_type.doc.display if device_type.doc else None,
+    }
+
+
+def _rc(rc: ResourceClass, flavors: list[Flavor]) -> dict[str, Any]:
+    from flavorsmith.resource_classes import placement_name
+
+    return {
+        "name": rc.name,
+        "placement_name": rc.placement_name,
+        "cpu": f"{rc.cpu_cores} cores {rc.cpu_model}",
+        "memory_mb": rc.memory_mb,
+        "drives_gb": list(rc.drives_gb),
+        "nic_count": rc.nic_count,
+        "flavors": sorted(
+            f.name for f in flavors if placement_name(f.resource_class) == rc.placement_name
+        ),
+    }
+
+
+def show_table(record: dict[str, Any]) -> dict[str, Any]:
+    """Flatten nested values into readable cells for the table format."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        if key == "traits":
+            out[key] = [f"{t['trait']} ({t['full_name']}): {t['state']}" for t in value]
+        elif key == "nova_flavor" and isinstance(value, dict):
+            for sub, sub_value in value.items():
+                out[f"nova_flavor.{sub}"] = sub_value
+        elif key == "resource_classes":
+            out[key] = [
+                f"{rc['name']} ({rc['placement_name']}): {rc['cpu']}, {rc['memory_mb']} MB, "
+                f"drives {rc['drives_gb'] or 'none'} GB, {rc['nic_count']} NICs; "
+                f"flavors: {', '.join(rc['flavors']) or 'none'}"
+                for rc in value
+            ]
+        else:
+            out[key] = value
+    return out

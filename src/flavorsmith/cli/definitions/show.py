@@ -1,0 +1,42 @@
+"""``<kind> show NAME``: one definition in full; a flavor also shows its derived Nova flavor."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from flavorsmith.catalog.kinds import Kind
+from flavorsmith.cli.options import FormatOption, RepoOption, repository
+from flavorsmith.cli.output import Format, render_show
+
+
+def register(app: typer.Typer, kind: Kind) -> None:
+    @app.command("show")
+    def show(
+        name: Annotated[str, typer.Argument(help="Flavor name, or device-type name.")],
+        repo: RepoOption = None,
+        fmt: FormatOption = Format.TABLE,
+    ) -> None:
+        """Show one definition."""
+        from flavorsmith.catalog.model import DeviceType, Flavor
+        from flavorsmith.cli.definitions.rows import device_type_record, flavor_record, show_table
+        from flavorsmith.cli.report import emit
+
+        found = repository(repo)
+        loaded = found.find(kind, name)
+        if loaded is None:
+            typer.echo(f"error: no {kind.name} named {name!r}", err=True)
+            raise typer.Exit(1)
+        if loaded.model is None:
+            emit(loaded.diagnostics, err=True)
+            raise typer.Exit(1)
+        catalog = found.load().catalog
+        if isinstance(loaded.model, Flavor):
+            record = flavor_record(loaded.model, catalog)
+        else:
+            assert isinstance(loaded.model, DeviceType)
+            record = device_type_record(loaded.model, list(catalog.flavors))
+        if fmt is Format.TABLE:
+            record = show_table(record)
+        typer.echo(render_show(record, fmt), nl=False)

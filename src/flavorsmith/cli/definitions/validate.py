@@ -1,0 +1,39 @@
+"""``<kind> validate FILE...``: schema checks, plus the checks against the repository if any."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from flavorsmith.catalog.kinds import Kind
+from flavorsmith.cli.options import RepoOption, repository
+from flavorsmith.cli.report import DiagnosticFormat, emit, exit_for
+
+
+def register(app: typer.Typer, kind: Kind) -> None:
+    @app.command("validate")
+    def validate(
+        files: Annotated[
+            list[Path], typer.Argument(help="Files to check.", exists=True, dir_okay=False)
+        ],
+        repo: RepoOption = None,
+        fmt: Annotated[
+            DiagnosticFormat, typer.Option("-f", "--format", help="text or json.")
+        ] = DiagnosticFormat.TEXT,
+    ) -> None:
+        """Validate definition files (and against the repository when one is found)."""
+        from flavorsmith.catalog.load import load_file
+
+        found = repository(repo, required=False)
+        diagnostics = []
+        for path in files:
+            loaded = load_file(path, kind)
+            diagnostics.extend(loaded.diagnostics)
+            if loaded.ok:
+                diagnostics.extend(found.check_candidate(loaded))
+        emit(diagnostics, fmt, checked=len(files))
+        exit_for(diagnostics)
+
+    validate.__doc__ = f"Validate {kind.name} files (and against the repository when found)."

@@ -1,0 +1,43 @@
+"""``flavorsmith nova-flavors``: the Nova flavors the catalog derives."""
+
+from __future__ import annotations
+
+import typer
+
+from flavorsmith.cli.options import ColumnOption, FormatOption, RepoOption, repository
+from flavorsmith.cli.output import Format, render_list, select
+from flavorsmith.cli.report import emit
+from flavorsmith.diagnostics import has_errors
+
+COLUMNS = (
+    "id",
+    "name",
+    "description",
+    "is_public",
+    "projects",
+    "vcpus",
+    "ram",
+    "disk",
+    "extra_specs",
+)
+TABLE_COLUMNS = ("id", "vcpus", "ram", "disk", "is_public", "extra_specs")
+
+
+def nova_flavors(
+    repo: RepoOption = None, fmt: FormatOption = Format.TABLE, column: ColumnOption = None
+) -> None:
+    """Print every flavor as Nova will see it: vcpus, ram, disk and scheduling extra specs."""
+    from flavorsmith.nova.derive import derive
+
+    found = repository(repo)
+    view = found.load()
+    if has_errors(view.diagnostics):
+        typer.echo("the catalog has errors; no Nova flavors are derived from it:", err=True)
+        emit(view.diagnostics, err=True)
+        raise typer.Exit(1)
+    derived, _ = derive(view.catalog)
+    rows = [flavor.as_dict() for flavor in derived]
+    wanted = column or (list(TABLE_COLUMNS) if fmt is Format.TABLE else list(COLUMNS))
+    chosen = select(rows, wanted, [*COLUMNS, "swap", "ephemeral"])
+    typer.echo(render_list(chosen, wanted, fmt), nl=False)
+

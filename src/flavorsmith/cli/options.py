@@ -1,0 +1,45 @@
+"""Options shared by many commands, each with its environment variable."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from flavorsmith.cli.output import Format
+
+if TYPE_CHECKING:
+    from flavorsmith.catalog.repo import Repository
+
+RepoOption = Annotated[
+    str | None,
+    typer.Option(
+        "--repo",
+        envvar=["FLAVORSMITH_REPO", "UC_DEPLOY"],
+        help="Deploy repository root (holding hardware/). Default: the working directory.",
+        show_default=False,
+    ),
+]
+FormatOption = Annotated[
+    Format, typer.Option("-f", "--format", help="Output format.", case_sensitive=False)
+]
+ColumnOption = Annotated[
+    list[str] | None,
+    typer.Option("-c", "--column", help="Show only this column (repeatable).", show_default=False),
+]
+
+
+def repository(repo: str | None, *, required: bool = True) -> Repository:
+    """The Repository at ``--repo``/env/cwd; a usage error (exit 2) when it has no hardware/."""
+    from flavorsmith.catalog.repo import Repository, resolve_root
+
+    root = resolve_root(repo)
+    found = Repository(root)
+    if required and not found.exists():
+        raise typer.BadParameter(
+            f"{root} is not a deploy repository: it has no hardware/ folder "
+            "(set --repo, FLAVORSMITH_REPO or UC_DEPLOY)",
+            param_hint="'--repo'",
+        )
+    return found
+

@@ -1,0 +1,55 @@
+"""Printing diagnostics: one line each, or a JSON list; and the exit status they imply."""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+import typer
+
+from flavorsmith.diagnostics import Diagnostic, Severity, has_errors
+
+
+class DiagnosticFormat(enum.StrEnum):
+    TEXT = "text"
+    JSON = "json"
+
+
+def _colour() -> bool:
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def emit(
+    diagnostics: Sequence[Diagnostic],
+    fmt: DiagnosticFormat = DiagnosticFormat.TEXT,
+    *,
+    checked: int | None = None,
+    err: bool = False,
+) -> None:
+    """Print the diagnostics; in text form followed by a summary line."""
+    if fmt is DiagnosticFormat.JSON:
+        typer.echo(json.dumps([d.as_dict() for d in diagnostics], indent=2), err=err)
+        return
+    colour = _colour() and not err
+    for diagnostic in diagnostics:
+        line = diagnostic.render()
+        if colour:
+            fg = "red" if diagnostic.severity is Severity.ERROR else "yellow"
+            line = typer.style(line, fg=fg)
+        typer.echo(line, err=err)
+    errors = sum(d.severity is Severity.ERROR for d in diagnostics)
+    warnings = len(diagnostics) - errors
+    scope = f"{checked} file{'s' if checked != 1 else ''}: " if checked is not None else ""
+    typer.echo(f"{scope}{_count(errors, 'error')}, {_count(warnings, 'warning')}", err=err)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def exit_for(diagnostics: Sequence[Diagnostic]) -> None:
+    if has_errors(list(diagnostics)):
+        raise typer.Exit(1)

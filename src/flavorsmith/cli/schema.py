@@ -1,0 +1,21 @@
+"""``flavorsmith schema KIND``: print a catalog kind's JSON Schema."""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated
+
+import typer
+
+
+class SchemaKind(enum.StrEnum):
+    FLAVOR = "flavor"
+    DEVICE_TYPE = "device-type"
+
+
+def schema(kind: Annotated[SchemaKind, typer.Argument(help="Which kind of file.")]) -> None:
+    """Print the JSON Schema (draft 2020-12) for a kind of catalog file."""
+    from flavorsmith.catalog.kinds import kind_named
+    from flavorsmith.catalog.schema import schema_text
+
+    typer.echo(schema_text(kind_named(kind.value)), nl=False)

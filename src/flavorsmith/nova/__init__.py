@@ -1,0 +1,1 @@
+"""Nova: flavors derived from the catalog, and (later) reconciling them into a Nova API."""
