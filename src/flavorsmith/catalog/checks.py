@@ -20,10 +20,20 @@ def _where(doc: Document | None, path: list[str | int]) -> str:
 
 
 def check_catalog(
-    device_types: Sequence[DeviceType], flavors: Sequence[Flavor]
+    device_types: Sequence[DeviceType],
+    flavors: Sequence[Flavor],
+    *,
+    unchecked_resource_classes: frozenset[str] = frozenset(),
 ) -> list[Diagnostic]:
-    """Diagnostics across files. A later definition is reported against an earlier one."""
-    return [*_check_resource_classes(device_types), *_check_flavors(device_types, flavors)]
+    """Diagnostics across files. A later definition is reported against an earlier one.
+
+    ``unchecked_resource_classes`` are names from device-type files that have errors of their
+    own: flavors using them are not reported again as using an undefined resource class.
+    """
+    return [
+        *_check_resource_classes(device_types),
+        *_check_flavors(device_types, flavors, unchecked_resource_classes),
+    ]
 
 
 def _check_resource_classes(device_types: Sequence[DeviceType]) -> list[Diagnostic]:
@@ -67,7 +77,7 @@ def _check_resource_classes(device_types: Sequence[DeviceType]) -> list[Diagnost
 
 
 def _check_flavors(
-    device_types: Sequence[DeviceType], flavors: Sequence[Flavor]
+    device_types: Sequence[DeviceType], flavors: Sequence[Flavor], unchecked: frozenset[str]
 ) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     names = {rc.name: rc.placement_name for dt in device_types for rc in dt.resource_classes}
@@ -75,7 +85,7 @@ def _check_flavors(
     for name, placement in names.items():
         placement_to_name.setdefault(placement, []).append(name)
     first_by_name: dict[str, Flavor] = {}
-    first_by_selection: dict[tuple[str, frozenset[tuple[str, str]]], Flavor] = {}
+    first_by_selection: dict[tuple[object, ...], Flavor] = {}
     for flavor in flavors:
         doc = flavor.doc
         if doc is None:
@@ -91,11 +101,18 @@ def _check_flavors(
             )
             continue
         first_by_name[flavor.name] = flavor
-        out.extend(_check_flavor_resource_class(doc, flavor, names, placement_to_name))
+        if flavor.resource_class not in unchecked:
+            out.extend(_check_flavor_resource_class(doc, flavor, names, placement_to_name))
         placement = names.get(flavor.resource_class)
         if placement is None:
             placement = placement_name(flavor.resource_class)
-        selection = (placement, frozenset((t.full_name, t.state) for t in flavor.traits))
+        # Same nodes and same audience: a private twin of a public flavor is a deliberate pool.
+        selection = (
+            placement,
+            frozenset((t.full_name, t.state) for t in flavor.traits),
+            flavor.is_public,
+            frozenset(flavor.projects),
+        )
         if selection in first_by_selection:
             twin = first_by_selection[selection]
             out.append(

@@ -106,6 +106,8 @@ def parse(raw: bytes, display: str) -> tuple[Document | None, list[Diagnostic]]:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         problem = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
+        if "block end" in problem or "mapping values are not allowed" in problem:
+            problem += " (check the indentation of this line and the one above)"
         return fail(line, col, f"invalid YAML: {problem}", "yaml-syntax")
     except RecursionError:
         return fail(1, 1, "invalid YAML: nesting is too deep", "yaml-syntax")

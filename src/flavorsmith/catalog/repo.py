@@ -75,8 +75,16 @@ class Repository:
                 loaded = load_file(path, kind)
                 view.loaded.append(loaded)
                 view.diagnostics.extend(loaded.diagnostics)
-        catalog = view.catalog
-        view.diagnostics.extend(checks.check_catalog(catalog.device_types, catalog.flavors))
+        # Definitions in their canonical file come first, so a duplicate is reported on the copy.
+        ordered = sorted(view.loaded, key=lambda x: (not _canonical(x), str(x.path)))
+        models = [x.model for x in ordered if x.model is not None]
+        view.diagnostics.extend(
+            checks.check_catalog(
+                [m for m in models if isinstance(m, DeviceType)],
+                [m for m in models if isinstance(m, Flavor)],
+                unchecked_resource_classes=_names_in_broken_device_types(view.loaded),
+            )
+        )
         view.diagnostics.extend(self._check_file_names(view.loaded))
         view.diagnostics.extend(self._check_kustomization(view.loaded))
         view.diagnostics.sort(key=_sort_key)
@@ -184,6 +192,23 @@ class Repository:
                             )
                         )
         return out
+
+
+def _canonical(loaded: Loaded) -> bool:
+    return loaded.model is not None and loaded.path.name == loaded.model.canonical_file
+
+
+def _names_in_broken_device_types(loaded: Sequence[Loaded]) -> frozenset[str]:
+    """Resource-class names still readable from device-type files that failed validation."""
+    names: set[str] = set()
+    for item in loaded:
+        if item.kind is DEVICE_TYPE and item.model is None and item.doc is not None:
+            data = item.doc.data
+            classes = data.get("resource_class") if isinstance(data, dict) else None
+            for rc in classes if isinstance(classes, list) else []:
+                if isinstance(rc, dict) and isinstance(rc.get("name"), str):
+                    names.add(rc["name"])
+    return frozenset(names)
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Set up Flavorsmith in a local virtual environment and run its main job or its tests.
+
+    python3 dev.py demo    # set up, validate the example catalog, print its Nova flavors
+    python3 dev.py test    # set up, run the whole test suite, ruff and mypy
+
+Needs only python3 (with venv and pip, as CPython ships them); packages come from PyPI.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / "python"
+INPUTS = ("pyproject.toml", "constraints.txt")
+
+
+def run(*argv: str | Path) -> int:
+    print("+", " ".join(str(a) for a in argv), flush=True)
+    return subprocess.call([str(a) for a in argv], cwd=ROOT)
+
+
+def setup() -> None:
+    """Create .venv and install the package with its test extras, when inputs changed."""
+    digest = hashlib.sha256(b"".join((ROOT / name).read_bytes() for name in INPUTS)).hexdigest()
+    stamp = VENV / ".flavorsmith-installed"
+    if PY.exists() and stamp.exists() and stamp.read_text() == digest:
+        return
+    if not PY.exists():
+        print(f"+ creating {VENV}", flush=True)
+        venv.create(VENV, with_pip=True)
+    pip = [PY, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    if run(*pip, "-c", "constraints.txt", "-e", ".[test]") != 0:
+        sys.exit("setup failed: could not install the package (is PyPI reachable?)")
+    stamp.write_text(digest)
+
+
+def demo() -> int:
+    flavorsmith = BIN / "flavorsmith"
+    status = run(flavorsmith, "validate", "--repo", "examples")
+    if status != 0:
+        return status
+    return run(flavorsmith, "nova-flavors", "--repo", "examples")
+
+
+def test(extra: list[str]) -> int:
+    failures = []
+    # pytest exits 5 when it collected no test: that is a failure too.
+    if run(PY, "-m", "pytest", "-q", *extra) != 0:
+        failures.append("pytest")
+    if run(PY, "-m", "ruff", "check", "src", "tests", "dev.py") != 0:
+        failures.append("ruff")
+    if run(PY, "-m", "mypy") != 0:
+        failures.append("mypy")
+    if failures:
+        print(f"FAILED: {', '.join(failures)}", flush=True)
+        return 1
+    print("all checks passed", flush=True)
+    return 0
+
+
+def main() -> int:
+    if len(sys.argv) < 2 or sys.argv[1] not in ("demo", "test", "setup"):
+        print(__doc__)
+        return 2
+    setup()
+    if sys.argv[1] == "demo":
+        return demo()
+    if sys.argv[1] == "test":
+        return test(sys.argv[2:])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
