@@ -43,7 +43,7 @@ class Document:
     def position(self, path: FieldPath, *, at_key: bool = False) -> tuple[int, int]:
         """1-based (line, column) of the value at ``path``, or of the closest enclosing node."""
         node = self.tree
-        best = _node_start(node)
+        best = _node_start(node) or (1, 1)
         for index, part in enumerate(path):
             last = index == len(path) - 1
             if isinstance(node, CommentedMap) and isinstance(part, str) and part in node:
@@ -79,7 +79,7 @@ class Document:
         return Diagnostic(self.display, line, col, render_field(path), message, severity, code)
 
 
-def _node_start(node: Any) -> Any:
+def _node_start(node: Any) -> tuple[int, int] | None:
     if isinstance(node, CommentedMap | CommentedSeq) and node.lc.line is not None:
         return node.lc.line + 1, node.lc.col + 1
     return None

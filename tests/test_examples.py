@@ -1,0 +1,160 @@
+"""The example repository validates clean; every broken example yields exactly its diagnostic."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import BROKEN, EXAMPLES, Invoke
+
+F = "hardware/flavors"
+D = "hardware/device-types"
+
+EXPECTED: dict[str, tuple[int, list[str]]] = {
+    "yaml-syntax": (1, [
+        f"{F}/m1.small.nicX.yaml:5:4: yaml: invalid YAML: expected <block end>, but found "
+        "'<block mapping start>' (check the indentation of this line and the one above)",
+    ]),
+    "unknown-key": (1, [
+        f"{D}/dell-poweredge-r7615.yaml:5:1: comment: unknown key 'comment' (did you mean "
+        "'comments'?); allowed: id, class, manufacturer, model, part_number, comments, u_height, "
+        "is_full_depth, interfaces, power-ports, console-ports, module-bays, resource_class",
+    ]),
+    "custom-prefix": (1, [
+        f"{F}/m1.small.nicX.yaml:4:12: traits[0].trait: 'CUSTOM_NICX' would be sent as "
+        "CUSTOM_CUSTOM_NICX: write NICX; CUSTOM_ is added for you",
+    ]),
+    "lowercase-trait": (1, [
+        f"{F}/m1.small.nicX.yaml:4:12: traits[0].trait: 'nicx' must match ^[A-Z][A-Z0-9_]*$ "
+        "(did you mean 'NICX'?)",
+    ]),
+    "bad-trait-state": (1, [
+        f"{F}/m1.small.nicX.yaml:5:12: traits[0].state: 'requird' is not allowed; expected one "
+        "of 'required', 'absent' (did you mean 'required'?)",
+    ]),
+    "duplicate-flavor-name": (1, [
+        f"{F}/m1.small.nicX.yaml:1:7: name: warning: file name should be 'm1.small.yaml' to "
+        "match the definition",
+        f"{F}/m1.small.nicX.yaml:1:7: name: flavor 'm1.small' is already defined at "
+        f"{F}/m1.small.yaml:1",
+    ]),
+    "undefined-resource-class": (1, [
+        f"{F}/m1.small.nicX.yaml:2:17: resource_class: resource class 'm1.smal' is not defined "
+        "by any device type (did you mean 'm1.small'?); defined: m1.small",
+    ]),
+    "duplicate-resource-class": (1, [
+        f"{D}/hpe-proliant-dl360-gen11.yaml:7:11: resource_class[0].name: resource class "
+        f"'m1.small' is already defined at {D}/dell-poweredge-r7615.yaml:7; each resource class "
+        "belongs to exactly one device type",
+    ]),
+    "resource-class-collision": (1, [
+        f"{D}/hpe-proliant-dl360-gen11.yaml:7:11: resource_class[0].name: resource class "
+        f"'M1-Small' and 'm1.small' ({D}/dell-poweredge-r7615.yaml:7) are both CUSTOM_M1_SMALL "
+        "to Placement; rename one",
+    ]),
+    "resource-class-too-long": (1, [
+        f"{D}/hpe-proliant-dl360-gen11.yaml:7:11: resource_class[0].name: resource class is 87 "
+        "characters; Ironic allows at most 80",
+    ]),
+    "trait-listed-twice": (1, [
+        f"{F}/m1.small.nicX.yaml:6:12: traits[1].trait: NICX is listed twice (first at line 4)",
+    ]),
+    "trait-required-and-absent": (1, [
+        f"{F}/m1.small.nicX.yaml:6:12: traits[1].trait: NICX is both required (line 4) and absent",
+    ]),
+    "same-traits-twice": (0, [
+        f"{F}/m1.small.nicX.yaml:1:7: name: warning: flavor 'm1.small.nicX' selects exactly the "
+        f"nodes of 'm1.small.nic-x' ({F}/m1.small.nic-x.yaml:1): same resource class and traits",
+    ]),
+    "nova-flavor-name": (1, [
+        f"{F}/m1.small+nvme.yaml:1:7: name: 'm1.small+nvme' cannot be a Nova flavor id, which the "
+        "name becomes: allowed are letters a-z and A-Z, digits, '.', '_', '-' and inner spaces, "
+        "at most 255 characters (did you mean 'm1.small-nvme'?)",
+    ]),
+    "projects-on-public": (1, [
+        f"{F}/m1.small.nicX.yaml:7:3: projects: projects only apply to a private flavor: set "
+        "is_public: false, or remove projects",
+    ]),
+    "private-without-projects": (0, [
+        f"{F}/m1.small.nicX.yaml:3:12: is_public: warning: a private flavor without projects can "
+        "be used by admins only",
+    ]),
+    "server-without-resource-class": (1, [
+        f"{D}/hpe-proliant-dl360-gen11.yaml:1:1: resource_class: a server must define at least "
+        "one resource class",
+    ]),
+    "missing-required-key": (1, [
+        f"{F}/m1.small.nicX.yaml:1:1: resource_class: required key is missing",
+    ]),
+    "wrong-type": (1, [
+        f"{D}/dell-poweredge-r7615.yaml:9:14: resource_class[0].cpu.cores: expected an integer, "
+        "found the string '16'",
+    ]),
+    "kustomization-missing-file": (1, [
+        "hardware/base/kustomization.yaml:14:5: configMapGenerator[flavors].files: "
+        "'../flavors/m1.large.yaml' does not exist; kustomize build will fail",
+    ]),
+    "unlisted-file": (0, [
+        f"{F}/m1.small.nicX.yaml:1:1: file: warning: not listed in "
+        "hardware/base/kustomization.yaml (configMapGenerator 'flavors'): it is never deployed",
+    ]),
+}
+
+
+def test_every_broken_example_is_covered() -> None:
+    assert sorted(p.name for p in BROKEN.iterdir() if p.is_dir()) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED))
+def test_broken_example(case: str, cli: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(BROKEN / case)
+    status, lines = EXPECTED[case]
+    result = cli("validate")
+    output = result.stdout.splitlines()
+    assert output[:-1] == lines
+    errors = sum(": warning: " not in line for line in lines)
+    assert output[-1].endswith(
+        f"{errors} error{'s' * (errors != 1)}, {len(lines) - errors} "
+        f"warning{'s' * (len(lines) - errors != 1)}"
+    )
+    assert result.exit_code == status
+
+
+def test_broken_example_as_json(cli: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(BROKEN / "custom-prefix")
+    result = cli("validate", "-f", "json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout) == [
+        {
+            "path": f"{F}/m1.small.nicX.yaml",
+            "line": 4,
+            "column": 12,
+            "field": "traits[0].trait",
+            "severity": "error",
+            "code": "trait-custom-prefix",
+            "message": "'CUSTOM_NICX' would be sent as CUSTOM_CUSTOM_NICX: write NICX; "
+            "CUSTOM_ is added for you",
+        }
+    ]
+
+
+def test_example_repository_is_clean(cli: Invoke) -> None:
+    result = cli("validate", "--repo", str(EXAMPLES))
+    assert result.exit_code == 0
+    assert result.stdout == "15 files: 0 errors, 0 warnings\n"
+
+
+def test_example_repository_shape() -> None:
+    from flavorsmith.catalog.repo import Repository
+
+    catalog = Repository(EXAMPLES).load().catalog
+    classes = {dt.device_class for dt in catalog.device_types}
+    vendors = {dt.manufacturer for dt in catalog.device_types if dt.device_class == "server"}
+    assert {"server", "switch", "firewall"} <= classes
+    assert len(vendors) > 1
+    assert len(catalog.flavors) >= 8
+    small = [f for f in catalog.flavors if f.resource_class == "m1.small"]
+    assert any(f.required_traits for f in small)
+    assert any(f.forbidden_traits for f in small)
+    assert any(len(f.traits) > 1 for f in small)
