@@ -33,12 +33,12 @@ def add(repo: Repository, kind: Kind, source: Path, *, force: bool = False) -> A
         raise EditRefused(f"{source}: cannot read: {exc.strerror or exc}") from exc
     candidate = load_bytes(raw, kind, source)
     diagnostics = list(candidate.diagnostics)
-    if candidate.model is None or has_errors(diagnostics):
+    if candidate.model is None:
         return AddResult(None, diagnostics)
     model = candidate.model
     target = repo.folder(kind) / model.canonical_file
     clashes = _same_definitions(repo, kind, model)
-    if not force and (clashes or target.exists()):
+    if not has_errors(diagnostics) and not force and (clashes or target.exists()):
         where = display_path(clashes[0].path if clashes else target)
         raise EditRefused(f"{_label(model)} already exists at {where}; use --force to replace it")
     diagnostics += repo.check_candidate(_relocated(candidate, target, raw), replace=force)

@@ -229,9 +229,11 @@ def _same_definition(a: Flavor | DeviceType, b: Flavor | DeviceType) -> bool:
 def with_modeline(text: str, kind: Kind) -> str:
     """The file text with our editor modeline as its first line (replacing any other)."""
     lines = text.splitlines(keepends=True)
-    while lines and lines[0].startswith(MODELINE_PREFIX):
-        lines.pop(0)
-    body = "".join(lines)
+    head = 0
+    while head < len(lines) and (lines[head].strip() in ("", "---") or lines[head][:1] == "#"):
+        head += 1
+    kept = [line for line in lines[:head] if not line.startswith(MODELINE_PREFIX)]
+    body = "".join(kept + lines[head:])
     if body and not body.endswith("\n"):
         body += "\n"
     return f"{MODELINE_PREFIX}{kind.schema_id}\n{body}"

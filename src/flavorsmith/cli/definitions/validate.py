@@ -31,7 +31,7 @@ def register(app: typer.Typer, kind: Kind) -> None:
         for path in files:
             loaded = load_file(path, kind)
             diagnostics.extend(loaded.diagnostics)
-            if loaded.ok:
+            if loaded.model is not None:
                 diagnostics.extend(found.check_candidate(loaded))
         emit(diagnostics, fmt, checked=len(files))
         exit_for(diagnostics)
