@@ -57,7 +57,9 @@ def test(extra: list[str]) -> int:
     if run(PY, "-m", "pytest", "-q", *extra) != 0:
         failures.append("pytest")
     if run(PY, "-m", "ruff", "check", "src", "tests", "dev.py") != 0:
-        failures.append("ruff")
+        failures.append("ruff check")
+    if run(PY, "-m", "ruff", "format", "--check", "src", "tests", "dev.py") != 0:
+        failures.append("ruff format")
     if run(PY, "-m", "mypy") != 0:
         failures.append("mypy")
     if failures:

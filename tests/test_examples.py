@@ -12,93 +12,156 @@ F = "hardware/flavors"
 D = "hardware/device-types"
 
 EXPECTED: dict[str, tuple[int, list[str]]] = {
-    "yaml-syntax": (1, [
-        f"{F}/m1.small.nicX.yaml:5:4: yaml: invalid YAML: expected <block end>, but found "
-        "'<block mapping start>' (check the indentation of this line and the one above)",
-    ]),
-    "unknown-key": (1, [
-        f"{D}/dell-poweredge-r7615.yaml:5:1: comment: unknown key 'comment' (did you mean "
-        "'comments'?); allowed: id, class, manufacturer, model, part_number, comments, u_height, "
-        "is_full_depth, interfaces, power-ports, console-ports, module-bays, resource_class",
-    ]),
-    "custom-prefix": (1, [
-        f"{F}/m1.small.nicX.yaml:4:12: traits[0].trait: 'CUSTOM_NICX' would be sent as "
-        "CUSTOM_CUSTOM_NICX: write NICX; CUSTOM_ is added for you",
-    ]),
-    "lowercase-trait": (1, [
-        f"{F}/m1.small.nicX.yaml:4:12: traits[0].trait: 'nicx' must match ^[A-Z][A-Z0-9_]*$ "
-        "(did you mean 'NICX'?)",
-    ]),
-    "bad-trait-state": (1, [
-        f"{F}/m1.small.nicX.yaml:5:12: traits[0].state: 'requird' is not allowed; expected one "
-        "of 'required', 'absent' (did you mean 'required'?)",
-    ]),
-    "duplicate-flavor-name": (1, [
-        f"{F}/m1.small.nicX.yaml:1:7: name: warning: file name should be 'm1.small.yaml' to "
-        "match the definition",
-        f"{F}/m1.small.nicX.yaml:1:7: name: flavor 'm1.small' is already defined at "
-        f"{F}/m1.small.yaml:1",
-    ]),
-    "undefined-resource-class": (1, [
-        f"{F}/m1.small.nicX.yaml:2:17: resource_class: resource class 'm1.smal' is not defined "
-        "by any device type (did you mean 'm1.small'?); defined: m1.small",
-    ]),
-    "duplicate-resource-class": (1, [
-        f"{D}/hpe-proliant-dl360-gen11.yaml:7:11: resource_class[0].name: resource class "
-        f"'m1.small' is already defined at {D}/dell-poweredge-r7615.yaml:7; each resource class "
-        "belongs to exactly one device type",
-    ]),
-    "resource-class-collision": (1, [
-        f"{D}/hpe-proliant-dl360-gen11.yaml:7:11: resource_class[0].name: resource class "
-        f"'M1-Small' and 'm1.small' ({D}/dell-poweredge-r7615.yaml:7) are both CUSTOM_M1_SMALL "
-        "to Placement; rename one",
-    ]),
-    "resource-class-too-long": (1, [
-        f"{D}/hpe-proliant-dl360-gen11.yaml:7:11: resource_class[0].name: resource class is 87 "
-        "characters; Ironic allows at most 80",
-    ]),
-    "trait-listed-twice": (1, [
-        f"{F}/m1.small.nicX.yaml:6:12: traits[1].trait: NICX is listed twice (first at line 4)",
-    ]),
-    "trait-required-and-absent": (1, [
-        f"{F}/m1.small.nicX.yaml:6:12: traits[1].trait: NICX is both required (line 4) and absent",
-    ]),
-    "same-traits-twice": (0, [
-        f"{F}/m1.small.nicX.yaml:1:7: name: warning: flavor 'm1.small.nicX' selects exactly the "
-        f"nodes of 'm1.small.nic-x' ({F}/m1.small.nic-x.yaml:1): same resource class and traits",
-    ]),
-    "nova-flavor-name": (1, [
-        f"{F}/m1.small+nvme.yaml:1:7: name: 'm1.small+nvme' cannot be a Nova flavor id, which the "
-        "name becomes: allowed are letters a-z and A-Z, digits, '.', '_', '-' and inner spaces, "
-        "at most 255 characters (did you mean 'm1.small-nvme'?)",
-    ]),
-    "projects-on-public": (1, [
-        f"{F}/m1.small.nicX.yaml:7:3: projects: projects only apply to a private flavor: set "
-        "is_public: false, or remove projects",
-    ]),
-    "private-without-projects": (0, [
-        f"{F}/m1.small.nicX.yaml:3:12: is_public: warning: a private flavor without projects can "
-        "be used by admins only",
-    ]),
-    "server-without-resource-class": (1, [
-        f"{D}/hpe-proliant-dl360-gen11.yaml:1:1: resource_class: a server must define at least "
-        "one resource class",
-    ]),
-    "missing-required-key": (1, [
-        f"{F}/m1.small.nicX.yaml:1:1: resource_class: required key is missing",
-    ]),
-    "wrong-type": (1, [
-        f"{D}/dell-poweredge-r7615.yaml:9:14: resource_class[0].cpu.cores: expected an integer, "
-        "found the string '16'",
-    ]),
-    "kustomization-missing-file": (1, [
-        "hardware/base/kustomization.yaml:14:5: configMapGenerator[flavors].files: "
-        "'../flavors/m1.large.yaml' does not exist; kustomize build will fail",
-    ]),
-    "unlisted-file": (0, [
-        f"{F}/m1.small.nicX.yaml:1:1: file: warning: not listed in "
-        "hardware/base/kustomization.yaml (configMapGenerator 'flavors'): it is never deployed",
-    ]),
+    "yaml-syntax": (
+        1,
+        [
+            f"{F}/m1.small.nicX.yaml:5:4: yaml: invalid YAML: expected <block end>, but found "
+            "'<block mapping start>' (check the indentation of this line and the one above)",
+        ],
+    ),
+    "unknown-key": (
+        1,
+        [
+            f"{D}/dell-poweredge-r7615.yaml:5:1: comment: unknown key 'comment' (did you mean "
+            "'comments'?); allowed: id, class, manufacturer, model, part_number, comments, u_height, "
+            "is_full_depth, interfaces, power-ports, console-ports, module-bays, resource_class",
+        ],
+    ),
+    "custom-prefix": (
+        1,
+        [
+            f"{F}/m1.small.nicX.yaml:4:12: traits[0].trait: 'CUSTOM_NICX' would be sent as "
+            "CUSTOM_CUSTOM_NICX: write NICX; CUSTOM_ is added for you",
+        ],
+    ),
+    "lowercase-trait": (
+        1,
+        [
+            f"{F}/m1.small.nicX.yaml:4:12: traits[0].trait: 'nicx' must match ^[A-Z][A-Z0-9_]*$ "
+            "(did you mean 'NICX'?)",
+        ],
+    ),
+    "bad-trait-state": (
+        1,
+        [
+            f"{F}/m1.small.nicX.yaml:5:12: traits[0].state: 'requird' is not allowed; expected one "
+            "of 'required', 'absent' (did you mean 'required'?)",
+        ],
+    ),
+    "duplicate-flavor-name": (
+        1,
+        [
+            f"{F}/m1.small.nicX.yaml:1:7: name: warning: file name should be 'm1.small.yaml' to "
+            "match the definition",
+            f"{F}/m1.small.nicX.yaml:1:7: name: flavor 'm1.small' is already defined at "
+            f"{F}/m1.small.yaml:1",
+        ],
+    ),
+    "undefined-resource-class": (
+        1,
+        [
+            f"{F}/m1.small.nicX.yaml:2:17: resource_class: resource class 'm1.smal' is not defined "
+            "by any device type (did you mean 'm1.small'?); defined: m1.small",
+        ],
+    ),
+    "duplicate-resource-class": (
+        1,
+        [
+            f"{D}/hpe-proliant-dl360-gen11.yaml:7:11: resource_class[0].name: resource class "
+            f"'m1.small' is already defined at {D}/dell-poweredge-r7615.yaml:7; each resource class "
+            "belongs to exactly one device type",
+        ],
+    ),
+    "resource-class-collision": (
+        1,
+        [
+            f"{D}/hpe-proliant-dl360-gen11.yaml:7:11: resource_class[0].name: resource class "
+            f"'M1-Small' and 'm1.small' ({D}/dell-poweredge-r7615.yaml:7) are both CUSTOM_M1_SMALL "
+            "to Placement; rename one",
+        ],
+    ),
+    "resource-class-too-long": (
+        1,
+        [
+            f"{D}/hpe-proliant-dl360-gen11.yaml:7:11: resource_class[0].name: resource class is 87 "
+            "characters; Ironic allows at most 80",
+        ],
+    ),
+    "trait-listed-twice": (
+        1,
+        [
+            f"{F}/m1.small.nicX.yaml:6:12: traits[1].trait: NICX is listed twice (first at line 4)",
+        ],
+    ),
+    "trait-required-and-absent": (
+        1,
+        [
+            f"{F}/m1.small.nicX.yaml:6:12: traits[1].trait: NICX is both required (line 4) and absent",
+        ],
+    ),
+    "same-traits-twice": (
+        0,
+        [
+            f"{F}/m1.small.nicX.yaml:1:7: name: warning: flavor 'm1.small.nicX' selects exactly the "
+            f"nodes of 'm1.small.nic-x' ({F}/m1.small.nic-x.yaml:1): same resource class and traits",
+        ],
+    ),
+    "nova-flavor-name": (
+        1,
+        [
+            f"{F}/m1.small+nvme.yaml:1:7: name: 'm1.small+nvme' cannot be a Nova flavor id, which the "
+            "name becomes: allowed are letters a-z and A-Z, digits, '.', '_', '-' and inner spaces, "
+            "at most 255 characters (did you mean 'm1.small-nvme'?)",
+        ],
+    ),
+    "projects-on-public": (
+        1,
+        [
+            f"{F}/m1.small.nicX.yaml:7:3: projects: projects only apply to a private flavor: set "
+            "is_public: false, or remove projects",
+        ],
+    ),
+    "private-without-projects": (
+        0,
+        [
+            f"{F}/m1.small.nicX.yaml:3:12: is_public: warning: a private flavor without projects can "
+            "be used by admins only",
+        ],
+    ),
+    "server-without-resource-class": (
+        1,
+        [
+            f"{D}/hpe-proliant-dl360-gen11.yaml:1:1: resource_class: a server must define at least "
+            "one resource class",
+        ],
+    ),
+    "missing-required-key": (
+        1,
+        [
+            f"{F}/m1.small.nicX.yaml:1:1: resource_class: required key is missing",
+        ],
+    ),
+    "wrong-type": (
+        1,
+        [
+            f"{D}/dell-poweredge-r7615.yaml:9:14: resource_class[0].cpu.cores: expected an integer, "
+            "found the string '16'",
+        ],
+    ),
+    "kustomization-missing-file": (
+        1,
+        [
+            "hardware/base/kustomization.yaml:14:5: configMapGenerator[flavors].files: "
+            "'../flavors/m1.large.yaml' does not exist; kustomize build will fail",
+        ],
+    ),
+    "unlisted-file": (
+        0,
+        [
+            f"{F}/m1.small.nicX.yaml:1:1: file: warning: not listed in "
+            "hardware/base/kustomization.yaml (configMapGenerator 'flavors'): it is never deployed",
+        ],
+    ),
 }
 
 

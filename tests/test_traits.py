@@ -36,7 +36,12 @@ def test_node_trait_validity(name: str, valid: bool) -> None:
 
 @pytest.mark.parametrize(
     ("value", "suggestion"),
-    [("nicx", "NICX"), ("nic-mellanox cx5", "NIC_MELLANOX_CX5"), ("CUSTOM_gpu", "GPU"), ("NICX", None)],
+    [
+        ("nicx", "NICX"),
+        ("nic-mellanox cx5", "NIC_MELLANOX_CX5"),
+        ("CUSTOM_gpu", "GPU"),
+        ("NICX", None),
+    ],
 )
 def test_suggest_short_name(value: str, suggestion: str | None) -> None:
     assert traits.suggest_short_name(value) == suggestion

@@ -34,7 +34,7 @@ def is_valid_short_name(short: str) -> bool:
 
 
 def is_valid_node_trait(name: str) -> bool:
-    """True for a trait Ironic accepts on a node: standard, or CUSTOM_[A-Z0-9_]+, at most 255 chars."""
+    """Whether Ironic accepts this trait on a node: standard, or CUSTOM_[A-Z0-9_]+, <= 255 chars."""
     if len(name) > MAX_TRAIT_LENGTH:
         return False
     return name in standard_traits() or bool(_CUSTOM_TRAIT_RE.match(name))

@@ -39,9 +39,15 @@ def test_render_field() -> None:
         (b"", "f.yaml:1:1: yaml: file is empty; expected a mapping of keys"),
         (b"# only a comment\n", "f.yaml:1:1: yaml: file is empty; expected a mapping of keys"),
         (b"a: 1\n---\nb: 2\n", "f.yaml:1:1: yaml: expected one YAML document, found 2"),
-        (b"name: x\nname: y\n", 'f.yaml:2:1: yaml: invalid YAML: found duplicate key "name" with value "y" (original value: "x")'),
+        (
+            b"name: x\nname: y\n",
+            'f.yaml:2:1: yaml: invalid YAML: found duplicate key "name" with value "y" (original value: "x")',
+        ),
         (b"a: 1\n\xff\n", "f.yaml:2:1: yaml: not UTF-8 text (byte 0xff)"),
-        (b"a: [1, 2\n", "f.yaml:2:1: yaml: invalid YAML: expected ',' or ']', but got '<stream end>'"),
+        (
+            b"a: [1, 2\n",
+            "f.yaml:2:1: yaml: invalid YAML: expected ',' or ']', but got '<stream end>'",
+        ),
         (b"[" * 5000, "f.yaml:1:1: yaml: invalid YAML: nesting is too deep"),
     ],
 )
@@ -75,7 +81,9 @@ yaml_scalars = st.one_of(
 )
 yaml_values = st.recursive(
     yaml_scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -107,5 +115,7 @@ def test_arbitrary_documents_never_crash_the_loader(value: object) -> None:
     out = io.StringIO()
     YAML(typ="safe", pure=True).dump(value, out)
     for kind in (FLAVOR, DEVICE_TYPE):
-        loaded = load_bytes(out.getvalue().encode(), kind, __import__("pathlib").Path("x.yaml"), "x.yaml")
+        loaded = load_bytes(
+            out.getvalue().encode(), kind, __import__("pathlib").Path("x.yaml"), "x.yaml"
+        )
         assert loaded.model is not None or loaded.diagnostics

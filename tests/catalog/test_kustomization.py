@@ -111,7 +111,9 @@ def test_add_to_file_without_generators() -> None:
     doc, _ = parse(after.encode(), "k")
     assert doc is not None
     entries = kustomization.entries(doc, "flavors")
-    assert entries is not None and [e.text for e in entries] == ["m1.small.yaml=../flavors/m1.small.yaml"]
+    assert entries is not None and [e.text for e in entries] == [
+        "m1.small.yaml=../flavors/m1.small.yaml"
+    ]
 
 
 def test_flow_style_falls_back_to_a_round_trip() -> None:

@@ -49,7 +49,10 @@ def test_add_writes_canonical_file_and_one_kustomization_line(
 
     # delete restores the kustomization byte for byte
     result = cli("flavor", "delete", "m1.medium.nvme")
-    assert (result.exit_code, result.stdout) == (0, "deleted hardware/flavors/m1.medium.nvme.yaml\n")
+    assert (result.exit_code, result.stdout) == (
+        0,
+        "deleted hardware/flavors/m1.medium.nvme.yaml\n",
+    )
     assert KUST.read_text() == before
     assert not Path("hardware/flavors/m1.medium.nvme.yaml").exists()
 
@@ -173,7 +176,9 @@ def test_list_formats(example_repo: Path, cli: Invoke) -> None:
         "+--------------------------+",
         "| c2.diskless              |",
     ]
-    assert cli("flavor", "list", "-f", "yaml", "-c", "name").stdout.startswith("- name: c2.diskless\n")
+    assert cli("flavor", "list", "-f", "yaml", "-c", "name").stdout.startswith(
+        "- name: c2.diskless\n"
+    )
     bad = cli("flavor", "list", "-c", "nope")
     assert bad.exit_code == 2 and "unknown column 'nope'" in bad.stderr
 

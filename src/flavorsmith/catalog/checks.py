@@ -103,9 +103,7 @@ def _check_flavors(
         first_by_name[flavor.name] = flavor
         if flavor.resource_class not in unchecked:
             out.extend(_check_flavor_resource_class(doc, flavor, names, placement_to_name))
-        placement = names.get(flavor.resource_class)
-        if placement is None:
-            placement = placement_name(flavor.resource_class)
+        placement = names.get(flavor.resource_class) or placement_name(flavor.resource_class)
         # Same nodes and same audience: a private twin of a public flavor is a deliberate pool.
         selection = (
             placement,

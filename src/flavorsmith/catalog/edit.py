@@ -71,7 +71,9 @@ def delete(repo: Repository, kind: Kind, name: str, *, force: bool = False) -> P
             )
     if repo.kustomization_path.is_file():
         text = kustomization_text(repo)
-        write_atomic(repo.kustomization_path, kustomization.remove_entry(text, kind, found.path.name))
+        write_atomic(
+            repo.kustomization_path, kustomization.remove_entry(text, kind, found.path.name)
+        )
     found.path.unlink()
     return found.path
 

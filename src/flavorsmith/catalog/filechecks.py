@@ -26,7 +26,7 @@ def check_flavor(doc: Document, flavor: Flavor) -> list[Diagnostic]:
         )
     seen: dict[str, int] = {}
     for index, req in enumerate(flavor.traits):
-        at = ["traits", index, "trait"]
+        at: list[str | int] = ["traits", index, "trait"]
         if req.trait.startswith(traits.CUSTOM_PREFIX):
             short = req.trait[len(traits.CUSTOM_PREFIX) :]
             out.append(
@@ -99,7 +99,7 @@ def check_device_type(doc: Document, device_type: DeviceType) -> list[Diagnostic
             )
         )
     for index, rc in enumerate(device_type.resource_classes):
-        at = ["resource_class", index, "name"]
+        at: list[str | int] = ["resource_class", index, "name"]
         # Ironic's 80 characters also keep the Placement name (CUSTOM_ + 80) under its 255.
         if len(rc.name) > IRONIC_MAX_LENGTH:
             out.append(

@@ -80,7 +80,9 @@ def entries(doc: Document, configmap: str) -> list[Entry] | None:
 
 def new_file(sections: Iterable[tuple[Kind, list[str]]]) -> str:
     """A fresh kustomization with one generator per kind, in the seed's layout."""
-    text = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n\nconfigMapGenerator:\n"
+    text = (
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n\nconfigMapGenerator:\n"
+    )
     for kind, filenames in sections:
         text += _generator_block(kind, sorted(filenames), indent="", files_offset="")
     return text
@@ -189,7 +191,7 @@ def _files_offset(generators: CommentedSeq, lines: list[str]) -> str:
     for item in generators:
         files = item.get("files") if isinstance(item, CommentedMap) else None
         if isinstance(files, CommentedSeq) and files:
-            key_col = item.lc.key("files")[1]
+            key_col: int = item.lc.key("files")[1]
             dash_col = _dash_column(lines[files.lc.item(0)[0]])
             return " " * max(0, dash_col - key_col)
     return ""
@@ -250,4 +252,3 @@ def _remove_from_tree(root: CommentedMap, kind: Kind, filename: str) -> None:
             files = generator.get("files") or []
             keep = [f for f in files if not Entry(str(f), 0, 0).names(kind.folder, filename)]
             generator["files"] = CommentedSeq(keep)
-

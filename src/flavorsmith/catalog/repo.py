@@ -177,20 +177,23 @@ class Repository:
                         )
                     )
             for item in loaded:
-                if item.kind is kind and item.path.name in names:
-                    if not any(e.names(kind.folder, item.path.name) for e in listed):
-                        out.append(
-                            Diagnostic(
-                                item.doc.display if item.doc else display_path(item.path),
-                                1,
-                                1,
-                                "file",
-                                f"not listed in {shown} (configMapGenerator "
-                                f"{kind.configmap!r}): it is never deployed",
-                                W,
-                                "kustomization-unlisted",
-                            )
+                if (
+                    item.kind is kind
+                    and item.path.name in names
+                    and not any(e.names(kind.folder, item.path.name) for e in listed)
+                ):
+                    out.append(
+                        Diagnostic(
+                            item.doc.display if item.doc else display_path(item.path),
+                            1,
+                            1,
+                            "file",
+                            f"not listed in {shown} (configMapGenerator "
+                            f"{kind.configmap!r}): it is never deployed",
+                            W,
+                            "kustomization-unlisted",
                         )
+                    )
         return out
 
 

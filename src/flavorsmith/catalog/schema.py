@@ -69,9 +69,10 @@ def describe(value: Any) -> str:
 
 def _diagnose(doc: Document, error: ValidationError) -> list[Diagnostic]:
     path = list(error.absolute_path)
-    value = error.instance
+    value: Any = error.instance
     rule = error.validator
     expected: Any = error.validator_value
+    rule_schema: Any = error.schema
     if rule == "required":
         missing = [k for k in expected if isinstance(value, dict) and k not in value]
         return [
@@ -79,7 +80,7 @@ def _diagnose(doc: Document, error: ValidationError) -> list[Diagnostic]:
             for key in missing
         ]
     if rule == "additionalProperties" and isinstance(value, dict):
-        allowed = list(error.schema.get("properties", {}))
+        allowed = list(rule_schema.get("properties", {}))
         return [
             doc.diagnostic(
                 [*path, key],

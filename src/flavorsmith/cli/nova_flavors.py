@@ -40,4 +40,3 @@ def nova_flavors(
     wanted = column or (list(TABLE_COLUMNS) if fmt is Format.TABLE else list(COLUMNS))
     chosen = select(rows, wanted, [*COLUMNS, "swap", "ephemeral"])
     typer.echo(render_list(chosen, wanted, fmt), nl=False)
-

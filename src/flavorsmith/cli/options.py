@@ -42,4 +42,3 @@ def repository(repo: str | None, *, required: bool = True) -> Repository:
             param_hint="'--repo'",
         )
     return found
-

@@ -59,7 +59,7 @@ def to_yaml(data: Any) -> str:
 
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False  # type: ignore[attr-defined]
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
     out = io.StringIO()
     yaml.dump(data, out)
     return out.getvalue()
@@ -94,4 +94,4 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         height = max(len(cell) for cell in row) if row else 1
         for n in range(height):
             out += line([cell[n] if n < len(cell) else "" for cell in row])
-    return out + (rule if rows else rule)
+    return out + rule

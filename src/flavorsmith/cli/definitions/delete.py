@@ -17,7 +17,9 @@ def register(app: typer.Typer, kind: Kind) -> None:
         repo: RepoOption = None,
         force: Annotated[
             bool,
-            typer.Option("--force", help="Delete even when flavors still use its resource classes."),
+            typer.Option(
+                "--force", help="Delete even when flavors still use its resource classes."
+            ),
         ] = False,
     ) -> None:
         """Delete a definition from the repository."""

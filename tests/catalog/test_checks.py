@@ -1,0 +1,80 @@
+"""Checks across files, on models built in memory (no repository needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flavorsmith.catalog.checks import check_catalog
+from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR
+from flavorsmith.catalog.load import load_bytes
+from flavorsmith.catalog.model import DeviceType, Flavor
+
+
+def device_type(name: str, *classes: str) -> DeviceType:
+    rcs = "".join(
+        f"- name: {rc}\n  cpu: {{cores: 8, model: X}}\n  memory: {{size: 1024}}\n"
+        "  drives: []\n  nic_count: 1\n"
+        for rc in classes
+    )
+    text = (
+        f"class: server\nmanufacturer: Acme\nmodel: {name}\nu_height: 1\n"
+        f"is_full_depth: true\nresource_class:\n{rcs}"
+    )
+    model = load_bytes(text.encode(), DEVICE_TYPE, Path(f"{name}.yaml"), f"{name}.yaml").model
+    assert isinstance(model, DeviceType)
+    return model
+
+
+def flavor(name: str, rc: str, traits: str = "", extra: str = "") -> Flavor:
+    text = f"name: {name}\nresource_class: {rc}\n{extra}"
+    if traits:
+        text += "traits:\n" + "".join(
+            f"- {{trait: {t.lstrip('!')}, state: {'absent' if t.startswith('!') else 'required'}}}\n"
+            for t in traits.split()
+        )
+    model = load_bytes(text.encode(), FLAVOR, Path(f"{name}.yaml"), f"{name}.yaml").model
+    assert isinstance(model, Flavor)
+    return model
+
+
+def messages(dts: list[DeviceType], fls: list[Flavor]) -> list[str]:
+    return [d.render() for d in check_catalog(dts, fls)]
+
+
+def test_clean_catalog() -> None:
+    assert messages([device_type("a", "m1.small")], [flavor("f", "m1.small", "NICX")]) == []
+
+
+def test_resource_class_defined_twice_in_one_device_type() -> None:
+    assert messages([device_type("a", "rc1", "rc1")], []) == [
+        "a.yaml:12:9: resource_class[1].name: resource class 'rc1' is already defined at "
+        "a.yaml:7; each resource class belongs to exactly one device type"
+    ]
+
+
+def test_spelling_variant_of_a_resource_class_is_a_warning() -> None:
+    assert messages([device_type("a", "m1.small")], [flavor("f", "m1-small")]) == [
+        "f.yaml:2:17: resource_class: warning: 'm1-small' is written differently from the device "
+        "type's 'm1.small'; both are CUSTOM_M1_SMALL to Placement, but write 'm1.small'"
+    ]
+
+
+def test_same_selection_counts_trait_order_and_state() -> None:
+    dts = [device_type("a", "m1")]
+    assert messages(dts, [flavor("f1", "m1", "A !B"), flavor("f2", "m1", "A B")]) == []
+    assert messages(dts, [flavor("f1", "m1", "A !B"), flavor("f2", "m1", "!B A")]) == [
+        "f2.yaml:1:7: name: warning: flavor 'f2' selects exactly the nodes of 'f1' (f1.yaml:1): "
+        "same resource class and traits"
+    ]
+
+
+def test_private_twin_of_a_public_flavor_is_deliberate() -> None:
+    private = flavor("f2", "m1", extra="is_public: false\nprojects: [p1]\n")
+    assert messages([device_type("a", "m1")], [flavor("f1", "m1"), private]) == []
+
+
+def test_undefined_resource_class_lists_what_exists() -> None:
+    assert messages([device_type("a", "gpu.large", "m1")], [flavor("f", "gpu-larg")]) == [
+        "f.yaml:2:17: resource_class: resource class 'gpu-larg' is not defined by any device type "
+        "(did you mean 'gpu.large'?); defined: gpu.large, m1"
+    ]

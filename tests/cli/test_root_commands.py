@@ -1,0 +1,116 @@
+"""validate, schema and nova-flavors at the root; repository discovery; no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, Invoke
+
+
+def test_schema_command_prints_packaged_schemas(cli: Invoke) -> None:
+    for kind in ("flavor", "device-type"):
+        result = cli("schema", kind)
+        assert result.exit_code == 0
+        schema = json.loads(result.stdout)
+        assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        assert schema["$id"] == f"https://flavorsmith.dev/schemas/v1/{kind}.schema.json"
+    assert cli("schema", "router").exit_code == 2
+
+
+def test_repository_resolution_order(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    not_repo = cli("validate")
+    assert not_repo.exit_code == 2
+    assert f"{tmp_path} is not a deploy repository" in not_repo.stderr
+    monkeypatch.setenv("UC_DEPLOY", str(EXAMPLES))
+    assert cli("validate").exit_code == 0
+    monkeypatch.setenv("FLAVORSMITH_REPO", str(tmp_path))
+    assert cli("validate").exit_code == 2  # FLAVORSMITH_REPO wins over UC_DEPLOY
+    assert cli("validate", "--repo", str(EXAMPLES)).exit_code == 0  # --repo wins over both
+
+
+def test_nova_flavors_json(cli: Invoke) -> None:
+    result = cli("nova-flavors", "--repo", str(EXAMPLES), "-f", "json")
+    assert result.exit_code == 0
+    flavors = {f["id"]: f for f in json.loads(result.stdout)}
+    assert len(flavors) == 10
+    assert flavors["m1.small.nvme-cx5-no-gpu"] == {
+        "id": "m1.small.nvme-cx5-no-gpu",
+        "name": "m1.small.nvme-cx5-no-gpu",
+        "description": "Small compute flavor with NVMe storage and ConnectX-5 NICs, never on a "
+        "GPU node",
+        "is_public": True,
+        "projects": [],
+        "vcpus": 16,
+        "ram": 131072,
+        "disk": 480,
+        "extra_specs": {
+            "resources:CUSTOM_M1_SMALL": "1",
+            "resources:VCPU": "0",
+            "resources:MEMORY_MB": "0",
+            "resources:DISK_GB": "0",
+            "trait:CUSTOM_GPU": "forbidden",
+            "trait:CUSTOM_NIC_MELLANOX_CX5": "required",
+            "trait:CUSTOM_NVME": "required",
+        },
+    }
+    assert flavors["c2.diskless"]["disk"] == 0
+    assert flavors["m1.medium.dedicated"]["is_public"] is False
+    assert flavors["m1.medium.dedicated"]["projects"] == [
+        "4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d",
+        "9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a",
+    ]
+
+
+def test_nova_flavors_table(cli: Invoke) -> None:
+    result = cli("nova-flavors", "--repo", str(EXAMPLES), "-c", "id", "-c", "vcpus", "-c", "disk")
+    assert result.stdout.splitlines()[:5] == [
+        "+--------------------------+-------+------+",
+        "| id                       | vcpus | disk |",
+        "+--------------------------+-------+------+",
+        "| c2.diskless              | 64    | 0    |",
+        "| c2.large                 | 64    | 1920 |",
+    ]
+
+
+def test_nova_flavors_refuses_a_broken_catalog(cli: Invoke) -> None:
+    result = cli("nova-flavors", "--repo", str(EXAMPLES / "broken" / "wrong-type"))
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr.startswith(
+        "the catalog has errors; no Nova flavors are derived from it:\n"
+    )
+
+
+def test_console_script_never_prints_a_traceback(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.yaml"
+    garbage.write_bytes(b"\x00\xff{[: &a *a\n" * 20)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "flavorsmith",
+            "flavor",
+            "validate",
+            "--repo",
+            str(tmp_path),
+            str(garbage),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.stdout.startswith(f"{garbage}:1:")
+
+
+def test_version(cli: Invoke) -> None:
+    assert cli("--version").stdout == "flavorsmith 0.1.0\n"
