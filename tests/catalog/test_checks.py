@@ -78,3 +78,9 @@ def test_undefined_resource_class_lists_what_exists() -> None:
         "f.yaml:2:17: resource_class: resource class 'gpu-larg' is not defined by any device type "
         "(did you mean 'gpu.large'?); defined: gpu.large, m1"
     ]
+
+
+def test_device_type_slug_is_one_file_name() -> None:
+    model = device_type("PA-5410/X  Rev 2", "fw1")
+    assert model.slug == "acme-pa-5410-x-rev-2"
+    assert model.canonical_file == "acme-pa-5410-x-rev-2.yaml"

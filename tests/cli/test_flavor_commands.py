@@ -221,3 +221,16 @@ def test_delete_unknown(example_repo: Path, cli: Invoke) -> None:
         1,
         "error: no flavor named 'nope' in hardware/flavors\n",
     )
+
+
+def test_add_registers_a_file_already_in_place(example_repo: Path, cli: Invoke) -> None:
+    """Editing hardware/flavors/x.yaml by hand and then adding it lists it; no --force needed."""
+    path = Path("hardware/flavors/m1.large.yaml")
+    path.write_text(
+        "name: m1.large\nresource_class: m1.medium\ntraits:\n- {trait: BIG, state: required}\n"
+    )
+    assert cli("validate").stdout.splitlines()[0].endswith("it is never deployed")
+    result = cli("flavor", "add", str(path))
+    assert result.exit_code == 0, result.output
+    assert cli("validate").stdout == "16 files: 0 errors, 0 warnings\n"
+    assert path.read_text().startswith("# yaml-language-server: $schema=")

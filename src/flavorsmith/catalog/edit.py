@@ -37,8 +37,13 @@ def add(repo: Repository, kind: Kind, source: Path, *, force: bool = False) -> A
         return AddResult(None, diagnostics)
     model = candidate.model
     target = repo.folder(kind) / model.canonical_file
-    clashes = _same_definitions(repo, kind, model)
-    if not has_errors(diagnostics) and not force and (clashes or target.exists()):
+    in_place = _same_path(source, target)
+    clashes = [c for c in _same_definitions(repo, kind, model) if not _same_path(c.path, source)]
+    if (
+        not has_errors(diagnostics)
+        and not force
+        and (clashes or (target.exists() and not in_place))
+    ):
         where = display_path(clashes[0].path if clashes else target)
         raise EditRefused(f"{_label(model)} already exists at {where}; use --force to replace it")
     diagnostics += repo.check_candidate(_relocated(candidate, target, raw), replace=force)
@@ -97,6 +102,10 @@ def _relocated(candidate: Loaded, target: Path, raw: bytes) -> Loaded:
     shown = candidate.doc.display if candidate.doc is not None else display_path(target)
     moved = load_bytes(raw, candidate.kind, target, shown)
     return moved
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    return a.resolve() == b.resolve()
 
 
 def _same_definitions(repo: Repository, kind: Kind, model: Flavor | DeviceType) -> list[Loaded]:

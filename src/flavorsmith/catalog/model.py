@@ -85,8 +85,11 @@ class DeviceType:
 
     @property
     def slug(self) -> str:
-        """``<manufacturer>-<model>``, lower case, whitespace as '-': its file name stem."""
-        return re.sub(r"\s+", "-", f"{self.manufacturer} {self.model}".strip().lower())
+        """``<manufacturer>-<model>``, lower case, whitespace as '-': its file name stem.
+
+        Path separators also become '-', so a model such as ``PA-5410/X`` stays one file.
+        """
+        return re.sub(r"[\s/\\]+", "-", f"{self.manufacturer} {self.model}".strip().lower())
 
     @property
     def canonical_file(self) -> str:
