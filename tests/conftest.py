@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine
 from typer.testing import CliRunner, Result
 
 from flavorsmith.cli import build
+from flavorsmith.db import migrate
+from flavorsmith.db.engine import make_engine
+from tests.database import throwaway_postgres
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -42,3 +46,30 @@ def cli() -> Invoke:
         return runner.invoke(build(), list(args), prog_name="flavorsmith", **kwargs)  # type: ignore[arg-type]
 
     return invoke
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A throwaway PostgreSQL database for the whole session (the suite fails without one)."""
+    with throwaway_postgres() as url:
+        yield url
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A migrated database URL: a SQLite file, then PostgreSQL."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'flavorsmith.db'}"
+    else:
+        url = request.getfixturevalue("postgres_url")
+    engine = make_engine(url)
+    migrate.upgrade(engine)
+    engine.dispose()
+    return url
+
+
+@pytest.fixture(scope="session")
+def migrated_engine(backend: str) -> Iterator[Engine]:
+    engine = make_engine(backend)
+    yield engine
+    engine.dispose()

@@ -1,0 +1,131 @@
+"""create_app(settings): builds the registries, the engine and the routers, and wires them."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from flavorsmith.api import health
+from flavorsmith.api.auth import Authenticator, NoAuth, TokenFile
+from flavorsmith.api.baremetal import router as baremetal
+from flavorsmith.api.compute import router as compute
+from flavorsmith.api.flavours import Flavour, error_response, flavour_of
+from flavorsmith.api.loadbalancer import router as loadbalancer
+from flavorsmith.api.middleware import ServiceMiddleware
+from flavorsmith.api.native import catalog as native_catalog
+from flavorsmith.api.policy import Enforcer, PolicyDenied, RuleDefault
+from flavorsmith.config import Settings
+from flavorsmith.db.engine import make_engine
+from flavorsmith.errors import FlavorsmithError
+
+log = logging.getLogger("flavorsmith.api")
+
+# What each real service says when policy refuses a call.
+_POLICY_MESSAGES = {
+    Flavour.IRONIC: "{rule} is disallowed by policy",
+    Flavour.NOVA: "Policy doesn't allow {rule} to be performed.",
+    Flavour.OCTAVIA: "Policy does not allow this request to be performed.",
+    Flavour.NATIVE: "Policy does not allow {rule}",
+}
+_NOT_FOUND = {
+    Flavour.IRONIC: "The resource could not be found.",
+    Flavour.NOVA: "The resource could not be found.",
+    Flavour.OCTAVIA: "The resource could not be found.",
+    Flavour.NATIVE: "No such resource: {path}",
+}
+
+
+@dataclass
+class Services:
+    """Everything handlers need, built once per app and reached through request.app.state."""
+
+    settings: Settings
+    engine: Engine
+    sessions: sessionmaker[Session]
+    enforcer: Enforcer
+    catalog: native_catalog.CatalogState
+
+
+def policy_defaults() -> list[RuleDefault]:
+    return [*native_catalog.POLICIES]
+
+
+def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
+    authenticator: Authenticator = (
+        TokenFile.load(settings.token_file)
+        if settings.auth == "token-file" and settings.token_file is not None
+        else NoAuth()
+    )
+    engine = engine or make_engine(settings.database_url)
+    services = Services(
+        settings=settings,
+        engine=engine,
+        sessions=sessionmaker(engine, expire_on_commit=False),
+        enforcer=Enforcer.from_file(policy_defaults(), settings.policy_file),
+        catalog=native_catalog.CatalogState(settings.repo),
+    )
+    app = FastAPI(
+        title="Flavorsmith",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/v1/openapi.json",
+    )
+    app.state.services = services
+    app.include_router(health.router)
+    app.include_router(baremetal.router, prefix="/baremetal")
+    app.include_router(compute.router, prefix="/compute")
+    app.include_router(loadbalancer.router, prefix="/load-balancer")
+    app.include_router(native_catalog.router, prefix="/v1")
+    _install_error_handlers(app)
+    # Middleware order (outermost first): ServiceMiddleware only; FastAPI's own exception
+    # middleware sits inside it and turns domain errors into each API's error body.
+    app.add_middleware(
+        ServiceMiddleware,  # type: ignore[arg-type]
+        authenticator=authenticator,
+        max_body_bytes=settings.max_body_bytes,
+    )
+    return app
+
+
+def _flavour(request: Request) -> Flavour:
+    found: Flavour | None = request.scope.get("state", {}).get("flavour")
+    return found or flavour_of(request.url.path)
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    async def domain_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, FlavorsmithError)
+        flavour = _flavour(request)
+        message = exc.message
+        if isinstance(exc, PolicyDenied):
+            message = _POLICY_MESSAGES[flavour].format(rule=exc.rule)
+        return error_response(flavour, exc.status, message, exc.headers)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        flavour = _flavour(request)
+        if exc.status_code == 404:
+            message = _NOT_FOUND[flavour].format(path=request.url.path)
+        elif exc.status_code == 405:
+            message = f"Method {request.method} is not allowed on {request.url.path}"
+        else:
+            message = str(exc.detail)
+        return error_response(flavour, exc.status_code, message, dict(exc.headers or {}))
+
+    async def validation_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        message = f"Invalid request: {where}: {first.get('msg', 'invalid value')}"
+        return error_response(_flavour(request), 400, message)
+
+    app.add_exception_handler(FlavorsmithError, domain_error)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, validation_error)

@@ -1,0 +1,1 @@
+"""The Ironic-compatible API under /baremetal."""

@@ -1,0 +1,1 @@
+"""The Nova-compatible API under /compute."""

@@ -1,0 +1,69 @@
+"""The root document listing the APIs, liveness and readiness."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy import text
+
+from flavorsmith import __version__
+from flavorsmith.db import migrate
+
+router = APIRouter()
+
+APIS = (
+    ("/baremetal", "OpenStack Ironic API v1", "nodes, node traits, deploy templates"),
+    ("/compute", "OpenStack Nova API v2.1", "flavors, flavor extra specs, flavor access"),
+    ("/load-balancer", "OpenStack Octavia API v2", "providers, flavor profiles, flavors"),
+    ("/v1", "Flavorsmith", "catalog, matches, capacity, classification, sync"),
+)
+
+
+@router.get("/")
+async def root(request: Request) -> dict[str, Any]:
+    base = str(request.base_url).rstrip("/")
+    return {
+        "name": "Flavorsmith",
+        "version": __version__,
+        "apis": [
+            {
+                "prefix": prefix,
+                "compatible_with": what,
+                "resources": resources,
+                "href": base + prefix,
+            }
+            for prefix, what, resources in APIS
+        ],
+    }
+
+
+@router.get("/healthz")
+async def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@router.get("/readyz")
+def readyz(request: Request) -> JSONResponse:
+    services = request.app.state.services
+    try:
+        with services.engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+        current = migrate.current(services.engine)
+    except Exception as exc:  # any driver error means "not ready", never a 500
+        reason = type(exc).__name__
+        return JSONResponse(
+            {"status": "unavailable", "database": f"unreachable ({reason})"}, status_code=503
+        )
+    head = migrate.head()
+    if current != head:
+        return JSONResponse(
+            {
+                "status": "unavailable",
+                "database": "ok",
+                "migrations": f"at {current or 'none'}, need {head}: run flavorsmith db upgrade",
+            },
+            status_code=503,
+        )
+    return JSONResponse({"status": "ready", "database": "ok", "migrations": current})

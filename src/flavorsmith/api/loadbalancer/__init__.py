@@ -1,0 +1,1 @@
+"""The Octavia-compatible API under /load-balancer."""

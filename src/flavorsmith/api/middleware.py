@@ -1,0 +1,152 @@
+"""The one middleware: request id, body limit, authentication, microversions, access log."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from flavorsmith.api.auth import Authenticator
+from flavorsmith.api.flavours import Flavour, error_response, flavour_of
+from flavorsmith.api.microversions import IRONIC, NOVA, MicroversionSpec
+from flavorsmith.errors import FlavorsmithError, PayloadTooLarge
+
+log = logging.getLogger("flavorsmith.api")
+
+# Version documents and probes answer without a token, as OpenStack services do.
+PUBLIC_PATHS = frozenset(
+    {
+        "/",
+        "/healthz",
+        "/readyz",
+        "/baremetal",
+        "/baremetal/",
+        "/baremetal/v1",
+        "/baremetal/v1/",
+        "/compute",
+        "/compute/",
+        "/compute/v2.1",
+        "/compute/v2.1/",
+        "/load-balancer",
+        "/load-balancer/",
+    }
+)
+# Where each microversioned API lives.
+VERSIONED: dict[Flavour, tuple[str, MicroversionSpec]] = {
+    Flavour.IRONIC: ("/baremetal/v1", IRONIC),
+    Flavour.NOVA: ("/compute/v2.1", NOVA),
+}
+
+
+class ServiceMiddleware:
+    """Runs around every request, in this order: id, limits, identity, version, app, log."""
+
+    def __init__(self, app: ASGIApp, authenticator: Authenticator, max_body_bytes: int) -> None:
+        self.app = app
+        self.authenticator = authenticator
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        path: str = scope["path"]
+        flavour = flavour_of(path)
+        request_id = f"req-{uuid.uuid4()}"
+        state = scope.setdefault("state", {})
+        state.update(request_id=request_id, flavour=flavour)
+        extra_headers: dict[str, str] = {"x-openstack-request-id": request_id}
+        status_seen = [500]
+        headers = Headers(scope=scope)
+
+        async def send_wrapper(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status_seen[0] = message["status"]
+                raw = list(message.get("headers", []))
+                present = {k.lower() for k, _ in raw}
+                for key, value in extra_headers.items():
+                    if key.lower().encode() not in present:
+                        raw.append((key.lower().encode(), value.encode()))
+                message = {**message, "headers": raw}
+            await send(message)
+
+        try:
+            self._check_length(headers)
+            versioned = VERSIONED.get(flavour)
+            if versioned is not None and _under(path, versioned[0]):
+                spec = versioned[1]
+                try:
+                    version = spec.negotiate(headers)
+                finally:
+                    extra_headers.update(spec.range_headers())
+                state["microversion"] = version
+                extra_headers.update(spec.response_headers(version))
+            if path not in PUBLIC_PATHS:
+                state["identity"] = self.authenticator.authenticate(headers)
+        except FlavorsmithError as exc:
+            response = error_response(flavour, exc.status, exc.message, exc.headers)
+            await response(scope, receive, send_wrapper)
+            self._log(scope, status_seen[0], started, request_id)
+            return
+        try:
+            await self.app(scope, self._limited(receive), send_wrapper)
+        except Exception:
+            log.exception("unhandled error in %s %s [%s]", scope["method"], path, request_id)
+            response = error_response(
+                flavour,
+                500,
+                f"An unexpected error occurred; the service log has the details ({request_id}).",
+            )
+            await response(scope, receive, send_wrapper)
+        self._log(scope, status_seen[0], started, request_id)
+
+    def _check_length(self, headers: Headers) -> None:
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_body_bytes:
+            raise PayloadTooLarge(
+                f"Request body is {length} bytes; at most {self.max_body_bytes} bytes are accepted"
+            )
+
+    def _limited(self, receive: Receive) -> Callable[[], Any]:
+        seen = [0]
+        limit = self.max_body_bytes
+
+        async def wrapped() -> Message:
+            message = await receive()
+            if message["type"] == "http.request":
+                seen[0] += len(message.get("body", b""))
+                if seen[0] > limit:
+                    raise PayloadTooLarge(
+                        f"Request body is larger than {limit} bytes, the most accepted"
+                    )
+            return message
+
+        return wrapped
+
+    def _log(self, scope: Scope, status: int, started: float, request_id: str) -> None:
+        identity = scope.get("state", {}).get("identity")
+        log.info(
+            json.dumps(
+                {
+                    "event": "request",
+                    "request_id": request_id,
+                    "method": scope["method"],
+                    "path": scope["path"],
+                    "status": status,
+                    "ms": round((time.perf_counter() - started) * 1000, 2),
+                    "user": getattr(identity, "user_id", None),
+                    "project": getattr(identity, "project_id", None),
+                }
+            )
+        )
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root + "/")

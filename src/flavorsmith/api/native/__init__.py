@@ -1,0 +1,1 @@
+"""Flavorsmith's own API under /v1."""

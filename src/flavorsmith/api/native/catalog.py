@@ -1,0 +1,116 @@
+"""/v1/catalog: the loaded catalog, its diagnostics and its derived Nova flavors."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from flavorsmith.api.policy import RuleDefault
+from flavorsmith.api.requests import check_query, identity
+from flavorsmith.catalog.repo import RepoView, Repository
+from flavorsmith.diagnostics import has_errors
+from flavorsmith.errors import NotFound
+
+router = APIRouter()
+
+POLICIES = [
+    RuleDefault("flavorsmith:catalog:get", "role:reader", "Read the catalog and its diagnostics."),
+    RuleDefault("flavorsmith:catalog:reload", "role:admin", "Reload the catalog from disk."),
+]
+
+
+class CatalogState:
+    """The catalog repository the service serves, loaded once and reloaded on demand."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.repository = Repository(root) if root is not None else None
+        self._lock = threading.Lock()
+        self._view: RepoView | None = None
+
+    def view(self) -> RepoView:
+        with self._lock:
+            if self._view is None:
+                self._view = self._load()
+            return self._view
+
+    def reload(self) -> RepoView:
+        with self._lock:
+            self._view = self._load()
+            return self._view
+
+    def _load(self) -> RepoView:
+        if self.repository is None or not self.repository.exists():
+            return RepoView()
+        return self.repository.load()
+
+
+def _state(request: Request) -> CatalogState:
+    state: CatalogState = request.app.state.services.catalog
+    return state
+
+
+def _authorize(request: Request, rule: str) -> None:
+    request.app.state.services.enforcer.authorize(rule, identity(request))
+
+
+def _summary(state: CatalogState, view: RepoView) -> dict[str, Any]:
+    catalog = view.catalog
+    return {
+        "repository": str(state.repository.root) if state.repository else None,
+        "device_types": len(catalog.device_types),
+        "flavors": len(catalog.flavors),
+        "valid": not has_errors(view.diagnostics),
+        "diagnostics": [d.as_dict() for d in view.diagnostics],
+    }
+
+
+@router.get("/catalog")
+def get_catalog(request: Request) -> dict[str, Any]:
+    check_query(request, ())
+    _authorize(request, "flavorsmith:catalog:get")
+    state = _state(request)
+    return _summary(state, state.view())
+
+
+@router.post("/catalog/reload")
+def reload_catalog(request: Request) -> dict[str, Any]:
+    check_query(request, ())
+    _authorize(request, "flavorsmith:catalog:reload")
+    state = _state(request)
+    return _summary(state, state.reload())
+
+
+@router.get("/catalog/nova-flavors")
+def nova_flavors(request: Request) -> dict[str, Any]:
+    from flavorsmith.nova.derive import derive
+
+    check_query(request, ())
+    _authorize(request, "flavorsmith:catalog:get")
+    view = _state(request).view()
+    derived, unresolved = derive(view.catalog)
+    return {
+        "nova_flavors": [f.as_dict() for f in derived],
+        "unresolved": [f.name for f in unresolved],
+    }
+
+
+@router.get("/catalog/flavors/{name}")
+def flavor(request: Request, name: str) -> dict[str, Any]:
+    check_query(request, ())
+    _authorize(request, "flavorsmith:catalog:get")
+    found = _state(request).view().catalog.flavor(name)
+    if found is None:
+        raise NotFound(f"No flavor named {name!r} in the catalog")
+    return {
+        "name": found.name,
+        "resource_class": found.resource_class,
+        "description": found.description,
+        "is_public": found.is_public,
+        "projects": list(found.projects),
+        "traits": [
+            {"trait": t.trait, "full_name": t.full_name, "state": t.state} for t in found.traits
+        ],
+    }

@@ -1,0 +1,97 @@
+"""``flavorsmith serve``: every API in one process on one port."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from flavorsmith.cli.options import RepoOption
+from flavorsmith.config import DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT
+
+DatabaseOption = Annotated[
+    str | None,
+    typer.Option(
+        "--database",
+        envvar="FLAVORSMITH_DATABASE_URL",
+        help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db. Default: a per-user SQLite file.",
+        show_default=False,
+    ),
+]
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to bind; loopback by default.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.", min=0, max=65535)] = DEFAULT_PORT,
+    database: DatabaseOption = None,
+    auth: Annotated[
+        str, typer.Option(help="noauth (every caller is admin) or token-file.")
+    ] = "noauth",
+    token_file: Annotated[
+        Path | None,
+        typer.Option(help="YAML: token -> user, project, roles.", exists=True, dir_okay=False),
+    ] = None,
+    policy_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="oslo.policy YAML overriding default rules.", exists=True, dir_okay=False
+        ),
+    ] = None,
+    repo: RepoOption = None,
+    max_body_bytes: Annotated[
+        int, typer.Option(help="Largest request body accepted.", min=1)
+    ] = DEFAULT_MAX_BODY_BYTES,
+) -> None:
+    """Serve the Ironic, Nova, Octavia and Flavorsmith APIs."""
+    import logging
+
+    import uvicorn
+    from sqlalchemy.engine import make_url
+
+    from flavorsmith.api.app import create_app
+    from flavorsmith.api.auth import AuthConfigError
+    from flavorsmith.catalog.repo import resolve_root
+    from flavorsmith.config import Settings, resolve_database_url
+    from flavorsmith.db import migrate
+    from flavorsmith.db.engine import describe, make_engine
+
+    if auth not in ("noauth", "token-file"):
+        raise typer.BadParameter("choose noauth or token-file", param_hint="'--auth'")
+    if auth == "token-file" and token_file is None:
+        raise typer.BadParameter(
+            "--auth token-file needs --token-file", param_hint="'--token-file'"
+        )
+    url = resolve_database_url(database)
+    settings = Settings(
+        database_url=url,
+        host=host,
+        port=port,
+        auth="token-file" if auth == "token-file" else "noauth",
+        token_file=token_file,
+        policy_file=policy_file,
+        repo=resolve_root(repo),
+        max_body_bytes=max_body_bytes,
+    )
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    engine = make_engine(url)
+    try:
+        if make_url(url).get_backend_name() == "sqlite":
+            migrate.upgrade(engine)  # the embedded default keeps itself current
+        elif not migrate.is_current(engine):
+            typer.echo(
+                "warning: the database is not at the latest migration; "
+                "run flavorsmith db upgrade (readyz reports 503 until then)",
+                err=True,
+            )
+        app = create_app(settings, engine=engine)
+    except AuthConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except Exception as exc:  # the database cannot be reached or opened
+        typer.echo(f"error: database {describe(url)}: {type(exc).__name__}: {exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"database: {describe(url)}", err=True)
+    typer.echo(f"catalog: {settings.repo}", err=True)
+    typer.echo(f"serving on http://{host}:{port}/ (auth: {auth})", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

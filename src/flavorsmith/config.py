@@ -1,0 +1,39 @@
+"""Service settings, from command-line options and the environment."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+AuthMode = Literal["noauth", "token-file"]
+DEFAULT_PORT = 8780
+DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+
+
+def data_dir() -> Path:
+    """The per-user data folder: $XDG_DATA_HOME/flavorsmith, else ~/.local/share/flavorsmith."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "flavorsmith"
+
+
+def default_database_url() -> str:
+    return f"sqlite:///{data_dir() / 'flavorsmith.db'}"
+
+
+def resolve_database_url(option: str | None) -> str:
+    """``--database``, else $FLAVORSMITH_DATABASE_URL, else the per-user SQLite file."""
+    return option or os.environ.get("FLAVORSMITH_DATABASE_URL") or default_database_url()
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    auth: AuthMode = "noauth"
+    token_file: Path | None = None
+    policy_file: Path | None = None
+    repo: Path | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES

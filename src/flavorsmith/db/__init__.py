@@ -1,0 +1,1 @@
+"""Storage: SQLAlchemy models, engines for SQLite and PostgreSQL, Alembic migrations."""

@@ -1,0 +1,1 @@
+"""Alembic migrations for Flavorsmith's database."""
