@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Set up Flavorsmith in a local virtual environment and run its main job or its tests.
 
-    python3 dev.py demo    # set up, validate the example catalog, print its Nova flavors
+    python3 dev.py demo    # set up, check the example catalog, then serve every API on it
     python3 dev.py test    # set up, run the whole test suite, ruff and mypy
 
 Needs only python3 (with venv and pip, as CPython ships them); packages come from PyPI.
@@ -43,12 +43,19 @@ def setup() -> None:
     stamp.write_text(digest)
 
 
-def demo() -> int:
+def demo(extra: list[str]) -> int:
+    """Validate the example catalog, show its Nova flavors, then serve it (Ctrl-C stops)."""
     flavorsmith = BIN / "flavorsmith"
     status = run(flavorsmith, "validate", "--repo", "examples")
     if status != 0:
         return status
-    return run(flavorsmith, "nova-flavors", "--repo", "examples")
+    status = run(flavorsmith, "nova-flavors", "--repo", "examples")
+    if status != 0:
+        return status
+    try:
+        return run(flavorsmith, "serve", "--repo", "examples", *extra)
+    except KeyboardInterrupt:
+        return 0
 
 
 def test(extra: list[str]) -> int:
@@ -75,7 +82,7 @@ def main() -> int:
         return 2
     setup()
     if sys.argv[1] == "demo":
-        return demo()
+        return demo(sys.argv[2:])
     if sys.argv[1] == "test":
         return test(sys.argv[2:])
     return 0

@@ -87,7 +87,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     # Middleware order (outermost first): ServiceMiddleware only; FastAPI's own exception
     # middleware sits inside it and turns domain errors into each API's error body.
     app.add_middleware(
-        ServiceMiddleware,  # type: ignore[arg-type]
+        ServiceMiddleware,
         authenticator=authenticator,
         max_body_bytes=settings.max_body_bytes,
     )

@@ -23,14 +23,13 @@ PREFIXES = {
     Flavour.NATIVE: "/v1",
 }
 
-# Nova's fault names by status (nova.api.openstack.wsgi.Fault); others are "computeFault".
+# Nova's fault names by status; any other status (406 included) is "computeFault".
 _NOVA_FAULTS = {
     400: "badRequest",
     401: "unauthorized",
     403: "forbidden",
     404: "itemNotFound",
     405: "badMethod",
-    406: "notAcceptable",
     409: "conflictingRequest",
     413: "overLimit",
     415: "badMediaType",

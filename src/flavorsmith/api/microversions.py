@@ -42,6 +42,9 @@ class MicroversionSpec:
     legacy_header: str  # X-OpenStack-Ironic-API-Version, X-OpenStack-Nova-API-Version
     generic_header: bool  # whether OpenStack-API-Version: <service> X is read and echoed
     malformed_status: int  # what the real service answers for an unparsable version
+    malformed: str  # message templates, in the real service's words: {value}
+    out_of_range: str  # {version} {minimum} {maximum}
+    wrong_major: str  # {version} {minimum} {maximum}
 
     def negotiate(self, headers: Mapping[str, str]) -> Version:
         """The version a request asks for; no header means the minimum, as in OpenStack."""
@@ -52,19 +55,16 @@ class MicroversionSpec:
             return self.maximum
         version = Version.parse(requested)
         if version is None:
-            message = (
-                f"Invalid value {requested.strip()!r} for the {self.service} API version: "
-                "expected 'latest' or MAJOR.MINOR"
-            )
+            message = self.malformed.format(value=requested.strip())
             if self.malformed_status == 406:
                 raise NotAcceptable(message, headers=self.range_headers())
             raise Invalid(message, headers=self.range_headers())
         if not self.minimum <= version <= self.maximum:
-            raise NotAcceptable(
-                f"Version {version} of the {self.service} API is not supported: the supported "
-                f"range is {self.minimum} to {self.maximum}",
-                headers=self.range_headers(),
+            template = (
+                self.wrong_major if version.major != self.maximum.major else self.out_of_range
             )
+            message = template.format(version=version, minimum=self.minimum, maximum=self.maximum)
+            raise NotAcceptable(message, headers=self.range_headers())
         return version
 
     def _requested(self, headers: Mapping[str, str]) -> str | None:
@@ -99,6 +99,12 @@ IRONIC = MicroversionSpec(
     legacy_header="X-OpenStack-Ironic-API-Version",
     generic_header=False,
     malformed_status=406,
+    malformed="Invalid value {value!r} for X-OpenStack-Ironic-API-Version header: "
+    "expected 'latest' or MAJOR.MINOR",
+    out_of_range="Version {version} was requested but the minor version is not supported by "
+    "this service. The supported version range is: [{minimum}, {maximum}].",
+    wrong_major="Mutually exclusive versions requested. Version {version} requested but not "
+    "supported by this service. The supported version range is: [{minimum}, {maximum}].",
 )
 NOVA = MicroversionSpec(
     service="compute",
@@ -107,4 +113,10 @@ NOVA = MicroversionSpec(
     legacy_header="X-OpenStack-Nova-API-Version",
     generic_header=True,
     malformed_status=400,
+    malformed="API Version String {value} is of invalid format. Must be of format "
+    "MajorNum.MinorNum.",
+    out_of_range="Version {version} is not supported by the API. Minimum is {minimum} and "
+    "maximum is {maximum}.",
+    wrong_major="Version {version} is not supported by the API. Minimum is {minimum} and "
+    "maximum is {maximum}.",
 )

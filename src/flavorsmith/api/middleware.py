@@ -35,11 +35,22 @@ PUBLIC_PATHS = frozenset(
         "/compute/v2.1/",
         "/load-balancer",
         "/load-balancer/",
+        "/load-balancer/v2",
+        "/load-balancer/v2/",
+        "/load-balancer/v2.0",
+        "/load-balancer/v2.0/",
     }
 )
+# The headers each real service carries its request id in.
+REQUEST_ID_HEADERS = {
+    Flavour.IRONIC: ("x-openstack-request-id", "openstack-request-id"),
+    Flavour.NOVA: ("x-openstack-request-id", "x-compute-request-id"),
+    Flavour.OCTAVIA: ("x-openstack-request-id",),
+    Flavour.NATIVE: ("x-openstack-request-id",),
+}
 # Where each microversioned API lives.
 VERSIONED: dict[Flavour, tuple[str, MicroversionSpec]] = {
-    Flavour.IRONIC: ("/baremetal/v1", IRONIC),
+    Flavour.IRONIC: ("/baremetal", IRONIC),
     Flavour.NOVA: ("/compute/v2.1", NOVA),
 }
 
@@ -62,7 +73,7 @@ class ServiceMiddleware:
         request_id = f"req-{uuid.uuid4()}"
         state = scope.setdefault("state", {})
         state.update(request_id=request_id, flavour=flavour)
-        extra_headers: dict[str, str] = {"x-openstack-request-id": request_id}
+        extra_headers = {key: request_id for key in REQUEST_ID_HEADERS[flavour]}
         status_seen = [500]
         headers = Headers(scope=scope)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,13 +25,24 @@ class RuleDefault:
     description: str
 
 
-_TOKEN_RE = re.compile(r"\s*(\(|\)|[^\s()]+)")
+def _tokens(text: str) -> list[str]:
+    """Split as oslo.policy does: on whitespace, then peel parentheses off each word's ends
+    (so ``project_id:%(project_id)s`` stays one token)."""
+    out: list[str] = []
+    for word in text.split():
+        stripped = word.lstrip("(")
+        out.extend("(" * (len(word) - len(stripped)))
+        core = stripped.rstrip(")")
+        if core:
+            out.append(core)
+        out.extend(")" * (len(stripped) - len(core)))
+    return out
 
 
 def parse_check(text: str) -> Check:
     """Compile an oslo.policy check string: role:x, rule:y, is_admin:True, field:%(target)s,
     '@' (always), '!' (never), '' (always), combined with and, or, not and parentheses."""
-    tokens = _TOKEN_RE.findall(text)
+    tokens = _tokens(text)
     position = 0
 
     def peek() -> str | None:
@@ -40,7 +50,7 @@ def parse_check(text: str) -> Check:
 
     def take() -> str:
         nonlocal position
-        token = tokens[position]
+        token: str = tokens[position]
         position += 1
         return token
 

@@ -15,7 +15,8 @@ DatabaseOption = Annotated[
     typer.Option(
         "--database",
         envvar="FLAVORSMITH_DATABASE_URL",
-        help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db. Default: a per-user SQLite file.",
+        help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db. "
+        "Default: a per-user SQLite file.",
         show_default=False,
     ),
 ]

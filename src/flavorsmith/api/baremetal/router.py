@@ -57,9 +57,10 @@ async def v1(request: Request) -> dict[str, Any]:
                 type="text/html",
             ),
         ],
-        "media_types": [
-            {"base": "application/json", "type": "application/vnd.openstack.ironic.v1+json"}
-        ],
+        "media_types": {
+            "base": "application/json",
+            "type": "application/vnd.openstack.ironic.v1+json",
+        },
         **resources,
         "version": _version(request),
     }

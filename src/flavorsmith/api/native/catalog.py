@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 
 from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.requests import check_query, identity
-from flavorsmith.catalog.repo import RepoView, Repository
+from flavorsmith.catalog.repo import Repository, RepoView
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import NotFound
 

@@ -1,0 +1,102 @@
+"""The real ``flavorsmith serve`` process on loopback, found by openstacksdk's discovery."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import openstack
+import pytest
+
+from tests.conftest import EXAMPLES
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def get(url: str) -> tuple[int, dict[str, object]]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    home = tmp_path_factory.mktemp("home")
+    env = {**os.environ, "XDG_DATA_HOME": str(home)}  # the embedded default, in a scratch home
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "flavorsmith",
+            "serve",
+            "--port",
+            str(port),
+            "--repo",
+            str(EXAMPLES),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if get(f"{url}/healthz")[0] == 200:
+                break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        pytest.fail(f"serve did not start: {process.communicate()[1]}")
+    yield url
+    process.terminate()
+    _, stderr = process.communicate(timeout=10)
+    assert f"database: sqlite:///{home}/flavorsmith/flavorsmith.db" in stderr
+    assert f"serving on {url}/" in stderr
+    assert '"event": "request"' in stderr and '"request_id": "req-' in stderr
+    assert Path(home, "flavorsmith", "flavorsmith.db").is_file()
+
+
+def test_probes(server: str) -> None:
+    assert get(f"{server}/healthz") == (200, {"status": "ok"})
+    assert get(f"{server}/readyz") == (
+        200,
+        {"status": "ready", "database": "ok", "migrations": "0001"},
+    )
+    status, root = get(f"{server}/")
+    assert status == 200 and len(root["apis"]) == 4  # type: ignore[arg-type]
+
+
+def test_openstacksdk_discovers_every_api(server: str) -> None:
+    conn = openstack.connect(
+        auth_type="none",
+        baremetal_endpoint_override=f"{server}/baremetal",
+        compute_endpoint_override=f"{server}/compute/v2.1",
+        load_balancer_endpoint_override=f"{server}/load-balancer",
+        load_yaml_config=False,
+        load_envvars=False,
+    )
+    baremetal = conn.baremetal.get_endpoint_data()
+    assert baremetal.url == f"{server}/baremetal/v1/"
+    assert (baremetal.min_microversion, baremetal.max_microversion) == ((1, 1), (1, 115))
+    compute = conn.compute.get_endpoint_data()
+    assert compute.url == f"{server}/compute/v2.1/"
+    assert (compute.min_microversion, compute.max_microversion) == ((2, 1), (2, 104))
+    assert conn.load_balancer.get_endpoint() == f"{server}/load-balancer/v2"
+    assert conn.load_balancer.get("/").status_code == 200
