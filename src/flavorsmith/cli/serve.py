@@ -71,7 +71,7 @@ def serve(
         auth="token-file" if auth == "token-file" else "noauth",
         token_file=token_file,
         policy_file=policy_file,
-        repo=resolve_root(repo),
+        repo=resolve_root(repo).resolve(),
         max_body_bytes=max_body_bytes,
     )
     logging.basicConfig(level=logging.INFO, format="%(message)s")

@@ -48,6 +48,11 @@ def _sqlite_on_begin(connection: Any) -> None:
     connection.exec_driver_sql(f"BEGIN {mode}")
 
 
+def writer(engine: Engine) -> Engine:
+    """The engine for transactions that write: on SQLite they take the write lock at BEGIN."""
+    return engine.execution_options(writer=True)
+
+
 def describe(url: str) -> str:
     """The URL without its password, for logs and start-up messages."""
     return make_url(url).render_as_string(hide_password=True)
