@@ -7,6 +7,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
+from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
 from tests.api.conftest import build_app
 
@@ -15,7 +16,7 @@ def test_healthz_and_readyz(client: TestClient) -> None:
     assert client.get("/healthz").json() == {"status": "ok"}
     response = client.get("/readyz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ready", "database": "ok", "migrations": "0001"}
+    assert response.json() == {"status": "ready", "database": "ok", "migrations": migrate.head()}
 
 
 def test_readyz_reports_pending_migrations(tmp_path: Path, migrated_engine: Engine) -> None:
@@ -26,7 +27,7 @@ def test_readyz_reports_pending_migrations(tmp_path: Path, migrated_engine: Engi
     assert response.json() == {
         "status": "unavailable",
         "database": "ok",
-        "migrations": "at none, need 0001: run flavorsmith db upgrade",
+        "migrations": f"at none, need {migrate.head()}: run flavorsmith db upgrade",
     }
 
 

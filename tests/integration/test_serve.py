@@ -15,6 +15,7 @@ from pathlib import Path
 import openstack
 import pytest
 
+from flavorsmith.db import migrate
 from tests.conftest import EXAMPLES
 
 
@@ -77,7 +78,7 @@ def test_probes(server: str) -> None:
     assert get(f"{server}/healthz") == (200, {"status": "ok"})
     assert get(f"{server}/readyz") == (
         200,
-        {"status": "ready", "database": "ok", "migrations": "0001"},
+        {"status": "ready", "database": "ok", "migrations": migrate.head()},
     )
     status, root = get(f"{server}/")
     assert status == 200 and len(root["apis"]) == 4  # type: ignore[arg-type]

@@ -14,7 +14,10 @@ from starlette.responses import Response
 
 from flavorsmith.api import health
 from flavorsmith.api.auth import Authenticator, NoAuth, TokenFile
+from flavorsmith.api.baremetal import nodes as baremetal_nodes
 from flavorsmith.api.baremetal import router as baremetal
+from flavorsmith.api.baremetal import traits as baremetal_traits
+from flavorsmith.api.baremetal.policies import POLICIES as BAREMETAL_POLICIES
 from flavorsmith.api.compute import router as compute
 from flavorsmith.api.flavours import Flavour, error_response, flavour_of
 from flavorsmith.api.loadbalancer import router as loadbalancer
@@ -54,7 +57,7 @@ class Services:
 
 
 def policy_defaults() -> list[RuleDefault]:
-    return [*native_catalog.POLICIES]
+    return [*BAREMETAL_POLICIES, *native_catalog.POLICIES]
 
 
 def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
@@ -80,6 +83,8 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.state.services = services
     app.include_router(health.router)
     app.include_router(baremetal.router, prefix="/baremetal")
+    app.include_router(baremetal_nodes.router, prefix="/baremetal")
+    app.include_router(baremetal_traits.router, prefix="/baremetal")
     app.include_router(compute.router, prefix="/compute")
     app.include_router(loadbalancer.router, prefix="/load-balancer")
     app.include_router(native_catalog.router, prefix="/v1")

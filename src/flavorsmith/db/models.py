@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, MetaData, String
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 # Deterministic constraint names, so migrations are the same on SQLite and PostgreSQL.
@@ -26,3 +40,43 @@ class Counter(Base):
 
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
+
+
+class Node(Base):
+    """A bare-metal node, with the fields of Ironic's node that scheduling needs."""
+
+    __tablename__ = "nodes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    uuid: Mapped[str] = mapped_column(String(36), nullable=False, unique=True)
+    name: Mapped[str | None] = mapped_column(String(255), unique=True)
+    driver: Mapped[str] = mapped_column(String(255), nullable=False)
+    resource_class: Mapped[str | None] = mapped_column(String(80), index=True)
+    provision_state: Mapped[str] = mapped_column(String(15), nullable=False, index=True)
+    target_provision_state: Mapped[str | None] = mapped_column(String(15))
+    power_state: Mapped[str | None] = mapped_column(String(15))
+    target_power_state: Mapped[str | None] = mapped_column(String(15))
+    maintenance: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False, index=True)
+    maintenance_reason: Mapped[str | None] = mapped_column(Text)
+    instance_uuid: Mapped[str | None] = mapped_column(String(36))
+    description: Mapped[str | None] = mapped_column(Text)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    properties: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    instance_info: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    driver_info: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    provision_updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class NodeTrait(Base):
+    """One trait of one node (Ironic's node_traits table)."""
+
+    __tablename__ = "node_traits"
+    __table_args__ = (Index("ix_node_traits_trait_node_id", "trait", "node_id"),)
+
+    node_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("nodes.id", ondelete="CASCADE"), primary_key=True
+    )
+    trait: Mapped[str] = mapped_column(String(255), primary_key=True)

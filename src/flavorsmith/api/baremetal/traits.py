@@ -1,0 +1,83 @@
+"""/baremetal/v1/nodes/{node}/traits: list, replace, clear, add one, remove one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from sqlalchemy import Connection
+
+from flavorsmith.api.baremetal.common import TRAITS_SINCE, authorize, load, require, root, run
+from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.errors import Invalid
+from flavorsmith.inventory import rules, store
+
+router = APIRouter()
+
+
+def _prepare(request: Request, rule: str) -> None:
+    require(request, TRAITS_SINCE)
+    authorize(request, rule)
+    check_query(request, ())
+
+
+@router.get("/v1/nodes/{ident}/traits")
+async def list_traits(request: Request, ident: str) -> dict[str, Any]:
+    _prepare(request, "baremetal:node:traits:list")
+
+    def work(connection: Connection) -> list[str]:
+        row = load(connection, request, ident)
+        return store.traits_of(connection, [row["id"]])[row["id"]]
+
+    return {"traits": await run(request, work, write=False)}
+
+
+@router.put("/v1/nodes/{ident}/traits", status_code=204)
+async def set_traits(request: Request, ident: str) -> Response:
+    _prepare(request, "baremetal:node:traits:set")
+    body = await json_body(request)
+    if not isinstance(body, dict) or set(body) != {"traits"}:
+        raise Invalid('The body must be {"traits": [...]} and nothing else')
+    wanted = rules.check_trait_list(body["traits"])
+    await run(
+        request,
+        lambda c: store.set_traits(c, load(c, request, ident, lock=True), wanted),
+        write=True,
+    )
+    return Response(status_code=204)
+
+
+@router.delete("/v1/nodes/{ident}/traits", status_code=204)
+async def clear_traits(request: Request, ident: str) -> Response:
+    _prepare(request, "baremetal:node:traits:delete")
+    await run(
+        request,
+        lambda c: store.remove_all_traits(c, load(c, request, ident, lock=True)),
+        write=True,
+    )
+    return Response(status_code=204)
+
+
+@router.put("/v1/nodes/{ident}/traits/{trait}", status_code=204)
+async def add_trait(request: Request, ident: str, trait: str) -> Response:
+    _prepare(request, "baremetal:node:traits:set")
+    rules.check_trait(trait)
+    if await request.body():
+        raise Invalid("Adding one trait takes no request body")
+    await run(
+        request, lambda c: store.add_trait(c, load(c, request, ident, lock=True), trait), write=True
+    )
+    location = f"{root(request)}/v1/nodes/{ident}/traits/{trait}"
+    return Response(status_code=204, headers={"Location": location})
+
+
+@router.delete("/v1/nodes/{ident}/traits/{trait}", status_code=204)
+async def remove_trait(request: Request, ident: str, trait: str) -> Response:
+    _prepare(request, "baremetal:node:traits:delete")
+    rules.check_trait(trait)
+    await run(
+        request,
+        lambda c: store.remove_trait(c, load(c, request, ident, lock=True), trait),
+        write=True,
+    )
+    return Response(status_code=204)

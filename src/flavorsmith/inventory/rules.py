@@ -1,0 +1,133 @@
+"""Rules for node fields and traits, as Ironic enforces them (pure functions)."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from flavorsmith import traits as trait_names
+from flavorsmith.errors import Invalid
+from flavorsmith.resource_classes import IRONIC_MAX_LENGTH
+
+# Drivers this service knows (Ironic refuses a driver no conductor offers).
+DRIVERS = ("fake-hardware", "ipmi", "redfish", "idrac", "ilo", "irmc", "manual-management")
+# What the driver_info of each driver must hold for power and management to validate.
+DRIVER_INFO_REQUIRED = {
+    "ipmi": ("ipmi_address",),
+    "redfish": ("redfish_address",),
+    "idrac": ("redfish_address",),
+    "ilo": ("ilo_address",),
+    "irmc": ("irmc_address",),
+}
+# Ironic's logical names: URL-unreserved characters, and never something shaped like a UUID.
+_NAME_RE = re.compile(r"^[A-Za-z0-9\-._~]+$")
+PROVISION_STATES = (
+    "enroll",
+    "manageable",
+    "available",
+    "active",
+    "deploying",
+    "wait call-back",
+    "deploy failed",
+    "cleaning",
+    "clean wait",
+    "clean failed",
+    "inspecting",
+    "inspect failed",
+    "error",
+)
+PROVISIONED_STATES = frozenset({"active", "deploying", "wait call-back", "deploy failed"})
+TRAIT_RULE = (
+    "a trait is a standard os-traits name, or CUSTOM_ followed by A-Z, 0-9 and _, "
+    f"at most {trait_names.MAX_TRAIT_LENGTH} characters"
+)
+
+
+def is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
+def check_name(name: Any) -> None:
+    if name is None:
+        return
+    if not isinstance(name, str) or not name or len(name) > 255 or not _NAME_RE.match(name):
+        raise Invalid(
+            f"Cannot use {name!r} as a node name: use 1 to 255 letters, digits, '-', '.', '_' "
+            "or '~'"
+        )
+    if is_uuid(name):
+        raise Invalid(f"Cannot use {name!r} as a node name: it looks like a UUID")
+
+
+def check_driver(driver: Any) -> None:
+    if not isinstance(driver, str) or driver not in DRIVERS:
+        raise Invalid(f"Unknown driver {driver!r}; enabled drivers: {', '.join(DRIVERS)}")
+
+
+def check_resource_class(value: Any) -> None:
+    if value is None:
+        return
+    if not isinstance(value, str) or len(value) > IRONIC_MAX_LENGTH:
+        raise Invalid(
+            f"Invalid resource_class {value!r}: a string of at most {IRONIC_MAX_LENGTH} characters"
+        )
+
+
+def check_trait(trait: Any) -> str:
+    if not isinstance(trait, str) or not trait_names.is_valid_node_trait(trait):
+        hint = ""
+        if isinstance(trait, str):
+            suggestion = trait_names.suggest_short_name(trait)
+            if suggestion is not None and trait_names.is_valid_node_trait("CUSTOM_" + suggestion):
+                hint = f" (did you mean 'CUSTOM_{suggestion}'?)"
+        raise Invalid(f"Invalid trait {trait!r}: {TRAIT_RULE}{hint}")
+    return trait
+
+
+def check_trait_list(values: Any) -> list[str]:
+    """A validated, de-duplicated trait list in the order given; 400 naming the first bad one."""
+    if not isinstance(values, list):
+        raise Invalid(f"'traits' must be a list of trait names, not {type(values).__name__}")
+    seen: dict[str, None] = {}
+    for value in values:
+        seen[check_trait(value)] = None
+    return list(seen)
+
+
+def check_trait_count(node_uuid: str, traits: Iterable[str]) -> None:
+    count = len(set(traits))
+    if count > trait_names.MAX_TRAITS_PER_NODE:
+        raise Invalid(
+            f"Could not modify traits for node {node_uuid}: it would have {count} traits, "
+            f"more than the maximum of {trait_names.MAX_TRAITS_PER_NODE}"
+        )
+
+
+def check_mapping(field: str, value: Any) -> None:
+    if not isinstance(value, dict):
+        raise Invalid(f"'{field}' must be an object, not {type(value).__name__}")
+
+
+def instance_trait_problem(node_uuid: str, instance_info: dict[str, Any], traits: set[str]) -> str:
+    """Why ``instance_info.traits`` cannot deploy on this node, or '' when it can."""
+    if "traits" not in instance_info:
+        return ""
+    wanted = instance_info["traits"]
+    if not isinstance(wanted, list) or not all(isinstance(t, str) for t in wanted):
+        return (
+            f"Error parsing traits from Node {node_uuid} instance_info field. "
+            "A list of strings is expected."
+        )
+    missing = [t for t in wanted if t not in traits]
+    if missing:
+        return (
+            "Cannot specify instance traits that are not also set on the node. "
+            f"Node {node_uuid} is missing traits {', '.join(missing)}"
+        )
+    return ""
