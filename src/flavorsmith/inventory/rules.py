@@ -83,9 +83,9 @@ def check_trait(trait: Any) -> str:
     if not isinstance(trait, str) or not trait_names.is_valid_node_trait(trait):
         hint = ""
         if isinstance(trait, str):
-            suggestion = trait_names.suggest_short_name(trait)
-            if suggestion is not None and trait_names.is_valid_node_trait("CUSTOM_" + suggestion):
-                hint = f" (did you mean 'CUSTOM_{suggestion}'?)"
+            short = re.sub(r"[^0-9A-Za-z]+", "_", trait).upper().strip("_").removeprefix("CUSTOM_")
+            if short and trait_names.is_valid_node_trait("CUSTOM_" + short):
+                hint = f" (did you mean 'CUSTOM_{short}'?)"
         raise Invalid(f"Invalid trait {trait!r}: {TRAIT_RULE}{hint}")
     return trait
 

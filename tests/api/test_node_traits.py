@@ -1,0 +1,144 @@
+"""Node traits: the seed's API with Ironic's status codes; a failed request changes nothing."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+LATEST = {"X-OpenStack-Ironic-API-Version": "latest"}
+URL = "/baremetal/v1/nodes"
+
+
+def fault(response: Any) -> str:
+    return str(json.loads(response.json()["error_message"])["faultstring"])
+
+
+@pytest.fixture
+def node(client: TestClient) -> dict[str, Any]:
+    name = f"n-{uuid.uuid4().hex[:8]}"
+    response = client.post(URL, json={"driver": "fake-hardware", "name": name}, headers=LATEST)
+    return dict(response.json())
+
+
+def traits(client: TestClient, node: dict[str, Any]) -> list[str]:
+    return list(client.get(f"{URL}/{node['uuid']}/traits", headers=LATEST).json()["traits"])
+
+
+def test_set_list_add_remove(client: TestClient, node: dict[str, Any]) -> None:
+    url = f"{URL}/{node['name']}/traits"
+    assert traits(client, node) == []
+    response = client.put(
+        url, json={"traits": ["CUSTOM_B", "HW_CPU_X86_AVX2", "CUSTOM_B"]}, headers=LATEST
+    )
+    assert (response.status_code, response.content) == (204, b"")
+    assert traits(client, node) == ["CUSTOM_B", "HW_CPU_X86_AVX2"]
+    response = client.put(f"{url}/CUSTOM_A", headers=LATEST)
+    assert response.status_code == 204
+    assert (
+        response.headers["location"]
+        == f"http://testserver/baremetal/v1/nodes/{node['name']}/traits/CUSTOM_A"
+    )
+    assert client.put(f"{url}/CUSTOM_A", headers=LATEST).status_code == 204  # idempotent
+    assert traits(client, node) == ["CUSTOM_A", "CUSTOM_B", "HW_CPU_X86_AVX2"]
+    assert client.delete(f"{url}/CUSTOM_B", headers=LATEST).status_code == 204
+    missing = client.delete(f"{url}/CUSTOM_B", headers=LATEST)
+    assert (missing.status_code, fault(missing)) == (
+        404,
+        f"Node {node['uuid']} doesn't have a trait 'CUSTOM_B'",
+    )
+    assert client.delete(url, headers=LATEST).status_code == 204
+    assert traits(client, node) == []
+    shown = client.get(f"{URL}/{node['uuid']}", headers=LATEST).json()
+    assert shown["traits"] == [] and shown["updated_at"] is not None
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            {"traits": ["CUSTOM_OK", "custom_x"]},
+            "Invalid trait 'custom_x': a trait is a standard os-traits name, or CUSTOM_ followed by A-Z, 0-9 and _, at most 255 characters (did you mean 'CUSTOM_X'?)",
+        ),
+        (
+            {"traits": ["FOO"]},
+            "Invalid trait 'FOO': a trait is a standard os-traits name, or CUSTOM_ followed by A-Z, 0-9 and _, at most 255 characters (did you mean 'CUSTOM_FOO'?)",
+        ),
+        (
+            {"traits": ["CUSTOM_" + "A" * 249]},
+            f"Invalid trait {'CUSTOM_' + 'A' * 249!r}: a trait is a standard os-traits name, or CUSTOM_ followed by A-Z, 0-9 and _, at most 255 characters",
+        ),
+        ({"traits": "CUSTOM_A"}, "'traits' must be a list of trait names, not str"),
+        ({"traits": [], "x": 1}, 'The body must be {"traits": [...]} and nothing else'),
+        (
+            {"traits": [f"CUSTOM_T{i}" for i in range(51)]},
+            "Could not modify traits for node {uuid}: it would have 51 traits, more than the maximum of 50",
+        ),
+    ],
+)
+def test_bad_set_changes_nothing(
+    client: TestClient, node: dict[str, Any], body: Any, message: str
+) -> None:
+    url = f"{URL}/{node['uuid']}/traits"
+    client.put(url, json={"traits": ["CUSTOM_KEEP"]}, headers=LATEST)
+    response = client.put(url, json=body, headers=LATEST)
+    assert (response.status_code, fault(response)) == (400, message.replace("{uuid}", node["uuid"]))
+    assert traits(client, node) == ["CUSTOM_KEEP"]
+
+
+def test_fifty_first_trait_is_refused(client: TestClient, node: dict[str, Any]) -> None:
+    url = f"{URL}/{node['uuid']}/traits"
+    fifty = [f"CUSTOM_T{i:02d}" for i in range(50)]
+    assert client.put(url, json={"traits": fifty}, headers=LATEST).status_code == 204
+    response = client.put(f"{url}/CUSTOM_ONE_MORE", headers=LATEST)
+    assert (response.status_code, fault(response)) == (
+        400,
+        f"Could not modify traits for node {node['uuid']}: it would have 51 traits, more than the maximum of 50",
+    )
+    assert traits(client, node) == fifty
+    assert client.put(f"{url}/CUSTOM_T00", headers=LATEST).status_code == 204  # already there
+
+
+def test_bad_single_trait(client: TestClient, node: dict[str, Any]) -> None:
+    response = client.put(f"{URL}/{node['uuid']}/traits/nope", headers=LATEST)
+    assert response.status_code == 400
+    assert fault(response).startswith("Invalid trait 'nope'")
+
+
+def test_traits_need_microversion_1_37(client: TestClient, node: dict[str, Any]) -> None:
+    response = client.get(
+        f"{URL}/{node['uuid']}/traits", headers={"X-OpenStack-Ironic-API-Version": "1.36"}
+    )
+    assert (response.status_code, fault(response)) == (
+        406,
+        "This resource needs API version 1.37 or later (this request asked for 1.36).",
+    )
+
+
+def test_unknown_node(client: TestClient) -> None:
+    response = client.put(f"{URL}/nope/traits/CUSTOM_A", headers=LATEST)
+    assert (response.status_code, fault(response)) == (404, "Node nope could not be found.")
+
+
+def test_policy(make_client: Any, token_file: Any) -> None:
+    client = make_client(auth="token-file", token_file=token_file)
+    admin = {**LATEST, "X-Auth-Token": "admin-token"}
+    reader = {**LATEST, "X-Auth-Token": "reader-token"}
+    member = {**LATEST, "X-Auth-Token": "member-token"}
+    node = client.post(URL, json={"driver": "fake-hardware"}, headers=admin).json()
+    url = f"{URL}/{node['uuid']}"
+    assert client.get(f"{url}/traits", headers=reader).status_code == 200
+    assert client.get(url, headers=member).status_code == 200
+    assert client.get(URL, headers=reader).status_code == 200
+    denied = client.put(f"{url}/traits/CUSTOM_A", headers=reader)
+    assert (denied.status_code, fault(denied)) == (
+        403,
+        "baremetal:node:traits:set is disallowed by policy",
+    )
+    assert client.post(URL, json={"driver": "fake-hardware"}, headers=member).status_code == 403
+    assert client.delete(url, headers=reader).status_code == 403
+    assert client.get(url, headers=LATEST).status_code == 401
+    assert client.put(f"{url}/traits/CUSTOM_A", headers=admin).status_code == 204
