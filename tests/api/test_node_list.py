@@ -115,7 +115,7 @@ def test_pages_visit_every_node_once_in_order(
 
 
 def test_filters_on_fields(client: TestClient, population: tuple[str, dict[str, set[str]]]) -> None:
-    rc, nodes = population
+    rc, _ = population
     in_maintenance = listed(client, f"resource_class={rc}&maintenance=true")
     assert len(in_maintenance) == 6 and all(n["maintenance"] for n in in_maintenance)
     assert len(listed(client, f"resource_class={rc}&maintenance=no")) == 34
