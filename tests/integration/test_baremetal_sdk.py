@@ -61,7 +61,9 @@ def test_sdk_node_and_trait_lifecycle(conn: Any) -> None:
 
 def test_sdk_pages_through_many_nodes(conn: Any) -> None:
     rc = f"rc-{uuid.uuid4().hex[:8]}"
-    created = {conn.baremetal.create_node(driver="fake-hardware", resource_class=rc).id for _ in range(7)}
+    created = {
+        conn.baremetal.create_node(driver="fake-hardware", resource_class=rc).id for _ in range(7)
+    }
     listed = [n.id for n in conn.baremetal.nodes(resource_class=rc, limit=3, paginated=True)]
     assert sorted(listed) == sorted(created)
 
@@ -76,7 +78,12 @@ def test_sixteen_writers_set_traits_without_mixing(server: str) -> None:
     def writer(index: int) -> None:
         with requests.Session() as session:
             for _ in range(10):
-                response = session.put(f"{url}/{node['uuid']}/traits", json={"traits": sets[index]}, headers=headers, timeout=30)
+                response = session.put(
+                    f"{url}/{node['uuid']}/traits",
+                    json={"traits": sets[index]},
+                    headers=headers,
+                    timeout=30,
+                )
                 if response.status_code != 204:
                     failures.append(f"{response.status_code} {response.text}")
 
@@ -86,7 +93,9 @@ def test_sixteen_writers_set_traits_without_mixing(server: str) -> None:
     for thread in threads:
         thread.join()
     assert failures == []
-    final = requests.get(f"{url}/{node['uuid']}/traits", headers=headers, timeout=10).json()["traits"]
+    final = requests.get(f"{url}/{node['uuid']}/traits", headers=headers, timeout=10).json()[
+        "traits"
+    ]
     assert sorted(final) in [sorted(s) for s in sets]
 
 
@@ -99,7 +108,11 @@ def test_sixteen_writers_adding_traits_lose_nothing(server: str) -> None:
     def writer(index: int) -> None:
         with requests.Session() as session:
             for j in range(3):
-                response = session.put(f"{url}/{node['uuid']}/traits/CUSTOM_ADD_{index}_{j}", headers=headers, timeout=30)
+                response = session.put(
+                    f"{url}/{node['uuid']}/traits/CUSTOM_ADD_{index}_{j}",
+                    headers=headers,
+                    timeout=30,
+                )
                 if response.status_code != 204:
                     failures.append(f"{response.status_code} {response.text}")
 
@@ -109,5 +122,7 @@ def test_sixteen_writers_adding_traits_lose_nothing(server: str) -> None:
     for thread in threads:
         thread.join()
     assert failures == []
-    final = requests.get(f"{url}/{node['uuid']}/traits", headers=headers, timeout=10).json()["traits"]
+    final = requests.get(f"{url}/{node['uuid']}/traits", headers=headers, timeout=10).json()[
+        "traits"
+    ]
     assert len(final) == 48

@@ -9,7 +9,7 @@ import typer
 
 from flavorsmith import __version__
 from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR
-from flavorsmith.cli import db, definitions, nova_flavors, schema, serve, validate
+from flavorsmith.cli import db, definitions, node, nova_flavors, schema, serve, validate
 
 
 def _version(value: bool) -> None:
@@ -41,6 +41,7 @@ def build() -> typer.Typer:
     app.command("nova-flavors")(nova_flavors.nova_flavors)
     app.command("serve")(serve.serve)
     app.add_typer(db.app, name="db")
+    app.add_typer(node.group(), name="node")
     app.add_typer(
         definitions.group(FLAVOR, "Flavor definitions (hardware/flavors/)."), name="flavor"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from flavorsmith.cli.serve import DatabaseOption
+from flavorsmith.cli.options import DatabaseOption
 
 app = typer.Typer(help="Database migrations.", no_args_is_help=True)
 

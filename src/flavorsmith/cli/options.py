@@ -42,3 +42,15 @@ def repository(repo: str | None, *, required: bool = True) -> Repository:
             param_hint="'--repo'",
         )
     return found
+
+
+DatabaseOption = Annotated[
+    str | None,
+    typer.Option(
+        "--database",
+        envvar="FLAVORSMITH_DATABASE_URL",
+        help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db. "
+        "Default: a per-user SQLite file.",
+        show_default=False,
+    ),
+]

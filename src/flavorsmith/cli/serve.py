@@ -7,19 +7,8 @@ from typing import Annotated
 
 import typer
 
-from flavorsmith.cli.options import RepoOption
+from flavorsmith.cli.options import DatabaseOption, RepoOption
 from flavorsmith.config import DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT
-
-DatabaseOption = Annotated[
-    str | None,
-    typer.Option(
-        "--database",
-        envvar="FLAVORSMITH_DATABASE_URL",
-        help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db. "
-        "Default: a per-user SQLite file.",
-        show_default=False,
-    ),
-]
 
 
 def serve(

@@ -1,0 +1,33 @@
+"""Opening the service's database from the CLI, migrated, with clear errors."""
+
+from __future__ import annotations
+
+import typer
+from sqlalchemy import Engine
+
+
+def open_database(option: str | None) -> Engine:
+    """The database at --database/env/default; the embedded SQLite one is migrated on use."""
+    from sqlalchemy.engine import make_url
+
+    from flavorsmith.config import resolve_database_url
+    from flavorsmith.db import migrate
+    from flavorsmith.db.engine import describe, make_engine
+
+    url = resolve_database_url(option)
+    try:
+        engine = make_engine(url)
+        if make_url(url).get_backend_name() == "sqlite":
+            migrate.upgrade(engine)
+        elif not migrate.is_current(engine):
+            typer.echo(
+                f"error: {describe(url)} needs migrations: run flavorsmith db upgrade", err=True
+            )
+            raise typer.Exit(1)
+    except typer.Exit:
+        raise
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        typer.echo(f"error: database {describe(url)}: {first}", err=True)
+        raise typer.Exit(1) from None
+    return engine

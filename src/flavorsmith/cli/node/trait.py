@@ -1,0 +1,77 @@
+"""``flavorsmith node trait add|remove|list NODE [TRAIT...]``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from flavorsmith.cli.options import DatabaseOption
+
+NodeArg = Annotated[str, typer.Argument(help="Node name or UUID.")]
+TraitsArg = Annotated[list[str], typer.Argument(help="Full trait names, e.g. CUSTOM_NICX.")]
+
+
+def group() -> typer.Typer:
+    app = typer.Typer(help="A node's traits.", no_args_is_help=True)
+    app.command("add")(add)
+    app.command("remove")(remove)
+    app.command("list")(list_traits)
+    return app
+
+
+def _change(node: str, traits: list[str], database: str | None, adding: bool) -> None:
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.db.engine import writer
+    from flavorsmith.errors import FlavorsmithError
+    from flavorsmith.inventory import rules, store
+
+    try:
+        for trait in traits:
+            rules.check_trait(trait)
+    except FlavorsmithError as exc:
+        raise typer.BadParameter(exc.message, param_hint="TRAIT") from None
+    engine = open_database(database)
+    try:
+        with writer(engine).begin() as connection:
+            row = store.find(connection, node, by_name=True, lock=True)
+            current = store.traits_of(connection, [row["id"]])[row["id"]]
+            if adding:
+                wanted = list(dict.fromkeys([*current, *traits]))
+            else:
+                missing = [t for t in traits if t not in current]
+                if missing:
+                    raise FlavorsmithError(f"node {node} does not have {', '.join(missing)}")
+                wanted = [t for t in current if t not in traits]
+            store.set_traits(connection, row, wanted)
+    except FlavorsmithError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(" ".join(sorted(wanted)))
+
+
+def add(node: NodeArg, traits: TraitsArg, database: DatabaseOption = None) -> None:
+    """Add traits to a node (prints the resulting traits)."""
+    _change(node, traits, database, adding=True)
+
+
+def remove(node: NodeArg, traits: TraitsArg, database: DatabaseOption = None) -> None:
+    """Remove traits from a node; all must be present (prints the resulting traits)."""
+    _change(node, traits, database, adding=False)
+
+
+def list_traits(node: NodeArg, database: DatabaseOption = None) -> None:
+    """List a node's traits, one per line."""
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.errors import FlavorsmithError
+    from flavorsmith.inventory import store
+
+    engine = open_database(database)
+    try:
+        with engine.connect() as connection:
+            row = store.find(connection, node, by_name=True)
+            traits = store.traits_of(connection, [row["id"]])[row["id"]]
+    except FlavorsmithError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo("".join(f"{t}\n" for t in traits), nl=False)

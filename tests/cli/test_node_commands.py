@@ -1,0 +1,114 @@
+"""flavorsmith node import/list/trait on a real SQLite database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, Invoke
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'nodes.db'}"
+
+
+def test_example_inventory_imports_idempotently(cli: Invoke, database: str) -> None:
+    first = cli("node", "import", str(EXAMPLES / "nodes.yaml"), "--database", database)
+    assert (first.exit_code, first.stdout) == (0, "created: 350\nupdated: 0\nunchanged: 0\n")
+    again = cli("node", "import", str(EXAMPLES / "nodes.yaml"), "--database", database)
+    assert again.stdout == "created: 0\nupdated: 0\nunchanged: 350\n"
+
+
+def test_import_reports_updates(cli: Invoke, database: str, tmp_path: Path) -> None:
+    inventory = tmp_path / "nodes.yaml"
+    inventory.write_text(
+        "- {name: a1, resource_class: m1.small, traits: [CUSTOM_A]}\n- {name: a2}\n"
+    )
+    cli("node", "import", str(inventory), "--database", database)
+    inventory.write_text(
+        "- {name: a1, resource_class: m1.small, traits: [CUSTOM_B]}\n- {name: a2}\n- {name: a3}\n"
+    )
+    result = cli("node", "import", "-v", str(inventory), "--database", database)
+    assert result.stdout == "created: 1\n  a3\nupdated: 1\n  a1\nunchanged: 1\n  a2\n"
+    listed = cli(
+        "node", "list", "--database", database, "-f", "value", "-c", "name", "-c", "traits"
+    )
+    assert listed.stdout == "a1 CUSTOM_B\na2 \na3 \n"
+
+
+def test_import_refuses_a_bad_file_whole(cli: Invoke, database: str, tmp_path: Path) -> None:
+    inventory = tmp_path / "nodes.yaml"
+    inventory.write_text(
+        "nodes:\n"
+        "  - {name: ok-1, traits: [CUSTOM_A]}\n"
+        "  - {name: bad-1, traits: [CUSTOM_A, nicx]}\n"
+        "  - {name: ok-1}\n"
+        "  - {name: bad-2, resource_clas: m1}\n"
+    )
+    result = cli("node", "import", str(inventory), "--database", database)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"{inventory}:3:38: nodes[1].traits[1]: Invalid trait 'nicx': a trait is a standard os-traits name, or CUSTOM_ followed by A-Z, 0-9 and _, at most 255 characters (did you mean 'CUSTOM_NICX'?)",
+        f"{inventory}:4:12: nodes[2].name: 'ok-1' is listed twice (first at line 2)",
+        f"{inventory}:5:19: nodes[3].resource_clas: unknown key 'resource_clas'; allowed: name, uuid, driver, resource_class, traits, properties, driver_info, extra, description, provision_state, maintenance",
+        "3 errors, 0 warnings",
+        "error: nothing was imported",
+    ]
+    assert cli("node", "list", "--database", database, "-f", "value").stdout == ""
+
+
+def test_list_filters(cli: Invoke, database: str) -> None:
+    cli("node", "import", str(EXAMPLES / "nodes.yaml"), "--database", database)
+    gpu = cli(
+        "node",
+        "list",
+        "--database",
+        database,
+        "--trait",
+        "CUSTOM_GPU_NVIDIA_H100",
+        "-f",
+        "value",
+        "-c",
+        "name",
+    )
+    assert len(gpu.stdout.splitlines()) == 16
+    small_no_gpu = cli(
+        "node",
+        "list",
+        "--database",
+        database,
+        "--resource-class",
+        "m1.small",
+        "--not-trait",
+        "CUSTOM_GPU",
+        "-f",
+        "value",
+        "-c",
+        "traits",
+    )
+    assert small_no_gpu.stdout and "CUSTOM_GPU" not in small_no_gpu.stdout
+    bad = cli("node", "list", "--database", database, "--trait", "gpu")
+    assert bad.exit_code == 2 and "Invalid trait 'gpu'" in bad.stderr
+
+
+def test_trait_add_remove_list(cli: Invoke, database: str, tmp_path: Path) -> None:
+    inventory = tmp_path / "nodes.yaml"
+    inventory.write_text("- {name: n1, traits: [CUSTOM_A]}\n")
+    cli("node", "import", str(inventory), "--database", database)
+    assert (
+        cli("node", "trait", "add", "n1", "CUSTOM_B", "CUSTOM_C", "--database", database).stdout
+        == "CUSTOM_A CUSTOM_B CUSTOM_C\n"
+    )
+    assert (
+        cli("node", "trait", "remove", "n1", "CUSTOM_A", "--database", database).stdout
+        == "CUSTOM_B CUSTOM_C\n"
+    )
+    missing = cli("node", "trait", "remove", "n1", "CUSTOM_A", "--database", database)
+    assert (missing.exit_code, missing.stderr) == (1, "error: node n1 does not have CUSTOM_A\n")
+    assert (
+        cli("node", "trait", "list", "n1", "--database", database).stdout == "CUSTOM_B\nCUSTOM_C\n"
+    )
+    unknown = cli("node", "trait", "list", "nope", "--database", database)
+    assert (unknown.exit_code, unknown.stderr) == (1, "error: Node nope could not be found.\n")
