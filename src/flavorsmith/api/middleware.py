@@ -69,6 +69,10 @@ class ServiceMiddleware:
             return
         started = time.perf_counter()
         path: str = scope["path"]
+        if len(path) > 1 and path.endswith("/"):
+            # OpenStack services answer with or without a trailing slash; no redirects.
+            path = path.rstrip("/") or "/"
+            scope = {**scope, "path": path, "raw_path": path.encode()}
         flavour = flavour_of(path)
         request_id = f"req-{uuid.uuid4()}"
         state = scope.setdefault("state", {})

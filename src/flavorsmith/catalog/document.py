@@ -85,14 +85,16 @@ def _node_start(node: Any) -> tuple[int, int] | None:
     return None
 
 
-def parse(raw: bytes, display: str) -> tuple[Document | None, list[Diagnostic]]:
+def parse(
+    raw: bytes, display: str, *, max_bytes: int | None = MAX_FILE_BYTES
+) -> tuple[Document | None, list[Diagnostic]]:
     """Parse one YAML document; every failure becomes a diagnostic, never an exception."""
 
     def fail(line: int, col: int, message: str, code: str) -> tuple[None, list[Diagnostic]]:
         return None, [Diagnostic(display, line, col, "yaml", message, Severity.ERROR, code)]
 
-    if len(raw) > MAX_FILE_BYTES:
-        return fail(1, 1, f"file is {len(raw)} bytes; at most {MAX_FILE_BYTES} allowed", "too-big")
+    if max_bytes is not None and len(raw) > max_bytes:
+        return fail(1, 1, f"file is {len(raw)} bytes; at most {max_bytes} allowed", "too-big")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -122,7 +124,7 @@ def parse(raw: bytes, display: str) -> tuple[Document | None, list[Diagnostic]]:
         return fail(1, 1, f"expected one YAML document, found {len(documents)}", "multi-doc")
     tree = documents[0]
     try:
-        data = _plain(tree, [0], set())
+        data = _plain(tree, [0], set(), MAX_NODES if max_bytes is not None else None)
     except _TooLarge as exc:
         return fail(1, 1, str(exc), "too-big")
     return Document(display, tree, data), []
@@ -132,10 +134,10 @@ class _TooLarge(Exception):
     pass
 
 
-def _plain(node: Any, count: list[int], active: set[int]) -> Any:
+def _plain(node: Any, count: list[int], active: set[int], limit: int | None = MAX_NODES) -> Any:
     """Convert ruamel's round-trip objects into JSON-like data, bounding alias expansion."""
     count[0] += 1
-    if count[0] > MAX_NODES:
+    if limit is not None and count[0] > limit:
         raise _TooLarge(f"document expands to more than {MAX_NODES} values (aliases?)")
     if isinstance(node, dict | list):
         if id(node) in active:
@@ -143,8 +145,8 @@ def _plain(node: Any, count: list[int], active: set[int]) -> Any:
         active.add(id(node))
         try:
             if isinstance(node, dict):
-                return {_key(k): _plain(v, count, active) for k, v in node.items()}
-            return [_plain(v, count, active) for v in node]
+                return {_key(k): _plain(v, count, active, limit) for k, v in node.items()}
+            return [_plain(v, count, active, limit) for v in node]
         finally:
             active.discard(id(node))
     if node is None or isinstance(node, bool):

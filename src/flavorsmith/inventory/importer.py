@@ -49,35 +49,42 @@ class ImportReport:
     unchanged: list[str] = field(default_factory=list)
 
 
-def parse(doc: Document) -> tuple[list[NodeSpec], list[Diagnostic]]:
-    """Entries from ``[...]`` or ``{nodes: [...]}``; every problem is a positioned diagnostic."""
-    data = doc.data
+Problem = tuple[list[str | int], str, bool]  # where, what, whether it points at the key
+
+
+def parse(data: Any) -> tuple[list[NodeSpec], list[Problem]]:
+    """Entries from ``[...]`` or ``{nodes: [...]}``; problems say where, for diagnostics."""
     prefix: list[str | int] = []
     if isinstance(data, dict) and set(data) == {"nodes"}:
         data, prefix = data["nodes"], ["nodes"]
     if not isinstance(data, list):
-        return [], [doc.diagnostic([], "expected a list of nodes (or a mapping with 'nodes')")]
+        return [], [([], "expected a list of nodes (or a mapping with 'nodes')", False)]
     specs: list[NodeSpec] = []
-    problems: list[Diagnostic] = []
-    names: dict[str, int] = {}
+    problems: list[Problem] = []
+    first: dict[str, int] = {}
     for index, entry in enumerate(data):
         at = [*prefix, index]
         try:
             spec = _spec(entry)
         except _EntryError as exc:
-            problems.append(doc.diagnostic([*at, *exc.path], exc.message, at_key=exc.at_key))
+            problems.append(([*at, *exc.path], exc.message, exc.at_key))
             continue
-        if spec.name in names:
-            line = doc.position([*prefix, names[spec.name], "name"])[0]
+        if spec.name in first:
             problems.append(
-                doc.diagnostic(
-                    [*at, "name"], f"{spec.name!r} is listed twice (first at line {line})"
+                (
+                    [*at, "name"],
+                    f"{spec.name!r} is listed twice (first as entry {first[spec.name]})",
+                    False,
                 )
             )
             continue
-        names[spec.name] = index
+        first[spec.name] = index
         specs.append(spec)
     return specs, problems
+
+
+def diagnostics(doc: Document, problems: list[Problem]) -> list[Diagnostic]:
+    return [doc.diagnostic(path, message, at_key=at_key) for path, message, at_key in problems]
 
 
 class _EntryError(Exception):
