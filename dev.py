@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Set up Flavorsmith in a local virtual environment and run its main job or its tests.
 
-    python3 dev.py demo    # set up, check the example catalog, then serve every API on it
+    python3 dev.py demo    # set up, check the example catalog, load the example nodes, serve
     python3 dev.py test    # set up, run the whole test suite, ruff and mypy
 
 Needs only python3 (with venv and pip, as CPython ships them); packages come from PyPI.
@@ -52,6 +52,17 @@ def demo(extra: list[str]) -> int:
     status = run(flavorsmith, "nova-flavors", "--repo", "examples")
     if status != 0:
         return status
+    status = run(flavorsmith, "node", "import", "examples/nodes.yaml")
+    if status != 0:
+        return status
+    port = extra[extra.index("--port") + 1] if "--port" in extra[:-1] else "8780"
+    print(
+        "\nTry, in another terminal:\n"
+        f"  {BIN / 'openstack'} --os-auth-type none --os-endpoint "
+        f"http://127.0.0.1:{port}/baremetal baremetal node list --resource-class g1.8xh100 "
+        "--fields name traits\n",
+        flush=True,
+    )
     try:
         return run(flavorsmith, "serve", "--repo", "examples", *extra)
     except KeyboardInterrupt:
@@ -63,9 +74,9 @@ def test(extra: list[str]) -> int:
     # pytest exits 5 when it collected no test: that is a failure too.
     if run(PY, "-m", "pytest", "-q", *extra) != 0:
         failures.append("pytest")
-    if run(PY, "-m", "ruff", "check", "src", "tests", "dev.py") != 0:
+    if run(PY, "-m", "ruff", "check", "src", "tests", "benchmarks", "dev.py") != 0:
         failures.append("ruff check")
-    if run(PY, "-m", "ruff", "format", "--check", "src", "tests", "dev.py") != 0:
+    if run(PY, "-m", "ruff", "format", "--check", "src", "tests", "benchmarks", "dev.py") != 0:
         failures.append("ruff format")
     if run(PY, "-m", "mypy") != 0:
         failures.append("mypy")
