@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -82,6 +83,17 @@ def start_flavorsmith(
     raise SystemExit("flavorsmith serve did not start")
 
 
+def _retry(call: Callable[[], requests.Response]) -> requests.Response:
+    """Ironic on SQLite fails concurrent writes with 500 ("database is locked"): retry."""
+    for _ in range(10):
+        response = call()
+        if response.status_code < 500:
+            return response
+        time.sleep(0.2)
+    response.raise_for_status()
+    return response
+
+
 def load_ironic(url: str, nodes: list[dict[str, object]]) -> None:
     session = requests.Session()
 
@@ -91,19 +103,20 @@ def load_ironic(url: str, nodes: list[dict[str, object]]) -> None:
             "name": node["name"],
             "resource_class": node["resource_class"],
         }
-        response = session.post(f"{url}/v1/nodes", json=body, headers=HEADERS, timeout=60)
-        if response.status_code == 409:
-            return
-        response.raise_for_status()
-        session.put(
-            f"{url}/v1/nodes/{node['name']}/traits",
-            json={"traits": node["traits"]},
-            headers=HEADERS,
-            timeout=60,
+        created = _retry(
+            lambda: session.post(f"{url}/v1/nodes", json=body, headers=HEADERS, timeout=60)
+        )
+        if created.status_code not in (201, 409):
+            created.raise_for_status()
+        traits = {"traits": node["traits"]}
+        _retry(
+            lambda: session.put(
+                f"{url}/v1/nodes/{node['name']}/traits", json=traits, headers=HEADERS, timeout=60
+            )
         ).raise_for_status()
 
     started = time.perf_counter()
-    with ThreadPoolExecutor(4) as pool:
+    with ThreadPoolExecutor(2) as pool:
         list(pool.map(one, nodes))
     print(
         f"loading {len(nodes)} nodes into Ironic: {time.perf_counter() - started:.1f} s",
