@@ -68,61 +68,49 @@ def test_sdk_pages_through_many_nodes(conn: Any) -> None:
     assert sorted(listed) == sorted(created)
 
 
-def test_sixteen_writers_set_traits_without_mixing(server: str) -> None:
-    url = f"{server}/baremetal/v1/nodes"
-    headers = {"X-OpenStack-Ironic-API-Version": "latest"}
-    node = requests.post(url, json={"driver": "fake-hardware"}, headers=headers, timeout=10).json()
-    sets = [[f"CUSTOM_W{i}_{j}" for j in range(3)] for i in range(16)]
+HEADERS = {"X-OpenStack-Ironic-API-Version": "latest"}
+Request = tuple[str, str, dict[str, Any] | None]  # method, url, JSON body
+
+
+def hammer(requests_by_writer: list[list[Request]]) -> list[str]:
+    """Each writer sends its requests on its own connection, all writers at once;
+    returns every response that was not a 204."""
     failures: list[str] = []
 
-    def writer(index: int) -> None:
+    def writer(calls: list[Request]) -> None:
         with requests.Session() as session:
-            for _ in range(10):
-                response = session.put(
-                    f"{url}/{node['uuid']}/traits",
-                    json={"traits": sets[index]},
-                    headers=headers,
-                    timeout=30,
-                )
+            for method, url, body in calls:
+                response = session.request(method, url, json=body, headers=HEADERS, timeout=30)
                 if response.status_code != 204:
                     failures.append(f"{response.status_code} {response.text}")
 
-    threads = [threading.Thread(target=writer, args=(i,)) for i in range(16)]
+    threads = [threading.Thread(target=writer, args=(calls,)) for calls in requests_by_writer]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert failures == []
-    final = requests.get(f"{url}/{node['uuid']}/traits", headers=headers, timeout=10).json()[
-        "traits"
-    ]
+    return failures
+
+
+def new_node(server: str) -> str:
+    url = f"{server}/baremetal/v1/nodes"
+    node = requests.post(url, json={"driver": "fake-hardware"}, headers=HEADERS, timeout=10).json()
+    return f"{url}/{node['uuid']}/traits"
+
+
+def test_sixteen_writers_set_traits_without_mixing(server: str) -> None:
+    traits_url = new_node(server)
+    sets = [[f"CUSTOM_W{i}_{j}" for j in range(3)] for i in range(16)]
+    assert hammer([[("PUT", traits_url, {"traits": s})] * 10 for s in sets]) == []
+    final = requests.get(traits_url, headers=HEADERS, timeout=10).json()["traits"]
     assert sorted(final) in [sorted(s) for s in sets]
 
 
 def test_sixteen_writers_adding_traits_lose_nothing(server: str) -> None:
-    url = f"{server}/baremetal/v1/nodes"
-    headers = {"X-OpenStack-Ironic-API-Version": "latest"}
-    node = requests.post(url, json={"driver": "fake-hardware"}, headers=headers, timeout=10).json()
-    failures: list[str] = []
-
-    def writer(index: int) -> None:
-        with requests.Session() as session:
-            for j in range(3):
-                response = session.put(
-                    f"{url}/{node['uuid']}/traits/CUSTOM_ADD_{index}_{j}",
-                    headers=headers,
-                    timeout=30,
-                )
-                if response.status_code != 204:
-                    failures.append(f"{response.status_code} {response.text}")
-
-    threads = [threading.Thread(target=writer, args=(i,)) for i in range(16)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert failures == []
-    final = requests.get(f"{url}/{node['uuid']}/traits", headers=headers, timeout=10).json()[
-        "traits"
+    traits_url = new_node(server)
+    adds = [
+        [("PUT", f"{traits_url}/CUSTOM_ADD_{i}_{j}", None) for j in range(3)] for i in range(16)
     ]
+    assert hammer(adds) == []
+    final = requests.get(traits_url, headers=HEADERS, timeout=10).json()["traits"]
     assert len(final) == 48
