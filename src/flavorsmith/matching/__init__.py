@@ -1,0 +1,1 @@
+"""Which nodes each flavor can land on, why not, and capacity per flavor."""
