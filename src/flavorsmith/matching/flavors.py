@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from flavorsmith.catalog.model import Flavor
 from flavorsmith.resource_classes import placement_name
@@ -15,7 +16,7 @@ class FlavorRule:
     required: frozenset[str]
     forbidden: frozenset[str]
 
-    @property
+    @cached_property
     def placement_class(self) -> str:
         return placement_name(self.resource_class)
 

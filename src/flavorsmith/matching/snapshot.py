@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from flavorsmith.resource_classes import placement_name
 
@@ -16,7 +17,7 @@ class NodeInfo:
     provisioned: bool = False
     maintenance: bool = False
 
-    @property
+    @cached_property
     def placement_class(self) -> str | None:
         """What Nova's ironic driver reports for this node (None: no resource class)."""
         return placement_name(self.resource_class) if self.resource_class else None
