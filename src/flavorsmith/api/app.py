@@ -23,10 +23,12 @@ from flavorsmith.api.flavours import Flavour, error_response, flavour_of
 from flavorsmith.api.loadbalancer import router as loadbalancer
 from flavorsmith.api.middleware import ServiceMiddleware
 from flavorsmith.api.native import catalog as native_catalog
+from flavorsmith.api.native import matching as native_matching
 from flavorsmith.api.policy import Enforcer, PolicyDenied, RuleDefault
 from flavorsmith.config import Settings
 from flavorsmith.db.engine import make_engine
 from flavorsmith.errors import FlavorsmithError
+from flavorsmith.matching.source import IndexCache
 
 log = logging.getLogger("flavorsmith.api")
 
@@ -54,10 +56,11 @@ class Services:
     sessions: sessionmaker[Session]
     enforcer: Enforcer
     catalog: native_catalog.CatalogState
+    index_cache: IndexCache
 
 
 def policy_defaults() -> list[RuleDefault]:
-    return [*BAREMETAL_POLICIES, *native_catalog.POLICIES]
+    return [*BAREMETAL_POLICIES, *native_catalog.POLICIES, *native_matching.POLICIES]
 
 
 def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
@@ -73,6 +76,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         sessions=sessionmaker(engine, expire_on_commit=False),
         enforcer=Enforcer.from_file(policy_defaults(), settings.policy_file),
         catalog=native_catalog.CatalogState(settings.repo),
+        index_cache=IndexCache(engine),
     )
     app = FastAPI(
         title="Flavorsmith",
@@ -88,6 +92,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(compute.router, prefix="/compute")
     app.include_router(loadbalancer.router, prefix="/load-balancer")
     app.include_router(native_catalog.router, prefix="/v1")
+    app.include_router(native_matching.router, prefix="/v1")
     _install_error_handlers(app)
     # Middleware order (outermost first): ServiceMiddleware only; FastAPI's own exception
     # middleware sits inside it and turns domain errors into each API's error body.

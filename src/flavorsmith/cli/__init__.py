@@ -10,6 +10,7 @@ import typer
 from flavorsmith import __version__
 from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR
 from flavorsmith.cli import db, definitions, node, nova_flavors, schema, serve, validate
+from flavorsmith.cli.matching import capacity, match
 
 
 def _version(value: bool) -> None:
@@ -42,6 +43,8 @@ def build() -> typer.Typer:
     app.command("serve")(serve.serve)
     app.add_typer(db.app, name="db")
     app.add_typer(node.group(), name="node")
+    app.command("match")(match.match)
+    app.command("capacity")(capacity.capacity)
     app.add_typer(
         definitions.group(FLAVOR, "Flavor definitions (hardware/flavors/)."), name="flavor"
     )

@@ -6,8 +6,9 @@ import typer
 from sqlalchemy import Engine
 
 
-def open_database(option: str | None) -> Engine:
-    """The database at --database/env/default; the embedded SQLite one is migrated on use."""
+def open_database(option: str | None, ctx: typer.Context) -> Engine:
+    """The database at --database/env/default; the embedded SQLite one is migrated on use.
+    Its connections close when the command ends."""
     from sqlalchemy.engine import make_url
 
     from flavorsmith.config import resolve_database_url
@@ -17,6 +18,7 @@ def open_database(option: str | None) -> Engine:
     url = resolve_database_url(option)
     try:
         engine = make_engine(url)
+        ctx.call_on_close(engine.dispose)
         if make_url(url).get_backend_name() == "sqlite":
             migrate.upgrade(engine)
         elif not migrate.is_current(engine):

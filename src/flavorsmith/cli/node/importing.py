@@ -12,6 +12,7 @@ from flavorsmith.cli.options import DatabaseOption
 
 
 def import_nodes(
+    ctx: typer.Context,
     file: Annotated[
         Path, typer.Argument(help="A YAML or JSON list of nodes.", exists=True, dir_okay=False)
     ],
@@ -56,7 +57,7 @@ def import_nodes(
         emit(diagnostics, err=True)
         typer.echo("error: nothing was imported", err=True)
         raise typer.Exit(1)
-    engine = open_database(database)
+    engine = open_database(database, ctx)
     with writer(engine).begin() as connection:
         report = importer.apply(connection, specs)
     for outcome in ("created", "updated", "unchanged"):

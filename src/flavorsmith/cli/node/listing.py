@@ -13,6 +13,7 @@ COLUMNS = ("name", "uuid", "resource_class", "provision_state", "maintenance", "
 
 
 def list_nodes(
+    ctx: typer.Context,
     trait: Annotated[
         list[str] | None, typer.Option("--trait", help="Has this trait (repeatable: all).")
     ] = None,
@@ -38,7 +39,7 @@ def list_nodes(
             rules.check_trait(value)
     except Invalid as exc:
         raise typer.BadParameter(exc.message, param_hint="'--trait' / '--not-trait'") from None
-    engine = open_database(database)
+    engine = open_database(database, ctx)
     rows: list[dict[str, Any]] = []
     marker: str | None = None
     with engine.connect() as connection:

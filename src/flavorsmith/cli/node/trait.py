@@ -20,7 +20,9 @@ def group() -> typer.Typer:
     return app
 
 
-def _change(node: str, traits: list[str], database: str | None, adding: bool) -> None:
+def _change(
+    ctx: typer.Context, node: str, traits: list[str], database: str | None, adding: bool
+) -> None:
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.db.engine import writer
     from flavorsmith.errors import FlavorsmithError
@@ -31,7 +33,7 @@ def _change(node: str, traits: list[str], database: str | None, adding: bool) ->
             rules.check_trait(trait)
     except FlavorsmithError as exc:
         raise typer.BadParameter(exc.message, param_hint="TRAIT") from None
-    engine = open_database(database)
+    engine = open_database(database, ctx)
     try:
         with writer(engine).begin() as connection:
             row = store.find(connection, node, by_name=True, lock=True)
@@ -50,23 +52,27 @@ def _change(node: str, traits: list[str], database: str | None, adding: bool) ->
     typer.echo(" ".join(sorted(wanted)))
 
 
-def add(node: NodeArg, traits: TraitsArg, database: DatabaseOption = None) -> None:
+def add(
+    ctx: typer.Context, node: NodeArg, traits: TraitsArg, database: DatabaseOption = None
+) -> None:
     """Add traits to a node (prints the resulting traits)."""
-    _change(node, traits, database, adding=True)
+    _change(ctx, node, traits, database, adding=True)
 
 
-def remove(node: NodeArg, traits: TraitsArg, database: DatabaseOption = None) -> None:
+def remove(
+    ctx: typer.Context, node: NodeArg, traits: TraitsArg, database: DatabaseOption = None
+) -> None:
     """Remove traits from a node; all must be present (prints the resulting traits)."""
-    _change(node, traits, database, adding=False)
+    _change(ctx, node, traits, database, adding=False)
 
 
-def list_traits(node: NodeArg, database: DatabaseOption = None) -> None:
+def list_traits(ctx: typer.Context, node: NodeArg, database: DatabaseOption = None) -> None:
     """List a node's traits, one per line."""
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.errors import FlavorsmithError
     from flavorsmith.inventory import store
 
-    engine = open_database(database)
+    engine = open_database(database, ctx)
     try:
         with engine.connect() as connection:
             row = store.find(connection, node, by_name=True)

@@ -1,0 +1,93 @@
+"""/v1: the nodes of a flavor, the flavors of a node, why a pair does not match, capacity."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
+
+from flavorsmith.api.links import base
+from flavorsmith.api.policy import RuleDefault
+from flavorsmith.api.requests import check_query, identity
+from flavorsmith.catalog.model import Catalog
+from flavorsmith.diagnostics import has_errors
+from flavorsmith.errors import Invalid, ServiceUnavailable
+from flavorsmith.inventory.query import parse_limit
+from flavorsmith.matching import views
+from flavorsmith.matching.index import Index
+
+router = APIRouter()
+
+POLICIES = [
+    RuleDefault("flavorsmith:match:get", "role:reader", "Read matches and capacity."),
+]
+
+
+async def _inputs(request: Request) -> tuple[Catalog, Index]:
+    services = request.app.state.services
+    services.enforcer.authorize("flavorsmith:match:get", identity(request))
+    view = services.catalog.view()
+    if has_errors(view.diagnostics):
+        raise ServiceUnavailable(
+            "The catalog has errors, so nothing is matched; GET /v1/catalog lists them"
+        )
+    index = await run_in_threadpool(services.index_cache.current)
+    return view.catalog, index
+
+
+@router.get("/flavors/{name}/nodes")
+async def flavor_nodes(request: Request, name: str) -> dict[str, Any]:
+    check_query(request, ("limit", "marker", "available"))
+    catalog, index = await _inputs(request)
+    rule = views.find_flavor(views.rules_of(catalog), name)
+    nodes = views.nodes_of(index, rule)
+    if "available" in request.query_params:
+        wanted = request.query_params["available"].lower() in ("1", "true", "yes")
+        nodes = [n for n in nodes if n.available == wanted]
+    limit = parse_limit(request.query_params.get("limit"))
+    marker = request.query_params.get("marker")
+    start = 0
+    if marker is not None:
+        uuids = [n.uuid for n in nodes]
+        if marker not in uuids:
+            raise Invalid(f"Marker {marker!r} is not one of this flavor's nodes")
+        start = uuids.index(marker) + 1
+    page = nodes[start : start + limit]
+    body: dict[str, Any] = {
+        "flavor": rule.name,
+        "count": len(nodes),
+        "generation": index.snapshot.generation,
+        "nodes": [views.node_entry(n) for n in page],
+    }
+    if start + limit < len(nodes):
+        params = {**request.query_params, "limit": str(limit), "marker": page[-1].uuid}
+        body["next"] = f"{base(request)}/v1/flavors/{name}/nodes?{urlencode(params)}"
+    return body
+
+
+@router.get("/nodes/{ident}/flavors")
+async def node_flavors(request: Request, ident: str) -> dict[str, Any]:
+    check_query(request, ())
+    catalog, index = await _inputs(request)
+    node = views.find_node(index, ident)
+    return {
+        "node": views.node_entry(node),
+        "flavors": views.flavors_of(node, views.rules_of(catalog)),
+    }
+
+
+@router.get("/flavors/{name}/nodes/{ident}")
+async def explain_pair(request: Request, name: str, ident: str) -> dict[str, Any]:
+    check_query(request, ())
+    catalog, index = await _inputs(request)
+    rule = views.find_flavor(views.rules_of(catalog), name)
+    return views.pair(views.find_node(index, ident), rule)
+
+
+@router.get("/capacity")
+async def capacity(request: Request) -> dict[str, Any]:
+    check_query(request, ())
+    catalog, index = await _inputs(request)
+    return views.capacity(index, views.rules_of(catalog))

@@ -1,0 +1,1 @@
+"""``flavorsmith match`` and ``flavorsmith capacity``: the catalog against the nodes."""

@@ -1,0 +1,75 @@
+"""The matching API under /v1 on the example catalog and inventory, on both databases."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine
+
+from flavorsmith.db.engine import writer
+from flavorsmith.inventory import store
+from tests.api.conftest import build_app
+
+
+@pytest.fixture(scope="module")
+def client(example_engine: Engine) -> Iterator[TestClient]:
+    with TestClient(build_app(example_engine)) as test_client:
+        yield test_client
+
+
+def test_nodes_of_a_flavor_in_pages(client: TestClient) -> None:
+    first = client.get("/v1/flavors/g1.8xh100/nodes?limit=10").json()
+    assert first["count"] == 16 and len(first["nodes"]) == 10
+    rest = client.get(first["next"].replace("http://testserver", "")).json()
+    assert len(rest["nodes"]) == 6 and "next" not in rest
+    names = [n["name"] for n in first["nodes"] + rest["nodes"]]
+    assert len(set(names)) == 16 and all(n.startswith("xe9680-") for n in names)
+    available = client.get("/v1/flavors/g1.8xh100/nodes?available=true").json()
+    assert all(n["available"] for n in available["nodes"])
+
+
+def test_flavors_of_a_node_and_explanations(client: TestClient) -> None:
+    gpu = client.get("/v1/nodes/xe9680-g01-u06/flavors").json()
+    assert gpu["flavors"] == ["g1.8xh100"]
+    explained = client.get("/v1/flavors/m1.small.no-gpu/nodes/xe9680-g01-u06").json()
+    assert explained["match"] is False
+    assert [r["kind"] for r in explained["reasons"]] == ["resource-class", "forbidden-trait"]
+
+
+def test_capacity(client: TestClient) -> None:
+    body = client.get("/v1/capacity").json()
+    assert body["nodes"] == 350
+    by_flavor = {row["flavor"]: row for row in body["flavors"]}
+    assert by_flavor["g1.8xh100"]["matching"] == 16
+    assert by_flavor["c2.diskless"]["exclusive"] == 30
+    assert body["findings"]["resource_classes_without_flavor"] == ["baremetal"]
+    assert len(body["findings"]["nodes_without_flavor"]) == 4
+
+
+def test_answers_follow_node_changes(client: TestClient, example_engine: Engine) -> None:
+    before = client.get("/v1/flavors/m1.small.nicX/nodes").json()["count"]
+    with writer(example_engine).begin() as connection:
+        node = store.find(connection, "unknown-z01-u01", by_name=True)
+        store.save(connection, node, {"resource_class": "m1.small"})
+        store.add_trait(connection, node, "CUSTOM_NICX")
+    after = client.get("/v1/flavors/m1.small.nicX/nodes").json()
+    assert after["count"] == before + 1
+    assert after["generation"] > 1
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("/v1/flavors/nope/nodes", 404),
+        ("/v1/nodes/nope/flavors", 404),
+        ("/v1/flavors/g1.8xh100/nodes?marker=nope", 400),
+        ("/v1/flavors/g1.8xh100/nodes?bogus=1", 400),
+        ("/v1/capacity?x=1", 400),
+    ],
+)
+def test_errors(client: TestClient, path: str, status: int) -> None:
+    response = client.get(path)
+    assert response.status_code == status
+    assert response.headers["content-type"] == "application/problem+json"
