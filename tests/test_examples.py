@@ -155,6 +155,21 @@ EXPECTED: dict[str, tuple[int, list[str]]] = {
             "'../flavors/m1.large.yaml' does not exist; kustomize build will fail",
         ],
     ),
+    "trait-rule-outside-prefix": (
+        1,
+        [
+            "hardware/trait-rules/nics.yaml:7:36: rules[0].add[1]: CUSTOM_FAST_NETWORK is outside "
+            "this file's prefix CUSTOM_NIC_: a rule file may only set the traits it owns",
+        ],
+    ),
+    "trait-rule-prefix-overlap": (
+        1,
+        [
+            "hardware/trait-rules/nics.yaml:2:9: prefix: prefix CUSTOM_NIC overlaps CUSTOM_NIC_INTEL_ "
+            "of trait rules 'nics-intel' (hardware/trait-rules/nics-intel.yaml:2); each trait has "
+            "one owner",
+        ],
+    ),
     "unlisted-file": (
         0,
         [
@@ -205,7 +220,7 @@ def test_broken_example_as_json(cli: Invoke, monkeypatch: pytest.MonkeyPatch) ->
 def test_example_repository_is_clean(cli: Invoke) -> None:
     result = cli("validate", "--repo", str(EXAMPLES))
     assert result.exit_code == 0
-    assert result.stdout == "15 files: 0 errors, 0 warnings\n"
+    assert result.stdout == "20 files: 0 errors, 0 warnings\n"
 
 
 def test_example_repository_shape() -> None:

@@ -23,6 +23,7 @@ from flavorsmith.api.flavours import Flavour, error_response, flavour_of
 from flavorsmith.api.loadbalancer import router as loadbalancer
 from flavorsmith.api.middleware import ServiceMiddleware
 from flavorsmith.api.native import catalog as native_catalog
+from flavorsmith.api.native import inspection as native_inspection
 from flavorsmith.api.native import matching as native_matching
 from flavorsmith.api.policy import Enforcer, PolicyDenied, RuleDefault
 from flavorsmith.config import Settings
@@ -60,7 +61,12 @@ class Services:
 
 
 def policy_defaults() -> list[RuleDefault]:
-    return [*BAREMETAL_POLICIES, *native_catalog.POLICIES, *native_matching.POLICIES]
+    return [
+        *BAREMETAL_POLICIES,
+        *native_catalog.POLICIES,
+        *native_matching.POLICIES,
+        *native_inspection.POLICIES,
+    ]
 
 
 def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
@@ -93,6 +99,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(loadbalancer.router, prefix="/load-balancer")
     app.include_router(native_catalog.router, prefix="/v1")
     app.include_router(native_matching.router, prefix="/v1")
+    app.include_router(native_inspection.router, prefix="/v1")
     _install_error_handlers(app)
     # Middleware order (outermost first): ServiceMiddleware only; FastAPI's own exception
     # middleware sits inside it and turns domain errors into each API's error body.

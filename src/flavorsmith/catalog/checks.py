@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from flavorsmith.catalog.document import Document
-from flavorsmith.catalog.model import DeviceType, Flavor
+from flavorsmith.catalog.model import DeviceType, Flavor, TraitRuleSet
 from flavorsmith.diagnostics import Diagnostic, Severity
 from flavorsmith.hints import closest
 from flavorsmith.resource_classes import placement_name
@@ -157,3 +157,27 @@ def _check_flavor_resource_class(
             code="resource-class-undefined",
         )
     ]
+
+
+def check_trait_rule_sets(rule_sets: Sequence[TraitRuleSet]) -> list[Diagnostic]:
+    """Each trait prefix has one owner: overlapping prefixes would fight over traits."""
+    out: list[Diagnostic] = []
+    seen: list[TraitRuleSet] = []
+    for rule_set in rule_sets:
+        doc = rule_set.doc
+        if doc is None:
+            continue
+        for other in seen:
+            if rule_set.prefix.startswith(other.prefix) or other.prefix.startswith(rule_set.prefix):
+                out.append(
+                    doc.diagnostic(
+                        ["prefix"],
+                        f"prefix {rule_set.prefix} overlaps {other.prefix} of trait rules "
+                        f"{other.name!r} ({_where(other.doc, ['prefix'])}); each trait has one owner",
+                        code="trait-rule-prefix-overlap",
+                    )
+                )
+                break
+        else:
+            seen.append(rule_set)
+    return out

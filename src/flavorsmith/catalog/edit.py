@@ -8,7 +8,7 @@ from pathlib import Path
 from flavorsmith.catalog import kustomization
 from flavorsmith.catalog.kinds import KINDS, Kind
 from flavorsmith.catalog.load import Loaded, display_path, load_bytes
-from flavorsmith.catalog.model import DeviceType, Flavor
+from flavorsmith.catalog.model import Definition, DeviceType, Flavor, TraitRuleSet
 from flavorsmith.catalog.repo import Repository, with_modeline, write_atomic
 from flavorsmith.diagnostics import Diagnostic, has_errors
 from flavorsmith.resource_classes import placement_name
@@ -108,8 +108,8 @@ def _same_path(a: Path, b: Path) -> bool:
     return a.resolve() == b.resolve()
 
 
-def _same_definitions(repo: Repository, kind: Kind, model: Flavor | DeviceType) -> list[Loaded]:
-    name = model.name if isinstance(model, Flavor) else model.slug
+def _same_definitions(repo: Repository, kind: Kind, model: Definition) -> list[Loaded]:
+    name = model.slug if isinstance(model, DeviceType) else model.name
     found = repo.find(kind, name)
     return [found] if found is not None else []
 
@@ -120,7 +120,9 @@ def _flavors_using(repo: Repository, device_type: DeviceType) -> list[str]:
     return sorted(f.name for f in catalog.flavors if placement_name(f.resource_class) in ours)
 
 
-def _label(model: Flavor | DeviceType) -> str:
+def _label(model: Definition) -> str:
     if isinstance(model, Flavor):
         return f"flavor {model.name!r}"
+    if isinstance(model, TraitRuleSet):
+        return f"trait rules {model.name!r}"
     return f"device type {model.slug!r}"

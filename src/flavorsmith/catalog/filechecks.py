@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flavorsmith import flavor_ids, traits
 from flavorsmith.catalog.document import Document
-from flavorsmith.catalog.model import DeviceType, Flavor
+from flavorsmith.catalog.model import DeviceType, Flavor, TraitRuleSet
 from flavorsmith.diagnostics import Diagnostic, Severity
 from flavorsmith.resource_classes import IRONIC_MAX_LENGTH
 
@@ -110,4 +110,31 @@ def check_device_type(doc: Document, device_type: DeviceType) -> list[Diagnostic
                     code="resource-class-too-long",
                 )
             )
+    return out
+
+
+def check_trait_rules(doc: Document, rules: TraitRuleSet) -> list[Diagnostic]:
+    """Every trait a rule adds is a valid node trait inside the file's prefix."""
+    out: list[Diagnostic] = []
+    for index, rule in enumerate(rules.rules):
+        for position, trait in enumerate(rule.add):
+            at: list[str | int] = ["rules", index, "add", position]
+            if not traits.is_valid_node_trait(trait):
+                out.append(
+                    doc.diagnostic(
+                        at,
+                        f"{trait!r} is not a trait Ironic accepts: use a standard os-traits name "
+                        "or CUSTOM_ followed by A-Z, 0-9 and _",
+                        code="trait-rule-invalid-trait",
+                    )
+                )
+            elif not rules.owns(trait):
+                out.append(
+                    doc.diagnostic(
+                        at,
+                        f"{trait} is outside this file's prefix {rules.prefix}: a rule file may "
+                        "only set the traits it owns",
+                        code="trait-rule-outside-prefix",
+                    )
+                )
     return out

@@ -24,7 +24,8 @@ class Kind:
 
 DEVICE_TYPE = Kind("device-type", "device-types", "device-types")
 FLAVOR = Kind("flavor", "flavors", "flavors")
-KINDS: tuple[Kind, ...] = (DEVICE_TYPE, FLAVOR)
+TRAIT_RULE = Kind("trait-rule", "trait-rules", "trait-rules")
+KINDS: tuple[Kind, ...] = (DEVICE_TYPE, FLAVOR, TRAIT_RULE)
 
 
 def kind_named(name: str) -> Kind:

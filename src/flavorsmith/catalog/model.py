@@ -66,6 +66,7 @@ class ResourceClass:
     memory_mb: int
     drives_gb: tuple[int, ...]
     nic_count: int
+    raid_level: str | None = None
 
     @property
     def placement_name(self) -> str:
@@ -111,6 +112,7 @@ class DeviceType:
                     memory_mb=int(rc["memory"]["size"]),
                     drives_gb=tuple(int(d["size"]) for d in rc["drives"]),
                     nic_count=int(rc["nic_count"]),
+                    raid_level=rc.get("raid_level"),
                 )
                 for rc in data.get("resource_class", [])
             ),
@@ -120,9 +122,50 @@ class DeviceType:
 
 
 @dataclass(frozen=True)
+class TraitRule:
+    name: str
+    when: dict[str, Any]
+    add: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TraitRuleSet:
+    """One trait-rules file: its rules and the trait prefix it owns."""
+
+    name: str
+    prefix: str
+    description: str | None
+    rules: tuple[TraitRule, ...]
+    doc: Document | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def canonical_file(self) -> str:
+        return f"{self.name}.yaml"
+
+    def owns(self, trait: str) -> bool:
+        return trait.startswith(self.prefix)
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any], doc: Document | None = None) -> TraitRuleSet:
+        return cls(
+            name=data["name"],
+            prefix=data["prefix"],
+            description=data.get("description"),
+            rules=tuple(
+                TraitRule(r["name"], dict(r["when"]), tuple(r["add"])) for r in data["rules"]
+            ),
+            doc=doc,
+        )
+
+
+Definition = Flavor | DeviceType | TraitRuleSet
+
+
+@dataclass(frozen=True)
 class Catalog:
     device_types: tuple[DeviceType, ...] = ()
     flavors: tuple[Flavor, ...] = ()
+    trait_rules: tuple[TraitRuleSet, ...] = ()
 
     def flavor(self, name: str) -> Flavor | None:
         return next((f for f in self.flavors if f.name == name), None)

@@ -11,7 +11,7 @@ from pathlib import Path
 from flavorsmith.catalog import checks, kustomization
 from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR, KINDS, Kind
 from flavorsmith.catalog.load import Loaded, display_path, load_file
-from flavorsmith.catalog.model import Catalog, DeviceType, Flavor
+from flavorsmith.catalog.model import Catalog, DeviceType, Flavor, TraitRuleSet
 from flavorsmith.diagnostics import Diagnostic, Severity
 
 W = Severity.WARNING
@@ -46,6 +46,7 @@ class RepoView:
         return Catalog(
             device_types=tuple(x.model for x in self.loaded if isinstance(x.model, DeviceType)),
             flavors=tuple(x.model for x in self.loaded if isinstance(x.model, Flavor)),
+            trait_rules=tuple(x.model for x in self.loaded if isinstance(x.model, TraitRuleSet)),
         )
 
 
@@ -85,6 +86,9 @@ class Repository:
                 unchecked_resource_classes=_names_in_broken_device_types(view.loaded),
             )
         )
+        view.diagnostics.extend(
+            checks.check_trait_rule_sets([m for m in models if isinstance(m, TraitRuleSet)])
+        )
         view.diagnostics.extend(self._check_file_names(view.loaded))
         view.diagnostics.extend(self._check_kustomization(view.loaded))
         view.diagnostics.sort(key=_sort_key)
@@ -109,7 +113,7 @@ class Repository:
         found = checks.check_catalog(
             [m for m in models if isinstance(m, DeviceType)],
             [m for m in models if isinstance(m, Flavor)],
-        )
+        ) + checks.check_trait_rule_sets([m for m in models if isinstance(m, TraitRuleSet)])
         shown = candidate.doc.display if candidate.doc is not None else ""
         return [d for d in found if d.path == shown]
 
@@ -126,6 +130,8 @@ class Repository:
                 f"{model.manufacturer} {model.model}".casefold(),
             ):
                 return loaded
+            if isinstance(model, TraitRuleSet) and model.name == name:
+                return loaded
             if model is None and path.stem.casefold() == wanted:
                 return loaded
         return None
@@ -137,7 +143,7 @@ class Repository:
             if model is None or doc is None:
                 continue
             if item.path.name != model.canonical_file:
-                where = ["name"] if isinstance(model, Flavor) else ["model"]
+                where = ["model"] if isinstance(model, DeviceType) else ["name"]
                 out.append(
                     doc.diagnostic(
                         where,
@@ -221,8 +227,10 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _same_definition(a: Flavor | DeviceType, b: Flavor | DeviceType) -> bool:
-    if isinstance(a, Flavor) and isinstance(b, Flavor):
+def _same_definition(
+    a: Flavor | DeviceType | TraitRuleSet, b: Flavor | DeviceType | TraitRuleSet
+) -> bool:
+    if isinstance(a, Flavor | TraitRuleSet) and isinstance(b, type(a)):
         return a.name == b.name
     if isinstance(a, DeviceType) and isinstance(b, DeviceType):
         return a.slug == b.slug

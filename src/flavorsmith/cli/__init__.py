@@ -8,8 +8,17 @@ import sys
 import typer
 
 from flavorsmith import __version__
-from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR
-from flavorsmith.cli import db, definitions, node, nova_flavors, schema, serve, validate
+from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR, TRAIT_RULE
+from flavorsmith.cli import (
+    classify,
+    db,
+    definitions,
+    node,
+    nova_flavors,
+    schema,
+    serve,
+    validate,
+)
 from flavorsmith.cli.matching import capacity, match
 
 
@@ -45,12 +54,17 @@ def build() -> typer.Typer:
     app.add_typer(node.group(), name="node")
     app.command("match")(match.match)
     app.command("capacity")(capacity.capacity)
+    app.command("classify")(classify.classify)
     app.add_typer(
         definitions.group(FLAVOR, "Flavor definitions (hardware/flavors/)."), name="flavor"
     )
     app.add_typer(
         definitions.group(DEVICE_TYPE, "Device-type definitions (hardware/device-types/)."),
         name="device-type",
+    )
+    app.add_typer(
+        definitions.group(TRAIT_RULE, "Trait rules for inspection data (hardware/trait-rules/)."),
+        name="trait-rule",
     )
     return app
 

@@ -11,6 +11,7 @@ import typer
 class SchemaKind(enum.StrEnum):
     FLAVOR = "flavor"
     DEVICE_TYPE = "device-type"
+    TRAIT_RULE = "trait-rule"
 
 
 def schema(kind: Annotated[SchemaKind, typer.Argument(help="Which kind of file.")]) -> None:

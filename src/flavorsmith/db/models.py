@@ -80,3 +80,16 @@ class NodeTrait(Base):
         Integer, ForeignKey("nodes.id", ondelete="CASCADE"), primary_key=True
     )
     trait: Mapped[str] = mapped_column(String(255), primary_key=True)
+
+
+class NodeInspection(Base):
+    """The last inspection data stored for a node, and what classifying it decided."""
+
+    __tablename__ = "node_inspections"
+
+    node_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("nodes.id", ondelete="CASCADE"), primary_key=True
+    )
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    result: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)

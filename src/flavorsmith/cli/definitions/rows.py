@@ -4,17 +4,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from flavorsmith.catalog.model import Catalog, DeviceType, Flavor, ResourceClass
+from flavorsmith.catalog.model import (
+    Catalog,
+    Definition,
+    DeviceType,
+    Flavor,
+    ResourceClass,
+    TraitRuleSet,
+)
 
 FLAVOR_COLUMNS = ("name", "resource_class", "traits", "is_public", "description")
 DEVICE_TYPE_COLUMNS = ("name", "class", "manufacturer", "model", "u_height", "resource_classes")
+TRAIT_RULE_COLUMNS = ("name", "prefix", "rules", "traits")
 
 
 def columns(kind_name: str) -> tuple[str, ...]:
-    return FLAVOR_COLUMNS if kind_name == "flavor" else DEVICE_TYPE_COLUMNS
+    return {"flavor": FLAVOR_COLUMNS, "trait-rule": TRAIT_RULE_COLUMNS}.get(
+        kind_name, DEVICE_TYPE_COLUMNS
+    )
 
 
-def row(model: Flavor | DeviceType) -> dict[str, Any]:
+def row(model: Definition) -> dict[str, Any]:
+    if isinstance(model, TraitRuleSet):
+        return {
+            "name": model.name,
+            "prefix": model.prefix,
+            "rules": len(model.rules),
+            "traits": sorted({t for r in model.rules for t in r.add}),
+        }
     if isinstance(model, Flavor):
         return {
             "name": model.name,
@@ -109,3 +126,13 @@ def show_table(record: dict[str, Any]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
+
+
+def trait_rule_record(rule_set: TraitRuleSet) -> dict[str, Any]:
+    return {
+        "name": rule_set.name,
+        "prefix": rule_set.prefix,
+        "description": rule_set.description,
+        "rules": [{"name": r.name, "when": r.when, "add": list(r.add)} for r in rule_set.rules],
+        "file": rule_set.doc.display if rule_set.doc else None,
+    }

@@ -19,8 +19,13 @@ def register(app: typer.Typer, kind: Kind) -> None:
         fmt: FormatOption = Format.TABLE,
     ) -> None:
         """Show one definition."""
-        from flavorsmith.catalog.model import DeviceType, Flavor
-        from flavorsmith.cli.definitions.rows import device_type_record, flavor_record, show_table
+        from flavorsmith.catalog.model import DeviceType, Flavor, TraitRuleSet
+        from flavorsmith.cli.definitions.rows import (
+            device_type_record,
+            flavor_record,
+            show_table,
+            trait_rule_record,
+        )
         from flavorsmith.cli.report import emit
 
         found = repository(repo)
@@ -34,6 +39,8 @@ def register(app: typer.Typer, kind: Kind) -> None:
         catalog = found.load().catalog
         if isinstance(loaded.model, Flavor):
             record = flavor_record(loaded.model, catalog)
+        elif isinstance(loaded.model, TraitRuleSet):
+            record = trait_rule_record(loaded.model)
         else:
             assert isinstance(loaded.model, DeviceType)
             record = device_type_record(loaded.model, list(catalog.flavors))

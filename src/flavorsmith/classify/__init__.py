@@ -1,0 +1,1 @@
+"""Classification of inspection data: device type and resource class, and trait rules."""

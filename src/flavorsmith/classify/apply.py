@@ -1,0 +1,37 @@
+"""Applying a classification to a stored node: one transaction, only what it decided."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Connection, delete, insert
+
+from flavorsmith.catalog.model import Catalog
+from flavorsmith.classify.classification import Classification, classify
+from flavorsmith.classify.inspection import parse
+from flavorsmith.db.models import NodeInspection
+from flavorsmith.inventory import store
+
+
+def classify_node(
+    connection: Connection, node: dict[str, Any], data: Any, catalog: Catalog, *, apply: bool
+) -> tuple[Classification, dict[str, Any]]:
+    """Classify ``data`` for ``node``; with ``apply``, store it and update the node: the traits
+    the rules own, and the resource class when exactly one device type matched."""
+    current = frozenset(store.traits_of(connection, [node["id"]])[node["id"]])
+    result = classify(parse(data), catalog, current)
+    changes: dict[str, Any] = {}
+    if apply:
+        if result.resource_class is not None and result.resource_class != node["resource_class"]:
+            changes["resource_class"] = result.resource_class
+            node = store.save(connection, node, {"resource_class": result.resource_class})
+        if result.traits.result != current:
+            store.set_traits(connection, node, sorted(result.traits.result))
+            changes["traits"] = sorted(result.traits.result)
+        connection.execute(delete(NodeInspection).where(NodeInspection.node_id == node["id"]))
+        connection.execute(
+            insert(NodeInspection).values(
+                node_id=node["id"], data=data, result=result.as_dict(), created_at=store.now()
+            )
+        )
+    return result, changes

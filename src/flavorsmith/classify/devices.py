@@ -1,0 +1,175 @@
+"""Device-type matching: which catalog resource class an inspected node is (pure).
+
+Every candidate (device type x resource class) is checked field by field; exactly one full
+match decides. No match and several matches are results too, with every failed field listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from flavorsmith.catalog.model import DeviceType, ResourceClass
+from flavorsmith.classify import vendors
+from flavorsmith.classify.inspection import Inspection
+
+MEMORY_TOLERANCE = 0.03  # firmware reserves a little; DIMM sizes differ by far more
+DRIVE_TOLERANCE = 0.03  # "480 GB" drives report 479,559,942,144 bytes
+MIN_DISK_BYTES = 4 * 1000**3  # smaller devices are virtual media and SD cards, not drives
+
+
+@dataclass(frozen=True)
+class Check:
+    field: str
+    ok: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class Candidate:
+    device_type: str
+    resource_class: str
+    checks: tuple[Check, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    @property
+    def failed(self) -> list[Check]:
+        return [c for c in self.checks if not c.ok]
+
+
+@dataclass(frozen=True)
+class DeviceMatch:
+    outcome: str  # "matched", "no-match", "ambiguous"
+    device_type: str | None
+    resource_class: str | None
+    candidates: tuple[Candidate, ...]
+
+    @property
+    def summary(self) -> str:
+        if self.outcome == "matched":
+            return f"device type {self.device_type}, resource class {self.resource_class}"
+        if self.outcome == "ambiguous":
+            names = ", ".join(
+                f"{c.resource_class} ({c.device_type})" for c in self.candidates if c.ok
+            )
+            return f"ambiguous: matches {names}; make the device types distinguishable"
+        return "no device type matches; see each candidate's failed fields"
+
+
+def match_device(inspection: Inspection, device_types: Sequence[DeviceType]) -> DeviceMatch:
+    candidates = tuple(
+        Candidate(dt.slug, rc.name, _checks(inspection, dt, rc))
+        for dt in device_types
+        if dt.device_class == "server"
+        for rc in dt.resource_classes
+    )
+    matched = [c for c in candidates if c.ok]
+    if len(matched) == 1:
+        return DeviceMatch("matched", matched[0].device_type, matched[0].resource_class, candidates)
+    return DeviceMatch("ambiguous" if matched else "no-match", None, None, candidates)
+
+
+def _checks(inspection: Inspection, dt: DeviceType, rc: ResourceClass) -> tuple[Check, ...]:
+    return (
+        _manufacturer(inspection, dt),
+        _model(inspection, dt),
+        _cpu_model(inspection, rc),
+        _cores(inspection, rc),
+        _memory(inspection, rc),
+        _drives(inspection, rc),
+    )
+
+
+def _manufacturer(inspection: Inspection, dt: DeviceType) -> Check:
+    ok = vendors.manufacturer(inspection.manufacturer) == vendors.manufacturer(dt.manufacturer)
+    verb = "is" if ok else "is not"
+    return Check("manufacturer", ok, f"{inspection.manufacturer!r} {verb} {dt.manufacturer!r}")
+
+
+def _model(inspection: Inspection, dt: DeviceType) -> Check:
+    ok = vendors.model(inspection.product) == vendors.model(dt.model)
+    verb = "is" if ok else "is not"
+    return Check("model", ok, f"{inspection.product!r} {verb} {dt.model!r}")
+
+
+def _cpu_model(inspection: Inspection, rc: ResourceClass) -> Check:
+    ok = vendors.cpu_model_matches(rc.cpu_model, inspection.cpu_model)
+    verb = "names" if ok else "does not name"
+    return Check("cpu.model", ok, f"{inspection.cpu_model!r} {verb} {rc.cpu_model!r}")
+
+
+def _cores(inspection: Inspection, rc: ResourceClass) -> Check:
+    count = inspection.cpu_count
+    per_socket = vendors.cores_per_socket(inspection.cpu_model)
+    for threads in (2, 1):
+        if count % threads or count // threads != rc.cpu_cores:
+            continue
+        cores = count // threads
+        if per_socket is not None:
+            if cores % per_socket:
+                continue
+            return Check(
+                "cpu.cores",
+                True,
+                f"{cores} cores from the model string: {cores // per_socket} x {per_socket}-Core, "
+                f"{threads} thread(s) per core ({count} logical CPUs)",
+            )
+        return Check(
+            "cpu.cores",
+            True,
+            f"{cores} cores from threads per core: {count} logical CPUs at {threads} "
+            "thread(s) per core (the model string does not say)",
+        )
+    options = " or ".join(f"{count // t} ({t} thread(s) per core)" for t in (2, 1) if not count % t)
+    return Check(
+        "cpu.cores",
+        False,
+        f"{count} logical CPUs give {options} cores; the catalog says {rc.cpu_cores}",
+    )
+
+
+def _memory(inspection: Inspection, rc: ResourceClass) -> Check:
+    have, want = inspection.memory_mb, rc.memory_mb
+    ok = abs(have - want) <= MEMORY_TOLERANCE * want
+    verb = "within" if ok else "not within"
+    return Check("memory.size", ok, f"{have} MB is {verb} 3% of {want} MB")
+
+
+def _expected_disks(rc: ResourceClass) -> tuple[list[float], str]:
+    drives = list(rc.drives_gb)
+    if rc.raid_level is None or not drives:
+        return [float(d) for d in drives], ""
+    smallest = min(drives)
+    n = len(drives)
+    size = {
+        "0": float(sum(drives)),
+        "1": float(smallest),
+        "5": float((n - 1) * smallest),
+        "6": float((n - 2) * smallest),
+        "10": float(n // 2 * smallest),
+    }[rc.raid_level]
+    return [
+        size
+    ], f"RAID {rc.raid_level} of {n} x {smallest} GB appears as one {size:g} GB virtual disk"
+
+
+def _drives(inspection: Inspection, rc: ResourceClass) -> Check:
+    seen = sorted(d.size_gb for d in inspection.disks if d.size_bytes >= MIN_DISK_BYTES)
+    want, raid = _expected_disks(rc)
+    want.sort()
+    shown = ", ".join(f"{s:.0f}" for s in seen) or "none"
+    wanted = ", ".join(f"{w:g}" for w in want) or "none (diskless)"
+    ok = len(seen) == len(want) and all(
+        abs(s - w) <= DRIVE_TOLERANCE * w for s, w in zip(seen, want, strict=True)
+    )
+    detail = f"disks of {shown} GB {'match' if ok else 'do not match'} {wanted} GB"
+    if raid:
+        detail += f" ({raid})"
+    elif not ok and len(seen) == 1 and len(want) > 1:
+        detail += (
+            "; one disk where several drives are expected: a RAID virtual disk? declare raid_level"
+        )
+    return Check("drives", ok, detail)

@@ -1,0 +1,113 @@
+"""Ironic inspection data (the ironic-python-agent inventory) as typed, tolerant values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from flavorsmith.errors import Invalid
+
+
+@dataclass(frozen=True)
+class Disk:
+    name: str
+    size_bytes: int
+    rotational: bool
+    model: str
+
+    @property
+    def size_gb(self) -> float:
+        return self.size_bytes / 1e9
+
+    @property
+    def nvme(self) -> bool:
+        return self.name.split("/")[-1].startswith("nvme")
+
+
+@dataclass(frozen=True)
+class Interface:
+    name: str
+    vendor: str  # hex id without 0x, lower case ("15b3"), or ""
+    product: str
+    driver: str
+    speed_mbps: int | None
+
+
+@dataclass(frozen=True)
+class PciDevice:
+    vendor: str
+    product: str
+    device_class: str
+
+
+@dataclass(frozen=True)
+class Inspection:
+    manufacturer: str
+    product: str
+    cpu_model: str
+    cpu_count: int  # logical CPUs (threads), as the agent reports them
+    cpu_flags: frozenset[str]
+    memory_mb: int
+    disks: tuple[Disk, ...]
+    interfaces: tuple[Interface, ...]
+    pci: tuple[PciDevice, ...]
+
+
+def hex_id(value: Any) -> str:
+    text = str(value or "").strip().lower()
+    return text[2:] if text.startswith("0x") else text
+
+
+def parse(data: Any) -> Inspection:
+    """From Ironic's stored inspection data ({inventory, plugin_data}) or a bare inventory."""
+    if not isinstance(data, dict):
+        raise Invalid("Inspection data must be a JSON object (an inventory, or {inventory: ...})")
+    inventory = data.get("inventory", data)
+    plugin = data.get("plugin_data") or {}
+    if not isinstance(inventory, dict) or not isinstance(plugin, dict):
+        raise Invalid("'inventory' and 'plugin_data' must be objects")
+    try:
+        system = inventory.get("system_vendor") or {}
+        cpu = inventory.get("cpu") or {}
+        memory = inventory.get("memory") or {}
+        memory_mb = memory.get("physical_mb") or int((memory.get("total") or 0) / 1024 / 1024)
+        disks = tuple(
+            Disk(
+                str(d.get("name", "")),
+                int(d.get("size") or 0),
+                bool(d.get("rotational")),
+                str(d.get("model") or ""),
+            )
+            for d in inventory.get("disks") or []
+        )
+        interfaces = tuple(
+            Interface(
+                str(i.get("name", "")),
+                hex_id(i.get("vendor")),
+                hex_id(i.get("product")),
+                str(i.get("driver") or ""),
+                int(i["speed_mbps"]) if i.get("speed_mbps") else None,
+            )
+            for i in inventory.get("interfaces") or []
+        )
+        pci = tuple(
+            PciDevice(
+                hex_id(p.get("vendor_id")), hex_id(p.get("product_id")), hex_id(p.get("class"))
+            )
+            for p in plugin.get("pci_devices") or inventory.get("pci_devices") or []
+        )
+        return Inspection(
+            manufacturer=str(system.get("manufacturer") or ""),
+            product=str(system.get("product_name") or ""),
+            cpu_model=str(cpu.get("model_name") or ""),
+            cpu_count=int(cpu.get("count") or 0),
+            cpu_flags=frozenset(str(f) for f in cpu.get("flags") or []),
+            memory_mb=int(memory_mb),
+            disks=disks,
+            interfaces=interfaces,
+            pci=pci,
+        )
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise Invalid(
+            f"Inspection data is not in the ironic-python-agent inventory format: {exc}"
+        ) from None

@@ -1,0 +1,180 @@
+"""Every classification outcome, on the example inspection documents and catalog."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from flavorsmith.catalog.model import Catalog, ResourceClass
+from flavorsmith.catalog.repo import Repository
+from flavorsmith.classify.classification import classify
+from flavorsmith.classify.inspection import parse
+from flavorsmith.classify.vendors import cpu_model_matches, manufacturer, model
+from flavorsmith.errors import Invalid
+from tests.conftest import EXAMPLES
+
+INSPECTION = EXAMPLES / "inspection"
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return Repository(EXAMPLES).load().catalog
+
+
+def load(name: str) -> Any:
+    return json.loads((INSPECTION / name).read_text())
+
+
+def checks_of(result: Any, resource_class: str) -> dict[str, tuple[bool, str]]:
+    candidate = next(c for c in result.device.candidates if c.resource_class == resource_class)
+    return {c.field: (c.ok, c.detail) for c in candidate.checks}
+
+
+@pytest.mark.parametrize(
+    ("name", "resource_class"),
+    [
+        ("r7615-m1-small.json", "m1.small"),
+        ("r7615-m1-small-smt-off.json", "m1.small"),
+        ("r7615-m1-medium.json", "m1.medium"),
+        ("dl360-c2-large.json", "c2.large"),
+        ("dl360-c2-diskless.json", "c2.diskless"),
+        ("xe9680-g1-8xh100.json", "g1.8xh100"),
+    ],
+)
+def test_examples_match_exactly_one_resource_class(
+    catalog: Catalog, name: str, resource_class: str
+) -> None:
+    result = classify(parse(load(name)), catalog)
+    assert result.device.outcome == "matched"
+    assert result.resource_class == resource_class
+    assert [c.resource_class for c in result.device.candidates if c.ok] == [resource_class]
+
+
+def test_cores_from_the_model_string(catalog: Catalog) -> None:
+    result = classify(parse(load("r7615-m1-small.json")), catalog)
+    assert checks_of(result, "m1.small")["cpu.cores"] == (
+        True,
+        "16 cores from the model string: 1 x 16-Core, 2 thread(s) per core (32 logical CPUs)",
+    )
+    smt_off = classify(parse(load("r7615-m1-small-smt-off.json")), catalog)
+    assert checks_of(smt_off, "m1.small")["cpu.cores"][1].endswith(
+        "1 thread(s) per core (16 logical CPUs)"
+    )
+
+
+def test_cores_from_threads_per_core(catalog: Catalog) -> None:
+    result = classify(parse(load("dl360-c2-large.json")), catalog)
+    assert checks_of(result, "c2.large")["cpu.cores"] == (
+        True,
+        "64 cores from threads per core: 128 logical CPUs at 2 thread(s) per core (the model string does not say)",
+    )
+    assert checks_of(result, "c2.large")["cpu.model"] == (
+        True,
+        "'Intel(R) Xeon(R) Gold 6430' names 'Intel Xeon Gold 6430'",
+    )
+
+
+def test_near_miss_raid_virtual_disk(catalog: Catalog) -> None:
+    result = classify(parse(load("near-miss-r7615-raid1.json")), catalog)
+    assert result.device.outcome == "no-match" and result.resource_class is None
+    checks = checks_of(result, "m1.small")
+    assert [f for f, (ok, _) in checks.items() if not ok] == ["drives"]
+    assert checks["drives"][1] == (
+        "disks of 480 GB do not match 480, 480 GB; one disk where several drives are expected: "
+        "a RAID virtual disk? declare raid_level"
+    )
+
+
+def test_declared_raid_explains_the_virtual_disk(catalog: Catalog) -> None:
+    device_type = next(dt for dt in catalog.device_types if dt.slug == "dell-poweredge-r7615")
+    raided = tuple(
+        replace(rc, raid_level="1") if rc.name == "m1.small" else rc
+        for rc in device_type.resource_classes
+    )
+    changed = replace(catalog, device_types=(replace(device_type, resource_classes=raided),))
+    result = classify(parse(load("near-miss-r7615-raid1.json")), changed)
+    assert result.resource_class == "m1.small"
+    assert checks_of(result, "m1.small")["drives"][1] == (
+        "disks of 480 GB match 480 GB (RAID 1 of 2 x 480 GB appears as one 480 GB virtual disk)"
+    )
+
+
+def test_near_miss_memory(catalog: Catalog) -> None:
+    result = classify(parse(load("near-miss-r7615-failed-dimm.json")), catalog)
+    checks = checks_of(result, "m1.small")
+    assert [f for f, (ok, _) in checks.items() if not ok] == ["memory.size"]
+    assert checks["memory.size"][1] == "98304 MB is not within 3% of 131072 MB"
+
+
+def test_unknown_hardware_lists_every_candidate(catalog: Catalog) -> None:
+    result = classify(parse(load("near-miss-supermicro.json")), catalog)
+    assert result.device.outcome == "no-match"
+    assert len(result.device.candidates) == 5  # every server resource class
+    for candidate in result.device.candidates:
+        assert {"manufacturer", "model"} <= {c.field for c in candidate.failed}
+
+
+def test_two_matching_device_types_are_ambiguous(catalog: Catalog) -> None:
+    r7615 = next(dt for dt in catalog.device_types if dt.slug == "dell-poweredge-r7615")
+    twin = ResourceClass("m1.small.b", 16, "AMD EPYC 9124", 131072, (480, 480), 2)
+    changed = replace(
+        catalog, device_types=(replace(r7615, resource_classes=(*r7615.resource_classes, twin)),)
+    )
+    result = classify(parse(load("r7615-m1-small.json")), changed)
+    assert result.device.outcome == "ambiguous" and result.resource_class is None
+    assert result.device.summary == (
+        "ambiguous: matches m1.small (dell-poweredge-r7615), m1.small.b (dell-poweredge-r7615); "
+        "make the device types distinguishable"
+    )
+
+
+def test_trait_rules_and_their_reasons(catalog: Catalog) -> None:
+    result = classify(parse(load("xe9680-g1-8xh100.json")), catalog)
+    assert {
+        "CUSTOM_GPU",
+        "CUSTOM_GPU_NVIDIA_H100",
+        "CUSTOM_NVME",
+        "HW_CPU_X86_AVX512F",
+    } <= result.traits.result
+    reasons = {d.trait: d.reason for d in result.traits.decisions}
+    assert reasons["CUSTOM_GPU_NVIDIA_H100"] == "PCI device 10de:2330 (class 030200)"
+    assert reasons["CUSTOM_NVME"] == "disk /dev/nvme0n1 (3841 GB, NVMe)"
+    nics = classify(parse(load("r7615-m1-small.json")), catalog)
+    assert {d.trait: d.reason for d in nics.traits.decisions}["CUSTOM_NIC_MELLANOX_CX5"] == (
+        "interface ens1f0np0 is 15b3:1017 (mlx5_core)"
+    )
+
+
+def test_rules_own_their_prefix_and_nothing_else(catalog: Catalog) -> None:
+    current = frozenset(
+        {"CUSTOM_GPU", "CUSTOM_NIC_OLD", "CUSTOM_RACK_A01", "CUSTOM_IRONIC_NODE_PROJECT_B"}
+    )
+    result = classify(parse(load("r7615-m1-small.json")), catalog, current)
+    assert result.traits.removed == {"CUSTOM_GPU", "CUSTOM_NIC_OLD"}
+    assert result.traits.kept == {"CUSTOM_RACK_A01", "CUSTOM_IRONIC_NODE_PROJECT_B"}
+    assert {
+        "CUSTOM_RACK_A01",
+        "CUSTOM_IRONIC_NODE_PROJECT_B",
+        "CUSTOM_NVME",
+    } <= result.traits.result
+    assert "CUSTOM_GPU" not in result.traits.result
+
+
+def test_vendor_normalisation() -> None:
+    assert manufacturer("Dell Inc.") == manufacturer("Dell")
+    assert manufacturer("HP") == manufacturer("HPE") == manufacturer("Hewlett Packard Enterprise")
+    assert model("PowerEdge R7615 (SKU=0AF7;ModelName=PowerEdge R7615)") == model("PowerEdge R7615")
+    assert cpu_model_matches("AMD EPYC 9124", "AMD EPYC 9124 16-Core Processor")
+    assert not cpu_model_matches("AMD EPYC 912", "AMD EPYC 9124 16-Core Processor")
+    assert cpu_model_matches("Intel Xeon Gold 6230R", "Intel(R) Xeon(R) Gold 6230R CPU @ 2.10GHz")
+
+
+@pytest.mark.parametrize(
+    "data", [[], "x", {"inventory": []}, {"inventory": {"cpu": {"count": "many"}}}]
+)
+def test_malformed_inspection_data(data: Any) -> None:
+    with pytest.raises(Invalid):
+        parse(data)
