@@ -173,7 +173,8 @@ def check_trait_rule_sets(rule_sets: Sequence[TraitRuleSet]) -> list[Diagnostic]
                     doc.diagnostic(
                         ["prefix"],
                         f"prefix {rule_set.prefix} overlaps {other.prefix} of trait rules "
-                        f"{other.name!r} ({_where(other.doc, ['prefix'])}); each trait has one owner",
+                        f"{other.name!r} ({_where(other.doc, ['prefix'])}); "
+                        "each trait has one owner",
                         code="trait-rule-prefix-overlap",
                     )
                 )
