@@ -1,0 +1,1 @@
+"""Flavor extra-spec validators: the registry, Nova's verdicts, modes, plugins and docs."""

@@ -1,0 +1,248 @@
+"""The registry: validators by key, Nova's lookup order, verdicts with a status, and modes.
+
+Lookup is by namespace and then by the rest of the key, so a verdict costs a few dictionary
+lookups (Nova scans every validator's regex in turn for parameterised keys).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from flavorsmith.extra_specs.model import Validator
+from flavorsmith.hints import closest
+
+Status = Literal["valid", "invalid-value", "unknown-key", "unregistered"]
+Mode = Literal["nova", "strict", "permissive", "off"]
+MODES: tuple[Mode, ...] = ("nova", "strict", "permissive", "off")
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """A key prefix (before ':'), literal or with a parameter such as ``trait{group}``."""
+
+    template: str
+    pattern: str  # the regular expression of the prefix, e.g. trait([a-zA-Z0-9_-]{1,64})?
+    description: str = ""
+    family: str | None = None  # a prefix whose malformed variants are still this namespace
+    nova: bool = True  # whether a stock Nova knows this namespace (ours: flavorsmith)
+
+    @property
+    def literal(self) -> bool:
+        return "{" not in self.template
+
+
+@dataclass(frozen=True)
+class Verdict:
+    key: str
+    value: str
+    status: Status
+    message: str
+    validator: str | None = None
+    extension: str | None = None
+    deprecated: str | None = None  # what to use instead, when the key is deprecated
+    nova_status: Status | None = None  # how stock Nova sees an extension key (else: status)
+
+    def allowed(self, mode: Mode) -> bool:
+        if mode == "off":
+            return True
+        if mode == "permissive":
+            return self.status != "invalid-value"
+        if mode == "strict":
+            return self.status == "valid"
+        return (self.nova_status or self.status) in ("valid", "unregistered")
+
+    def as_dict(self, mode: Mode = "nova") -> dict[str, object]:
+        return {
+            "key": self.key,
+            "value": self.value,
+            "status": self.status,
+            "valid": self.allowed(mode),
+            "message": self.message,
+        }
+
+
+@dataclass
+class _Group:
+    namespace: Namespace
+    regex: re.Pattern[str]
+    exact: dict[str, Validator] = field(default_factory=dict)
+    patterned: list[tuple[re.Pattern[str], Validator]] = field(default_factory=list)
+
+
+class Registry:
+    """Validators in a deterministic order: built-ins first, then plugins, then the catalog's.
+    A later definition of an existing key is refused and reported in ``clashes``."""
+
+    def __init__(self, namespaces: Iterable[Namespace] = (), validators: Iterable[Validator] = ()):
+        self.validators: list[Validator] = []
+        self.namespaces: list[Namespace] = []
+        self.clashes: list[str] = []
+        self._bare: dict[str, Validator] = {}
+        self._literal_groups: dict[str, _Group] = {}
+        self._pattern_groups: list[_Group] = []
+        self._names: set[str] = set()
+        for namespace in namespaces:
+            self.add_namespace(namespace)
+        for validator in validators:
+            self.add(validator)
+
+    def add_namespace(self, namespace: Namespace) -> None:
+        if any(n.template == namespace.template for n in self.namespaces):
+            return
+        self.namespaces.append(namespace)
+        group = _Group(namespace, re.compile(namespace.pattern))
+        if namespace.literal:
+            self._literal_groups[namespace.template] = group
+        else:
+            self._pattern_groups.append(group)
+
+    def add(self, validator: Validator) -> bool:
+        """Register ``validator``; False (and a clash recorded) when its key is taken."""
+        if validator.name in self._names:
+            self.clashes.append(
+                f"{validator.source}: {validator.name} is already defined; keeping the first"
+            )
+            return False
+        namespace = validator.namespace
+        if namespace is None:
+            self._bare[validator.name] = validator
+        else:
+            group = self._group_for(namespace)
+            rest = validator.name.split(":", 1)[1]
+            if "{" in rest:
+                rest_regex = re.compile(validator.regex.pattern.split(":", 1)[1])
+                group.patterned.append((rest_regex, validator))
+            else:
+                group.exact[rest] = validator
+        self._names.add(validator.name)
+        self.validators.append(validator)
+        return True
+
+    def _group_for(self, template: str) -> _Group:
+        group = self._literal_groups.get(template)
+        if group is None:
+            group = next(
+                (g for g in self._pattern_groups if g.namespace.template == template), None
+            )
+        if group is None:
+            literal = "{" not in template
+            self.add_namespace(Namespace(template, re.escape(template) if literal else template))
+            return self._group_for(template)
+        return group
+
+    def __len__(self) -> int:
+        return len(self.validators)
+
+    def find(self, key: str) -> Validator | None:
+        if ":" not in key:
+            return self._bare.get(key)
+        prefix, rest = key.split(":", 1)
+        group = self._literal_groups.get(prefix)
+        groups = (
+            [group]
+            if group is not None
+            else [g for g in self._pattern_groups if g.regex.fullmatch(prefix)]
+        )
+        for found in groups:
+            validator = found.exact.get(rest)
+            if validator is not None:
+                return validator
+            for regex, candidate in found.patterned:
+                if regex.fullmatch(rest):
+                    return candidate
+        return None
+
+    def _checked(self, validator: Validator, key: str, value: str) -> Verdict:
+        deprecated = None
+        if validator.deprecated:
+            deprecated = validator.replacement or "nothing (it has no effect)"
+        nova_status = self._nova_view(key) if validator.extension else None
+        problem = validator.value.problem(key, value)
+        if problem is not None:
+            message = f"{key}: {problem} ({validator.value.summary()})"
+            status: Status = "invalid-value"
+        else:
+            status, message = "valid", "valid"
+            if nova_status == "unknown-key":
+                message = (
+                    f"{key} is an {validator.extension} extension: Nova >= 2.86 refuses it as "
+                    "unknown; set it with compute microversion 2.85 or lower"
+                )
+            elif deprecated is not None:
+                message = f"valid, but deprecated: use {deprecated}"
+        return Verdict(
+            key,
+            value,
+            status,
+            message,
+            validator.name,
+            validator.extension,
+            deprecated,
+            nova_status,
+        )
+
+    def _nova_view(self, key: str) -> Status:
+        """What stock Nova says of a key only Flavorsmith registers: its namespace decides."""
+        namespace = self._known_namespace(key.split(":", 1)[0]) if ":" in key else None
+        return "unknown-key" if namespace is not None and namespace.nova else "unregistered"
+
+    def _known_namespace(self, prefix: str) -> Namespace | None:
+        group = self._literal_groups.get(prefix)
+        if group is not None:
+            return group.namespace
+        for candidate in self._pattern_groups:
+            if candidate.regex.fullmatch(prefix):
+                return candidate.namespace
+        return None
+
+    def verdict(self, key: str, value: str) -> Verdict:
+        validator = self.find(key)
+        if validator is not None:
+            return self._checked(validator, key, value)
+        if ":" not in key:
+            return Verdict(key, value, "unregistered", f"{key} has no namespace; nothing checks it")
+        prefix = key.split(":", 1)[0]
+        namespace = self._known_namespace(prefix)
+        if namespace is None:
+            family = next(
+                (n for n in self.namespaces if n.family and prefix.startswith(n.family)), None
+            )
+            if family is not None:
+                return Verdict(
+                    key,
+                    value,
+                    "unknown-key",
+                    f"{prefix!r} is not a valid {family.template} prefix (expected "
+                    f"{family.pattern}); Nova would skip validating {key} entirely",
+                )
+            return Verdict(
+                key,
+                value,
+                "unregistered",
+                f"namespace {prefix!r} is not registered; nothing checks it",
+            )
+        hint = self.suggest(key)
+        suffix = f" (did you mean {hint!r}?)" if hint else ""
+        return Verdict(
+            key,
+            value,
+            "unknown-key",
+            f"{key} is not a known key of namespace {namespace.template}{suffix}",
+        )
+
+    def suggest(self, key: str) -> str | None:
+        """The registered key nearest to a misspelt one."""
+        prefix = key.split(":", 1)[0]
+        candidates = [v.name for v in self.validators if "{" not in v.name]
+        namespace = self._known_namespace(prefix)
+        if namespace is not None and not namespace.literal:
+            group = next(g for g in self._pattern_groups if g.namespace is namespace)
+            candidates = [f"{prefix}:{rest}" for rest in group.exact]
+        return closest(key, candidates, cutoff=0.8)
+
+    def validate(self, pairs: Sequence[tuple[str, str]], mode: Mode = "nova") -> list[Verdict]:
+        """Every pair's verdict; the caller rejects the request when any is not allowed."""
+        return [self.verdict(k, v) for k, v in pairs]
