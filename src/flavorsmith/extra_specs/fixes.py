@@ -6,6 +6,7 @@ The parity test holds every other verdict equal to Nova's; the docs list these.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _GROUP = re.compile(r"([a-zA-Z0-9_-]{1,64})?")
@@ -63,7 +64,7 @@ def _invalid_group(key: str) -> bool:
     return False
 
 
-_APPLIES = {
+_APPLIES: dict[str, Callable[[str], bool]] = {
     "unescaped-dot": _unescaped_dot,
     "invalid-group": _invalid_group,
     "backtracking": lambda key: False,  # same verdicts; only the time differs
