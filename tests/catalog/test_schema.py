@@ -98,9 +98,9 @@ def test_seed_and_nautobot_device_types_are_valid() -> None:
             "x.yaml:4:3: traits[0].state: required key is missing",
         ),
         (
-            "name: x\nresource_class: x\nextra_specs: {a: b}\n",
-            "x.yaml:3:1: extra_specs: unknown key 'extra_specs'; allowed: name, resource_class, "
-            "description, traits, is_public, projects",
+            "name: x\nresource_class: x\nextra_spec: {a: b}\n",
+            "x.yaml:3:1: extra_spec: unknown key 'extra_spec' (did you mean 'extra_specs'?); allowed: "
+            "name, resource_class, description, traits, is_public, projects, extra_specs",
         ),
         ("- name: x\n", "x.yaml:1:1: (root): expected a mapping of keys, found a list"),
         ("name: 5\nresource_class: x\n", "x.yaml:1:7: name: expected a string, found the number 5"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from flavorsmith.catalog.document import Document
-from flavorsmith.catalog.model import DeviceType, Flavor, TraitRuleSet
+from flavorsmith.catalog.model import DeviceType, ExtraSpecSet, Flavor, TraitRuleSet
 from flavorsmith.diagnostics import Diagnostic, Severity
 from flavorsmith.hints import closest
 from flavorsmith.resource_classes import placement_name
@@ -181,4 +181,73 @@ def check_trait_rule_sets(rule_sets: Sequence[TraitRuleSet]) -> list[Diagnostic]
                 break
         else:
             seen.append(rule_set)
+    return out
+
+
+def derived_keys(flavor: Flavor) -> set[str]:
+    """The extra specs the derivation writes for ``flavor`` (a catalog may not set them)."""
+    keys = {
+        f"resources:{placement_name(flavor.resource_class)}",
+        "resources:VCPU",
+        "resources:MEMORY_MB",
+        "resources:DISK_GB",
+        "flavorsmith:managed",
+    }
+    return keys | {f"trait:{t.full_name}" for t in flavor.traits}
+
+
+def check_extra_specs(
+    flavors: Sequence[Flavor], definition_sets: Sequence[ExtraSpecSet]
+) -> list[Diagnostic]:
+    """Definition files that clash with registered keys, and every flavor's extra specs checked
+    in strict mode against the registry those files complete."""
+    from flavorsmith.extra_specs.factory import registry_for
+
+    registry, refused = registry_for(definition_sets)
+    out: list[Diagnostic] = []
+    for definition_set in definition_sets:
+        doc = definition_set.doc
+        if doc is None:
+            continue
+        names = refused.get(doc.display, [])
+        for index, spec in enumerate(definition_set.data["validators"]):
+            if spec["name"] in names:
+                out.append(
+                    doc.diagnostic(
+                        ["validators", index, "name"],
+                        f"{spec['name']} is already defined (built-in, plugin or another file); "
+                        "the first definition stays",
+                        code="extra-spec-clash",
+                    )
+                )
+    for flavor in flavors:
+        doc = flavor.doc
+        if doc is None:
+            continue
+        reserved = derived_keys(flavor)
+        for key, value in flavor.extra_specs:
+            at: list[str | int] = ["extra_specs", key]
+            if key in reserved or key.startswith("resources:"):
+                out.append(
+                    doc.diagnostic(
+                        at,
+                        f"{key} is derived from the catalog (resource class, traits, ownership); "
+                        "it cannot be set by hand",
+                        code="extra-spec-reserved",
+                        at_key=True,
+                    )
+                )
+                continue
+            verdict = registry.verdict(key, value)
+            if not verdict.allowed("strict"):
+                out.append(doc.diagnostic(at, verdict.message, code=f"extra-spec-{verdict.status}"))
+            elif verdict.deprecated:
+                out.append(
+                    doc.diagnostic(
+                        at,
+                        f"{key} is deprecated: use {verdict.deprecated}",
+                        severity=W,
+                        code="extra-spec-deprecated",
+                    )
+                )
     return out

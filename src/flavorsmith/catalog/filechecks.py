@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flavorsmith import flavor_ids, traits
 from flavorsmith.catalog.document import Document
-from flavorsmith.catalog.model import DeviceType, Flavor, TraitRuleSet
+from flavorsmith.catalog.model import DeviceType, ExtraSpecSet, Flavor, TraitRuleSet
 from flavorsmith.diagnostics import Diagnostic, Severity
 from flavorsmith.resource_classes import IRONIC_MAX_LENGTH
 
@@ -138,3 +138,12 @@ def check_trait_rules(doc: Document, rules: TraitRuleSet) -> list[Diagnostic]:
                     )
                 )
     return out
+
+
+def check_extra_specs(doc: Document, definitions: ExtraSpecSet) -> list[Diagnostic]:
+    from flavorsmith.extra_specs.declarative import problems
+
+    return [
+        doc.diagnostic(path, message, code="extra-spec-definition")
+        for path, message in problems(definitions.data)
+    ]

@@ -25,7 +25,8 @@ class Kind:
 DEVICE_TYPE = Kind("device-type", "device-types", "device-types")
 FLAVOR = Kind("flavor", "flavors", "flavors")
 TRAIT_RULE = Kind("trait-rule", "trait-rules", "trait-rules")
-KINDS: tuple[Kind, ...] = (DEVICE_TYPE, FLAVOR, TRAIT_RULE)
+EXTRA_SPEC = Kind("extra-spec", "extra-specs", "extra-specs")
+KINDS: tuple[Kind, ...] = (DEVICE_TYPE, FLAVOR, TRAIT_RULE, EXTRA_SPEC)
 
 
 def kind_named(name: str) -> Kind:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from flavorsmith.catalog import filechecks, schema
 from flavorsmith.catalog.document import Document, parse
-from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR, TRAIT_RULE, Kind
-from flavorsmith.catalog.model import DeviceType, Flavor, TraitRuleSet
+from flavorsmith.catalog.kinds import DEVICE_TYPE, EXTRA_SPEC, FLAVOR, TRAIT_RULE, Kind
+from flavorsmith.catalog.model import Definition, DeviceType, ExtraSpecSet, Flavor, TraitRuleSet
 from flavorsmith.diagnostics import Diagnostic, Severity, has_errors
 
 
@@ -19,7 +19,7 @@ class Loaded:
     path: Path
     kind: Kind
     doc: Document | None
-    model: Flavor | DeviceType | TraitRuleSet | None
+    model: Definition | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property
@@ -43,7 +43,7 @@ def load_bytes(raw: bytes, kind: Kind, path: Path, display: str | None = None) -
     diagnostics = schema.validate(doc, kind)
     if diagnostics:
         return Loaded(path, kind, doc, None, diagnostics)
-    model: Flavor | DeviceType | TraitRuleSet
+    model: Definition
     if kind is FLAVOR:
         model = Flavor.from_data(doc.data, doc)
         diagnostics = filechecks.check_flavor(doc, model)
@@ -53,6 +53,9 @@ def load_bytes(raw: bytes, kind: Kind, path: Path, display: str | None = None) -
     elif kind is TRAIT_RULE:
         model = TraitRuleSet.from_data(doc.data, doc)
         diagnostics = filechecks.check_trait_rules(doc, model)
+    elif kind is EXTRA_SPEC:
+        model = ExtraSpecSet(doc.data["namespace"], doc.data, doc)
+        diagnostics = filechecks.check_extra_specs(doc, model)
     else:  # pragma: no cover - every kind is handled above
         raise ValueError(kind.name)
     return Loaded(path, kind, doc, model, diagnostics)

@@ -13,6 +13,13 @@ from flavorsmith.resource_classes import placement_name
 TraitState = Literal["required", "absent"]
 
 
+def _spec_value(value: Any) -> str:
+    """Extra-spec values are strings in Nova; YAML booleans and numbers are written as such."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 @dataclass(frozen=True)
 class TraitRequirement:
     trait: str  # as written, without CUSTOM_
@@ -31,6 +38,7 @@ class Flavor:
     traits: tuple[TraitRequirement, ...] = ()
     is_public: bool = True
     projects: tuple[str, ...] = ()
+    extra_specs: tuple[tuple[str, str], ...] = ()
     doc: Document | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -54,6 +62,7 @@ class Flavor:
             traits=tuple(TraitRequirement(t["trait"], t["state"]) for t in data.get("traits", [])),
             is_public=data.get("is_public", True),
             projects=tuple(data.get("projects", [])),
+            extra_specs=tuple((k, _spec_value(v)) for k, v in data.get("extra_specs", {}).items()),
             doc=doc,
         )
 
@@ -158,7 +167,24 @@ class TraitRuleSet:
         )
 
 
-Definition = Flavor | DeviceType | TraitRuleSet
+@dataclass(frozen=True)
+class ExtraSpecSet:
+    """One extra-spec definitions file: validators for a namespace of the operator's."""
+
+    namespace: str
+    data: dict[str, Any] = field(compare=False, repr=False)
+    doc: Document | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.namespace
+
+    @property
+    def canonical_file(self) -> str:
+        return f"{self.namespace}.yaml"
+
+
+Definition = Flavor | DeviceType | TraitRuleSet | ExtraSpecSet
 
 
 @dataclass(frozen=True)
@@ -166,6 +192,7 @@ class Catalog:
     device_types: tuple[DeviceType, ...] = ()
     flavors: tuple[Flavor, ...] = ()
     trait_rules: tuple[TraitRuleSet, ...] = ()
+    extra_specs: tuple[ExtraSpecSet, ...] = ()
 
     def flavor(self, name: str) -> Flavor | None:
         return next((f for f in self.flavors if f.name == name), None)

@@ -11,7 +11,14 @@ from pathlib import Path
 from flavorsmith.catalog import checks, kustomization
 from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR, KINDS, Kind
 from flavorsmith.catalog.load import Loaded, display_path, load_file
-from flavorsmith.catalog.model import Catalog, DeviceType, Flavor, TraitRuleSet
+from flavorsmith.catalog.model import (
+    Catalog,
+    Definition,
+    DeviceType,
+    ExtraSpecSet,
+    Flavor,
+    TraitRuleSet,
+)
 from flavorsmith.diagnostics import Diagnostic, Severity
 
 W = Severity.WARNING
@@ -47,6 +54,7 @@ class RepoView:
             device_types=tuple(x.model for x in self.loaded if isinstance(x.model, DeviceType)),
             flavors=tuple(x.model for x in self.loaded if isinstance(x.model, Flavor)),
             trait_rules=tuple(x.model for x in self.loaded if isinstance(x.model, TraitRuleSet)),
+            extra_specs=tuple(x.model for x in self.loaded if isinstance(x.model, ExtraSpecSet)),
         )
 
 
@@ -89,6 +97,12 @@ class Repository:
         view.diagnostics.extend(
             checks.check_trait_rule_sets([m for m in models if isinstance(m, TraitRuleSet)])
         )
+        view.diagnostics.extend(
+            checks.check_extra_specs(
+                [m for m in models if isinstance(m, Flavor)],
+                [m for m in models if isinstance(m, ExtraSpecSet)],
+            )
+        )
         view.diagnostics.extend(self._check_file_names(view.loaded))
         view.diagnostics.extend(self._check_kustomization(view.loaded))
         view.diagnostics.sort(key=_sort_key)
@@ -114,6 +128,10 @@ class Repository:
             [m for m in models if isinstance(m, DeviceType)],
             [m for m in models if isinstance(m, Flavor)],
         ) + checks.check_trait_rule_sets([m for m in models if isinstance(m, TraitRuleSet)])
+        found += checks.check_extra_specs(
+            [m for m in models if isinstance(m, Flavor)],
+            [m for m in models if isinstance(m, ExtraSpecSet)],
+        )
         shown = candidate.doc.display if candidate.doc is not None else ""
         return [d for d in found if d.path == shown]
 
@@ -130,7 +148,7 @@ class Repository:
                 f"{model.manufacturer} {model.model}".casefold(),
             ):
                 return loaded
-            if isinstance(model, TraitRuleSet) and model.name == name:
+            if isinstance(model, TraitRuleSet | ExtraSpecSet) and model.name == name:
                 return loaded
             if model is None and path.stem.casefold() == wanted:
                 return loaded
@@ -227,10 +245,8 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _same_definition(
-    a: Flavor | DeviceType | TraitRuleSet, b: Flavor | DeviceType | TraitRuleSet
-) -> bool:
-    if isinstance(a, Flavor | TraitRuleSet) and isinstance(b, type(a)):
+def _same_definition(a: Definition, b: Definition) -> bool:
+    if isinstance(a, Flavor | TraitRuleSet | ExtraSpecSet) and isinstance(b, type(a)):
         return a.name == b.name
     if isinstance(a, DeviceType) and isinstance(b, DeviceType):
         return a.slug == b.slug

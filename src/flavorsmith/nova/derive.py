@@ -51,6 +51,9 @@ def extra_specs(flavor: Flavor, resource_class: ResourceClass) -> dict[str, str]
     for requirement in sorted(flavor.traits, key=lambda t: t.full_name):
         state = "required" if requirement.state == "required" else "forbidden"
         specs[f"trait:{requirement.full_name}"] = state
+    # The catalog's own extra specs come last and never replace a derived key.
+    for key, value in flavor.extra_specs:
+        specs.setdefault(key, value)
     return specs
 
 

@@ -8,6 +8,7 @@ from flavorsmith.catalog.model import (
     Catalog,
     Definition,
     DeviceType,
+    ExtraSpecSet,
     Flavor,
     ResourceClass,
     TraitRuleSet,
@@ -25,6 +26,13 @@ def columns(kind_name: str) -> tuple[str, ...]:
 
 
 def row(model: Definition) -> dict[str, Any]:
+    if isinstance(model, ExtraSpecSet):
+        return {
+            "name": model.namespace,
+            "prefix": f"{model.namespace}:",
+            "rules": len(model.data["validators"]),
+            "traits": [],
+        }
     if isinstance(model, TraitRuleSet):
         return {
             "name": model.name,
