@@ -170,6 +170,35 @@ EXPECTED: dict[str, tuple[int, list[str]]] = {
             "one owner",
         ],
     ),
+    "flavor-extra-spec-reserved": (
+        1,
+        [
+            f"{F}/m1.small.uefi.yaml:5:3: extra_specs.resources:VCPU: resources:VCPU is derived "
+            "from the catalog (resource class, traits, ownership); it cannot be set by hand",
+        ],
+    ),
+    "flavor-extra-spec-typo": (
+        1,
+        [
+            f"{F}/m1.small.pinned.yaml:4:3: extra_specs.hw:cpu_polcy: hw:cpu_polcy is not a known "
+            "key of namespace hw (did you mean 'hw:cpu_policy'?)",
+        ],
+    ),
+    "flavor-extra-spec-bad-value": (
+        1,
+        [
+            f"{F}/m1.small.uefi.yaml:4:27: extra_specs.capabilities:boot_mode: 'efi' is not one of "
+            "'uefi', 'bios'",
+        ],
+    ),
+    "extra-spec-unsafe-pattern": (
+        1,
+        [
+            "hardware/extra-specs/site.yaml:5:37: validators[0].value.pattern: the pattern repeats "
+            "a part that itself repeats without a delimiter between the parts, which can take "
+            "exponential time; write it so each character can match one way",
+        ],
+    ),
     "unlisted-file": (
         0,
         [
@@ -220,7 +249,7 @@ def test_broken_example_as_json(cli: Invoke, monkeypatch: pytest.MonkeyPatch) ->
 def test_example_repository_is_clean(cli: Invoke) -> None:
     result = cli("validate", "--repo", str(EXAMPLES))
     assert result.exit_code == 0
-    assert result.stdout == "20 files: 0 errors, 0 warnings\n"
+    assert result.stdout == "21 files: 0 errors, 0 warnings\n"
 
 
 def test_example_repository_shape() -> None:

@@ -110,6 +110,7 @@ def _check_flavors(
             frozenset((t.full_name, t.state) for t in flavor.traits),
             flavor.is_public,
             frozenset(flavor.projects),
+            frozenset(flavor.extra_specs),  # e.g. a UEFI twin is a different offer
         )
         if selection in first_by_selection:
             twin = first_by_selection[selection]
@@ -240,7 +241,15 @@ def check_extra_specs(
                 continue
             verdict = registry.verdict(key, value)
             if not verdict.allowed("strict"):
-                out.append(doc.diagnostic(at, verdict.message, code=f"extra-spec-{verdict.status}"))
+                message = verdict.message.removeprefix(f"{key}: ")
+                out.append(
+                    doc.diagnostic(
+                        at,
+                        message,
+                        code=f"extra-spec-{verdict.status}",
+                        at_key=verdict.status != "invalid-value",
+                    )
+                )
             elif verdict.deprecated:
                 out.append(
                     doc.diagnostic(

@@ -162,7 +162,7 @@ class Registry:
         nova_status = self._nova_view(key) if validator.extension else None
         problem = validator.value.problem(key, value)
         if problem is not None:
-            message = f"{key}: {problem} ({validator.value.summary()})"
+            message = f"{key}: {problem}"
             status: Status = "invalid-value"
         else:
             status, message = "valid", "valid"
