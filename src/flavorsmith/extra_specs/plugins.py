@@ -37,7 +37,8 @@ def load_plugins(registry: Registry, group: str = GROUP) -> list[str]:
                 registry.add(_sourced(item, f"plugin {entry_point.name}"))
             else:
                 registry.clashes.append(
-                    f"plugin {entry_point.name}: ignored {type(item).__name__}; expected Validator or Namespace"
+                    f"plugin {entry_point.name}: ignored {type(item).__name__}; "
+                    "expected Validator or Namespace"
                 )
         loaded.append(entry_point.name)
     return loaded
