@@ -177,6 +177,11 @@ def measure(url: str, nodes: list[dict[str, object]], puts: int) -> dict[str, fl
     }
 
 
+def _cell(value: float) -> str:
+    # NaN: the server refused the query (the real Ironic has no traits= filter).
+    return f"{'unsupported':>22}" if value != value else f"{value:>22.2f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -205,7 +210,7 @@ def main() -> None:
     print(f"{'metric':<{width}} | " + " | ".join(f"{n:>22}" for n in names))
     print("-" * width + "-+-" + "-+-".join("-" * 22 for _ in names))
     for metric in metrics:
-        values = " | ".join(f"{results[n][metric]:>22.2f}" for n in names)
+        values = " | ".join(_cell(results[n][metric]) for n in names)
         print(f"{metric:<{width}} | {values}")
 
 

@@ -8,7 +8,7 @@ import sys
 import typer
 
 from flavorsmith import __version__
-from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR, TRAIT_RULE
+from flavorsmith.catalog.kinds import DEVICE_TYPE, EXTRA_SPEC, FLAVOR, TRAIT_RULE
 from flavorsmith.cli import (
     classify,
     db,
@@ -19,6 +19,7 @@ from flavorsmith.cli import (
     serve,
     validate,
 )
+from flavorsmith.cli.extra_specs import group as _extra_specs_group
 from flavorsmith.cli.matching import capacity, match
 
 
@@ -55,6 +56,7 @@ def build() -> typer.Typer:
     app.command("match")(match.match)
     app.command("capacity")(capacity.capacity)
     app.command("classify")(classify.classify)
+    app.add_typer(_extra_specs_group(), name="extra-specs")
     app.add_typer(
         definitions.group(FLAVOR, "Flavor definitions (hardware/flavors/)."), name="flavor"
     )
@@ -65,6 +67,10 @@ def build() -> typer.Typer:
     app.add_typer(
         definitions.group(TRAIT_RULE, "Trait rules for inspection data (hardware/trait-rules/)."),
         name="trait-rule",
+    )
+    app.add_typer(
+        definitions.group(EXTRA_SPEC, "Extra-spec validator files (hardware/extra-specs/)."),
+        name="extra-spec",
     )
     return app
 

@@ -12,6 +12,7 @@ class SchemaKind(enum.StrEnum):
     FLAVOR = "flavor"
     DEVICE_TYPE = "device-type"
     TRAIT_RULE = "trait-rule"
+    EXTRA_SPEC = "extra-spec"
 
 
 def schema(kind: Annotated[SchemaKind, typer.Argument(help="Which kind of file.")]) -> None:

@@ -141,11 +141,7 @@ class Registry:
             return self._bare.get(key)
         prefix, rest = key.split(":", 1)
         group = self._literal_groups.get(prefix)
-        groups = (
-            [group]
-            if group is not None
-            else [g for g in self._pattern_groups if g.regex.fullmatch(prefix)]
-        )
+        groups = (group,) if group is not None else self._matching_groups(prefix)
         for found in groups:
             validator = found.exact.get(rest)
             if validator is not None:
@@ -188,6 +184,9 @@ class Registry:
         """What stock Nova says of a key only Flavorsmith registers: its namespace decides."""
         namespace = self._known_namespace(key.split(":", 1)[0]) if ":" in key else None
         return "unknown-key" if namespace is not None and namespace.nova else "unregistered"
+
+    def _matching_groups(self, prefix: str) -> tuple[_Group, ...]:
+        return tuple(g for g in self._pattern_groups if g.regex.fullmatch(prefix))
 
     def _known_namespace(self, prefix: str) -> Namespace | None:
         group = self._literal_groups.get(prefix)
@@ -235,13 +234,19 @@ class Registry:
 
     def suggest(self, key: str) -> str | None:
         """The registered key nearest to a misspelt one."""
-        prefix = key.split(":", 1)[0]
-        candidates = [v.name for v in self.validators if "{" not in v.name]
-        namespace = self._known_namespace(prefix)
-        if namespace is not None and not namespace.literal:
-            group = next(g for g in self._pattern_groups if g.namespace is namespace)
+        prefix = key.split(":", 1)[0] if ":" in key else None
+        group = self._literal_groups.get(prefix) if prefix is not None else None
+        if group is None and prefix is not None:
+            group = next((g for g in self._pattern_groups if g.regex.fullmatch(prefix)), None)
+        if group is not None:  # the keys of the same namespace, as this key spells the prefix
             candidates = [f"{prefix}:{rest}" for rest in group.exact]
-        return closest(key, candidates, cutoff=0.8)
+        else:
+            candidates = [v.name for v in self.validators if "{" not in v.name]
+        # Only keys of about the same length can be 0.8 alike; skipping the rest keeps an
+        # unknown key as cheap to answer as a known one.
+        slack = max(2, len(key) // 4)
+        near = [c for c in candidates if abs(len(c) - len(key)) <= slack]
+        return closest(key, near, cutoff=0.8)
 
     def validate(self, pairs: Sequence[tuple[str, str]], mode: Mode = "nova") -> list[Verdict]:
         """Every pair's verdict; the caller rejects the request when any is not allowed."""

@@ -17,22 +17,21 @@ from flavorsmith.catalog.model import (
 FLAVOR_COLUMNS = ("name", "resource_class", "traits", "is_public", "description")
 DEVICE_TYPE_COLUMNS = ("name", "class", "manufacturer", "model", "u_height", "resource_classes")
 TRAIT_RULE_COLUMNS = ("name", "prefix", "rules", "traits")
+EXTRA_SPEC_COLUMNS = ("name", "validators", "keys")
 
 
 def columns(kind_name: str) -> tuple[str, ...]:
-    return {"flavor": FLAVOR_COLUMNS, "trait-rule": TRAIT_RULE_COLUMNS}.get(
-        kind_name, DEVICE_TYPE_COLUMNS
-    )
+    return {
+        "flavor": FLAVOR_COLUMNS,
+        "trait-rule": TRAIT_RULE_COLUMNS,
+        "extra-spec": EXTRA_SPEC_COLUMNS,
+    }.get(kind_name, DEVICE_TYPE_COLUMNS)
 
 
 def row(model: Definition) -> dict[str, Any]:
     if isinstance(model, ExtraSpecSet):
-        return {
-            "name": model.namespace,
-            "prefix": f"{model.namespace}:",
-            "rules": len(model.data["validators"]),
-            "traits": [],
-        }
+        keys = [spec["name"] for spec in model.data["validators"]]
+        return {"name": model.namespace, "validators": len(keys), "keys": keys}
     if isinstance(model, TraitRuleSet):
         return {
             "name": model.name,
@@ -143,4 +142,16 @@ def trait_rule_record(rule_set: TraitRuleSet) -> dict[str, Any]:
         "description": rule_set.description,
         "rules": [{"name": r.name, "when": r.when, "add": list(r.add)} for r in rule_set.rules],
         "file": rule_set.doc.display if rule_set.doc else None,
+    }
+
+
+def extra_spec_record(definitions: ExtraSpecSet) -> dict[str, Any]:
+    return {
+        "namespace": definitions.namespace,
+        "description": definitions.data.get("description"),
+        "validators": [
+            f"{spec['name']}: {spec['value']['type']} - {spec['description']}"
+            for spec in definitions.data["validators"]
+        ],
+        "file": definitions.doc.display if definitions.doc else None,
     }

@@ -19,9 +19,10 @@ def register(app: typer.Typer, kind: Kind) -> None:
         fmt: FormatOption = Format.TABLE,
     ) -> None:
         """Show one definition."""
-        from flavorsmith.catalog.model import DeviceType, Flavor, TraitRuleSet
+        from flavorsmith.catalog.model import DeviceType, ExtraSpecSet, Flavor, TraitRuleSet
         from flavorsmith.cli.definitions.rows import (
             device_type_record,
+            extra_spec_record,
             flavor_record,
             show_table,
             trait_rule_record,
@@ -41,6 +42,8 @@ def register(app: typer.Typer, kind: Kind) -> None:
             record = flavor_record(loaded.model, catalog)
         elif isinstance(loaded.model, TraitRuleSet):
             record = trait_rule_record(loaded.model)
+        elif isinstance(loaded.model, ExtraSpecSet):
+            record = extra_spec_record(loaded.model)
         else:
             assert isinstance(loaded.model, DeviceType)
             record = device_type_record(loaded.model, list(catalog.flavors))

@@ -1,0 +1,46 @@
+"""``flavorsmith extra-specs docs`` and ``metadef``: documentation generated from the registry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from flavorsmith.cli.options import RepoOption
+
+
+def docs(repo: RepoOption = None) -> None:
+    """Print a Markdown reference of every validator, grouped by namespace."""
+    from flavorsmith.cli.extra_specs.registry import load
+    from flavorsmith.extra_specs.docs import markdown
+
+    typer.echo(markdown(load(repo)), nl=False)
+
+
+def metadef(
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", help="Write one <namespace>.json per namespace here.", file_okay=False
+        ),
+    ] = None,
+    repo: RepoOption = None,
+) -> None:
+    """Glance metadata-definition namespaces (a JSON list, or files with --output)."""
+    import json
+
+    from flavorsmith.cli.extra_specs.registry import load
+    from flavorsmith.extra_specs.metadef import namespaces
+
+    documents = namespaces(load(repo))
+    if output is None:
+        typer.echo(json.dumps(documents, indent=2))
+        return
+    output.mkdir(parents=True, exist_ok=True)
+    for document in documents:
+        name = document["namespace"].split("::")[-1].lower() or "bare"
+        (output / f"{name}.json").write_text(
+            json.dumps(document, indent=2) + "\n", encoding="utf-8"
+        )
+    typer.echo(f"wrote {len(documents)} namespaces to {output}")

@@ -1,0 +1,53 @@
+"""``flavorsmith extra-specs list [--namespace NS]``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from flavorsmith.cli.options import ColumnOption, FormatOption, RepoOption
+from flavorsmith.cli.output import Format, render_list, select
+
+COLUMNS = ("key", "value", "status", "source", "description")
+
+
+def list_validators(
+    namespace: Annotated[
+        str | None, typer.Option("--namespace", help="Only this namespace (e.g. hw, trait).")
+    ] = None,
+    repo: RepoOption = None,
+    fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+) -> None:
+    """List every registered extra-spec key."""
+    from flavorsmith.cli.extra_specs.registry import load
+
+    registry = load(repo)
+    rows = []
+    for validator in registry.validators:
+        space = (validator.namespace or "").replace("{group}", "")
+        if namespace is not None and space != namespace and validator.namespace != namespace:
+            continue
+        status = "supported"
+        if validator.deprecated:
+            status = f"deprecated: use {validator.replacement or 'nothing'}"
+        elif validator.extension:
+            status = f"{validator.extension} extension"
+        rows.append(
+            {
+                "key": validator.name,
+                "value": validator.value.summary(),
+                "status": status,
+                "source": validator.source,
+                "description": validator.description,
+            }
+        )
+    if namespace is not None and not rows:
+        known = sorted(
+            {(v.namespace or "").replace("{group}", "") for v in registry.validators} - {""}
+        )
+        typer.echo(f"error: no namespace {namespace!r}; known: {', '.join(known)}", err=True)
+        raise typer.Exit(1)
+    wanted = column or (["key", "value", "status"] if fmt is Format.TABLE else list(COLUMNS))
+    typer.echo(render_list(select(rows, wanted, COLUMNS), wanted, fmt), nl=False)

@@ -1,0 +1,15 @@
+"""The registry the commands use: built-ins, plugins, and the repository's definitions."""
+
+from __future__ import annotations
+
+from flavorsmith.extra_specs.registry import Registry
+
+
+def load(repo: str | None) -> Registry:
+    from flavorsmith.catalog.repo import Repository, resolve_root
+    from flavorsmith.extra_specs.factory import registry_for
+
+    repository = Repository(resolve_root(repo))
+    sets = repository.load().catalog.extra_specs if repository.exists() else ()
+    registry, _ = registry_for(sets)
+    return registry
