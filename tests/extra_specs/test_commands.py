@@ -18,7 +18,11 @@ def test_list_and_namespace_filter(cli: Invoke) -> None:
     site = cli(
         "extra-specs", "list", "--namespace", "scheduling", "--repo", str(EXAMPLES), "-f", "json"
     )
-    assert [r["key"] for r in json.loads(site.stdout)][0] == "scheduling:tier"
+    assert [r["key"] for r in json.loads(site.stdout)] == [
+        "scheduling:tier",
+        "scheduling:max_per_rack",
+        "scheduling:rack_affinity.{group}",
+    ]
     bad = cli("extra-specs", "list", "--namespace", "nope")
     assert bad.exit_code == 1 and bad.stderr.startswith("error: no namespace 'nope'; known: accel,")
 
