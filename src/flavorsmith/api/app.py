@@ -18,7 +18,11 @@ from flavorsmith.api.baremetal import nodes as baremetal_nodes
 from flavorsmith.api.baremetal import router as baremetal
 from flavorsmith.api.baremetal import traits as baremetal_traits
 from flavorsmith.api.baremetal.policies import POLICIES as BAREMETAL_POLICIES
+from flavorsmith.api.compute import access as compute_access
+from flavorsmith.api.compute import extra_specs as compute_extra_specs
+from flavorsmith.api.compute import flavors as compute_flavors
 from flavorsmith.api.compute import router as compute
+from flavorsmith.api.compute.policies import POLICIES as COMPUTE_POLICIES
 from flavorsmith.api.flavours import Flavour, error_response, flavour_of
 from flavorsmith.api.loadbalancer import router as loadbalancer
 from flavorsmith.api.middleware import ServiceMiddleware
@@ -29,6 +33,8 @@ from flavorsmith.api.policy import Enforcer, PolicyDenied, RuleDefault
 from flavorsmith.config import Settings
 from flavorsmith.db.engine import make_engine
 from flavorsmith.errors import FlavorsmithError
+from flavorsmith.extra_specs.factory import registry_for
+from flavorsmith.extra_specs.registry import Registry
 from flavorsmith.matching.source import IndexCache
 
 log = logging.getLogger("flavorsmith.api")
@@ -58,11 +64,13 @@ class Services:
     enforcer: Enforcer
     catalog: native_catalog.CatalogState
     index_cache: IndexCache
+    registry: Registry
 
 
 def policy_defaults() -> list[RuleDefault]:
     return [
         *BAREMETAL_POLICIES,
+        *COMPUTE_POLICIES,
         *native_catalog.POLICIES,
         *native_matching.POLICIES,
         *native_inspection.POLICIES,
@@ -76,13 +84,18 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         else NoAuth()
     )
     engine = engine or make_engine(settings.database_url)
+    catalog = native_catalog.CatalogState(settings.repo)
+    registry, _ = registry_for(catalog.view().catalog.extra_specs)
+    for clash in registry.clashes:
+        log.warning("extra-spec validators: %s", clash)
     services = Services(
         settings=settings,
         engine=engine,
         sessions=sessionmaker(engine, expire_on_commit=False),
         enforcer=Enforcer.from_file(policy_defaults(), settings.policy_file),
-        catalog=native_catalog.CatalogState(settings.repo),
+        catalog=catalog,
         index_cache=IndexCache(engine),
+        registry=registry,
     )
     app = FastAPI(
         title="Flavorsmith",
@@ -96,6 +109,9 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(baremetal_nodes.router, prefix="/baremetal")
     app.include_router(baremetal_traits.router, prefix="/baremetal")
     app.include_router(compute.router, prefix="/compute")
+    app.include_router(compute_flavors.router, prefix="/compute")
+    app.include_router(compute_extra_specs.router, prefix="/compute")
+    app.include_router(compute_access.router, prefix="/compute")
     app.include_router(loadbalancer.router, prefix="/load-balancer")
     app.include_router(native_catalog.router, prefix="/v1")
     app.include_router(native_matching.router, prefix="/v1")

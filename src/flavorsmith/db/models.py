@@ -10,6 +10,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -93,3 +94,44 @@ class NodeInspection(Base):
     data: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
     result: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+
+class NovaFlavor(Base):
+    """A flavor of the Nova-compatible compute API (Nova's flavors table, minus the unused)."""
+
+    __tablename__ = "flavors"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    flavorid: Mapped[str] = mapped_column(String(255), nullable=False, unique=True)
+    name: Mapped[str] = mapped_column(String(255), nullable=False, unique=True)
+    memory_mb: Mapped[int] = mapped_column(Integer, nullable=False)
+    vcpus: Mapped[int] = mapped_column(Integer, nullable=False)
+    root_gb: Mapped[int] = mapped_column(Integer, nullable=False)
+    ephemeral_gb: Mapped[int] = mapped_column(Integer, nullable=False)
+    swap: Mapped[int] = mapped_column(Integer, nullable=False)
+    rxtx_factor: Mapped[float] = mapped_column(Float, nullable=False)
+    vcpu_weight: Mapped[int | None] = mapped_column(Integer)
+    disabled: Mapped[bool] = mapped_column(Boolean, nullable=False)
+    is_public: Mapped[bool] = mapped_column(Boolean, nullable=False)
+    description: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class NovaFlavorExtraSpec(Base):
+    __tablename__ = "flavor_extra_specs"
+
+    flavor_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("flavors.id", ondelete="CASCADE"), primary_key=True
+    )
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    value: Mapped[str] = mapped_column(String(255), nullable=False)
+
+
+class NovaFlavorProject(Base):
+    __tablename__ = "flavor_projects"
+
+    flavor_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("flavors.id", ondelete="CASCADE"), primary_key=True
+    )
+    project_id: Mapped[str] = mapped_column(String(255), primary_key=True)

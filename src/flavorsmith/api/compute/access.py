@@ -1,0 +1,69 @@
+"""/compute/v2.1/flavors/{id}/os-flavor-access and the tenant access actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from sqlalchemy import Connection
+
+from flavorsmith.api.compute.common import authorize, run
+from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.errors import Invalid, NotFound
+from flavorsmith.nova import store
+
+router = APIRouter()
+ACTIONS = {
+    "addTenantAccess": "os_compute_api:os-flavor-access:add_tenant_access",
+    "removeTenantAccess": "os_compute_api:os-flavor-access:remove_tenant_access",
+}
+
+
+def _body(flavorid: str, projects: list[str]) -> dict[str, Any]:
+    return {"flavor_access": [{"flavor_id": flavorid, "tenant_id": p} for p in projects]}
+
+
+@router.get("/v2.1/flavors/{flavorid}/os-flavor-access")
+async def list_access(request: Request, flavorid: str) -> dict[str, Any]:
+    authorize(request, "os_compute_api:os-flavor-access")
+    check_query(request, ())
+
+    def work(connection: Connection) -> list[str]:
+        row = store.get(connection, flavorid)
+        if row["is_public"]:
+            raise NotFound("Access list not available for public flavors.")
+        return store.projects(connection, row)
+
+    return _body(flavorid, await run(request, work, write=False))
+
+
+@router.post("/v2.1/flavors/{flavorid}/action")
+async def flavor_action(request: Request, flavorid: str) -> dict[str, Any]:
+    check_query(request, ())
+    body = await json_body(request)
+    if not isinstance(body, dict) or len(body) != 1:
+        raise Invalid("The body must be one action: addTenantAccess or removeTenantAccess")
+    ((action, argument),) = body.items()
+    if action not in ACTIONS:
+        raise Invalid(f"There is no such action: {action}")
+    authorize(request, ACTIONS[action])
+    if (
+        not isinstance(argument, dict)
+        or set(argument) != {"tenant"}
+        or not isinstance(argument["tenant"], str)
+        or not 1 <= len(argument["tenant"]) <= 255
+    ):
+        raise Invalid(
+            f'Invalid input for field/attribute {action}: expected {{"tenant": "<project id>"}}'
+        )
+    project = argument["tenant"]
+
+    def work(connection: Connection) -> list[str]:
+        row = store.get(connection, flavorid, lock=True)
+        if action == "addTenantAccess":
+            store.add_project(connection, row, project)
+        else:
+            store.remove_project(connection, row, project)
+        return store.projects(connection, row)
+
+    return _body(flavorid, await run(request, work, write=True))

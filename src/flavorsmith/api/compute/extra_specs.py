@@ -1,0 +1,124 @@
+"""/compute/v2.1/flavors/{id}/os-extra_specs: list, show, set (merge), change one, remove one.
+Validated from microversion 2.86 with the registry; ``validation=`` picks the mode."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from sqlalchemy import Connection
+
+from flavorsmith.api.compute import bodies
+from flavorsmith.api.compute.common import at_least, authorize, run, viewer
+from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.errors import Invalid, NotFound
+from flavorsmith.extra_specs.registry import MODES, Mode
+from flavorsmith.nova import store
+
+router = APIRouter()
+log = logging.getLogger("flavorsmith.api")
+PATH = "/v2.1/flavors/{flavorid}/os-extra_specs"
+
+
+def _mode(request: Request) -> Mode | None:
+    """The validation mode: the parameter if given (any microversion), else nova from 2.86."""
+    check_query(request, ("validation",))
+    value = request.query_params.get("validation")
+    if value is None:
+        return "nova" if at_least(request, 2, 86) else None
+    if value not in MODES:
+        raise Invalid(f"Invalid validation mode {value!r}: choose one of {', '.join(MODES)}")
+    return value
+
+
+def check(request: Request, specs: dict[str, str], mode: Mode | None) -> None:
+    """Every pair must pass; one bad pair rejects the whole request (nothing is stored)."""
+    if mode is None:
+        return
+    registry = request.app.state.services.registry
+    problems = []
+    for key, value in specs.items():
+        verdict = registry.verdict(key, value)
+        if not verdict.allowed(mode):
+            problems.append(verdict.message)
+        elif mode == "permissive" and verdict.status != "valid":
+            log.info(
+                "extra spec %s=%r accepted in permissive mode: %s", key, value, verdict.message
+            )
+    if problems:
+        raise Invalid("Validation failed; " + "; ".join(problems))
+
+
+@router.get(PATH)
+async def list_specs(request: Request, flavorid: str) -> dict[str, Any]:
+    authorize(request, "os_compute_api:os-flavor-extra-specs:index")
+    check_query(request, ())
+    who = viewer(request)
+
+    def work(connection: Connection) -> dict[str, str]:
+        row = store.get(connection, flavorid, who)
+        return store.extra_specs(connection, [row["id"]])[row["id"]]
+
+    return {"extra_specs": await run(request, work, write=False)}
+
+
+@router.get(PATH + "/{key}")
+async def show_spec(request: Request, flavorid: str, key: str) -> dict[str, str]:
+    authorize(request, "os_compute_api:os-flavor-extra-specs:show")
+    check_query(request, ())
+    who = viewer(request)
+
+    def work(connection: Connection) -> dict[str, str]:
+        row = store.get(connection, flavorid, who)
+        specs = store.extra_specs(connection, [row["id"]])[row["id"]]
+        if key not in specs:
+            raise NotFound(f"Flavor {flavorid} has no extra specs with key {key}.")
+        return {key: specs[key]}
+
+    return await run(request, work, write=False)
+
+
+@router.post(PATH)
+async def create_specs(request: Request, flavorid: str) -> dict[str, Any]:
+    authorize(request, "os_compute_api:os-flavor-extra-specs:create")
+    mode = _mode(request)
+    specs = bodies.extra_specs(await json_body(request))
+    check(request, specs, mode)
+    await run(
+        request,
+        lambda c: store.merge_extra_specs(c, store.get(c, flavorid, lock=True), specs),
+        write=True,
+    )
+    return {"extra_specs": specs}
+
+
+@router.put(PATH + "/{key}")
+async def update_spec(request: Request, flavorid: str, key: str) -> dict[str, str]:
+    authorize(request, "os_compute_api:os-flavor-extra-specs:update")
+    mode = _mode(request)
+    body = await json_body(request)
+    if not isinstance(body, dict) or len(body) != 1:
+        raise Invalid(f"The body must hold exactly the key in the URL: {{{key!r}: value}}")
+    if key not in body:
+        raise Invalid("Request body and URI mismatch")
+    specs = bodies.checked_specs(body)
+    check(request, specs, mode)
+    await run(
+        request,
+        lambda c: store.merge_extra_specs(c, store.get(c, flavorid, lock=True), specs),
+        write=True,
+    )
+    return specs
+
+
+@router.delete(PATH + "/{key}")
+async def delete_spec(request: Request, flavorid: str, key: str) -> Response:
+    authorize(request, "os_compute_api:os-flavor-extra-specs:delete")
+    check_query(request, ())
+    await run(
+        request,
+        lambda c: store.delete_extra_spec(c, store.get(c, flavorid, lock=True), key),
+        write=True,
+    )
+    return Response(status_code=200)

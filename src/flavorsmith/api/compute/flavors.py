@@ -1,0 +1,167 @@
+"""/compute/v2.1/flavors: list, detail, show, create, delete, update the description."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request, Response
+from sqlalchemy import Connection
+
+from flavorsmith.api.compute import bodies, serialize
+from flavorsmith.api.compute.common import at_least, authorize, require, root, run, viewer
+from flavorsmith.api.requests import check_query, json_body, microversion
+from flavorsmith.errors import Invalid
+from flavorsmith.extra_specs.safety import pattern_problem
+from flavorsmith.nova import store
+from flavorsmith.nova.store import FlavorQuery
+
+router = APIRouter()
+
+LIST_PARAMS = ("is_public", "minRam", "minDisk", "sort_key", "sort_dir", "limit", "marker", "name")
+
+
+def _int_filter(name: str, value: str | None) -> int | None:
+    if value is None:
+        return None
+    if not value.isdigit():
+        raise Invalid(f"Invalid {name} filter [{value}]")
+    return int(value)
+
+
+def _query(request: Request) -> FlavorQuery:
+    params = request.query_params
+    if at_least(request, 2, 75):  # Nova rejects unknown query parameters from 2.75
+        check_query(request, LIST_PARAMS)
+    is_public: bool | None = True
+    raw = params.get("is_public")
+    if raw is not None:
+        lowered = raw.strip().lower()
+        is_public = None if lowered == "none" else bodies.boolean("is_public", raw)
+    sort_key = params.get("sort_key", "flavorid")
+    if sort_key not in store.SORT_KEYS:
+        raise Invalid(
+            f"Invalid input for query parameters sort_key. Value: {sort_key}. "
+            f"{sort_key!r} is not one of {list(store.SORT_KEYS)}"
+        )
+    sort_dir = params.get("sort_dir", "asc")
+    if sort_dir not in ("asc", "desc"):
+        raise Invalid(
+            f"Invalid input for query parameters sort_dir. Value: {sort_dir}. Use asc or desc"
+        )
+    limit = params.get("limit")
+    if limit is not None and not limit.isdigit():
+        raise Invalid(
+            f"Invalid input for query parameters limit. Value: {limit}. '{limit}' does not "
+            "match '^[0-9]*$'"
+        )
+    name = params.get("name")
+    pattern = None
+    if name is not None:
+        # Nova matches names as a regular expression in the database; refuse what cannot work
+        # (or could run for ever) instead of answering 500.
+        problem = pattern_problem(name) if len(name) <= 255 else "is longer than 255 characters"
+        if problem:
+            raise Invalid(f"The name filter {name!r} {problem}")
+        pattern = re.compile(name)
+    return FlavorQuery(
+        is_public=is_public,
+        min_ram=_int_filter("minRam", params.get("minRam")),
+        min_disk=_int_filter("minDisk", params.get("minDisk")),
+        name=pattern,
+        sort_key=sort_key,
+        sort_dir=sort_dir,
+        limit=min(int(limit), store.MAX_LIMIT) if limit else store.MAX_LIMIT,
+        marker=params.get("marker"),
+    )
+
+
+async def _list(request: Request, detail: bool) -> dict[str, Any]:
+    query = _query(request)
+    version = microversion(request)
+    who = viewer(request)
+
+    def work(connection: Connection) -> tuple[list[dict[str, Any]], dict[int, dict[str, str]]]:
+        rows = store.list_flavors(connection, query, who)
+        specs = (
+            store.extra_specs(connection, [r["id"] for r in rows])
+            if detail and at_least(request, 2, 61)
+            else {}
+        )
+        return rows, specs
+
+    rows, specs = await run(request, work, write=False)
+    top = root(request)
+    if detail:
+        items = [serialize.full(r, version, top, specs.get(r["id"])) for r in rows]
+    else:
+        items = [serialize.brief(r, version, top) for r in rows]
+    body: dict[str, Any] = {"flavors": items}
+    if rows and len(rows) == query.limit:
+        params = {k: v for k, v in request.query_params.items() if k != "marker"}
+        params.update(limit=str(query.limit), marker=rows[-1]["flavorid"])
+        path = "flavors/detail" if detail else "flavors"
+        body["flavors_links"] = [{"rel": "next", "href": f"{top}/v2.1/{path}?{urlencode(params)}"}]
+    return body
+
+
+@router.get("/v2.1/flavors")
+async def list_flavors(request: Request) -> dict[str, Any]:
+    return await _list(request, detail=False)
+
+
+@router.get("/v2.1/flavors/detail")
+async def list_flavors_detail(request: Request) -> dict[str, Any]:
+    return await _list(request, detail=True)
+
+
+@router.get("/v2.1/flavors/{flavorid}")
+async def show_flavor(request: Request, flavorid: str) -> dict[str, Any]:
+    check_query(request, ())
+    who = viewer(request)
+
+    def work(connection: Connection) -> tuple[dict[str, Any], dict[str, str]]:
+        row = store.get(connection, flavorid, who)
+        return row, store.extra_specs(connection, [row["id"]])[row["id"]]
+
+    row, specs = await run(request, work, write=False)
+    return {"flavor": serialize.full(row, microversion(request), root(request), specs)}
+
+
+@router.post("/v2.1/flavors")
+async def create_flavor(request: Request) -> dict[str, Any]:
+    authorize(request, "os_compute_api:os-flavor-manage:create")
+    check_query(request, ())
+    values = bodies.create(
+        await json_body(request),
+        description=at_least(request, 2, 55),
+        rxtx=not at_least(request, 2, 102),
+    )
+    row = await run(request, lambda c: store.create(c, values), write=True)
+    return {"flavor": serialize.full(row, microversion(request), root(request), {})}
+
+
+@router.put("/v2.1/flavors/{flavorid}")
+async def update_flavor(request: Request, flavorid: str) -> dict[str, Any]:
+    require(request, 2, 55)
+    authorize(request, "os_compute_api:os-flavor-manage:update")
+    check_query(request, ())
+    description = bodies.update(await json_body(request))
+
+    def work(connection: Connection) -> tuple[dict[str, Any], dict[str, str]]:
+        row = store.set_description(
+            connection, store.get(connection, flavorid, lock=True), description
+        )
+        return row, store.extra_specs(connection, [row["id"]])[row["id"]]
+
+    row, specs = await run(request, work, write=True)
+    return {"flavor": serialize.full(row, microversion(request), root(request), specs)}
+
+
+@router.delete("/v2.1/flavors/{flavorid}", status_code=202)
+async def delete_flavor(request: Request, flavorid: str) -> Response:
+    authorize(request, "os_compute_api:os-flavor-manage:delete")
+    check_query(request, ())
+    await run(request, lambda c: store.remove(c, store.get(c, flavorid, lock=True)), write=True)
+    return Response(status_code=202)

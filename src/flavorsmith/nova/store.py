@@ -1,0 +1,268 @@
+"""Flavors of the Nova-compatible API: storage, visibility, extra specs and project access.
+Every write bumps the ``flavors`` generation in the same transaction."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, and_, delete, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
+
+from flavorsmith.db.counters import bump
+from flavorsmith.db.models import NovaFlavor, NovaFlavorExtraSpec, NovaFlavorProject
+from flavorsmith.errors import Conflict, Invalid, NotFound
+
+GENERATION = "flavors"
+COLUMNS = list(NovaFlavor.__table__.columns)
+SORT_KEYS = (
+    "created_at",
+    "description",
+    "disabled",
+    "ephemeral_gb",
+    "flavorid",
+    "id",
+    "is_public",
+    "memory_mb",
+    "name",
+    "root_gb",
+    "rxtx_factor",
+    "swap",
+    "updated_at",
+    "vcpu_weight",
+    "vcpus",
+)
+MAX_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who is looking: admins see by the is_public filter; others see public flavors and the
+    private ones their project was given."""
+
+    admin: bool
+    project_id: str | None
+
+
+@dataclass(frozen=True)
+class FlavorQuery:
+    is_public: bool | None = True  # admins only; None: public and private
+    min_ram: int | None = None
+    min_disk: int | None = None
+    name: re.Pattern[str] | None = None
+    sort_key: str = "flavorid"
+    sort_dir: str = "asc"
+    limit: int = MAX_LIMIT
+    marker: str | None = None
+
+
+def _row(result: Any) -> dict[str, Any]:
+    return dict(result._mapping)
+
+
+def _visible(viewer: Viewer) -> Any:
+    if viewer.admin:
+        return None
+    shared = select(NovaFlavorProject.flavor_id).where(
+        NovaFlavorProject.project_id == viewer.project_id
+    )
+    return or_(NovaFlavor.is_public.is_(True), NovaFlavor.id.in_(shared))
+
+
+def get(
+    connection: Connection, flavorid: str, viewer: Viewer | None = None, lock: bool = False
+) -> dict[str, Any]:
+    statement = select(*COLUMNS).where(NovaFlavor.flavorid == flavorid)
+    if viewer is not None and (condition := _visible(viewer)) is not None:
+        statement = statement.where(condition)
+    if lock and connection.dialect.name == "postgresql":
+        statement = statement.with_for_update()
+    found = connection.execute(statement).first()
+    if found is None:
+        raise NotFound(f"Flavor {flavorid} could not be found.")
+    return _row(found)
+
+
+def list_flavors(
+    connection: Connection, query: FlavorQuery, viewer: Viewer
+) -> list[dict[str, Any]]:
+    statement = select(*COLUMNS)
+    condition = _visible(viewer)
+    if condition is not None:
+        statement = statement.where(condition)
+    elif query.is_public is not None:
+        statement = statement.where(NovaFlavor.is_public.is_(query.is_public))
+    if query.min_ram is not None:
+        statement = statement.where(NovaFlavor.memory_mb >= query.min_ram)
+    if query.min_disk is not None:
+        statement = statement.where(NovaFlavor.root_gb >= query.min_disk)
+    column = getattr(NovaFlavor, query.sort_key)
+    order = (
+        [column.asc(), NovaFlavor.id.asc()]
+        if query.sort_dir == "asc"
+        else [column.desc(), NovaFlavor.id.desc()]
+    )
+    rows = [_row(r) for r in connection.execute(statement.order_by(*order))]
+    if query.name is not None:
+        rows = [r for r in rows if query.name.search(r["name"])]
+    if query.marker is not None:
+        positions = [i for i, r in enumerate(rows) if r["flavorid"] == query.marker]
+        if not positions:
+            raise Invalid(f"marker [{query.marker}] not found")
+        rows = rows[positions[0] + 1 :]
+    return rows[: query.limit]
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def create(
+    connection: Connection, values: Mapping[str, Any], extra_specs: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    row = {
+        "flavorid": values.get("flavorid") or str(uuid.uuid4()),
+        "name": values["name"],
+        "memory_mb": values["memory_mb"],
+        "vcpus": values["vcpus"],
+        "root_gb": values["root_gb"],
+        "ephemeral_gb": values.get("ephemeral_gb", 0),
+        "swap": values.get("swap", 0),
+        "rxtx_factor": values.get("rxtx_factor", 1.0),
+        "vcpu_weight": None,
+        "disabled": False,
+        "is_public": values.get("is_public", True),
+        "description": values.get("description"),
+        "created_at": now(),
+    }
+    for field, message in (
+        ("flavorid", "Flavor with ID {} already exists."),
+        ("name", "Flavor with name {} already exists."),
+    ):
+        column = getattr(NovaFlavor, field)
+        if connection.execute(select(NovaFlavor.id).where(column == row[field])).first():
+            raise Conflict(message.format(row[field]))
+    try:
+        with connection.begin_nested():
+            flavor_id = connection.execute(
+                insert(NovaFlavor).values(**row).returning(NovaFlavor.id)
+            ).scalar_one()
+    except IntegrityError:  # a concurrent create won the race
+        raise Conflict(
+            f"Flavor with ID {row['flavorid']} or name {row['name']} already exists."
+        ) from None
+    if extra_specs:
+        connection.execute(
+            insert(NovaFlavorExtraSpec),
+            [{"flavor_id": flavor_id, "key": k, "value": v} for k, v in extra_specs.items()],
+        )
+    bump(connection, GENERATION)
+    return get(connection, row["flavorid"])
+
+
+def remove(connection: Connection, flavor: dict[str, Any]) -> None:
+    connection.execute(
+        delete(NovaFlavorExtraSpec).where(NovaFlavorExtraSpec.flavor_id == flavor["id"])
+    )
+    connection.execute(delete(NovaFlavorProject).where(NovaFlavorProject.flavor_id == flavor["id"]))
+    connection.execute(delete(NovaFlavor).where(NovaFlavor.id == flavor["id"]))
+    bump(connection, GENERATION)
+
+
+def set_description(
+    connection: Connection, flavor: dict[str, Any], description: str | None
+) -> dict[str, Any]:
+    stamp = now()
+    connection.execute(
+        update(NovaFlavor)
+        .where(NovaFlavor.id == flavor["id"])
+        .values(description=description, updated_at=stamp)
+    )
+    bump(connection, GENERATION)
+    return {**flavor, "description": description, "updated_at": stamp}
+
+
+def extra_specs(connection: Connection, flavor_ids: list[int]) -> dict[int, dict[str, str]]:
+    out: dict[int, dict[str, str]] = {i: {} for i in flavor_ids}
+    if flavor_ids:
+        rows = connection.execute(
+            select(
+                NovaFlavorExtraSpec.flavor_id, NovaFlavorExtraSpec.key, NovaFlavorExtraSpec.value
+            )
+            .where(NovaFlavorExtraSpec.flavor_id.in_(flavor_ids))
+            .order_by(NovaFlavorExtraSpec.key)
+        )
+        for flavor_id, key, value in rows:
+            out[flavor_id][key] = value
+    return out
+
+
+def merge_extra_specs(
+    connection: Connection, flavor: dict[str, Any], specs: Mapping[str, str]
+) -> None:
+    if not specs:
+        return
+    connection.execute(
+        delete(NovaFlavorExtraSpec).where(
+            and_(
+                NovaFlavorExtraSpec.flavor_id == flavor["id"],
+                NovaFlavorExtraSpec.key.in_(list(specs)),
+            )
+        )
+    )
+    connection.execute(
+        insert(NovaFlavorExtraSpec),
+        [{"flavor_id": flavor["id"], "key": k, "value": v} for k, v in specs.items()],
+    )
+    bump(connection, GENERATION)
+
+
+def delete_extra_spec(connection: Connection, flavor: dict[str, Any], key: str) -> None:
+    result = connection.execute(
+        delete(NovaFlavorExtraSpec).where(
+            NovaFlavorExtraSpec.flavor_id == flavor["id"], NovaFlavorExtraSpec.key == key
+        )
+    )
+    if result.rowcount == 0:
+        raise NotFound(f"Flavor {flavor['flavorid']} has no extra specs with key {key}.")
+    bump(connection, GENERATION)
+
+
+def projects(connection: Connection, flavor: dict[str, Any]) -> list[str]:
+    rows = connection.execute(
+        select(NovaFlavorProject.project_id)
+        .where(NovaFlavorProject.flavor_id == flavor["id"])
+        .order_by(NovaFlavorProject.project_id)
+    )
+    return [r[0] for r in rows]
+
+
+def add_project(connection: Connection, flavor: dict[str, Any], project_id: str) -> None:
+    if flavor["is_public"]:
+        raise Conflict("Can not add access to a public flavor.")
+    if project_id in projects(connection, flavor):
+        raise Conflict(
+            f"Flavor access already exists for flavor {flavor['flavorid']} and project "
+            f"{project_id} combination."
+        )
+    connection.execute(
+        insert(NovaFlavorProject).values(flavor_id=flavor["id"], project_id=project_id)
+    )
+    bump(connection, GENERATION)
+
+
+def remove_project(connection: Connection, flavor: dict[str, Any], project_id: str) -> None:
+    result = connection.execute(
+        delete(NovaFlavorProject).where(
+            NovaFlavorProject.flavor_id == flavor["id"], NovaFlavorProject.project_id == project_id
+        )
+    )
+    if result.rowcount == 0:
+        raise NotFound(
+            f"Flavor access not found for {flavor['flavorid']} / {project_id} combination."
+        )
+    bump(connection, GENERATION)
