@@ -21,6 +21,7 @@ from flavorsmith.cli import (
 )
 from flavorsmith.cli.extra_specs import group as _extra_specs_group
 from flavorsmith.cli.matching import capacity, match
+from flavorsmith.cli.sync import group as _sync_group
 
 
 def _version(value: bool) -> None:
@@ -57,6 +58,7 @@ def build() -> typer.Typer:
     app.command("capacity")(capacity.capacity)
     app.command("classify")(classify.classify)
     app.add_typer(_extra_specs_group(), name="extra-specs")
+    app.add_typer(_sync_group(), name="sync")
     app.add_typer(
         definitions.group(FLAVOR, "Flavor definitions (hardware/flavors/)."), name="flavor"
     )
