@@ -29,6 +29,7 @@ from flavorsmith.api.middleware import ServiceMiddleware
 from flavorsmith.api.native import catalog as native_catalog
 from flavorsmith.api.native import inspection as native_inspection
 from flavorsmith.api.native import matching as native_matching
+from flavorsmith.api.native import sync as native_sync
 from flavorsmith.api.policy import Enforcer, PolicyDenied, RuleDefault
 from flavorsmith.config import Settings
 from flavorsmith.db.engine import make_engine
@@ -74,6 +75,7 @@ def policy_defaults() -> list[RuleDefault]:
         *native_catalog.POLICIES,
         *native_matching.POLICIES,
         *native_inspection.POLICIES,
+        *native_sync.POLICIES,
     ]
 
 
@@ -116,6 +118,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(native_catalog.router, prefix="/v1")
     app.include_router(native_matching.router, prefix="/v1")
     app.include_router(native_inspection.router, prefix="/v1")
+    app.include_router(native_sync.router, prefix="/v1")
     _install_error_handlers(app)
     # Middleware order (outermost first): ServiceMiddleware only; FastAPI's own exception
     # middleware sits inside it and turns domain errors into each API's error body.

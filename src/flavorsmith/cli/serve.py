@@ -32,9 +32,19 @@ def serve(
     max_body_bytes: Annotated[
         int, typer.Option(help="Largest request body accepted.", min=1)
     ] = DEFAULT_MAX_BODY_BYTES,
+    sync: Annotated[
+        bool, typer.Option("--sync", help="Keep the service's flavors equal to the catalog.")
+    ] = False,
+    sync_interval: Annotated[
+        float, typer.Option(help="Seconds between timer rounds of --sync.", min=1)
+    ] = 60.0,
+    sync_prune: Annotated[
+        bool, typer.Option(help="With --sync, delete managed flavors gone from the catalog.")
+    ] = False,
 ) -> None:
     """Serve the Ironic, Nova, Octavia and Flavorsmith APIs."""
     import logging
+    import threading
 
     import uvicorn
     from sqlalchemy.engine import make_url
@@ -84,4 +94,29 @@ def serve(
     typer.echo(f"database: {describe(url)}", err=True)
     typer.echo(f"catalog: {settings.repo}", err=True)
     typer.echo(f"serving on http://{host}:{port}/ (auth: {auth})", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    stop = threading.Event()
+    watcher = None
+    if sync:
+        from flavorsmith.catalog.repo import Repository
+        from flavorsmith.nova.targets import DatabaseTarget
+        from flavorsmith.nova.watch import watch
+
+        repository = Repository(settings.repo) if settings.repo else None
+        if repository is None or not repository.exists():
+            typer.echo("error: --sync needs a catalog repository (--repo)", err=True)
+            raise typer.Exit(2)
+        watcher = threading.Thread(
+            target=watch,
+            args=(repository, lambda: DatabaseTarget(engine), engine),
+            kwargs={"prune": sync_prune, "interval": sync_interval, "stop": stop},
+            name="flavorsmith-sync",
+            daemon=True,
+        )
+        watcher.start()
+        typer.echo(f"sync: every {sync_interval:g} s and on catalog changes", err=True)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    finally:
+        stop.set()
+        if watcher is not None:
+            watcher.join(timeout=10)
