@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Annotated
 
@@ -51,7 +52,7 @@ def apply(
     engine = open_database(database, ctx)
     if watch:
         logging.basicConfig(level=logging.INFO, format="%(message)s")
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             keep_watching(
                 found,
                 lambda: make_target(ctx, cloud, endpoint, database),
@@ -59,8 +60,6 @@ def apply(
                 prune=prune,
                 interval=interval,
             )
-        except KeyboardInterrupt:
-            pass
         return
     target = make_target(ctx, cloud, endpoint, database)
     if not yes:
