@@ -4,9 +4,9 @@ every outcome reported."""
 from __future__ import annotations
 
 import time
-from functools import partial
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from flavorsmith.nova.reconcile import Action, desired_specs
