@@ -110,7 +110,8 @@ def plan(
                     Action(
                         "conflict",
                         want.id,
-                        f"Nova has a flavor named {want.name!r} with id {clash.id!r}; rename or delete it",
+                        f"Nova has a flavor named {want.name!r} with id {clash.id!r}; rename "
+                        "or delete it",
                         want,
                     )
                 )
