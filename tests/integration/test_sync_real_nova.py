@@ -1,0 +1,109 @@
+"""The sync cycle against the real Nova 34 compute API (installed and started by the test
+support in tests/support/nova_api.py): create, update, replace with the same id, flavor
+access, prune, unmanaged flavors untouched, and zero writes on a second apply."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import openstack
+import pytest
+
+from flavorsmith.catalog.edit import delete
+from flavorsmith.catalog.kinds import FLAVOR
+from flavorsmith.catalog.repo import Repository
+from flavorsmith.extra_specs.builtin import build
+from flavorsmith.nova.reconcile import MARKER
+from flavorsmith.nova.sync import run
+from flavorsmith.nova.targets import SdkTarget
+from tests.conftest import EXAMPLES
+from tests.support import nova_api
+
+
+@pytest.fixture(scope="module")
+def nova(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with nova_api.running(tmp_path_factory.mktemp("nova")) as url:
+        yield url
+
+
+@pytest.fixture
+def conn(nova: str) -> Any:
+    return openstack.connect(
+        auth_type="admin_token",
+        auth={"endpoint": nova, "token": "admin:admin"},
+        compute_endpoint_override=nova,
+        load_yaml_config=False,
+        load_envvars=False,
+    )
+
+
+def target(conn: Any) -> SdkTarget:
+    registry = build()
+    return SdkTarget(conn, lambda k, v: not registry.verdict(k, v).allowed("nova"))
+
+
+def edit(repo: Repository, name: str, old: str, new: str) -> None:
+    path = repo.hardware / name
+    assert old in path.read_text()
+    path.write_text(path.read_text().replace(old, new))
+
+
+def test_sync_cycle_against_real_nova(conn: Any, tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLES / "hardware", tmp_path / "deploy" / "hardware")
+    repo = Repository(tmp_path / "deploy")
+    conn.compute.create_flavor(name="operator-made", ram=512, vcpus=1, disk=1, id="operator-made")
+
+    first = run(repo, target(conn), prune=False, execute=True)
+    assert first.report is not None and [o.as_dict() for o in first.report.failed] == []
+    gpu = conn.compute.get_flavor("g1.8xh100")
+    assert (gpu.vcpus, gpu.ram, gpu.disk) == (112, 2097152, 960)
+    specs = conn.compute.fetch_flavor_extra_specs(gpu).extra_specs
+    assert specs[MARKER] == "true" and specs["capabilities:boot_mode"] == "uefi"
+    assert specs["trait:CUSTOM_GPU_NVIDIA_H100"] == "required"
+    access = conn.compute.get_flavor_access("m1.medium.dedicated")
+    assert len(access) == 2
+
+    again = run(repo, target(conn), prune=False, execute=True)
+    assert again.report is not None and again.report.writes == 0
+
+    edit(repo, "flavors/m1.small.yaml", "dual 480GB drives", "two 480GB drives")
+    edit(
+        repo,
+        "device-types/hpe-proliant-dl360-gen11.yaml",
+        "size: 524288 # MB (512 GB)",
+        "size: 786432",
+    )
+    edit(
+        repo,
+        "flavors/m1.medium.dedicated.yaml",
+        "  - 9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a\n",
+        "  - 0a1b2c3d4e5f40718293a4b5c6d7e8f9\n",
+    )
+    delete(repo, FLAVOR, "c2.diskless")
+    changed = run(repo, target(conn), prune=True, execute=True)
+    assert changed.report is not None and [o.as_dict() for o in changed.report.failed] == []
+    kinds = {a.flavor: a.kind for a in changed.actions if a.writes or a.kind == "unmanaged"}
+    assert kinds == {
+        "m1.small": "update",
+        "c2.large": "replace",
+        "m1.medium.dedicated": "access",
+        "c2.diskless": "delete",
+        "operator-made": "unmanaged",
+    }
+    assert conn.compute.get_flavor("m1.small").description.endswith("two 480GB drives")
+    large = conn.compute.get_flavor("c2.large")
+    assert (large.id, large.ram) == ("c2.large", 786432)
+    assert sorted(
+        a["tenant_id"] for a in conn.compute.get_flavor_access("m1.medium.dedicated")
+    ) == [
+        "0a1b2c3d4e5f40718293a4b5c6d7e8f9",
+        "4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d",
+    ]
+    assert conn.compute.find_flavor("c2.diskless") is None
+    assert conn.compute.get_flavor("operator-made").ram == 512
+
+    final = run(repo, target(conn), prune=True, execute=True)
+    assert final.report is not None and final.report.writes == 0
