@@ -14,6 +14,7 @@ from starlette.responses import Response
 
 from flavorsmith.api import health
 from flavorsmith.api.auth import Authenticator, NoAuth, TokenFile
+from flavorsmith.api.baremetal import deploy_templates as baremetal_templates
 from flavorsmith.api.baremetal import nodes as baremetal_nodes
 from flavorsmith.api.baremetal import router as baremetal
 from flavorsmith.api.baremetal import traits as baremetal_traits
@@ -71,6 +72,7 @@ class Services:
 def policy_defaults() -> list[RuleDefault]:
     return [
         *BAREMETAL_POLICIES,
+        *baremetal_templates.POLICIES,
         *COMPUTE_POLICIES,
         *native_catalog.POLICIES,
         *native_matching.POLICIES,
@@ -110,6 +112,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(baremetal.router, prefix="/baremetal")
     app.include_router(baremetal_nodes.router, prefix="/baremetal")
     app.include_router(baremetal_traits.router, prefix="/baremetal")
+    app.include_router(baremetal_templates.router, prefix="/baremetal")
     app.include_router(compute.router, prefix="/compute")
     app.include_router(compute_flavors.router, prefix="/compute")
     app.include_router(compute_extra_specs.router, prefix="/compute")

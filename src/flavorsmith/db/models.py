@@ -135,3 +135,18 @@ class NovaFlavorProject(Base):
         Integer, ForeignKey("flavors.id", ondelete="CASCADE"), primary_key=True
     )
     project_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+
+
+class DeployTemplate(Base):
+    """An Ironic deploy template; steps are kept as a JSON list so their order survives."""
+
+    __tablename__ = "deploy_templates"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    uuid: Mapped[str] = mapped_column(String(36), nullable=False, unique=True)
+    name: Mapped[str] = mapped_column(String(255), nullable=False, unique=True)
+    description: Mapped[str | None] = mapped_column(String(255))
+    steps: Mapped[list[dict[str, Any]]] = mapped_column(JSON, nullable=False)
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

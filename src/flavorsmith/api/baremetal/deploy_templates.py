@@ -1,0 +1,187 @@
+"""/baremetal/v1/deploy_templates: list, show, create, JSON-PATCH update, delete (from 1.55).
+
+Better than Ironic: ``description`` is kept and returned, a patch keeps the order of steps,
+and ``updated_at`` moves whenever anything changes."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+import jsonpatch
+from fastapi import APIRouter, Request, Response
+from sqlalchemy import Connection
+
+from flavorsmith.api.baremetal.common import authorize, root, run
+from flavorsmith.api.baremetal.serialize import timestamp
+from flavorsmith.api.links import link
+from flavorsmith.api.microversions import Version
+from flavorsmith.api.policy import RuleDefault
+from flavorsmith.api.requests import check_query, json_body, microversion
+from flavorsmith.deploy import store
+from flavorsmith.deploy.templates import check_description, check_extra, check_name, check_steps
+from flavorsmith.errors import Invalid, NotFound
+from flavorsmith.inventory.query import parse_bool, parse_limit
+from flavorsmith.inventory.rules import is_uuid
+
+router = APIRouter()
+SINCE = Version(1, 55)
+FIELDS = ("uuid", "name", "description", "steps", "extra", "created_at", "updated_at")
+CREATE_FIELDS = {"uuid", "name", "description", "steps", "extra"}
+PATCHABLE = ("description", "extra", "name", "steps")
+POLICIES = [
+    RuleDefault("baremetal:deploy_template:get", "role:reader", "Show a deploy template."),
+    RuleDefault("baremetal:deploy_template:create", "role:admin", "Create a deploy template."),
+    RuleDefault("baremetal:deploy_template:update", "role:admin", "Update a deploy template."),
+    RuleDefault("baremetal:deploy_template:delete", "role:admin", "Delete a deploy template."),
+]
+
+
+def _require(request: Request, rule: str) -> None:
+    if microversion(request) < SINCE:
+        raise NotFound("The API version does not allow deploy templates")
+    authorize(request, rule)
+
+
+def _body(row: dict[str, Any], fields: list[str], top: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in fields:
+        value = row[name]
+        out[name] = timestamp(value) if name in ("created_at", "updated_at") else value
+    out["links"] = [
+        link(f"{top}/v1/deploy_templates/{row['uuid']}", "self"),
+        link(f"{top}/deploy_templates/{row['uuid']}", "bookmark"),
+    ]
+    return out
+
+
+def _fields(request: Request) -> list[str] | None:
+    raw = request.query_params.get("fields")
+    if raw is None:
+        return None
+    wanted = [f.strip() for f in raw.split(",") if f.strip()]
+    unknown = [f for f in wanted if f not in (*FIELDS, "links")]
+    if unknown:
+        raise Invalid(
+            f"Unknown deploy template field(s) {', '.join(repr(f) for f in unknown)}; "
+            f"known: {', '.join(FIELDS)}"
+        )
+    return [f for f in wanted if f != "links"]
+
+
+@router.get("/v1/deploy_templates")
+async def list_templates(request: Request) -> dict[str, Any]:
+    _require(request, "baremetal:deploy_template:get")
+    check_query(request, ("detail", "fields", "limit", "marker", "sort_dir"))
+    params = request.query_params
+    detail = parse_bool("detail", params["detail"]) if "detail" in params else False
+    fields = _fields(request)
+    if detail and fields is not None:
+        raise Invalid("Use either detail or fields, not both")
+    fields = fields or (list(FIELDS) if detail else ["uuid", "name"])
+    limit = parse_limit(params.get("limit"))
+    marker = params.get("marker")
+    if marker is not None and not is_uuid(marker):
+        raise Invalid(f"Expected UUID for marker: {marker}")
+    sort_dir = params.get("sort_dir", "asc")
+    if sort_dir not in ("asc", "desc"):
+        raise Invalid(f"Invalid sort direction {sort_dir!r}: choose asc or desc")
+    rows = await run(request, lambda c: store.list_all(c, limit, marker, sort_dir), write=False)
+    top = root(request)
+    body: dict[str, Any] = {"deploy_templates": [_body(r, fields, top) for r in rows]}
+    if len(rows) == limit:
+        query = {k: v for k, v in params.items() if k != "marker"}
+        query.update(limit=str(limit), marker=rows[-1]["uuid"])
+        body["next"] = f"{top}/v1/deploy_templates?{urlencode(query)}"
+    return body
+
+
+@router.get("/v1/deploy_templates/{ident}")
+async def show_template(request: Request, ident: str) -> dict[str, Any]:
+    _require(request, "baremetal:deploy_template:get")
+    check_query(request, ("fields",))
+    fields = _fields(request) or list(FIELDS)
+    row = await run(request, lambda c: store.find(c, ident), write=False)
+    return _body(row, fields, root(request))
+
+
+def _checked(values: dict[str, Any]) -> dict[str, Any]:
+    """The whole template, validated: name, steps, description, extra."""
+    return {
+        "name": check_name(values.get("name")),
+        "steps": [s.as_dict() for s in check_steps(values.get("steps"))],
+        "description": check_description(values.get("description")),
+        "extra": check_extra(values.get("extra", {}) if values.get("extra") is not None else {}),
+    }
+
+
+@router.post("/v1/deploy_templates", status_code=201)
+async def create_template(request: Request, response: Response) -> dict[str, Any]:
+    _require(request, "baremetal:deploy_template:create")
+    check_query(request, ())
+    body = await json_body(request)
+    if not isinstance(body, dict):
+        raise Invalid("The request body must be a JSON object describing the deploy template")
+    unknown = sorted(set(body) - CREATE_FIELDS)
+    if unknown:
+        raise Invalid(f"Additional properties are not allowed ({unknown[0]!r} was unexpected)")
+    for required in ("name", "steps"):
+        if required not in body:
+            raise Invalid(f"{required!r} is a required property")
+    values = _checked(body)
+    if body.get("uuid") is not None:
+        if not (isinstance(body["uuid"], str) and is_uuid(body["uuid"])):
+            raise Invalid(f"Invalid UUID {body['uuid']!r}")
+        values["uuid"] = body["uuid"]
+    row = await run(request, lambda c: store.create(c, values), write=True)
+    top = root(request)
+    response.headers["Location"] = f"{top}/v1/deploy_templates/{row['uuid']}"
+    return _body(row, list(FIELDS), top)
+
+
+def apply_patch(row: dict[str, Any], patch: Any) -> dict[str, Any]:
+    """Changed fields after a JSON patch of /name, /steps, /extra, /description (pure)."""
+    if not isinstance(patch, list) or not patch or not all(isinstance(op, dict) for op in patch):
+        raise Invalid("A deploy template update is a JSON patch: a non-empty list of operations")
+    for op in patch:
+        path = op.get("path")
+        if op.get("op") not in ("add", "replace", "remove"):
+            raise Invalid(
+                f"Unsupported patch operation {op.get('op')!r}: use add, replace or remove"
+            )
+        top = path.split("/")[1] if isinstance(path, str) and path.startswith("/") else None
+        if top not in PATCHABLE:
+            raise Invalid(
+                f"Cannot patch {path}. Only the following can be updated: {', '.join(PATCHABLE)}"
+            )
+        if path in ("/name", "/steps") and op["op"] == "remove":
+            raise Invalid(f"Cannot remove {path}: a deploy template always has one")
+    document = {name: row[name] for name in PATCHABLE}
+    try:
+        patched = jsonpatch.JsonPatch(patch).apply(document)
+    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
+        raise Invalid(f"Couldn't apply patch: {exc}") from None
+    checked = _checked(patched)
+    return {k: v for k, v in checked.items() if row[k] != v}
+
+
+@router.patch("/v1/deploy_templates/{ident}")
+async def update_template(request: Request, ident: str) -> dict[str, Any]:
+    _require(request, "baremetal:deploy_template:update")
+    check_query(request, ())
+    patch = await json_body(request)
+
+    def work(connection: Connection) -> dict[str, Any]:
+        row = store.find(connection, ident, lock=True)
+        return store.save(connection, row, apply_patch(row, patch))
+
+    row = await run(request, work, write=True)
+    return _body(row, list(FIELDS), root(request))
+
+
+@router.delete("/v1/deploy_templates/{ident}", status_code=204)
+async def delete_template(request: Request, ident: str) -> Response:
+    _require(request, "baremetal:deploy_template:delete")
+    check_query(request, ())
+    await run(request, lambda c: store.remove(c, store.find(c, ident, lock=True)), write=True)
+    return Response(status_code=204)

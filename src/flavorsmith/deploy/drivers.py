@@ -1,0 +1,81 @@
+"""The deploy steps each driver offers, with default priorities and accepted arguments
+(as Ironic 39's interfaces declare them; ``*`` marks required arguments)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class DriverStep:
+    interface: str
+    step: str
+    priority: int  # 0: runs only when a template asks for it
+    args: dict[str, bool]  # argument name -> required
+    core: bool = False  # may be disabled by a template, never moved
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.interface, self.step)
+
+
+def _steps(*items: tuple[str, str, int, str]) -> tuple[DriverStep, ...]:
+    out = []
+    for interface, step, priority, args in items:
+        names = [a for a in args.split() if a]
+        out.append(
+            DriverStep(
+                interface,
+                step,
+                priority,
+                {a.rstrip("*"): a.endswith("*") for a in names},
+                core=(interface, step) == ("deploy", "deploy"),
+            )
+        )
+    return tuple(out)
+
+
+# The agent ("direct") deploy interface every real driver here uses by default.
+AGENT_DEPLOY = _steps(
+    ("deploy", "deploy", 100, ""),
+    ("deploy", "write_image", 80, ""),
+    ("deploy", "prepare_instance_boot", 60, ""),
+    ("deploy", "tear_down_agent", 40, ""),
+    ("deploy", "switch_to_tenant_network", 30, ""),
+    ("deploy", "boot_instance", 20, ""),
+)
+AGENT_RAID = _steps(
+    ("raid", "apply_configuration", 0, "raid_config* delete_existing"),
+    ("raid", "delete_configuration", 0, ""),
+)
+REDFISH_EXTRA = _steps(
+    ("bios", "apply_configuration", 0, "settings*"),
+    ("bios", "factory_reset", 0, ""),
+    (
+        "raid",
+        "apply_configuration",
+        0,
+        "raid_config* delete_existing create_root_volume create_nonroot_volumes",
+    ),
+    ("raid", "delete_configuration", 0, ""),
+    ("management", "reset_secure_boot_keys_to_default", 0, ""),
+    ("management", "clear_secure_boot_keys", 0, ""),
+    ("firmware", "update", 0, "settings*"),
+)
+
+CATALOGUES: dict[str, tuple[DriverStep, ...]] = {
+    "fake-hardware": _steps(
+        ("deploy", "deploy", 100, ""),
+        ("bios", "apply_configuration", 0, "settings*"),
+        ("bios", "factory_reset", 0, ""),
+        ("raid", "apply_configuration", 0, "raid_config* delete_existing"),
+        ("raid", "delete_configuration", 0, ""),
+    ),
+    "redfish": AGENT_DEPLOY + REDFISH_EXTRA,
+    "idrac": AGENT_DEPLOY + REDFISH_EXTRA,  # idrac-redfish interfaces
+    "ipmi": AGENT_DEPLOY + AGENT_RAID,  # no BIOS or firmware interface over IPMI
+}
+
+
+def catalogue(driver: str) -> tuple[DriverStep, ...]:
+    return CATALOGUES.get(driver, ())

@@ -1,0 +1,134 @@
+"""Planning a deploy (pure): the driver's default steps plus those of every deploy template
+the instance traits request, checked and ordered as Ironic orders them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from flavorsmith.deploy.drivers import DriverStep
+from flavorsmith.deploy.templates import Template
+
+# When priorities tie, Ironic runs the step of the higher-ranked interface first.
+INTERFACE_RANK = {
+    "vendor": 7,
+    "power": 6,
+    "management": 5,
+    "firmware": 4,
+    "deploy": 3,
+    "bios": 2,
+    "raid": 1,
+}
+
+
+@dataclass(frozen=True)
+class PlannedStep:
+    interface: str
+    step: str
+    priority: int
+    args: dict[str, Any]
+    source: str  # "default" or the template name
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "interface": self.interface,
+            "step": self.step,
+            "priority": self.priority,
+            "args": self.args,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class TemplateDecision:
+    template: str
+    applied: bool
+    reason: str
+
+
+@dataclass
+class DeployPlan:
+    steps: list[PlannedStep] = field(default_factory=list)
+    templates: list[TemplateDecision] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+
+def plan(
+    driver: str,
+    driver_steps: Sequence[DriverStep],
+    templates: Sequence[Template],
+    instance_traits: Sequence[str],
+) -> DeployPlan:
+    result = DeployPlan()
+    wanted = set(instance_traits)
+    matching = []
+    for template in sorted(templates, key=lambda t: t.name):
+        if template.name in wanted:
+            matching.append(template)
+            result.templates.append(
+                TemplateDecision(template.name, True, "its trait is in the instance traits")
+            )
+        else:
+            result.templates.append(
+                TemplateDecision(
+                    template.name, False, f"{template.name} is not among the instance traits"
+                )
+            )
+    by_key = {s.key: s for s in driver_steps}
+    chosen: dict[tuple[str, str], PlannedStep] = {
+        s.key: PlannedStep(s.interface, s.step, s.priority, {}, "default") for s in driver_steps
+    }
+    requested_by: dict[tuple[str, str], str] = {}
+    for template in matching:
+        for step in template.steps:
+            label = f"{step.interface}.{step.step}"
+            if step.key in requested_by:
+                result.errors.append(
+                    "Duplicate deploy steps. More than one deploy template requests "
+                    f"interface: {step.interface}, step: {step.step} "
+                    f"({requested_by[step.key]} and {template.name})"
+                )
+                continue
+            requested_by[step.key] = template.name
+            driver_step = by_key.get(step.key)
+            if driver_step is None:
+                result.errors.append(
+                    f"deploy step {label} requested by deploy template {template.name} is not a "
+                    f"deploy step of driver {driver}"
+                )
+                continue
+            unexpected = sorted(set(step.args) - set(driver_step.args))
+            if unexpected:
+                result.errors.append(
+                    f"deploy step {label} of deploy template {template.name} has these unexpected "
+                    f"arguments: {', '.join(unexpected)}"
+                )
+            if step.priority > 0:
+                missing = sorted(
+                    a for a, required in driver_step.args.items() if required and a not in step.args
+                )
+                if missing:
+                    result.errors.append(
+                        f"deploy step {label} of deploy template {template.name} is missing these "
+                        f"required arguments: {', '.join(missing)}"
+                    )
+                if driver_step.core and step.priority != driver_step.priority:
+                    result.errors.append(
+                        f"deploy step {step.step} on interface {step.interface} is a core step and "
+                        "cannot be overridden by user steps. It may be disabled by setting "
+                        "the priority to 0"
+                    )
+            chosen[step.key] = PlannedStep(
+                step.interface, step.step, step.priority, step.args, template.name
+            )
+    result.steps = sorted(
+        (s for s in chosen.values() if s.priority > 0),
+        key=lambda s: (s.priority, INTERFACE_RANK.get(s.interface, 0)),
+        reverse=True,
+    )
+    return result

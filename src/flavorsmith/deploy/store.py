@@ -1,0 +1,119 @@
+"""Deploy templates in the service's database."""
+
+from __future__ import annotations
+
+import uuid as uuidlib
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from flavorsmith.db.counters import bump
+from flavorsmith.db.models import DeployTemplate
+from flavorsmith.deploy.templates import Step, Template
+from flavorsmith.errors import Conflict, NotFound
+from flavorsmith.inventory.rules import is_uuid
+
+GENERATION = "deploy_templates"
+COLUMNS = list(DeployTemplate.__table__.columns)
+
+
+def _row(result: Any) -> dict[str, Any]:
+    return dict(result._mapping)
+
+
+def as_template(row: dict[str, Any]) -> Template:
+    return Template(
+        row["name"],
+        tuple(Step(s["interface"], s["step"], s["args"], s["priority"]) for s in row["steps"]),
+        row["description"],
+        row["extra"],
+    )
+
+
+def find(connection: Connection, ident: str, *, lock: bool = False) -> dict[str, Any]:
+    column = DeployTemplate.uuid if is_uuid(ident) else DeployTemplate.name
+    statement = select(*COLUMNS).where(column == ident)
+    if lock and connection.dialect.name == "postgresql":
+        statement = statement.with_for_update()
+    found = connection.execute(statement).first()
+    if found is None:
+        raise NotFound(f"Deploy template {ident} could not be found.")
+    return _row(found)
+
+
+def list_all(
+    connection: Connection,
+    limit: int | None = None,
+    marker: str | None = None,
+    sort_dir: str = "asc",
+) -> list[dict[str, Any]]:
+    statement = select(*COLUMNS)
+    order = DeployTemplate.id.asc() if sort_dir == "asc" else DeployTemplate.id.desc()
+    if marker is not None:
+        after = find(connection, marker)["id"]
+        statement = statement.where(
+            DeployTemplate.id > after if sort_dir == "asc" else DeployTemplate.id < after
+        )
+    statement = statement.order_by(order)
+    if limit is not None:
+        statement = statement.limit(limit)
+    return [_row(r) for r in connection.execute(statement)]
+
+
+def _duplicate(name: str) -> Conflict:
+    return Conflict(f"A deploy template with name {name} already exists.")
+
+
+def create(connection: Connection, values: dict[str, Any]) -> dict[str, Any]:
+    if connection.execute(
+        select(DeployTemplate.id).where(DeployTemplate.name == values["name"])
+    ).first():
+        raise _duplicate(values["name"])
+    row = {
+        "uuid": values.get("uuid") or str(uuidlib.uuid4()),
+        "name": values["name"],
+        "description": values.get("description"),
+        "steps": values["steps"],
+        "extra": values.get("extra") or {},
+        "created_at": datetime.now(UTC),
+    }
+    try:
+        with connection.begin_nested():
+            connection.execute(insert(DeployTemplate).values(**row))
+    except IntegrityError:
+        raise Conflict(
+            f"A deploy template with UUID {row['uuid']} or name {row['name']} already exists."
+        ) from None
+    bump(connection, GENERATION)
+    return find(connection, row["uuid"])
+
+
+def save(connection: Connection, row: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    if not changes:
+        return row
+    if (
+        "name" in changes
+        and connection.execute(
+            select(DeployTemplate.id).where(
+                DeployTemplate.name == changes["name"], DeployTemplate.id != row["id"]
+            )
+        ).first()
+    ):
+        raise _duplicate(changes["name"])
+    changes = {**changes, "updated_at": datetime.now(UTC)}
+    try:
+        with connection.begin_nested():
+            connection.execute(
+                update(DeployTemplate).where(DeployTemplate.id == row["id"]).values(**changes)
+            )
+    except IntegrityError:
+        raise _duplicate(str(changes.get("name"))) from None
+    bump(connection, GENERATION)
+    return {**row, **changes}
+
+
+def remove(connection: Connection, row: dict[str, Any]) -> None:
+    connection.execute(delete(DeployTemplate).where(DeployTemplate.id == row["id"]))
+    bump(connection, GENERATION)

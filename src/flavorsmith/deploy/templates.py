@@ -1,0 +1,105 @@
+"""Deploy templates as Ironic validates them (pure): a trait name and a list of steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from flavorsmith import traits
+from flavorsmith.errors import Invalid
+
+INTERFACES = ("deploy", "bios", "raid", "management", "power", "firmware", "vendor")
+STEP_KEYS = {"interface", "step", "args", "priority"}
+
+
+@dataclass(frozen=True)
+class Step:
+    interface: str
+    step: str
+    args: dict[str, Any]
+    priority: int
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.interface, self.step)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "interface": self.interface,
+            "step": self.step,
+            "args": self.args,
+            "priority": self.priority,
+        }
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str
+    steps: tuple[Step, ...]
+    description: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def check_name(name: Any) -> str:
+    if not isinstance(name, str) or not traits.is_valid_node_trait(name):
+        raise Invalid(
+            f"Invalid deploy template name {name!r}: it must be a trait, a standard os-traits name "
+            "or CUSTOM_ followed by A-Z, 0-9 and _ (at most 255 characters)"
+        )
+    return name
+
+
+def check_steps(steps: Any) -> tuple[Step, ...]:
+    """Ironic's rules: a non-empty list; each step has exactly interface, step, args and
+    priority; no (interface, step) twice in one template."""
+    if not isinstance(steps, list) or not steps:
+        raise Invalid("A deploy template needs a non-empty list of steps")
+    out: list[Step] = []
+    for index, step in enumerate(steps):
+        where = f"steps[{index}]"
+        if not isinstance(step, dict):
+            raise Invalid(f"{where} must be an object with interface, step, args and priority")
+        missing = sorted(STEP_KEYS - set(step))
+        if missing:
+            raise Invalid(f"{where}: {missing[0]!r} is a required property")
+        extra = sorted(set(step) - STEP_KEYS)
+        if extra:
+            raise Invalid(
+                f"{where}: additional properties are not allowed ({extra[0]!r} was unexpected)"
+            )
+        if step["interface"] not in INTERFACES:
+            raise Invalid(
+                f"{where}.interface: {step['interface']!r} is not one of {', '.join(INTERFACES)}"
+            )
+        if not isinstance(step["step"], str) or not step["step"]:
+            raise Invalid(f"{where}.step: must be a non-empty string")
+        if not isinstance(step["args"], dict):
+            raise Invalid(f"{where}.args: must be an object")
+        priority = step["priority"]
+        if isinstance(priority, bool) or not isinstance(priority, int) or priority < 0:
+            raise Invalid(f"{where}.priority: {priority!r} must be an integer of at least 0")
+        out.append(Step(step["interface"], step["step"], dict(step["args"]), priority))
+    seen: set[tuple[str, str]] = set()
+    duplicates = []
+    for item in out:
+        if item.key in seen:
+            duplicates.append(f"interface: {item.interface}, step: {item.step}")
+        seen.add(item.key)
+    if duplicates:
+        raise Invalid(
+            "Duplicate deploy steps. A template cannot have multiple deploy steps with the same "
+            f"interface and step. Duplicates: {'; '.join(duplicates)}."
+        )
+    return tuple(out)
+
+
+def check_description(value: Any) -> str | None:
+    if value is not None and (not isinstance(value, str) or len(value) > 255):
+        raise Invalid("'description' must be a string of at most 255 characters")
+    return value
+
+
+def check_extra(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise Invalid("'extra' must be an object")
+    return value
