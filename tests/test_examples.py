@@ -249,7 +249,7 @@ def test_broken_example_as_json(cli: Invoke, monkeypatch: pytest.MonkeyPatch) ->
 def test_example_repository_is_clean(cli: Invoke) -> None:
     result = cli("validate", "--repo", str(EXAMPLES))
     assert result.exit_code == 0
-    assert result.stdout == "21 files: 0 errors, 0 warnings\n"
+    assert result.stdout == "27 files: 0 errors, 0 warnings\n"
 
 
 def test_example_repository_shape() -> None:

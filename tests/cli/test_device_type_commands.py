@@ -16,7 +16,8 @@ def test_delete_refuses_while_flavors_use_its_resource_classes(
     assert result.exit_code == 1
     assert result.stderr == (
         "error: device type 'hpe-proliant-dl360-gen11' defines resource classes used by flavors "
-        "c2.diskless, c2.large; delete those first or use --force\n"
+        "c2.diskless, c2.large, c2.large.novmx-stripe, c2.large.vmx-mirror; delete those first "
+        "or use --force\n"
     )
     assert Path("hardware/device-types/hpe-proliant-dl360-gen11.yaml").exists()
     assert Path("hardware/base/kustomization.yaml").read_text() == kust

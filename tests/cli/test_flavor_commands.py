@@ -157,7 +157,7 @@ def test_list_formats(example_repo: Path, cli: Invoke) -> None:
     assert result.stdout.splitlines()[:3] == [
         "c2.diskless c2.diskless",
         "c2.large c2.large",
-        "g1.8xh100 g1.8xh100",
+        "c2.large.novmx-stripe c2.large",
     ]
     rows = json.loads(cli("flavor", "list", "-f", "json").stdout)
     nicx = next(r for r in rows if r["name"] == "m1.small.nicX")
@@ -232,5 +232,5 @@ def test_add_registers_a_file_already_in_place(example_repo: Path, cli: Invoke) 
     assert cli("validate").stdout.splitlines()[0].endswith("it is never deployed")
     result = cli("flavor", "add", str(path))
     assert result.exit_code == 0, result.output
-    assert cli("validate").stdout == "22 files: 0 errors, 0 warnings\n"
+    assert cli("validate").stdout == "28 files: 0 errors, 0 warnings\n"
     assert path.read_text().startswith("# yaml-language-server: $schema=")

@@ -40,7 +40,7 @@ def test_nova_flavors_json(cli: Invoke) -> None:
     result = cli("nova-flavors", "--repo", str(EXAMPLES), "-f", "json")
     assert result.exit_code == 0
     flavors = {f["id"]: f for f in json.loads(result.stdout)}
-    assert len(flavors) == 10
+    assert len(flavors) == 12
     assert flavors["m1.small.nvme-cx5-no-gpu"] == {
         "id": "m1.small.nvme-cx5-no-gpu",
         "name": "m1.small.nvme-cx5-no-gpu",

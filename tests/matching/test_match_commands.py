@@ -18,7 +18,7 @@ def test_match_every_flavor(cli: Invoke, args: list[str]) -> None:
     result = cli("match", *args, "-f", "json")
     assert result.exit_code == 0
     counts = {row["flavor"]: row["count"] for row in json.loads(result.stdout)}
-    assert counts["g1.8xh100"] == 16 and counts["c2.large"] == 60 and len(counts) == 10
+    assert counts["g1.8xh100"] == 16 and counts["c2.large"] == 60 and len(counts) == 12
 
 
 def test_match_one_pair_explained(cli: Invoke, args: list[str]) -> None:
@@ -44,7 +44,7 @@ def test_match_node_lists_its_flavors(cli: Invoke, args: list[str]) -> None:
     result = cli("match", *args, "--node", "xe9680-g01-u06", "-f", "value")
     assert result.stdout == "g1.8xh100 True\n"
     explained = cli("match", *args, "--node", "xe9680-g01-u06", "--explain", "-f", "json")
-    assert len(json.loads(explained.stdout)) == 10
+    assert len(json.loads(explained.stdout)) == 12
 
 
 def test_match_near_misses(cli: Invoke, args: list[str]) -> None:

@@ -43,11 +43,11 @@ def test_cli_plan_apply_and_idempotence(cli: Invoke, repo: Path, database: str) 
     refused = cli("sync", "apply", *args)
     assert (refused.exit_code, refused.stderr) == (
         2,
-        "error: 10 changes to apply; pass --yes to apply without a terminal\n",
+        "error: 12 changes to apply; pass --yes to apply without a terminal\n",
     )
     applied = cli("sync", "apply", *args, "--yes")
     assert applied.exit_code == 0
-    assert applied.stdout.splitlines()[-1] == "10 changes, 0 failed, 23 API calls"
+    assert applied.stdout.splitlines()[-1] == "12 changes, 0 failed, 27 API calls"
     again = cli("sync", "apply", *args, "--yes", "-f", "json")
     body = json.loads(again.stdout)
     assert body["writes"] == 0 and body["api_calls"] == 1
@@ -73,9 +73,9 @@ def test_api_plan_and_apply(repo: Path, tmp_path: Path) -> None:
     migrate.upgrade(engine)
     with TestClient(build_app(engine, repo=repo)) as client:
         plan = client.get("/v1/sync/plan").json()
-        assert len(plan["actions"]) == 10 and "results" not in plan
+        assert len(plan["actions"]) == 12 and "results" not in plan
         applied = client.post("/v1/sync/apply")
-        assert applied.status_code == 200 and applied.json()["writes"] == 10
+        assert applied.status_code == 200 and applied.json()["writes"] == 12
         flavor = client.get(
             "/compute/v2.1/flavors/m1.small", headers={"OpenStack-API-Version": "compute latest"}
         ).json()["flavor"]
@@ -150,7 +150,7 @@ def test_watcher_applies_on_start_and_on_file_changes(
     lines = [
         json.loads(r.getMessage()) for r in caplog.records if '"event": "sync"' in r.getMessage()
     ]
-    assert lines[0]["trigger"] == "start" and lines[0]["writes"] == 10
+    assert lines[0]["trigger"] == "start" and lines[0]["writes"] == 12
     assert lines[1]["trigger"] == "files" and lines[1]["writes"] == 1
     target = DatabaseTarget(engine)
     assert target.observe()["m1.small"].description.endswith("two drives")  # type: ignore[union-attr]

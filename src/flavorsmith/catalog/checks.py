@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from flavorsmith.catalog.document import Document
-from flavorsmith.catalog.model import DeviceType, ExtraSpecSet, Flavor, TraitRuleSet
+from flavorsmith.catalog.model import (
+    DeployTemplateDef,
+    DeviceType,
+    ExtraSpecSet,
+    Flavor,
+    TraitRuleSet,
+)
 from flavorsmith.diagnostics import Diagnostic, Severity
 from flavorsmith.hints import closest
 from flavorsmith.resource_classes import placement_name
@@ -259,4 +265,75 @@ def check_extra_specs(
                         code="extra-spec-deprecated",
                     )
                 )
+    return out
+
+
+# Traits named like this ask Ironic for a deploy template (the deploy templates spec's
+# convention); a flavor requiring one with no template behind it configures nothing.
+TEMPLATE_TRAIT_PREFIX = "CUSTOM_BM_CONFIG_"
+
+
+def check_deploy_templates(
+    flavors: Sequence[Flavor], templates: Sequence[DeployTemplateDef]
+) -> list[Diagnostic]:
+    """Templates against each other and against the flavors that request them."""
+    out: list[Diagnostic] = []
+    by_name: dict[str, DeployTemplateDef] = {}
+    for template in templates:
+        first = by_name.get(template.name)
+        if first is not None and template.doc is not None:
+            out.append(
+                template.doc.diagnostic(
+                    ["name"],
+                    f"deploy template {template.name} is already defined at "
+                    f"{_where(first.doc, ['name'])}: Ironic keeps one template per trait",
+                    code="duplicate-name",
+                )
+            )
+            continue
+        by_name[template.name] = template
+    requested: set[str] = set()
+    for flavor in flavors:
+        owners: dict[tuple[str, str], str] = {}
+        for index, req in enumerate(flavor.traits):
+            if req.state != "required":
+                continue
+            wanted = by_name.get(req.full_name)
+            if wanted is None:
+                if req.full_name.startswith(TEMPLATE_TRAIT_PREFIX) and flavor.doc is not None:
+                    out.append(
+                        flavor.doc.diagnostic(
+                            ["traits", index, "trait"],
+                            f"{req.full_name} is named like a deploy template but no "
+                            "hardware/deploy-templates/ file defines it: Ironic will configure "
+                            "nothing for it",
+                            severity=W,
+                            code="deploy-template-missing",
+                        )
+                    )
+                continue
+            requested.add(wanted.name)
+            for step in wanted.steps:
+                key = (step["interface"], step["step"])
+                other = owners.setdefault(key, wanted.name)
+                if other != wanted.name and flavor.doc is not None:
+                    out.append(
+                        flavor.doc.diagnostic(
+                            ["traits", index, "trait"],
+                            f"deploy templates {other} and {wanted.name} both request "
+                            f"{key[0]}.{key[1]}: Ironic refuses to deploy this flavor",
+                            code="deploy-template-conflict",
+                        )
+                    )
+    for template in by_name.values():
+        if template.name not in requested and template.doc is not None:
+            out.append(
+                template.doc.diagnostic(
+                    ["name"],
+                    f"no flavor requires the trait {template.name}, so Nova never asks for "
+                    "this template (add it to a flavor's traits as required)",
+                    severity=W,
+                    code="deploy-template-unused",
+                )
+            )
     return out

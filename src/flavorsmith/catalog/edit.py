@@ -8,7 +8,14 @@ from pathlib import Path
 from flavorsmith.catalog import kustomization
 from flavorsmith.catalog.kinds import KINDS, Kind
 from flavorsmith.catalog.load import Loaded, display_path, load_bytes
-from flavorsmith.catalog.model import Definition, DeviceType, ExtraSpecSet, Flavor, TraitRuleSet
+from flavorsmith.catalog.model import (
+    Definition,
+    DeployTemplateDef,
+    DeviceType,
+    ExtraSpecSet,
+    Flavor,
+    TraitRuleSet,
+)
 from flavorsmith.catalog.repo import Repository, with_modeline, write_atomic
 from flavorsmith.diagnostics import Diagnostic, has_errors
 from flavorsmith.resource_classes import placement_name
@@ -127,4 +134,6 @@ def _label(model: Definition) -> str:
         return f"trait rules {model.name!r}"
     if isinstance(model, ExtraSpecSet):
         return f"extra-spec definitions {model.name!r}"
+    if isinstance(model, DeployTemplateDef):
+        return f"deploy template {model.name!r}"
     return f"device type {model.slug!r}"

@@ -26,7 +26,8 @@ DEVICE_TYPE = Kind("device-type", "device-types", "device-types")
 FLAVOR = Kind("flavor", "flavors", "flavors")
 TRAIT_RULE = Kind("trait-rule", "trait-rules", "trait-rules")
 EXTRA_SPEC = Kind("extra-spec", "extra-specs", "extra-specs")
-KINDS: tuple[Kind, ...] = (DEVICE_TYPE, FLAVOR, TRAIT_RULE, EXTRA_SPEC)
+DEPLOY_TEMPLATE = Kind("deploy-template", "deploy-templates", "deploy-templates")
+KINDS: tuple[Kind, ...] = (DEVICE_TYPE, FLAVOR, TRAIT_RULE, EXTRA_SPEC, DEPLOY_TEMPLATE)
 
 
 def kind_named(name: str) -> Kind:

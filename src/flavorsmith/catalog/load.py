@@ -7,8 +7,22 @@ from pathlib import Path
 
 from flavorsmith.catalog import filechecks, schema
 from flavorsmith.catalog.document import Document, parse
-from flavorsmith.catalog.kinds import DEVICE_TYPE, EXTRA_SPEC, FLAVOR, TRAIT_RULE, Kind
-from flavorsmith.catalog.model import Definition, DeviceType, ExtraSpecSet, Flavor, TraitRuleSet
+from flavorsmith.catalog.kinds import (
+    DEPLOY_TEMPLATE,
+    DEVICE_TYPE,
+    EXTRA_SPEC,
+    FLAVOR,
+    TRAIT_RULE,
+    Kind,
+)
+from flavorsmith.catalog.model import (
+    Definition,
+    DeployTemplateDef,
+    DeviceType,
+    ExtraSpecSet,
+    Flavor,
+    TraitRuleSet,
+)
 from flavorsmith.diagnostics import Diagnostic, Severity, has_errors
 
 
@@ -56,6 +70,9 @@ def load_bytes(raw: bytes, kind: Kind, path: Path, display: str | None = None) -
     elif kind is EXTRA_SPEC:
         model = ExtraSpecSet(doc.data["namespace"], doc.data, doc)
         diagnostics = filechecks.check_extra_specs(doc, model)
+    elif kind is DEPLOY_TEMPLATE:
+        model = DeployTemplateDef.from_data(doc.data, doc)
+        diagnostics = filechecks.check_deploy_template(doc, model)
     else:  # pragma: no cover - every kind is handled above
         raise ValueError(kind.name)
     return Loaded(path, kind, doc, model, diagnostics)

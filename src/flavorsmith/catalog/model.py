@@ -184,7 +184,59 @@ class ExtraSpecSet:
         return f"{self.namespace}.yaml"
 
 
-Definition = Flavor | DeviceType | TraitRuleSet | ExtraSpecSet
+@dataclass(frozen=True)
+class DeployTemplateDef:
+    """One deploy-template file: an Ironic deploy template, named by the trait that asks
+    for it (the full trait name, CUSTOM_ included, exactly as Ironic stores it)."""
+
+    name: str
+    steps: tuple[dict[str, Any], ...]
+    description: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    doc: Document | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def canonical_file(self) -> str:
+        return f"{self.name}.yaml"
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any], doc: Document | None = None) -> DeployTemplateDef:
+        return cls(
+            name=data["name"],
+            steps=tuple(
+                {
+                    "interface": s["interface"],
+                    "step": s["step"],
+                    "args": _plain(s.get("args", {})),
+                    "priority": s["priority"],
+                }
+                for s in data["steps"]
+            ),
+            description=data.get("description"),
+            extra=_plain(data.get("extra", {})),
+            doc=doc,
+        )
+
+    def as_api(self) -> dict[str, Any]:
+        """The body Ironic's deploy template API takes (without uuid)."""
+        return {
+            "name": self.name,
+            "steps": [dict(s) for s in self.steps],
+            "description": self.description,
+            "extra": dict(self.extra),
+        }
+
+
+def _plain(value: Any) -> Any:
+    """YAML mappings and sequences as plain dicts and lists (for JSON and comparison)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+Definition = Flavor | DeviceType | TraitRuleSet | ExtraSpecSet | DeployTemplateDef
 
 
 @dataclass(frozen=True)
@@ -193,6 +245,7 @@ class Catalog:
     flavors: tuple[Flavor, ...] = ()
     trait_rules: tuple[TraitRuleSet, ...] = ()
     extra_specs: tuple[ExtraSpecSet, ...] = ()
+    deploy_templates: tuple[DeployTemplateDef, ...] = ()
 
     def flavor(self, name: str) -> Flavor | None:
         return next((f for f in self.flavors if f.name == name), None)

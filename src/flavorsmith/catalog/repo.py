@@ -14,6 +14,7 @@ from flavorsmith.catalog.load import Loaded, display_path, load_file
 from flavorsmith.catalog.model import (
     Catalog,
     Definition,
+    DeployTemplateDef,
     DeviceType,
     ExtraSpecSet,
     Flavor,
@@ -55,6 +56,9 @@ class RepoView:
             flavors=tuple(x.model for x in self.loaded if isinstance(x.model, Flavor)),
             trait_rules=tuple(x.model for x in self.loaded if isinstance(x.model, TraitRuleSet)),
             extra_specs=tuple(x.model for x in self.loaded if isinstance(x.model, ExtraSpecSet)),
+            deploy_templates=tuple(
+                x.model for x in self.loaded if isinstance(x.model, DeployTemplateDef)
+            ),
         )
 
 
@@ -103,6 +107,12 @@ class Repository:
                 [m for m in models if isinstance(m, ExtraSpecSet)],
             )
         )
+        view.diagnostics.extend(
+            checks.check_deploy_templates(
+                [m for m in models if isinstance(m, Flavor)],
+                [m for m in models if isinstance(m, DeployTemplateDef)],
+            )
+        )
         view.diagnostics.extend(self._check_file_names(view.loaded))
         view.diagnostics.extend(self._check_kustomization(view.loaded))
         view.diagnostics.sort(key=_sort_key)
@@ -132,6 +142,10 @@ class Repository:
             [m for m in models if isinstance(m, Flavor)],
             [m for m in models if isinstance(m, ExtraSpecSet)],
         )
+        found += checks.check_deploy_templates(
+            [m for m in models if isinstance(m, Flavor)],
+            [m for m in models if isinstance(m, DeployTemplateDef)],
+        )
         shown = candidate.doc.display if candidate.doc is not None else ""
         return [d for d in found if d.path == shown]
 
@@ -148,7 +162,10 @@ class Repository:
                 f"{model.manufacturer} {model.model}".casefold(),
             ):
                 return loaded
-            if isinstance(model, TraitRuleSet | ExtraSpecSet) and model.name == name:
+            if (
+                isinstance(model, TraitRuleSet | ExtraSpecSet | DeployTemplateDef)
+                and model.name == name
+            ):
                 return loaded
             if model is None and path.stem.casefold() == wanted:
                 return loaded
@@ -246,7 +263,9 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def _same_definition(a: Definition, b: Definition) -> bool:
-    if isinstance(a, Flavor | TraitRuleSet | ExtraSpecSet) and isinstance(b, type(a)):
+    if isinstance(a, Flavor | TraitRuleSet | ExtraSpecSet | DeployTemplateDef) and isinstance(
+        b, type(a)
+    ):
         return a.name == b.name
     if isinstance(a, DeviceType) and isinstance(b, DeviceType):
         return a.slug == b.slug

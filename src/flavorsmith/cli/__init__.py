@@ -8,7 +8,7 @@ import sys
 import typer
 
 from flavorsmith import __version__
-from flavorsmith.catalog.kinds import DEVICE_TYPE, EXTRA_SPEC, FLAVOR, TRAIT_RULE
+from flavorsmith.catalog.kinds import DEPLOY_TEMPLATE, DEVICE_TYPE, EXTRA_SPEC, FLAVOR, TRAIT_RULE
 from flavorsmith.cli import (
     classify,
     db,
@@ -19,6 +19,7 @@ from flavorsmith.cli import (
     serve,
     validate,
 )
+from flavorsmith.cli.deploy import group as _deploy_group
 from flavorsmith.cli.extra_specs import group as _extra_specs_group
 from flavorsmith.cli.matching import capacity, match
 from flavorsmith.cli.sync import group as _sync_group
@@ -74,6 +75,11 @@ def build() -> typer.Typer:
         definitions.group(EXTRA_SPEC, "Extra-spec validator files (hardware/extra-specs/)."),
         name="extra-spec",
     )
+    app.add_typer(
+        definitions.group(DEPLOY_TEMPLATE, "Deploy templates (hardware/deploy-templates/)."),
+        name="deploy-template",
+    )
+    app.add_typer(_deploy_group(), name="deploy")
     return app
 
 

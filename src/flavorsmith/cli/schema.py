@@ -13,6 +13,7 @@ class SchemaKind(enum.StrEnum):
     DEVICE_TYPE = "device-type"
     TRAIT_RULE = "trait-rule"
     EXTRA_SPEC = "extra-spec"
+    DEPLOY_TEMPLATE = "deploy-template"
 
 
 def schema(kind: Annotated[SchemaKind, typer.Argument(help="Which kind of file.")]) -> None:

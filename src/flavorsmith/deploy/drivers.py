@@ -74,6 +74,21 @@ CATALOGUES: dict[str, tuple[DriverStep, ...]] = {
     "redfish": AGENT_DEPLOY + REDFISH_EXTRA,
     "idrac": AGENT_DEPLOY + REDFISH_EXTRA,  # idrac-redfish interfaces
     "ipmi": AGENT_DEPLOY + AGENT_RAID,  # no BIOS or firmware interface over IPMI
+    "ilo": AGENT_DEPLOY
+    + AGENT_RAID
+    + _steps(
+        ("bios", "apply_configuration", 0, "settings*"),
+        ("bios", "factory_reset", 0, ""),
+        ("management", "update_firmware", 0, "firmware_update_mode* firmware_images*"),
+    ),
+    "irmc": AGENT_DEPLOY
+    + _steps(
+        ("bios", "apply_configuration", 0, "settings*"),
+        ("bios", "factory_reset", 0, ""),
+        ("raid", "apply_configuration", 0, "raid_config* delete_existing"),
+        ("raid", "delete_configuration", 0, ""),
+    ),
+    "manual-management": AGENT_DEPLOY + AGENT_RAID,
 }
 
 

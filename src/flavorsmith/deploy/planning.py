@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flavorsmith.deploy.drivers import DriverStep
+from flavorsmith.deploy.drivers import DriverStep, catalogue
 from flavorsmith.deploy.templates import Template
 
 # When priorities tie, Ironic runs the step of the higher-ranked interface first.
@@ -79,6 +79,13 @@ def plan(
                     template.name, False, f"{template.name} is not among the instance traits"
                 )
             )
+    named = {t.name for t in templates}
+    for trait in sorted(wanted - named):
+        result.templates.append(
+            TemplateDecision(
+                trait, False, "no deploy template has this name: the trait only steers scheduling"
+            )
+        )
     by_key = {s.key: s for s in driver_steps}
     chosen: dict[tuple[str, str], PlannedStep] = {
         s.key: PlannedStep(s.interface, s.step, s.priority, {}, "default") for s in driver_steps
@@ -132,3 +139,17 @@ def plan(
         reverse=True,
     )
     return result
+
+
+def plan_for_driver(
+    driver: str, templates: Sequence[Template], instance_traits: Sequence[str]
+) -> DeployPlan:
+    """:func:`plan` with the shipped step catalogue of ``driver``."""
+    return plan(driver, catalogue(driver), templates, instance_traits)
+
+
+def deploy_problem(
+    driver: str, templates: Sequence[Template], instance_traits: Sequence[str]
+) -> str:
+    """Why the matching deploy templates cannot run on this driver, or '' when they can."""
+    return "; ".join(plan_for_driver(driver, templates, instance_traits).errors)

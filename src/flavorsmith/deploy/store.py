@@ -62,6 +62,18 @@ def list_all(
     return [_row(r) for r in connection.execute(statement)]
 
 
+def all_templates(connection: Connection) -> list[Template]:
+    return [as_template(r) for r in list_all(connection)]
+
+
+def named(connection: Connection, names: list[str]) -> list[Template]:
+    """The templates among ``names`` (a node's instance traits)."""
+    if not names:
+        return []
+    statement = select(*COLUMNS).where(DeployTemplate.name.in_(sorted(set(names))))
+    return [as_template(_row(r)) for r in connection.execute(statement)]
+
+
 def _duplicate(name: str) -> Conflict:
     return Conflict(f"A deploy template with name {name} already exists.")
 

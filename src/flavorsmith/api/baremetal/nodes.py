@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
 
@@ -13,6 +14,9 @@ from flavorsmith.api.baremetal import serialize
 from flavorsmith.api.baremetal.common import authorize, load, root, run
 from flavorsmith.api.microversions import Version
 from flavorsmith.api.requests import check_query, json_body, microversion
+from flavorsmith.deploy import store as deploy_store
+from flavorsmith.deploy.planning import deploy_problem
+from flavorsmith.deploy.templates import Template
 from flavorsmith.errors import Invalid
 from flavorsmith.inventory import rules, store
 from flavorsmith.inventory.query import NodeQuery, parse_bool, parse_limit, parse_list
@@ -277,8 +281,11 @@ async def delete_node(request: Request, ident: str) -> Response:
     return Response(status_code=204)
 
 
-def validation(row: dict[str, Any], traits: list[str]) -> dict[str, dict[str, Any]]:
-    """Per-interface results as Ironic reports them (pure)."""
+def validation(
+    row: dict[str, Any], traits: list[str], templates: Sequence[Template] = ()
+) -> dict[str, dict[str, Any]]:
+    """Per-interface results as Ironic reports them (pure); ``templates`` are the deploy
+    templates named by the node's instance traits."""
     results: dict[str, dict[str, Any]] = {name: {"result": True} for name in INTERFACES}
     missing = [
         k for k in rules.DRIVER_INFO_REQUIRED.get(row["driver"], ()) if k not in row["driver_info"]
@@ -290,6 +297,8 @@ def validation(row: dict[str, Any], traits: list[str]) -> dict[str, dict[str, An
         for name in ("power", "management"):
             results[name] = {"result": False, "reason": reason}
     problem = rules.instance_trait_problem(row["uuid"], row["instance_info"], set(traits))
+    if not problem and templates:
+        problem = deploy_problem(row["driver"], templates, row["instance_info"]["traits"])
     if problem:
         results["deploy"] = {"result": False, "reason": problem}
     return results
@@ -302,6 +311,9 @@ async def validate_node(request: Request, ident: str) -> dict[str, Any]:
 
     def work(connection: Connection) -> dict[str, Any]:
         row = load(connection, request, ident)
-        return validation(row, store.traits_of(connection, [row["id"]])[row["id"]])
+        wanted = row["instance_info"].get("traits")
+        names = [t for t in wanted if isinstance(t, str)] if isinstance(wanted, list) else []
+        templates = deploy_store.named(connection, names)
+        return validation(row, store.traits_of(connection, [row["id"]])[row["id"]], templates)
 
     return await run(request, work, write=False)

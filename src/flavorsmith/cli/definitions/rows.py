@@ -7,6 +7,7 @@ from typing import Any
 from flavorsmith.catalog.model import (
     Catalog,
     Definition,
+    DeployTemplateDef,
     DeviceType,
     ExtraSpecSet,
     Flavor,
@@ -18,6 +19,7 @@ FLAVOR_COLUMNS = ("name", "resource_class", "traits", "is_public", "description"
 DEVICE_TYPE_COLUMNS = ("name", "class", "manufacturer", "model", "u_height", "resource_classes")
 TRAIT_RULE_COLUMNS = ("name", "prefix", "rules", "traits")
 EXTRA_SPEC_COLUMNS = ("name", "validators", "keys")
+DEPLOY_TEMPLATE_COLUMNS = ("name", "steps", "description")
 
 
 def columns(kind_name: str) -> tuple[str, ...]:
@@ -25,10 +27,21 @@ def columns(kind_name: str) -> tuple[str, ...]:
         "flavor": FLAVOR_COLUMNS,
         "trait-rule": TRAIT_RULE_COLUMNS,
         "extra-spec": EXTRA_SPEC_COLUMNS,
+        "deploy-template": DEPLOY_TEMPLATE_COLUMNS,
     }.get(kind_name, DEVICE_TYPE_COLUMNS)
 
 
+def step_label(step: dict[str, Any]) -> str:
+    return f"{step['interface']}.{step['step']} (priority {step['priority']})"
+
+
 def row(model: Definition) -> dict[str, Any]:
+    if isinstance(model, DeployTemplateDef):
+        return {
+            "name": model.name,
+            "steps": [step_label(s) for s in model.steps],
+            "description": model.description,
+        }
     if isinstance(model, ExtraSpecSet):
         keys = [spec["name"] for spec in model.data["validators"]]
         return {"name": model.namespace, "validators": len(keys), "keys": keys}
@@ -154,4 +167,18 @@ def extra_spec_record(definitions: ExtraSpecSet) -> dict[str, Any]:
             for spec in definitions.data["validators"]
         ],
         "file": definitions.doc.display if definitions.doc else None,
+    }
+
+
+def deploy_template_record(template: DeployTemplateDef, catalog: Catalog) -> dict[str, Any]:
+    return {
+        "name": template.name,
+        "description": template.description,
+        "steps": [
+            {**{k: s[k] for k in ("interface", "step", "priority")}, "args": s["args"]}
+            for s in template.steps
+        ],
+        "extra": template.extra,
+        "flavors": sorted(f.name for f in catalog.flavors if template.name in f.required_traits),
+        "file": template.doc.display if template.doc else None,
     }

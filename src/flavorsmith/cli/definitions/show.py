@@ -19,8 +19,15 @@ def register(app: typer.Typer, kind: Kind) -> None:
         fmt: FormatOption = Format.TABLE,
     ) -> None:
         """Show one definition."""
-        from flavorsmith.catalog.model import DeviceType, ExtraSpecSet, Flavor, TraitRuleSet
+        from flavorsmith.catalog.model import (
+            DeployTemplateDef,
+            DeviceType,
+            ExtraSpecSet,
+            Flavor,
+            TraitRuleSet,
+        )
         from flavorsmith.cli.definitions.rows import (
+            deploy_template_record,
             device_type_record,
             extra_spec_record,
             flavor_record,
@@ -44,6 +51,8 @@ def register(app: typer.Typer, kind: Kind) -> None:
             record = trait_rule_record(loaded.model)
         elif isinstance(loaded.model, ExtraSpecSet):
             record = extra_spec_record(loaded.model)
+        elif isinstance(loaded.model, DeployTemplateDef):
+            record = deploy_template_record(loaded.model, catalog)
         else:
             assert isinstance(loaded.model, DeviceType)
             record = device_type_record(loaded.model, list(catalog.flavors))

@@ -1,0 +1,152 @@
+"""``flavorsmith deploy plan NODE [--flavor F] [--catalog]``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from flavorsmith.cli.options import DatabaseOption, FormatOption, RepoOption
+from flavorsmith.cli.output import Format, render_list, to_yaml
+
+
+def plan(
+    ctx: typer.Context,
+    node: Annotated[str, typer.Argument(help="Node name or UUID.")],
+    flavor: Annotated[
+        str | None,
+        typer.Option(
+            "--flavor",
+            help="Use this catalog flavor's required traits as the instance traits, as Nova's "
+            "ironic driver does (default: the node's instance_info.traits).",
+        ),
+    ] = None,
+    catalog: Annotated[
+        bool,
+        typer.Option(
+            "--catalog",
+            help="Use the repository's deploy templates instead of the service's.",
+        ),
+    ] = False,
+    repo: RepoOption = None,
+    database: DatabaseOption = None,
+    fmt: FormatOption = Format.TABLE,
+) -> None:
+    """Show the ordered deploy steps provisioning NODE would run, where each comes from, and
+    why each deploy template was or was not applied. Exits 1 when Ironic would refuse."""
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.deploy import store as template_store
+    from flavorsmith.deploy.planning import plan_for_driver
+    from flavorsmith.deploy.templates import Template
+    from flavorsmith.errors import FlavorsmithError
+    from flavorsmith.inventory import store
+
+    wanted_flavor = None
+    repo_templates: list[Template] = []
+    if flavor is not None or catalog:
+        view = _catalog(repo)
+        if flavor is not None:
+            wanted_flavor = view.flavor(flavor)
+            if wanted_flavor is None:
+                names = ", ".join(sorted(f.name for f in view.flavors)) or "none"
+                typer.echo(
+                    f"error: no flavor {flavor!r} in the catalog; flavors: {names}", err=True
+                )
+                raise typer.Exit(1)
+        repo_templates = [template_store.as_template(t.as_api()) for t in view.deploy_templates]
+    engine = open_database(database, ctx)
+    try:
+        with engine.connect() as connection:
+            row = store.find(connection, node, by_name=True)
+            node_traits = store.traits_of(connection, [row["id"]])[row["id"]]
+            templates = repo_templates if catalog else template_store.all_templates(connection)
+    except FlavorsmithError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(1) from None
+    if wanted_flavor is not None:
+        instance_traits = sorted(wanted_flavor.required_traits)
+    else:
+        raw = row["instance_info"].get("traits", [])
+        instance_traits = [t for t in raw if isinstance(t, str)] if isinstance(raw, list) else []
+    result = plan_for_driver(row["driver"], templates, instance_traits)
+    missing = sorted(set(instance_traits) - set(node_traits))
+    errors = list(result.errors)
+    if missing:
+        errors.insert(
+            0,
+            "Cannot specify instance traits that are not also set on the node. "
+            f"Node {row['uuid']} is missing traits {', '.join(missing)}",
+        )
+    report: dict[str, Any] = {
+        "node": row["name"] or row["uuid"],
+        "driver": row["driver"],
+        "instance_traits": instance_traits,
+        "steps": [s.as_dict() for s in result.steps],
+        "templates": [
+            {"template": d.template, "applied": d.applied, "reason": d.reason}
+            for d in result.templates
+        ],
+        "errors": errors,
+    }
+    _print(report, fmt)
+    if errors:
+        raise typer.Exit(1)
+
+
+def _catalog(repo: str | None) -> Any:
+    from flavorsmith.cli.options import repository
+    from flavorsmith.cli.report import emit
+    from flavorsmith.diagnostics import has_errors
+
+    view = repository(repo).load()
+    if has_errors(view.diagnostics):
+        typer.echo("the catalog has errors; fix them first:", err=True)
+        emit(view.diagnostics, err=True)
+        raise typer.Exit(1)
+    return view.catalog
+
+
+def _print(report: dict[str, Any], fmt: Format) -> None:
+    import json
+
+    if fmt is Format.JSON:
+        typer.echo(json.dumps(report, indent=2))
+        return
+    if fmt is Format.YAML:
+        typer.echo(to_yaml(report), nl=False)
+        return
+    typer.echo(
+        f"node {report['node']} (driver {report['driver']}); instance traits: "
+        f"{', '.join(report['instance_traits']) or 'none'}"
+    )
+    rows = [
+        {
+            "order": index,
+            "interface": step["interface"],
+            "step": step["step"],
+            "priority": step["priority"],
+            "from": step["source"],
+            "args": json.dumps(step["args"], sort_keys=True) if step["args"] else "",
+        }
+        for index, step in enumerate(report["steps"], start=1)
+    ]
+    columns = ["order", "interface", "step", "priority", "from", "args"]
+    typer.echo(render_list(rows, columns, fmt), nl=False)
+    if report["templates"]:
+        typer.echo(
+            render_list(
+                [
+                    {
+                        "template": t["template"],
+                        "applied": "yes" if t["applied"] else "no",
+                        "reason": t["reason"],
+                    }
+                    for t in report["templates"]
+                ],
+                ["template", "applied", "reason"],
+                fmt,
+            ),
+            nl=False,
+        )
+    for error in report["errors"]:
+        typer.echo(f"error: {error}", err=True)

@@ -1,0 +1,236 @@
+"""A real OpenStack Ironic 39 on loopback for integration tests: installed from PyPI into a
+cache folder (its own virtual environment, pinned by ``ironic-constraints.txt``), configured
+here and started as the all-in-one ``ironic`` command (API and conductor in one service).
+
+Configuration: a fresh SQLite database per start, ``auth_strategy = noauth``, no message queue
+(``rpc_transport = none``), and only the ``fake-hardware`` hardware type with its fake
+interfaces, so nodes and deploy templates (bios/raid steps) work without any real hardware.
+
+    with running_ironic() as url:      # "http://127.0.0.1:PORT"; GET / lists versions
+        conn = sdk_connection(url)     # openstacksdk, no auth, /v1 as the baremetal endpoint
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+import openstack.connection
+
+VERSION = "39.0.0"
+HERE = Path(__file__).resolve().parent
+CONSTRAINTS = HERE / "ironic-constraints.txt"
+CACHE = Path(os.environ.get("FLAVORSMITH_TEST_CACHE", Path.home() / ".cache" / "flavorsmith-tests"))
+START_TIMEOUT = 120.0
+STOP_TIMEOUT = 20.0
+
+CONF = """
+[DEFAULT]
+host = flavorsmith-test-ironic
+auth_strategy = noauth
+rpc_transport = none
+debug = false
+log_file = {state}/ironic.log
+use_stderr = false
+minimum_memory_warning_only = true
+enabled_hardware_types = fake-hardware
+enabled_bios_interfaces = fake,no-bios
+enabled_boot_interfaces = fake
+enabled_console_interfaces = fake,no-console
+enabled_deploy_interfaces = fake
+enabled_firmware_interfaces = fake,no-firmware
+enabled_inspect_interfaces = fake,no-inspect
+enabled_management_interfaces = fake
+enabled_network_interfaces = noop
+enabled_power_interfaces = fake
+enabled_raid_interfaces = fake,no-raid
+enabled_rescue_interfaces = fake,no-rescue
+enabled_storage_interfaces = fake,noop
+enabled_vendor_interfaces = fake,no-vendor
+default_deploy_interface = fake
+default_network_interface = noop
+default_storage_interface = noop
+
+[api]
+host_ip = 127.0.0.1
+port = {port}
+api_workers = 1
+
+[database]
+connection = sqlite:///{state}/ironic.sqlite
+
+[conductor]
+automated_clean = false
+sync_power_state_interval = -1
+enable_mdns = false
+
+[dhcp]
+dhcp_provider = none
+
+[oslo_concurrency]
+lock_path = {state}/locks
+
+[vnc]
+enabled = false
+"""
+
+
+def _install_key() -> str:
+    """What the cached install was made from: the version and the pinned constraints."""
+    digest = hashlib.sha256(CONSTRAINTS.read_bytes()).hexdigest()
+    return f"ironic=={VERSION} constraints-sha256={digest}"
+
+
+def venv() -> Path:
+    """The virtual environment with Ironic, made on first use (a few minutes) and then cached;
+    the marker file is written only after a complete install."""
+    home = CACHE / f"ironic-{VERSION}"
+    marker = home / ".flavorsmith-installed"
+    key = _install_key()
+    if marker.exists() and marker.read_text().splitlines()[:1] == [key]:
+        return home
+    shutil.rmtree(home, ignore_errors=True)
+    started = time.monotonic()
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)
+        install = [
+            str(home / "bin" / "pip"),
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "-c",
+            str(CONSTRAINTS),
+            f"ironic=={VERSION}",
+        ]
+        result = subprocess.run(install, capture_output=True, text=True, check=False)
+    except OSError as error:
+        raise RuntimeError(f"could not create the Ironic venv in {home}: {error}") from error
+    if result.returncode != 0:
+        raise RuntimeError(
+            f"installing ironic=={VERSION} into {home} failed (exit {result.returncode});"
+            f" is PyPI reachable?\n$ {' '.join(install)}\n{_tail(result.stdout + result.stderr)}"
+        )
+    seconds = time.monotonic() - started
+    marker.write_text(f"{key}\ninstall-seconds={seconds:.1f}\n")
+    print(f"installed ironic {VERSION} into {home} in {seconds:.1f}s", file=sys.stderr)
+    return home
+
+
+def _tail(text: str, lines: int = 40) -> str:
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def _log_tail(state: Path) -> str:
+    parts = []
+    for name in ("ironic.stdout", "ironic.log"):
+        path = state / name
+        if path.exists():
+            parts.append(f"--- {name} (last lines) ---\n{_tail(path.read_text(errors='replace'))}")
+    return "\n".join(parts) or "(no log written)"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _ready(url: str) -> bool:
+    """The API answers and the conductor has registered fake-hardware (so nodes can be made)."""
+    try:
+        with urllib.request.urlopen(f"{url}/v1/drivers", timeout=2) as response:
+            drivers = json.load(response).get("drivers", [])
+    except (OSError, ValueError):
+        return False
+    return any(driver.get("name") == "fake-hardware" for driver in drivers)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop the service and everything it forked (they share its process group)."""
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    with suppress(subprocess.TimeoutExpired):
+        process.wait(STOP_TIMEOUT)
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)  # stragglers, if any
+    process.wait()
+
+
+@contextmanager
+def running_ironic() -> Iterator[str]:
+    """Start Ironic with a fresh SQLite database on a free loopback port; yields its root URL
+    (``http://127.0.0.1:PORT``; the API is under ``/v1``). Stops it and removes its state on exit.
+    """
+    home = venv()
+    with tempfile.TemporaryDirectory(prefix="flavorsmith-ironic-") as tmp:
+        state = Path(tmp)
+        (state / "locks").mkdir()
+        port = _free_port()
+        conf = state / "ironic.conf"
+        conf.write_text(CONF.format(state=state, port=port))
+        schema = subprocess.run(
+            [str(home / "bin" / "ironic-dbsync"), "--config-file", str(conf), "create_schema"],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=state,
+        )
+        if schema.returncode != 0:
+            raise RuntimeError(
+                f"ironic-dbsync create_schema failed (exit {schema.returncode}):\n"
+                f"{_tail(schema.stdout + schema.stderr)}"
+            )
+        url = f"http://127.0.0.1:{port}"
+        with (state / "ironic.stdout").open("wb") as out:
+            started = time.monotonic()
+            process = subprocess.Popen(
+                [str(home / "bin" / "ironic"), "--config-file", str(conf)],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=state,
+                start_new_session=True,
+            )
+            try:
+                while not _ready(url):
+                    if process.poll() is not None:
+                        raise RuntimeError(
+                            f"Ironic exited with {process.returncode} before answering on"
+                            f" {url}\n{_log_tail(state)}"
+                        )
+                    if time.monotonic() - started > START_TIMEOUT:
+                        raise RuntimeError(
+                            f"Ironic did not answer on {url} within {START_TIMEOUT:.0f}s\n"
+                            f"{_log_tail(state)}"
+                        )
+                    time.sleep(0.5)
+                print(
+                    f"ironic {VERSION} up on {url} in {time.monotonic() - started:.1f}s",
+                    file=sys.stderr,
+                )
+                yield url
+            finally:
+                _stop(process)
+
+
+def sdk_connection(url: str) -> openstack.connection.Connection:
+    """An openstacksdk connection to the Ironic at ``url`` (the root that ``running_ironic``
+    yields): no auth, ``/v1`` as the baremetal endpoint, no clouds.yaml or OS_* variables."""
+    return openstack.connection.Connection(
+        auth_type="none",
+        baremetal_endpoint_override=f"{url}/v1",
+        load_yaml_config=False,
+        load_envvars=False,
+    )
