@@ -5,11 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import jsonpatch
+
 from flavorsmith import traits
 from flavorsmith.errors import Invalid
 
 INTERFACES = ("deploy", "bios", "raid", "management", "power", "firmware", "vendor")
 STEP_KEYS = {"interface", "step", "args", "priority"}
+PATCHABLE = ("description", "extra", "name", "steps")
 
 
 @dataclass(frozen=True)
@@ -103,3 +106,39 @@ def check_extra(value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise Invalid("'extra' must be an object")
     return value
+
+
+def checked(values: dict[str, Any]) -> dict[str, Any]:
+    """The whole template, validated: name, steps, description, extra."""
+    return {
+        "name": check_name(values.get("name")),
+        "steps": [s.as_dict() for s in check_steps(values.get("steps"))],
+        "description": check_description(values.get("description")),
+        "extra": check_extra(values.get("extra", {}) if values.get("extra") is not None else {}),
+    }
+
+
+def apply_patch(row: dict[str, Any], patch: Any) -> dict[str, Any]:
+    """Changed fields after a JSON patch of /name, /steps, /extra, /description (pure)."""
+    if not isinstance(patch, list) or not patch or not all(isinstance(op, dict) for op in patch):
+        raise Invalid("A deploy template update is a JSON patch: a non-empty list of operations")
+    for op in patch:
+        path = op.get("path")
+        if op.get("op") not in ("add", "replace", "remove"):
+            raise Invalid(
+                f"Unsupported patch operation {op.get('op')!r}: use add, replace or remove"
+            )
+        top = path.split("/")[1] if isinstance(path, str) and path.startswith("/") else None
+        if top not in PATCHABLE:
+            raise Invalid(
+                f"Cannot patch {path}. Only the following can be updated: {', '.join(PATCHABLE)}"
+            )
+        if path in ("/name", "/steps") and op["op"] == "remove":
+            raise Invalid(f"Cannot remove {path}: a deploy template always has one")
+    document = {name: row[name] for name in PATCHABLE}
+    try:
+        patched = jsonpatch.JsonPatch(patch).apply(document)
+    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
+        raise Invalid(f"Couldn't apply patch: {exc}") from None
+    result = checked(patched)
+    return {k: v for k, v in result.items() if row[k] != v}

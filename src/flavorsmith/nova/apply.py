@@ -7,15 +7,29 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from flavorsmith.nova.reconcile import Action, desired_specs
 from flavorsmith.nova.targets import Target, TargetError
 
 
+class Planned(Protocol):
+    """One planned action of any sync (flavors, deploy templates)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def subject(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def writes(self) -> bool: ...
+    def as_dict(self) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True)
 class Outcome:
-    action: Action
+    action: Planned
     ok: bool
     error: str | None = None
 

@@ -55,6 +55,10 @@ class Action:
     remove_projects: tuple[str, ...] = ()
 
     @property
+    def subject(self) -> str:
+        return self.flavor
+
+    @property
     def writes(self) -> bool:
         return self.kind in ("create", "update", "access", "replace", "delete")
 

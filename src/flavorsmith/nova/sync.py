@@ -8,7 +8,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,9 +18,9 @@ from sqlalchemy.engine import make_url
 
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.diagnostics import Diagnostic, has_errors
-from flavorsmith.nova.apply import Report, apply
+from flavorsmith.nova.apply import Planned, Report, apply
 from flavorsmith.nova.derive import NovaFlavor, derive
-from flavorsmith.nova.reconcile import Action, plan
+from flavorsmith.nova.reconcile import plan
 from flavorsmith.nova.targets import Target, TargetError
 
 LOCK_KEY = int.from_bytes(hashlib.sha256(b"flavorsmith-sync").digest()[:7], "big")
@@ -29,7 +29,7 @@ LOCK_KEY = int.from_bytes(hashlib.sha256(b"flavorsmith-sync").digest()[:7], "big
 @dataclass
 class Round:
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    actions: list[Action] = field(default_factory=list)
+    actions: Sequence[Planned] = field(default_factory=list)
     report: Report | None = None
     error: str | None = None
 

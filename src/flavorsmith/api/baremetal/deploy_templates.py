@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-import jsonpatch
 from fastapi import APIRouter, Request, Response
 from sqlalchemy import Connection
 
@@ -19,7 +18,7 @@ from flavorsmith.api.microversions import Version
 from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.requests import check_query, json_body, microversion
 from flavorsmith.deploy import store
-from flavorsmith.deploy.templates import check_description, check_extra, check_name, check_steps
+from flavorsmith.deploy.templates import apply_patch, checked
 from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.inventory.query import parse_bool, parse_limit
 from flavorsmith.inventory.rules import is_uuid
@@ -28,7 +27,6 @@ router = APIRouter()
 SINCE = Version(1, 55)
 FIELDS = ("uuid", "name", "description", "steps", "extra", "created_at", "updated_at")
 CREATE_FIELDS = {"uuid", "name", "description", "steps", "extra"}
-PATCHABLE = ("description", "extra", "name", "steps")
 POLICIES = [
     RuleDefault("baremetal:deploy_template:get", "role:reader", "Show a deploy template."),
     RuleDefault("baremetal:deploy_template:create", "role:admin", "Create a deploy template."),
@@ -105,16 +103,6 @@ async def show_template(request: Request, ident: str) -> dict[str, Any]:
     return _body(row, fields, root(request))
 
 
-def _checked(values: dict[str, Any]) -> dict[str, Any]:
-    """The whole template, validated: name, steps, description, extra."""
-    return {
-        "name": check_name(values.get("name")),
-        "steps": [s.as_dict() for s in check_steps(values.get("steps"))],
-        "description": check_description(values.get("description")),
-        "extra": check_extra(values.get("extra", {}) if values.get("extra") is not None else {}),
-    }
-
-
 @router.post("/v1/deploy_templates", status_code=201)
 async def create_template(request: Request, response: Response) -> dict[str, Any]:
     _require(request, "baremetal:deploy_template:create")
@@ -128,7 +116,7 @@ async def create_template(request: Request, response: Response) -> dict[str, Any
     for required in ("name", "steps"):
         if required not in body:
             raise Invalid(f"{required!r} is a required property")
-    values = _checked(body)
+    values = checked(body)
     if body.get("uuid") is not None:
         if not (isinstance(body["uuid"], str) and is_uuid(body["uuid"])):
             raise Invalid(f"Invalid UUID {body['uuid']!r}")
@@ -137,32 +125,6 @@ async def create_template(request: Request, response: Response) -> dict[str, Any
     top = root(request)
     response.headers["Location"] = f"{top}/v1/deploy_templates/{row['uuid']}"
     return _body(row, list(FIELDS), top)
-
-
-def apply_patch(row: dict[str, Any], patch: Any) -> dict[str, Any]:
-    """Changed fields after a JSON patch of /name, /steps, /extra, /description (pure)."""
-    if not isinstance(patch, list) or not patch or not all(isinstance(op, dict) for op in patch):
-        raise Invalid("A deploy template update is a JSON patch: a non-empty list of operations")
-    for op in patch:
-        path = op.get("path")
-        if op.get("op") not in ("add", "replace", "remove"):
-            raise Invalid(
-                f"Unsupported patch operation {op.get('op')!r}: use add, replace or remove"
-            )
-        top = path.split("/")[1] if isinstance(path, str) and path.startswith("/") else None
-        if top not in PATCHABLE:
-            raise Invalid(
-                f"Cannot patch {path}. Only the following can be updated: {', '.join(PATCHABLE)}"
-            )
-        if path in ("/name", "/steps") and op["op"] == "remove":
-            raise Invalid(f"Cannot remove {path}: a deploy template always has one")
-    document = {name: row[name] for name in PATCHABLE}
-    try:
-        patched = jsonpatch.JsonPatch(patch).apply(document)
-    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
-        raise Invalid(f"Couldn't apply patch: {exc}") from None
-    checked = _checked(patched)
-    return {k: v for k, v in checked.items() if row[k] != v}
 
 
 @router.patch("/v1/deploy_templates/{ident}")

@@ -1,4 +1,5 @@
-"""/v1/sync/plan and /v1/sync/apply: the flavor sync against the service's own compute API."""
+"""/v1/sync/plan and /v1/sync/apply: the flavor (or, with only=deploy-templates, the deploy
+template) sync against the service's own compute (or bare metal) API."""
 
 from __future__ import annotations
 
@@ -21,36 +22,47 @@ POLICIES = [
 ]
 
 
-def _prepare(request: Request, rule: str) -> bool:
+def _prepare(request: Request, rule: str) -> tuple[bool, str]:
     request.app.state.services.enforcer.authorize(rule, identity(request))
     check_query(request, ("prune", "only"))
     only = request.query_params.get("only", "flavors")
-    if only != "flavors":
-        raise Invalid(f"Cannot sync {only!r} here yet; only=flavors")
+    if only not in ("flavors", "deploy-templates"):
+        raise Invalid(f"Cannot sync {only!r}: only=flavors or only=deploy-templates")
     if request.app.state.services.catalog.repository is None:
         raise ServiceUnavailable("The service has no catalog repository (start it with --repo)")
     raw = request.query_params.get("prune")
-    return parse_bool("prune", raw) if raw is not None else False
+    return (parse_bool("prune", raw) if raw is not None else False), only
 
 
-def _work(services: Any, prune: bool, execute: bool) -> dict[str, Any]:
-    """One sync round on the service's own flavors, from the catalog as it is on disk now."""
-    from flavorsmith.nova.sync import exclusive, run
+def _work(services: Any, prune: bool, execute: bool, only: str) -> dict[str, Any]:
+    """One sync round on the service's own flavors or deploy templates, from the catalog as
+    it is on disk now."""
+    from flavorsmith.deploy.sync import run as run_templates
+    from flavorsmith.deploy.targets import DatabaseTemplates
+    from flavorsmith.nova.sync import Round, exclusive
+    from flavorsmith.nova.sync import run as run_flavors
     from flavorsmith.nova.targets import DatabaseTarget
 
     services.catalog.reload()
     repository = services.catalog.repository
-    target = DatabaseTarget(services.engine)
+    run: Any = run_flavors
+    target: Any = DatabaseTarget(services.engine)
+    if only == "deploy-templates":
+        run, target = run_templates, DatabaseTemplates(services.engine)
     if not execute:
-        return run(repository, target, prune=prune, execute=False).as_dict()
+        result: Round = run(repository, target, prune=prune, execute=False)
+        return result.as_dict()
     with exclusive(services.engine, wait=True):
-        return run(repository, target, prune=prune, execute=True).as_dict()
+        result = run(repository, target, prune=prune, execute=True)
+        return result.as_dict()
 
 
 @router.get("/sync/plan")
 async def sync_plan(request: Request) -> dict[str, Any]:
-    prune = _prepare(request, "flavorsmith:sync:plan")
-    body: dict[str, Any] = await run_in_threadpool(_work, request.app.state.services, prune, False)
+    prune, only = _prepare(request, "flavorsmith:sync:plan")
+    body: dict[str, Any] = await run_in_threadpool(
+        _work, request.app.state.services, prune, False, only
+    )
     return body
 
 
@@ -58,8 +70,10 @@ async def sync_plan(request: Request) -> dict[str, Any]:
 async def sync_apply(request: Request) -> JSONResponse:
     """200 when everything applied; 409 with the same body when the catalog has errors or an
     action failed (the body says which)."""
-    prune = _prepare(request, "flavorsmith:sync:apply")
-    body: dict[str, Any] = await run_in_threadpool(_work, request.app.state.services, prune, True)
+    prune, only = _prepare(request, "flavorsmith:sync:apply")
+    body: dict[str, Any] = await run_in_threadpool(
+        _work, request.app.state.services, prune, True, only
+    )
     failed = (
         bool(body.get("failed"))
         or bool(body.get("error"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -16,9 +16,11 @@ from flavorsmith.cli.sync.common import (
     Only,
     OnlyOption,
     PruneOption,
-    check_only,
     make_target,
+    make_template_target,
     print_round,
+    run_round,
+    subject,
 )
 
 
@@ -44,10 +46,12 @@ def apply(
 
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.options import repository
-    from flavorsmith.nova.sync import exclusive, run
+    from flavorsmith.nova.sync import exclusive
     from flavorsmith.nova.watch import watch as keep_watching
 
-    check_only(only)
+    if watch and only is Only.DEPLOY_TEMPLATES:
+        typer.echo("error: --watch keeps flavors in sync; use it with --only flavors", err=True)
+        raise typer.Exit(2)
     found = repository(repo)
     engine = open_database(database, ctx)
     if watch:
@@ -61,12 +65,20 @@ def apply(
                 interval=interval,
             )
         return
-    target = make_target(ctx, cloud, endpoint, database)
+    make = make_template_target if only is Only.DEPLOY_TEMPLATES else make_target
+    target = make(ctx, cloud, endpoint, database)
+    label = subject(only)
+
+    def run(*, execute: bool) -> Any:
+        return run_round(
+            ctx, only, found, cloud, endpoint, database, prune=prune, execute=execute, target=target
+        )
+
     if not yes:
-        preview = run(found, target, prune=prune, execute=False)
+        preview = run(execute=False)
         changes = sum(1 for a in preview.actions if a.writes)
         if preview.blocked or changes == 0:
-            print_round(preview, fmt)
+            print_round(preview, fmt, label)
             raise typer.Exit(1 if preview.blocked else 0)
         if not sys.stdin.isatty():
             typer.echo(
@@ -74,11 +86,11 @@ def apply(
                 err=True,
             )
             raise typer.Exit(2)
-        print_round(preview, Format.TABLE)
+        print_round(preview, Format.TABLE, label)
         if not typer.confirm(f"Apply {changes} changes?"):
             raise typer.Exit(1)
     with exclusive(engine, wait=True):
-        result = run(found, target, prune=prune, execute=True)
-    print_round(result, fmt)
+        result = run(execute=True)
+    print_round(result, fmt, label)
     if result.blocked or (result.report and result.report.failed):
         raise typer.Exit(1)

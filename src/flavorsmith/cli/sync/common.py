@@ -17,14 +17,17 @@ class Only(enum.StrEnum):
 
 OnlyOption = Annotated[Only, typer.Option("--only", help="What to sync.")]
 PruneOption = Annotated[
-    bool, typer.Option("--prune", help="Delete managed flavors gone from the catalog.")
+    bool,
+    typer.Option(
+        "--prune", help="Delete managed flavors (or deploy templates) gone from the catalog."
+    ),
 ]
 CloudOption = Annotated[
     str | None,
     typer.Option(
         "--cloud",
         envvar="OS_CLOUD",
-        help="clouds.yaml cloud of the target Nova (openstacksdk).",
+        help="clouds.yaml cloud of the target Nova or Ironic (openstacksdk).",
         show_default=False,
     ),
 ]
@@ -32,18 +35,71 @@ EndpointOption = Annotated[
     str | None,
     typer.Option(
         "--endpoint",
-        help="A compute endpoint without auth, e.g. http://127.0.0.1:8780/compute/v2.1.",
+        help="An endpoint without auth: compute for flavors (e.g. "
+        "http://127.0.0.1:8780/compute/v2.1), baremetal for deploy templates (e.g. "
+        "http://127.0.0.1:8780/baremetal).",
         show_default=False,
     ),
 ]
 
 
-def check_only(only: Only) -> None:
+def run_round(
+    ctx: typer.Context,
+    only: Only,
+    repository: Any,
+    cloud: str | None,
+    endpoint: str | None,
+    database: str | None,
+    *,
+    prune: bool,
+    execute: bool,
+    target: Any = None,
+) -> Any:
+    """One sync round of ``only`` against --cloud, --endpoint or the service itself."""
     if only is Only.DEPLOY_TEMPLATES:
-        typer.echo(
-            "error: syncing deploy templates is not available yet; use --only flavors", err=True
-        )
-        raise typer.Exit(2)
+        from flavorsmith.deploy.sync import run as run_templates
+
+        chosen = target or make_template_target(ctx, cloud, endpoint, database)
+        return run_templates(repository, chosen, prune=prune, execute=execute)
+    from flavorsmith.nova.sync import run as run_flavors
+
+    chosen = target or make_target(ctx, cloud, endpoint, database)
+    return run_flavors(repository, chosen, prune=prune, execute=execute)
+
+
+def subject(only: Only) -> str:
+    return "template" if only is Only.DEPLOY_TEMPLATES else "flavor"
+
+
+def _connect(cloud: str | None, **overrides: str) -> Any:
+    import openstack
+
+    try:
+        if cloud:
+            return openstack.connect(cloud=cloud)
+        options: dict[str, Any] = {
+            "auth_type": "none",
+            "load_yaml_config": False,
+            "load_envvars": False,
+            **overrides,
+        }
+        return openstack.connect(**options)
+    except Exception as exc:
+        typer.echo(f"error: cannot configure the target: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+def make_template_target(
+    ctx: typer.Context, cloud: str | None, endpoint: str | None, database: str | None
+) -> Any:
+    """--cloud, else --endpoint (a baremetal endpoint), else the service's own templates."""
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.deploy.targets import DatabaseTemplates, SdkTemplates
+
+    if cloud or endpoint:
+        overrides = {} if cloud else {"baremetal_endpoint_override": str(endpoint)}
+        return SdkTemplates(_connect(cloud, **overrides))
+    return DatabaseTemplates(open_database(database, ctx))
 
 
 def make_target(
@@ -55,31 +111,17 @@ def make_target(
     from flavorsmith.nova.targets import DatabaseTarget, SdkTarget
 
     if cloud or endpoint:
-        import openstack
-
         registry = build()
 
         def nova_refuses(key: str, value: str) -> bool:
             return not registry.verdict(key, value).allowed("nova")
 
-        try:
-            if cloud:
-                connection = openstack.connect(cloud=cloud)
-            else:
-                connection = openstack.connect(
-                    auth_type="none",
-                    compute_endpoint_override=endpoint,
-                    load_yaml_config=False,
-                    load_envvars=False,
-                )
-        except Exception as exc:
-            typer.echo(f"error: cannot configure the target: {exc}", err=True)
-            raise typer.Exit(1) from None
-        return SdkTarget(connection, nova_refuses)
+        overrides = {} if cloud else {"compute_endpoint_override": str(endpoint)}
+        return SdkTarget(_connect(cloud, **overrides), nova_refuses)
     return DatabaseTarget(open_database(database, ctx))
 
 
-def print_round(result: Any, fmt: Format) -> None:
+def print_round(result: Any, fmt: Format, subject: str = "flavor") -> None:
     import json
 
     from flavorsmith.cli.report import emit
@@ -97,14 +139,14 @@ def print_round(result: Any, fmt: Format) -> None:
     outcomes = {id(o.action): o for o in result.report.outcomes} if result.report else {}
     rows = []
     for action in result.actions:
-        row = {"action": action.kind, "flavor": action.flavor, "reason": action.reason}
+        row = {"action": action.kind, subject: action.subject, "reason": action.reason}
         outcome = outcomes.get(id(action))
         if outcome is not None:
             row["outcome"] = (
                 "done" if outcome.ok else ("failed: " + outcome.error if outcome.error else "-")
             )
         rows.append(row)
-    columns = ["action", "flavor", "reason"] + (["outcome"] if result.report else [])
+    columns = ["action", subject, "reason"] + (["outcome"] if result.report else [])
     typer.echo(render_list(rows, columns, fmt), nl=False)
     if result.report:
         report = result.report

@@ -12,9 +12,9 @@ from flavorsmith.cli.sync.common import (
     Only,
     OnlyOption,
     PruneOption,
-    check_only,
-    make_target,
     print_round,
+    run_round,
+    subject,
 )
 
 
@@ -28,13 +28,13 @@ def plan(
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
 ) -> None:
-    """Print each action (create, update, access, replace, delete, unmanaged) with its reason."""
-    from flavorsmith.cli.options import repository
-    from flavorsmith.nova.sync import run
+    """Print each action (create, update, access, replace, delete, unmanaged) with its reason.
 
-    check_only(only)
+    --only deploy-templates plans the catalog's deploy templates into an Ironic API."""
+    from flavorsmith.cli.options import repository
+
     found = repository(repo)
-    result = run(found, make_target(ctx, cloud, endpoint, database), prune=prune, execute=False)
-    print_round(result, fmt)
+    result = run_round(ctx, only, found, cloud, endpoint, database, prune=prune, execute=False)
+    print_round(result, fmt, subject(only))
     if result.blocked:
         raise typer.Exit(1)

@@ -1,0 +1,142 @@
+"""The deploy-template sync plan: a pure diff of the catalog's templates against an Ironic's.
+
+Identity is the template name (its trait); ownership is ``extra["flavorsmith:managed"]`` set
+to "true" on the template, written in the same call that creates it. Everything about a
+template can change in place (one JSON patch), so there is no replace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+MARKER = "flavorsmith:managed"
+MARKER_VALUE = "true"
+
+
+@dataclass(frozen=True)
+class ObservedTemplate:
+    uuid: str
+    name: str
+    steps: list[dict[str, Any]]
+    extra: dict[str, Any]
+    description: str | None = None
+    keeps_description: bool = True  # a real Ironic drops descriptions: never compare them
+
+    @property
+    def managed(self) -> bool:
+        return self.extra.get(MARKER) == MARKER_VALUE
+
+
+@dataclass(frozen=True)
+class TemplateAction:
+    """One step. ``kind``: create, update, delete, keep, unmanaged, conflict, noop."""
+
+    kind: str
+    name: str
+    reason: str
+    body: dict[str, Any] | None = None  # create: the whole template
+    uuid: str | None = None  # update and delete
+    patch: tuple[dict[str, Any], ...] = ()  # update: a JSON patch
+
+    @property
+    def subject(self) -> str:
+        return self.name
+
+    @property
+    def writes(self) -> bool:
+        return self.kind in ("create", "update", "delete")
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"action": self.kind, "template": self.name, "reason": self.reason}
+        if self.patch:
+            out["patch"] = list(self.patch)
+        return out
+
+
+def desired_body(template: Mapping[str, Any]) -> dict[str, Any]:
+    """The template as we create it: the catalog's, with our marker in ``extra``."""
+    body = {
+        "name": template["name"],
+        "steps": [dict(s) for s in template["steps"]],
+        "extra": {**(template.get("extra") or {}), MARKER: MARKER_VALUE},
+    }
+    if template.get("description") is not None:
+        body["description"] = template["description"]
+    return body
+
+
+def plan(
+    desired: Sequence[Mapping[str, Any]],
+    observed: Mapping[str, ObservedTemplate],
+    *,
+    prune: bool = False,
+) -> list[TemplateAction]:
+    """``desired``: catalog templates as Ironic API bodies; ``observed``: by name."""
+    actions: list[TemplateAction] = []
+    wanted = {t["name"] for t in desired}
+    for template in sorted(desired, key=lambda t: str(t["name"])):
+        body = desired_body(template)
+        name = body["name"]
+        have = observed.get(name)
+        if have is None:
+            actions.append(TemplateAction("create", name, "in the catalog, not in Ironic", body))
+            continue
+        if not have.managed:
+            actions.append(
+                TemplateAction(
+                    "conflict",
+                    name,
+                    f"a deploy template named {name} exists but is not managed by Flavorsmith "
+                    f"(no extra {MARKER}={MARKER_VALUE}); set that to adopt it, or delete it",
+                )
+            )
+            continue
+        patch: list[dict[str, Any]] = []
+        reasons = []
+        if have.steps != body["steps"]:
+            patch.append({"op": "replace", "path": "/steps", "value": body["steps"]})
+            reasons.append("steps changed")
+        if have.extra != body["extra"]:
+            patch.append({"op": "replace", "path": "/extra", "value": body["extra"]})
+            reasons.append("extra changed")
+        want_description = body.get("description")
+        if have.keeps_description and have.description != want_description:
+            if want_description is None:
+                patch.append({"op": "remove", "path": "/description"})
+            else:
+                op = "add" if have.description is None else "replace"
+                patch.append({"op": op, "path": "/description", "value": want_description})
+            reasons.append("description changed")
+        if patch:
+            actions.append(
+                TemplateAction(
+                    "update", name, "; ".join(reasons), uuid=have.uuid, patch=tuple(patch)
+                )
+            )
+        else:
+            actions.append(TemplateAction("noop", name, "up to date"))
+    for have in sorted(observed.values(), key=lambda o: o.name):
+        if have.name in wanted:
+            continue
+        if not have.managed:
+            actions.append(
+                TemplateAction("unmanaged", have.name, "not created by Flavorsmith; left alone")
+            )
+        elif prune:
+            actions.append(
+                TemplateAction(
+                    "delete",
+                    have.name,
+                    "managed by Flavorsmith and no longer in the catalog",
+                    uuid=have.uuid,
+                )
+            )
+        else:
+            actions.append(
+                TemplateAction(
+                    "keep", have.name, "managed but no longer in the catalog; --prune deletes it"
+                )
+            )
+    return actions
