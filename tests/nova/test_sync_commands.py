@@ -51,7 +51,6 @@ def test_cli_plan_apply_and_idempotence(cli: Invoke, repo: Path, database: str) 
     again = cli("sync", "apply", *args, "--yes", "-f", "json")
     body = json.loads(again.stdout)
     assert body["writes"] == 0 and body["api_calls"] == 1
-    assert cli("sync", "plan", *args, "--only", "deploy-templates").exit_code == 2
 
 
 def test_cli_refuses_a_broken_catalog(cli: Invoke, database: str) -> None:
@@ -81,7 +80,7 @@ def test_api_plan_and_apply(repo: Path, tmp_path: Path) -> None:
         ).json()["flavor"]
         assert flavor["extra_specs"]["flavorsmith:managed"] == "true" and flavor["ram"] == 131072
         assert client.post("/v1/sync/apply").json()["writes"] == 0
-        assert client.get("/v1/sync/plan?only=deploy-templates").status_code == 400
+        assert client.get("/v1/sync/plan?only=nodes").status_code == 400
         assert client.get("/v1/sync/plan?prune=maybe").status_code == 400
     engine.dispose()
 

@@ -103,6 +103,12 @@ def plan(
                 continue
             requested_by[step.key] = template.name
             driver_step = by_key.get(step.key)
+            if driver_step is None and not driver_steps:
+                # A driver we ship no catalogue for: nothing to check the step against.
+                chosen[step.key] = PlannedStep(
+                    step.interface, step.step, step.priority, step.args, template.name
+                )
+                continue
             if driver_step is None:
                 result.errors.append(
                     f"deploy step {label} requested by deploy template {template.name} is not a "
