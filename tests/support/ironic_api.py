@@ -227,10 +227,10 @@ def running_ironic() -> Iterator[str]:
 
 def sdk_connection(url: str) -> openstack.connection.Connection:
     """An openstacksdk connection to the Ironic at ``url`` (the root that ``running_ironic``
-    yields): no auth, ``/v1`` as the baremetal endpoint, no clouds.yaml or OS_* variables."""
+    yields): no auth, ``/v1`` as the baremetal endpoint. With no cloud name the SDK reads
+    neither clouds.yaml nor OS_* variables; it negotiates the microversion (1.55+ for deploy
+    templates) with the server."""
     return openstack.connection.Connection(
         auth_type="none",
         baremetal_endpoint_override=f"{url}/v1",
-        load_yaml_config=False,
-        load_envvars=False,
     )
