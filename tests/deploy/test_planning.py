@@ -65,7 +65,7 @@ def test_a_core_step_can_be_disabled_but_not_moved() -> None:
     off = template("CUSTOM_NO_DEPLOY", ("deploy", "deploy", 0, {}))
     result = plan("x", DRIVER, [off], ["CUSTOM_NO_DEPLOY"])
     assert result.valid and order(result) == [("deploy", "write_image", 80, "default")]
-    moved = template("CUSTOM_MOVE", ("deploy", "deploy", 120, {}))
+    moved = template("CUSTOM_MOVE", ("deploy", "deploy", 100, {}))  # even to where it is
     result = plan("x", DRIVER, [moved], ["CUSTOM_MOVE"])
     assert result.errors == [
         "deploy step deploy on interface deploy is a core step and cannot be overridden by user "
@@ -102,8 +102,9 @@ def test_two_matching_templates_may_not_request_the_same_step() -> None:
     b = template("CUSTOM_B", ("raid", "apply_configuration", 20, {"raid_config": {}}))
     result = plan("x", DRIVER, [a, b], ["CUSTOM_A", "CUSTOM_B"])
     assert result.errors == [
-        "Duplicate deploy steps. More than one deploy template requests interface: raid, "
-        "step: apply_configuration (CUSTOM_A and CUSTOM_B)"
+        "deploy steps from all deploy templates matching this node's instance traits cannot "
+        "have the same interface and step. Duplicate deploy steps for raid.apply_configuration "
+        "(CUSTOM_A and CUSTOM_B)"
     ]
     # Only one of them matching is fine.
     assert plan("x", DRIVER, [a, b], ["CUSTOM_B"]).valid
@@ -131,6 +132,13 @@ def test_a_step_the_driver_lacks_is_an_error() -> None:
         "deploy step of driver drv"
     ]
     assert deploy_problem("drv", [unknown], ["CUSTOM_U"]) == ""  # unknown driver: no steps
+    assert deploy_problem("ipmi", [BIOS, unknown], ["CUSTOM_BIOS", "CUSTOM_U"]) == (
+        "Validation of deploy steps from deploy templates matching this node's instance traits "
+        "failed. Matching deploy templates: CUSTOM_BIOS,CUSTOM_U. Errors: deploy step "
+        "bios.apply_configuration requested by deploy template CUSTOM_BIOS is not a deploy "
+        "step of driver ipmi; deploy step raid.create_configuration requested by deploy "
+        "template CUSTOM_U is not a deploy step of driver ipmi"
+    )
     assert "not a deploy step of driver ipmi" in deploy_problem(
         "ipmi", [BIOS], ["CUSTOM_BIOS"]
     )  # IPMI has no BIOS interface
@@ -140,8 +148,9 @@ def test_every_driver_catalogue_has_the_core_deploy_step() -> None:
     for driver in CATALOGUES:
         steps = {s.key: s for s in catalogue(driver)}
         assert steps[("deploy", "deploy")].priority == 100 and steps[("deploy", "deploy")].core
-        assert ("raid", "apply_configuration") in steps
-        assert steps[("raid", "apply_configuration")].args["raid_config"] is True
+        if driver != "fake-hardware":  # Ironic's fake RAID and BIOS have clean steps only
+            assert steps[("raid", "apply_configuration")].args["raid_config"] is True
+    assert [s.key for s in catalogue("fake-hardware")] == [("deploy", "deploy")]
     assert ("bios", "apply_configuration") in {s.key for s in catalogue("redfish")}
     assert catalogue("no-such-driver") == ()
 

@@ -213,12 +213,12 @@ def check_deploy_template(doc: Document, template: DeployTemplateDef) -> list[Di
             )
             continue
         core = next((f for _, f in offered if f.core), None)
-        if core is not None and step["priority"] not in (0, core.priority):
+        if core is not None and step["priority"] != 0:
             out.append(
                 doc.diagnostic(
                     ["steps", index, "priority"],
                     f"{label} is a core step: a template may only disable it (priority 0), "
-                    f"not move it from priority {core.priority}",
+                    f"not set its priority (it runs at {core.priority})",
                     code="deploy-step-core",
                 )
             )

@@ -96,9 +96,9 @@ def plan(
             label = f"{step.interface}.{step.step}"
             if step.key in requested_by:
                 result.errors.append(
-                    "Duplicate deploy steps. More than one deploy template requests "
-                    f"interface: {step.interface}, step: {step.step} "
-                    f"({requested_by[step.key]} and {template.name})"
+                    "deploy steps from all deploy templates matching this node's instance "
+                    "traits cannot have the same interface and step. Duplicate deploy steps "
+                    f"for {label} ({requested_by[step.key]} and {template.name})"
                 )
                 continue
             requested_by[step.key] = template.name
@@ -130,7 +130,7 @@ def plan(
                         f"deploy step {label} of deploy template {template.name} is missing these "
                         f"required arguments: {', '.join(missing)}"
                     )
-                if driver_step.core and step.priority != driver_step.priority:
+                if driver_step.core:
                     result.errors.append(
                         f"deploy step {step.step} on interface {step.interface} is a core step and "
                         "cannot be overridden by user steps. It may be disabled by setting "
@@ -157,5 +157,14 @@ def plan_for_driver(
 def deploy_problem(
     driver: str, templates: Sequence[Template], instance_traits: Sequence[str]
 ) -> str:
-    """Why the matching deploy templates cannot run on this driver, or '' when they can."""
-    return "; ".join(plan_for_driver(driver, templates, instance_traits).errors)
+    """Why the matching deploy templates cannot run on this driver, or '' when they can
+    (Ironic's wording)."""
+    result = plan_for_driver(driver, templates, instance_traits)
+    if result.valid:
+        return ""
+    matching = ",".join(d.template for d in result.templates if d.applied)
+    return (
+        "Validation of deploy steps from deploy templates matching this node's instance "
+        f"traits failed. Matching deploy templates: {matching}. Errors: "
+        + "; ".join(result.errors)
+    )
