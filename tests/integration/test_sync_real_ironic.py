@@ -115,7 +115,7 @@ def test_sync_deploy_templates_into_real_ironic(ironic: str, tmp_path: Path, cli
     conn.baremetal.patch_node(node.id, patch)
     validation = conn.baremetal.validate_node(node.id, required=())
     assert not validation["deploy"].result
-    theirs = validation["deploy"].reason
+    theirs = str(validation["deploy"].reason)
     assert theirs.startswith(
         "Validation of deploy steps from deploy templates matching this node's instance traits "
         "failed. Matching deploy templates: CUSTOM_NO_DEPLOY_A,CUSTOM_NO_DEPLOY_B. Errors: deploy "
