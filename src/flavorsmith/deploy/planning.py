@@ -165,6 +165,5 @@ def deploy_problem(
     matching = ",".join(d.template for d in result.templates if d.applied)
     return (
         "Validation of deploy steps from deploy templates matching this node's instance "
-        f"traits failed. Matching deploy templates: {matching}. Errors: "
-        + "; ".join(result.errors)
+        f"traits failed. Matching deploy templates: {matching}. Errors: " + "; ".join(result.errors)
     )

@@ -6,7 +6,7 @@ import uuid as uuidlib
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, and_, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from flavorsmith.db.counters import bump
@@ -43,23 +43,44 @@ def find(connection: Connection, ident: str, *, lock: bool = False) -> dict[str,
     return _row(found)
 
 
+SORT_KEYS = ("id", "uuid", "name", "description", "created_at", "updated_at")
+
+
 def list_all(
     connection: Connection,
     limit: int | None = None,
     marker: str | None = None,
     sort_dir: str = "asc",
+    sort_key: str = "id",
 ) -> list[dict[str, Any]]:
+    """A keyset page in (sort_key, id) order; NULLs sort first ascending, last descending."""
+    column = getattr(DeployTemplate, sort_key)
+    ascending = sort_dir == "asc"
     statement = select(*COLUMNS)
-    order = DeployTemplate.id.asc() if sort_dir == "asc" else DeployTemplate.id.desc()
     if marker is not None:
-        after = find(connection, marker)["id"]
-        statement = statement.where(
-            DeployTemplate.id > after if sort_dir == "asc" else DeployTemplate.id < after
-        )
-    statement = statement.order_by(order)
+        row = find(connection, marker)
+        statement = statement.where(_after(column, row[sort_key], row["id"], ascending))
+    ident = DeployTemplate.id
+    if ascending:
+        statement = statement.order_by(column.asc().nulls_first(), ident.asc())
+    else:
+        statement = statement.order_by(column.desc().nulls_last(), ident.desc())
     if limit is not None:
         statement = statement.limit(limit)
     return [_row(r) for r in connection.execute(statement)]
+
+
+def _after(column: Any, value: Any, marker_id: int, ascending: bool) -> Any:
+    ident = DeployTemplate.id
+    id_after = ident > marker_id if ascending else ident < marker_id
+    if column is ident:
+        return id_after
+    if value is None:
+        same = and_(column.is_(None), id_after)
+        return or_(same, column.isnot(None)) if ascending else same
+    beyond = column > value if ascending else column < value
+    tie = and_(column == value, id_after)
+    return or_(beyond, tie) if ascending else or_(beyond, tie, column.is_(None))
 
 
 def all_templates(connection: Connection) -> list[Template]:

@@ -79,8 +79,13 @@ def check_steps(steps: Any) -> tuple[Step, ...]:
         if not isinstance(step["args"], dict):
             raise Invalid(f"{where}.args: must be an object")
         priority = step["priority"]
+        if isinstance(priority, str) and priority.isascii() and priority.isdigit():
+            priority = int(priority)  # Ironic's schema takes a string of digits too
         if isinstance(priority, bool) or not isinstance(priority, int) or priority < 0:
-            raise Invalid(f"{where}.priority: {priority!r} must be an integer of at least 0")
+            raise Invalid(
+                f"{where}.priority: {priority!r} must be an integer of at least 0 "
+                "(or a string of digits)"
+            )
         out.append(Step(step["interface"], step["step"], dict(step["args"]), priority))
     seen: set[tuple[str, str]] = set()
     duplicates = []

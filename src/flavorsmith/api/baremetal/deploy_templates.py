@@ -19,7 +19,7 @@ from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.requests import check_query, json_body, microversion
 from flavorsmith.deploy import store
 from flavorsmith.deploy.templates import apply_patch, checked
-from flavorsmith.errors import Invalid, NotFound
+from flavorsmith.errors import Invalid, MethodNotAllowed, NotFound
 from flavorsmith.inventory.query import parse_bool, parse_limit
 from flavorsmith.inventory.rules import is_uuid
 
@@ -37,7 +37,9 @@ POLICIES = [
 
 def _require(request: Request, rule: str) -> None:
     if microversion(request) < SINCE:
-        raise NotFound("The API version does not allow deploy templates")
+        message = "The API version does not allow deploy templates"
+        # As Ironic: reads are 404, writes 405.
+        raise NotFound(message) if request.method == "GET" else MethodNotAllowed(message)
     authorize(request, rule)
 
 
@@ -70,7 +72,7 @@ def _fields(request: Request) -> list[str] | None:
 @router.get("/v1/deploy_templates")
 async def list_templates(request: Request) -> dict[str, Any]:
     _require(request, "baremetal:deploy_template:get")
-    check_query(request, ("detail", "fields", "limit", "marker", "sort_dir"))
+    check_query(request, ("detail", "fields", "limit", "marker", "sort_dir", "sort_key"))
     params = request.query_params
     detail = parse_bool("detail", params["detail"]) if "detail" in params else False
     fields = _fields(request)
@@ -84,7 +86,15 @@ async def list_templates(request: Request) -> dict[str, Any]:
     sort_dir = params.get("sort_dir", "asc")
     if sort_dir not in ("asc", "desc"):
         raise Invalid(f"Invalid sort direction {sort_dir!r}: choose asc or desc")
-    rows = await run(request, lambda c: store.list_all(c, limit, marker, sort_dir), write=False)
+    sort_key = params.get("sort_key", "id")
+    if sort_key not in store.SORT_KEYS:
+        raise Invalid(
+            f"The sort_key value {sort_key} is an invalid field for sorting; "
+            f"sort by one of {', '.join(store.SORT_KEYS)}"
+        )
+    rows = await run(
+        request, lambda c: store.list_all(c, limit, marker, sort_dir, sort_key), write=False
+    )
     top = root(request)
     body: dict[str, Any] = {"deploy_templates": [_body(r, fields, top) for r in rows]}
     if len(rows) == limit:
