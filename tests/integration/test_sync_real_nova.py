@@ -89,6 +89,8 @@ def test_sync_cycle_against_real_nova(conn: Any, tmp_path: Path) -> None:
     assert kinds == {
         "m1.small": "update",
         "c2.large": "replace",
+        "c2.large.vmx-mirror": "replace",  # same device type: its memory changed too
+        "c2.large.novmx-stripe": "replace",
         "m1.medium.dedicated": "access",
         "c2.diskless": "delete",
         "operator-made": "unmanaged",
