@@ -55,12 +55,30 @@ def demo(extra: list[str]) -> int:
     status = run(flavorsmith, "node", "import", "examples/nodes.yaml")
     if status != 0:
         return status
+    sync = [flavorsmith, "sync", "apply", "--repo", "examples", "--yes"]
+    status = run(*sync, "--only", "deploy-templates")
+    if status != 0:
+        return status
+    status = run(
+        flavorsmith,
+        "deploy",
+        "plan",
+        "dl360-c01-u01",
+        "--flavor",
+        "c2.large.vmx-mirror",
+        "--repo",
+        "examples",
+    )
+    if status != 0:
+        return status
     port = extra[extra.index("--port") + 1] if "--port" in extra[:-1] else "8780"
     print(
         "\nTry, in another terminal:\n"
         f"  {BIN / 'openstack'} --os-auth-type none --os-endpoint "
         f"http://127.0.0.1:{port}/baremetal baremetal node list --resource-class g1.8xh100 "
-        "--fields name traits\n",
+        "--fields name traits\n"
+        f"  {BIN / 'openstack'} --os-auth-type none --os-endpoint "
+        f"http://127.0.0.1:{port}/baremetal baremetal deploy template list --long\n",
         flush=True,
     )
     try:
