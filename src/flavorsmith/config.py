@@ -10,6 +10,10 @@ from typing import Literal
 AuthMode = Literal["noauth", "token-file"]
 DEFAULT_PORT = 8780
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+DEFAULT_PROVIDERS = (
+    "noop:The no-op driver (accepts any flavor data).,"
+    "baremetal:Standalone Ironic: resource classes and deploy templates from the catalog."
+)
 
 
 def data_dir() -> Path:
@@ -37,3 +41,4 @@ class Settings:
     policy_file: Path | None = None
     repo: Path | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    providers: str = DEFAULT_PROVIDERS

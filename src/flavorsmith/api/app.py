@@ -25,11 +25,16 @@ from flavorsmith.api.compute import flavors as compute_flavors
 from flavorsmith.api.compute import router as compute
 from flavorsmith.api.compute.policies import POLICIES as COMPUTE_POLICIES
 from flavorsmith.api.flavours import Flavour, error_response, flavour_of
+from flavorsmith.api.loadbalancer import flavorprofiles as lb_profiles
+from flavorsmith.api.loadbalancer import flavors as lb_flavors
+from flavorsmith.api.loadbalancer import providers as lb_providers
 from flavorsmith.api.loadbalancer import router as loadbalancer
+from flavorsmith.api.loadbalancer.policies import POLICIES as LOADBALANCER_POLICIES
 from flavorsmith.api.middleware import ServiceMiddleware
 from flavorsmith.api.native import catalog as native_catalog
 from flavorsmith.api.native import inspection as native_inspection
 from flavorsmith.api.native import matching as native_matching
+from flavorsmith.api.native import service_flavors as native_service_flavors
 from flavorsmith.api.native import sync as native_sync
 from flavorsmith.api.policy import Enforcer, PolicyDenied, RuleDefault
 from flavorsmith.config import Settings
@@ -38,6 +43,9 @@ from flavorsmith.errors import FlavorsmithError
 from flavorsmith.extra_specs.factory import registry_for
 from flavorsmith.extra_specs.registry import Registry
 from flavorsmith.matching.source import IndexCache
+from flavorsmith.providers.context import provider_context
+from flavorsmith.providers.registry import Registry as ProviderRegistry
+from flavorsmith.providers.registry import load as load_providers
 
 log = logging.getLogger("flavorsmith.api")
 
@@ -67,6 +75,7 @@ class Services:
     catalog: native_catalog.CatalogState
     index_cache: IndexCache
     registry: Registry
+    providers: ProviderRegistry
 
 
 def policy_defaults() -> list[RuleDefault]:
@@ -78,6 +87,7 @@ def policy_defaults() -> list[RuleDefault]:
         *native_matching.POLICIES,
         *native_inspection.POLICIES,
         *native_sync.POLICIES,
+        *LOADBALANCER_POLICIES,
     ]
 
 
@@ -92,14 +102,19 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     registry, _ = registry_for(catalog.view().catalog.extra_specs)
     for clash in registry.clashes:
         log.warning("extra-spec validators: %s", clash)
+    index_cache = IndexCache(engine)
+    providers = load_providers(
+        settings.providers, provider_context(lambda: catalog.view().catalog, index_cache)
+    )
     services = Services(
         settings=settings,
         engine=engine,
         sessions=sessionmaker(engine, expire_on_commit=False),
         enforcer=Enforcer.from_file(policy_defaults(), settings.policy_file),
         catalog=catalog,
-        index_cache=IndexCache(engine),
+        index_cache=index_cache,
         registry=registry,
+        providers=providers,
     )
     app = FastAPI(
         title="Flavorsmith",
@@ -118,6 +133,10 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(compute_extra_specs.router, prefix="/compute")
     app.include_router(compute_access.router, prefix="/compute")
     app.include_router(loadbalancer.router, prefix="/load-balancer")
+    app.include_router(lb_providers.router, prefix="/load-balancer")
+    app.include_router(lb_profiles.router, prefix="/load-balancer")
+    app.include_router(lb_flavors.router, prefix="/load-balancer")
+    app.include_router(native_service_flavors.router, prefix="/v1")
     app.include_router(native_catalog.router, prefix="/v1")
     app.include_router(native_matching.router, prefix="/v1")
     app.include_router(native_inspection.router, prefix="/v1")

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from flavorsmith.cli.options import DatabaseOption, RepoOption
-from flavorsmith.config import DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT
+from flavorsmith.config import DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_PROVIDERS
 
 
 def serve(
@@ -41,6 +41,14 @@ def serve(
     sync_prune: Annotated[
         bool, typer.Option(help="With --sync, delete managed flavors gone from the catalog.")
     ] = False,
+    providers: Annotated[
+        str,
+        typer.Option(
+            help="Enabled flavor providers, name:description,... (drivers from the "
+            "flavorsmith.provider_drivers entry points).",
+            envvar="FLAVORSMITH_PROVIDERS",
+        ),
+    ] = DEFAULT_PROVIDERS,
 ) -> None:
     """Serve the Ironic, Nova, Octavia and Flavorsmith APIs."""
     import logging
@@ -72,6 +80,7 @@ def serve(
         policy_file=policy_file,
         repo=resolve_root(repo).resolve(),
         max_body_bytes=max_body_bytes,
+        providers=providers,
     )
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     engine = make_engine(url)

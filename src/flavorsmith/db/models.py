@@ -150,3 +150,28 @@ class DeployTemplate(Base):
     extra: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class FlavorProfile(Base):
+    """An Octavia-style flavor profile: a provider and the flavor data it validated."""
+
+    __tablename__ = "flavor_profiles"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    name: Mapped[str] = mapped_column(String(255), nullable=False)
+    provider_name: Mapped[str] = mapped_column(String(255), nullable=False)
+    flavor_data: Mapped[str] = mapped_column(String(4096), nullable=False)
+
+
+class ServiceFlavor(Base):
+    """An Octavia-style flavor: a unique name over a flavor profile (which it pins)."""
+
+    __tablename__ = "service_flavors"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    name: Mapped[str] = mapped_column(String(255), nullable=False, unique=True)
+    description: Mapped[str | None] = mapped_column(String(255))
+    enabled: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    flavor_profile_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("flavor_profiles.id", ondelete="RESTRICT"), nullable=False
+    )

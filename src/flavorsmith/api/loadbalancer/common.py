@@ -1,0 +1,172 @@
+"""What the Octavia-style handlers share: policy, transactions, and Octavia's list queries
+(filters on any attribute, repeated ``fields``, ``sort``/``sort_key``/``sort_dir``,
+``limit``/``marker``/``page_reverse`` with ``*_links``).
+
+Profiles and flavors are an operator's short lists, so a list is read whole and paged here;
+the order is total (the sort keys, then id), so pages never skip or repeat."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+from urllib.parse import urlencode
+
+from fastapi import Request
+from sqlalchemy import Connection
+from starlette.concurrency import run_in_threadpool
+
+from flavorsmith.api.links import base
+from flavorsmith.api.requests import identity
+from flavorsmith.db.engine import writer
+from flavorsmith.errors import Invalid, NotFound
+
+T = TypeVar("T")
+PAGING = ("fields", "sort", "sort_key", "sort_dir", "limit", "marker", "page_reverse")
+ROOTS = ("/v2/lbaas", "/v2.0/lbaas")
+
+
+def authorize(request: Request, rule: str) -> None:
+    request.app.state.services.enforcer.authorize(rule, identity(request))
+
+
+async def run(request: Request, work: Callable[[Connection], T], *, write: bool) -> T:
+    engine = request.app.state.services.engine
+
+    def transaction() -> T:
+        with (writer(engine) if write else engine).begin() as connection:
+            return work(connection)
+
+    return await run_in_threadpool(transaction)
+
+
+def collection_url(request: Request, name: str) -> str:
+    path = request.url.path
+    root = "/v2.0/lbaas" if "/v2.0/" in path else "/v2/lbaas"
+    return f"{base(request)}/load-balancer{root}/{name}"
+
+
+def _bool(name: str, raw: str) -> bool:
+    lowered = raw.lower()
+    if lowered in ("true", "1", "yes", "on"):
+        return True
+    if lowered in ("false", "0", "no", "off"):
+        return False
+    raise Invalid(f"Invalid value for {name}: {raw!r}; use true or false")
+
+
+def fields_of(request: Request, known: tuple[str, ...]) -> list[str] | None:
+    values = [v for raw in request.query_params.getlist("fields") for v in raw.split(",")]
+    wanted = [v.strip() for v in values if v.strip()]
+    if not wanted:
+        return None
+    unknown = [f for f in wanted if f not in known]
+    if unknown:
+        raise Invalid(f"Unknown field {unknown[0]!r} in fields; known: {', '.join(known)}")
+    return list(dict.fromkeys(wanted))
+
+
+def select_fields(row: dict[str, Any], fields: list[str] | None) -> dict[str, Any]:
+    return dict(row) if fields is None else {f: row[f] for f in fields}
+
+
+def _sort_keys(request: Request, known: tuple[str, ...]) -> list[tuple[str, bool]]:
+    params = request.query_params
+    keys: list[tuple[str, bool]] = []
+    if "sort" in params:
+        if "sort_key" in params or "sort_dir" in params:
+            raise Invalid("Use either sort or sort_key/sort_dir, not both")
+        for part in params["sort"].split(","):
+            key, _, direction = part.strip().partition(":")
+            keys.append((key, _direction(direction or "asc")))
+    elif "sort_key" in params or "sort_dir" in params:
+        ascending = _direction(params.get("sort_dir", "asc"))
+        for key in params.get("sort_key", "id").split(","):
+            keys.append((key.strip(), ascending))
+    for key, _ in keys:
+        if key not in known:
+            raise Invalid(f"Invalid sort key {key!r}; sort by one of {', '.join(known)}")
+    return keys
+
+
+def _direction(value: str) -> bool:
+    if value not in ("asc", "desc"):
+        raise Invalid(f"Invalid sort direction {value!r}: use asc or desc")
+    return value == "asc"
+
+
+def _ordered(rows: list[dict[str, Any]], keys: list[tuple[str, bool]]) -> list[dict[str, Any]]:
+    ordered = sorted(rows, key=lambda r: r["id"])
+    for key, ascending in reversed(keys):
+        present = [r for r in ordered if r[key] is not None]
+        missing = [r for r in ordered if r[key] is None]
+        present.sort(key=lambda r: r[key], reverse=not ascending)
+        ordered = missing + present if ascending else present + missing
+    return ordered
+
+
+def listing(
+    request: Request,
+    rows: list[dict[str, Any]],
+    *,
+    collection: str,
+    links_key: str,
+    known: tuple[str, ...],
+    filterable: tuple[str, ...],
+    shown: Callable[[dict[str, Any]], dict[str, Any]] = dict,
+) -> dict[str, Any]:
+    params = request.query_params
+    for name in params:
+        if name not in (*PAGING, *filterable):
+            raise Invalid("One or more arguments are either duplicate or invalid")
+        if name not in ("fields",) and len(params.getlist(name)) > 1:
+            raise Invalid("One or more arguments are either duplicate or invalid")
+    fields = fields_of(request, known)
+    for name in filterable:
+        if name in params:
+            raw = params[name]
+            if name == "enabled":
+                wanted_bool = _bool(name, raw)
+                rows = [r for r in rows if r[name] is wanted_bool]
+            else:
+                rows = [r for r in rows if (r[name] if r[name] is not None else "") == raw]
+    rows = _ordered(rows, _sort_keys(request, known))
+    limit: int | None = None
+    if "limit" in params:
+        try:
+            limit = int(params["limit"])
+        except ValueError:
+            raise Invalid(f"Invalid limit {params['limit']!r}: use a positive integer") from None
+        if limit < 1:
+            raise Invalid(f"Invalid limit {limit}: use a positive integer")
+    reverse = _bool("page_reverse", params["page_reverse"]) if "page_reverse" in params else False
+    start = 0
+    marker = params.get("marker")
+    ids = [r["id"] for r in rows]
+    if marker is not None:
+        if marker not in ids:
+            raise NotFound(f"Marker {marker} not found.")
+        at = ids.index(marker)
+        if reverse:
+            start = max(0, at - (limit or at))
+            rows = rows[start:at]
+        else:
+            rows = rows[at + 1 :]
+    page = rows[:limit] if (limit is not None and not reverse) else rows
+    more = limit is not None and len(rows) > len(page)
+    links = []
+    url = collection_url(request, collection)
+    query = {k: v for k, v in params.multi_items() if k not in ("marker", "page_reverse")}
+    if more and page:
+        links.append(
+            {
+                "href": f"{url}?{urlencode([*query.items(), ('marker', page[-1]['id'])])}",
+                "rel": "next",
+            }
+        )
+    if marker is not None and page:
+        previous = [*query.items(), ("marker", page[0]["id"]), ("page_reverse", "True")]
+        links.append({"href": f"{url}?{urlencode(previous)}", "rel": "previous"})
+    return {
+        collection: [select_fields(shown(r), fields) for r in page],
+        links_key: links,
+    }

@@ -1,0 +1,90 @@
+"""/load-balancer/v2/lbaas/flavorprofiles: admin only, as in Octavia."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+
+from flavorsmith.api.loadbalancer.common import (
+    ROOTS,
+    authorize,
+    fields_of,
+    listing,
+    run,
+    select_fields,
+)
+from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.errors import Invalid
+from flavorsmith.providers import service, store
+
+router = APIRouter()
+P = "os_load-balancer_api:flavor-profile"
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    body = await json_body(request)
+    if not isinstance(body, dict) or not isinstance(body.get("flavorprofile"), dict):
+        raise Invalid('The request body must be {"flavorprofile": {...}}')
+    if set(body) != {"flavorprofile"}:
+        raise Invalid(f"Unknown attribute {sorted(set(body) - {'flavorprofile'})[0]!r}")
+    values: dict[str, Any] = body["flavorprofile"]
+    return values
+
+
+async def list_profiles(request: Request) -> dict[str, Any]:
+    authorize(request, f"{P}:get_all")
+    rows = await run(request, store.profiles, write=False)
+    return listing(
+        request,
+        rows,
+        collection="flavorprofiles",
+        links_key="flavorprofile_links",
+        known=store.PROFILE_FIELDS,
+        filterable=store.PROFILE_FIELDS,
+    )
+
+
+async def show_profile(request: Request, ident: str) -> dict[str, Any]:
+    authorize(request, f"{P}:get_one")
+    check_query(request, ("fields",))
+    row = await run(request, lambda c: store.profile(c, ident), write=False)
+    return {"flavorprofile": select_fields(row, fields_of(request, store.PROFILE_FIELDS))}
+
+
+async def create_profile(request: Request, response: Response) -> dict[str, Any]:
+    authorize(request, f"{P}:post")
+    check_query(request, ())
+    values = await _body(request)
+    registry = request.app.state.services.providers
+    row = await run(request, lambda c: service.create_profile(c, registry, values), write=True)
+    response.status_code = 201
+    return {"flavorprofile": row}
+
+
+async def update_profile(request: Request, ident: str) -> dict[str, Any]:
+    authorize(request, f"{P}:put")
+    check_query(request, ())
+    values = await _body(request)
+    registry = request.app.state.services.providers
+    row = await run(
+        request, lambda c: service.update_profile(c, registry, ident, values), write=True
+    )
+    return {"flavorprofile": row}
+
+
+async def delete_profile(request: Request, ident: str) -> Response:
+    authorize(request, f"{P}:delete")
+    check_query(request, ())
+    await run(request, lambda c: service.delete_profile(c, ident), write=True)
+    return Response(status_code=204)
+
+
+for _root in ROOTS:
+    router.add_api_route(f"{_root}/flavorprofiles", list_profiles, methods=["GET"])
+    router.add_api_route(f"{_root}/flavorprofiles", create_profile, methods=["POST"])
+    router.add_api_route(f"{_root}/flavorprofiles/{{ident}}", show_profile, methods=["GET"])
+    router.add_api_route(f"{_root}/flavorprofiles/{{ident}}", update_profile, methods=["PUT"])
+    router.add_api_route(
+        f"{_root}/flavorprofiles/{{ident}}", delete_profile, methods=["DELETE"], status_code=204
+    )

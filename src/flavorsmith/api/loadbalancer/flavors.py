@@ -1,0 +1,86 @@
+"""/load-balancer/v2/lbaas/flavors: readers list and show, admins write (Octavia's rules)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+
+from flavorsmith.api.loadbalancer.common import (
+    ROOTS,
+    authorize,
+    fields_of,
+    listing,
+    run,
+    select_fields,
+)
+from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.errors import Invalid
+from flavorsmith.providers import service, store
+
+router = APIRouter()
+P = "os_load-balancer_api:flavor"
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    body = await json_body(request)
+    if not isinstance(body, dict) or not isinstance(body.get("flavor"), dict):
+        raise Invalid('The request body must be {"flavor": {...}}')
+    if set(body) != {"flavor"}:
+        raise Invalid(f"Unknown attribute {sorted(set(body) - {'flavor'})[0]!r}")
+    values: dict[str, Any] = body["flavor"]
+    return values
+
+
+async def list_flavors(request: Request) -> dict[str, Any]:
+    authorize(request, f"{P}:get_all")
+    rows = await run(request, store.flavors, write=False)
+    return listing(
+        request,
+        rows,
+        collection="flavors",
+        links_key="flavors_links",
+        known=store.FLAVOR_FIELDS,
+        filterable=store.FLAVOR_FIELDS,
+    )
+
+
+async def show_flavor(request: Request, ident: str) -> dict[str, Any]:
+    authorize(request, f"{P}:get_one")
+    check_query(request, ("fields",))
+    row = await run(request, lambda c: store.flavor(c, ident), write=False)
+    return {"flavor": select_fields(row, fields_of(request, store.FLAVOR_FIELDS))}
+
+
+async def create_flavor(request: Request, response: Response) -> dict[str, Any]:
+    authorize(request, f"{P}:post")
+    check_query(request, ())
+    values = await _body(request)
+    row = await run(request, lambda c: service.create_flavor(c, values), write=True)
+    response.status_code = 201
+    return {"flavor": row}
+
+
+async def update_flavor(request: Request, ident: str) -> dict[str, Any]:
+    authorize(request, f"{P}:put")
+    check_query(request, ())
+    values = await _body(request)
+    row = await run(request, lambda c: service.update_flavor(c, ident, values), write=True)
+    return {"flavor": row}
+
+
+async def delete_flavor(request: Request, ident: str) -> Response:
+    authorize(request, f"{P}:delete")
+    check_query(request, ())
+    await run(request, lambda c: service.delete_flavor(c, ident), write=True)
+    return Response(status_code=204)
+
+
+for _root in ROOTS:
+    router.add_api_route(f"{_root}/flavors", list_flavors, methods=["GET"])
+    router.add_api_route(f"{_root}/flavors", create_flavor, methods=["POST"])
+    router.add_api_route(f"{_root}/flavors/{{ident}}", show_flavor, methods=["GET"])
+    router.add_api_route(f"{_root}/flavors/{{ident}}", update_flavor, methods=["PUT"])
+    router.add_api_route(
+        f"{_root}/flavors/{{ident}}", delete_flavor, methods=["DELETE"], status_code=204
+    )

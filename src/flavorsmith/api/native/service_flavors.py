@@ -1,0 +1,35 @@
+"""POST /v1/service-flavors/{flavor_id}/resolve: what a consuming service calls at each use
+(as Octavia does inside load-balancer create): the provider and the expanded metadata, after
+the driver validated the profile again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from flavorsmith.api.loadbalancer.common import authorize, run
+from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.errors import Invalid
+from flavorsmith.providers import service
+
+router = APIRouter()
+
+
+@router.post("/service-flavors/{ident}/resolve")
+async def resolve(request: Request, ident: str) -> dict[str, Any]:
+    authorize(request, "flavorsmith:service-flavor:resolve")
+    check_query(request, ())
+    provider = None
+    if await request.body():
+        body = await json_body(request)
+        if not isinstance(body, dict) or set(body) - {"provider"}:
+            raise Invalid('The body is optional; when sent it is {"provider": "<name>"}')
+        provider = body.get("provider")
+        if provider is not None and not isinstance(provider, str):
+            raise Invalid("provider must be a string")
+    registry = request.app.state.services.providers
+    result: dict[str, Any] = await run(
+        request, lambda c: service.resolve(c, registry, ident, provider), write=False
+    )
+    return result

@@ -1,0 +1,88 @@
+"""The flavor data pipeline: a JSON string, a JSON object, the provider's own validation.
+
+Bad input is a 400 that names the problem. A driver that crashes is a driver fault: logged
+with its traceback, answered with a sanitised 502 (Octavia answers 500 and leaks the text)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from flavorsmith.errors import FlavorsmithError, Invalid
+from flavorsmith.providers.driver import UnsupportedOption
+from flavorsmith.providers.registry import Provider
+
+MAX_FLAVOR_DATA = 4096
+LOG = logging.getLogger("flavorsmith.providers")
+
+
+class DriverFault(FlavorsmithError):
+    status = 502
+
+
+def parse_flavor_data(text: Any) -> dict[str, Any]:
+    if not isinstance(text, str):
+        raise Invalid("flavor_data must be a string holding a JSON object")
+    if len(text) > MAX_FLAVOR_DATA:
+        raise Invalid(
+            f"flavor_data is {len(text)} characters long; at most {MAX_FLAVOR_DATA} are allowed"
+        )
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise Invalid(f"flavor_data is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise Invalid(f"flavor_data must be a JSON object, not {type(data).__name__}")
+    return data
+
+
+def validate(provider: Provider, data: dict[str, Any]) -> None:
+    try:
+        provider.driver.validate_flavor(data)
+    except UnsupportedOption as exc:
+        raise Invalid(
+            f"Provider '{provider.name}' does not support a requested option: {exc.user_message}"
+        ) from None
+    except Exception:
+        LOG.exception("provider %s crashed validating flavor data", provider.name)
+        raise DriverFault(
+            f"Provider '{provider.name}' failed while validating the flavor data; "
+            "the error is in the service log"
+        ) from None
+
+
+def expand(provider: Provider, data: dict[str, Any]) -> dict[str, Any]:
+    expand_flavor = getattr(provider.driver, "expand_flavor", None)
+    if expand_flavor is None:
+        return data
+    try:
+        result = expand_flavor(data)
+    except UnsupportedOption as exc:
+        raise Invalid(
+            f"Provider '{provider.name}' does not support a requested option: {exc.user_message}"
+        ) from None
+    except Exception:
+        LOG.exception("provider %s crashed expanding flavor data", provider.name)
+        raise DriverFault(
+            f"Provider '{provider.name}' failed while expanding the flavor data; "
+            "the error is in the service log"
+        ) from None
+    return dict(result)
+
+
+def capabilities(provider: Provider) -> list[dict[str, str]]:
+    """One capability per top-level property of the driver's schema, with its description."""
+    try:
+        schema = provider.driver.get_supported_flavor_metadata()
+        properties = schema.get("properties", {})
+        return [
+            {"name": str(name), "description": str(spec.get("description", ""))}
+            for name, spec in properties.items()
+        ]
+    except Exception:
+        LOG.exception("provider %s crashed listing its capabilities", provider.name)
+        raise DriverFault(
+            f"Provider '{provider.name}' failed to list its capabilities; "
+            "the error is in the service log"
+        ) from None
