@@ -22,6 +22,9 @@ from flavorsmith.cli import (
 from flavorsmith.cli.deploy import group as _deploy_group
 from flavorsmith.cli.extra_specs import group as _extra_specs_group
 from flavorsmith.cli.matching import capacity, match
+from flavorsmith.cli.providers import flavor_group as _service_flavor_group
+from flavorsmith.cli.providers import profile_group as _flavor_profile_group
+from flavorsmith.cli.providers import provider_group as _provider_group
 from flavorsmith.cli.sync import group as _sync_group
 
 
@@ -80,6 +83,9 @@ def build() -> typer.Typer:
         name="deploy-template",
     )
     app.add_typer(_deploy_group(), name="deploy")
+    app.add_typer(_provider_group(), name="provider")
+    app.add_typer(_flavor_profile_group(), name="flavor-profile")
+    app.add_typer(_service_flavor_group(), name="service-flavor")
     return app
 
 

@@ -1,0 +1,193 @@
+"""``flavorsmith service-flavor create|list|show|set|delete|resolve``: service flavors (a name
+over a flavor profile) in the service's database."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from flavorsmith.cli.options import ColumnOption, DatabaseOption, FormatOption, RepoOption
+from flavorsmith.cli.output import Format, render_list, render_show, select, to_yaml
+from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption
+
+COLUMNS = ("id", "name", "description", "enabled", "flavor_profile_id")
+WHAT = "service flavor"
+
+Ident = Annotated[str, typer.Argument(help="Service flavor id or name.")]
+
+
+def create(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Option("--name", help="Flavor name (unique).")],
+    profile: Annotated[
+        str,
+        typer.Option(
+            "--profile", help="Flavor profile id, or its name when only one profile has it."
+        ),
+    ],
+    description: Annotated[
+        str | None, typer.Option("--description", help="What the flavor offers.")
+    ] = None,
+    disable: Annotated[
+        bool, typer.Option("--disable", help="Create it disabled: resolving it is refused.")
+    ] = False,
+    database: DatabaseOption = None,
+    fmt: FormatOption = Format.TABLE,
+) -> None:
+    """Create a service flavor from a flavor profile."""
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.cli.providers.common import find, reported
+    from flavorsmith.db.engine import writer
+    from flavorsmith.providers import service, store
+
+    engine = open_database(database, ctx)
+    with reported(), writer(engine).begin() as connection:
+        found = find(store.profiles(connection), profile, "flavor profile")
+        values: dict[str, Any] = {
+            "name": name,
+            "enabled": not disable,
+            "flavor_profile_id": found["id"],
+        }
+        if description is not None:
+            values["description"] = description
+        row = service.create_flavor(connection, values)
+    typer.echo(render_show(row, fmt), nl=False)
+
+
+def list_flavors(
+    ctx: typer.Context,
+    database: DatabaseOption = None,
+    fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+) -> None:
+    """List service flavors."""
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.providers import store
+
+    engine = open_database(database, ctx)
+    with engine.connect() as connection:
+        rows = store.flavors(connection)
+    typer.echo(render_list(select(rows, column or [], COLUMNS), column or COLUMNS, fmt), nl=False)
+
+
+def show(
+    ctx: typer.Context,
+    ident: Ident,
+    database: DatabaseOption = None,
+    fmt: FormatOption = Format.TABLE,
+) -> None:
+    """Show a service flavor."""
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.cli.providers.common import find, reported
+    from flavorsmith.providers import store
+
+    engine = open_database(database, ctx)
+    with reported(), engine.connect() as connection:
+        row = find(store.flavors(connection), ident, WHAT)
+    typer.echo(render_show(row, fmt), nl=False)
+
+
+def set_flavor(
+    ctx: typer.Context,
+    ident: Ident,
+    name: Annotated[str | None, typer.Option("--name", help="New name.")] = None,
+    description: Annotated[
+        str | None, typer.Option("--description", help="New description.")
+    ] = None,
+    enabled: Annotated[
+        bool | None,
+        typer.Option(
+            "--enable/--disable", help="Allow or refuse resolving it.", show_default=False
+        ),
+    ] = None,
+    database: DatabaseOption = None,
+    fmt: FormatOption = Format.TABLE,
+) -> None:
+    """Change a service flavor's name, description or enabled state (its profile is fixed:
+    create a new flavor instead)."""
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.cli.providers.common import find, reported
+    from flavorsmith.db.engine import writer
+    from flavorsmith.providers import service, store
+
+    values: dict[str, Any] = {
+        key: value
+        for key, value in (("name", name), ("description", description), ("enabled", enabled))
+        if value is not None
+    }
+    if not values:
+        raise typer.BadParameter(
+            "nothing to change: give --name, --description, --enable or --disable",
+            param_hint="options",
+        )
+    engine = open_database(database, ctx)
+    with reported(), writer(engine).begin() as connection:
+        found = find(store.flavors(connection), ident, WHAT)
+        row = service.update_flavor(connection, found["id"], values)
+    typer.echo(render_show(row, fmt), nl=False)
+
+
+def delete(ctx: typer.Context, ident: Ident, database: DatabaseOption = None) -> None:
+    """Delete a service flavor."""
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.cli.providers.common import find, reported
+    from flavorsmith.db.engine import writer
+    from flavorsmith.providers import service, store
+
+    engine = open_database(database, ctx)
+    with reported(), writer(engine).begin() as connection:
+        found = find(store.flavors(connection), ident, WHAT)
+        service.delete_flavor(connection, found["id"])
+    typer.echo(f"deleted service flavor {found['id']} ({found['name']})")
+
+
+def resolve(
+    ctx: typer.Context,
+    ident: Ident,
+    provider: Annotated[
+        str | None,
+        typer.Option("--provider", help="Refuse unless the flavor's profile uses this provider."),
+    ] = None,
+    providers: ProvidersOption = DEFAULT,
+    repo: RepoOption = None,
+    database: DatabaseOption = None,
+    fmt: FormatOption = Format.TABLE,
+) -> None:
+    """Resolve a service flavor as a consuming service does at each use: its provider and the
+    metadata the driver expands it to, after the driver validated the profile again. A
+    disabled flavor is refused.
+
+    For the baremetal provider the metadata holds the resource class, the instance_info traits
+    that select the deploy templates, and the nodes that can take the flavor. It checks against
+    the catalog at --repo; when the catalog has errors it warns and uses the definitions that
+    loaded. -f json prints the result exactly as POST /v1/service-flavors/{id}/resolve."""
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.cli.providers.common import find, load_registry, reported
+    from flavorsmith.providers import service, store
+
+    engine = open_database(database, ctx)
+    registry = load_registry(ctx, providers, repo, engine)
+    with reported(), engine.connect() as connection:
+        found = find(store.flavors(connection), ident, WHAT)
+        result = service.resolve(connection, registry, found["id"], provider)
+    if fmt is Format.JSON:
+        typer.echo(json.dumps(result, indent=2))
+    elif fmt is Format.YAML:
+        typer.echo(to_yaml(result), nl=False)
+    else:
+        typer.echo(render_show(_flat(result), fmt), nl=False)
+
+
+def _flat(result: dict[str, Any]) -> dict[str, Any]:
+    """The result as one Field/Value table: flavor data as JSON, each metadata key its row."""
+    record = {k: v for k, v in result.items() if k not in ("flavor_data", "metadata")}
+    record["flavor_data"] = json.dumps(result["flavor_data"], sort_keys=True)
+    for key, value in result["metadata"].items():
+        if isinstance(value, dict):
+            for inner, item in value.items():
+                record[f"metadata.{key}.{inner}"] = item
+        else:
+            record[f"metadata.{key}"] = value
+    return record

@@ -1,0 +1,148 @@
+"""``flavorsmith flavor-profile create|list|show|set|delete``: flavor profiles (a provider and
+its flavor data) in the service's database."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from flavorsmith.cli.options import ColumnOption, DatabaseOption, FormatOption, RepoOption
+from flavorsmith.cli.output import Format, render_list, render_show, select
+from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption
+
+COLUMNS = ("id", "name", "provider_name", "flavor_data")
+WHAT = "flavor profile"
+
+Ident = Annotated[
+    str, typer.Argument(help="Flavor profile id, or its name when only one profile has it.")
+]
+FlavorData = Annotated[
+    str,
+    typer.Option(
+        "--flavor-data",
+        help="The provider's flavor data as a JSON object, e.g. '{\"resource_class\": "
+        '"c2.large", "deploy_templates": ["CUSTOM_BM_CONFIG_BIOS_VMX_ON"]}\'.',
+    ),
+]
+
+
+def create(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Option("--name", help="Profile name (need not be unique).")],
+    provider: Annotated[str, typer.Option("--provider", help="An enabled provider's name.")],
+    flavor_data: FlavorData,
+    providers: ProvidersOption = DEFAULT,
+    repo: RepoOption = None,
+    database: DatabaseOption = None,
+    fmt: FormatOption = Format.TABLE,
+) -> None:
+    """Create a flavor profile; the provider's driver validates the flavor data.
+
+    The baremetal provider checks the resource class and deploy templates against the catalog
+    at --repo; when the catalog has errors it warns and uses the definitions that loaded."""
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.cli.providers.common import load_registry, reported
+    from flavorsmith.db.engine import writer
+    from flavorsmith.providers import service
+
+    engine = open_database(database, ctx)
+    registry = load_registry(ctx, providers, repo, engine)
+    values = {"name": name, "provider_name": provider, "flavor_data": flavor_data}
+    with reported(), writer(engine).begin() as connection:
+        row = service.create_profile(connection, registry, values)
+    typer.echo(render_show(row, fmt), nl=False)
+
+
+def list_profiles(
+    ctx: typer.Context,
+    database: DatabaseOption = None,
+    fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+) -> None:
+    """List flavor profiles."""
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.providers import store
+
+    engine = open_database(database, ctx)
+    with engine.connect() as connection:
+        rows = store.profiles(connection)
+    typer.echo(render_list(select(rows, column or [], COLUMNS), column or COLUMNS, fmt), nl=False)
+
+
+def show(
+    ctx: typer.Context,
+    ident: Ident,
+    database: DatabaseOption = None,
+    fmt: FormatOption = Format.TABLE,
+) -> None:
+    """Show a flavor profile."""
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.cli.providers.common import find, reported
+    from flavorsmith.providers import store
+
+    engine = open_database(database, ctx)
+    with reported(), engine.connect() as connection:
+        row = find(store.profiles(connection), ident, WHAT)
+    typer.echo(render_show(row, fmt), nl=False)
+
+
+def set_profile(
+    ctx: typer.Context,
+    ident: Ident,
+    name: Annotated[str | None, typer.Option("--name", help="New name.")] = None,
+    provider: Annotated[
+        str | None, typer.Option("--provider", help="Move to this enabled provider.")
+    ] = None,
+    flavor_data: Annotated[
+        str | None, typer.Option("--flavor-data", help="New flavor data (a JSON object).")
+    ] = None,
+    providers: ProvidersOption = DEFAULT,
+    repo: RepoOption = None,
+    database: DatabaseOption = None,
+    fmt: FormatOption = Format.TABLE,
+) -> None:
+    """Change a flavor profile. Its provider and flavor data cannot change while a service
+    flavor uses it; a new provider or new data is validated by the driver again.
+
+    The baremetal provider checks against the catalog at --repo; when the catalog has errors it
+    warns and uses the definitions that loaded."""
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.cli.providers.common import find, load_registry, reported
+    from flavorsmith.db.engine import writer
+    from flavorsmith.providers import service, store
+
+    values: dict[str, Any] = {
+        key: value
+        for key, value in (
+            ("name", name),
+            ("provider_name", provider),
+            ("flavor_data", flavor_data),
+        )
+        if value is not None
+    }
+    if not values:
+        raise typer.BadParameter(
+            "nothing to change: give --name, --provider or --flavor-data",
+            param_hint="options",
+        )
+    engine = open_database(database, ctx)
+    registry = load_registry(ctx, providers, repo, engine)
+    with reported(), writer(engine).begin() as connection:
+        found = find(store.profiles(connection), ident, WHAT)
+        row = service.update_profile(connection, registry, found["id"], values)
+    typer.echo(render_show(row, fmt), nl=False)
+
+
+def delete(ctx: typer.Context, ident: Ident, database: DatabaseOption = None) -> None:
+    """Delete a flavor profile that no service flavor uses."""
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.cli.providers.common import find, reported
+    from flavorsmith.db.engine import writer
+    from flavorsmith.providers import service, store
+
+    engine = open_database(database, ctx)
+    with reported(), writer(engine).begin() as connection:
+        found = find(store.profiles(connection), ident, WHAT)
+        service.delete_profile(connection, found["id"])
+    typer.echo(f"deleted flavor profile {found['id']} ({found['name']})")

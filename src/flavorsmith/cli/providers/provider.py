@@ -1,0 +1,49 @@
+"""``flavorsmith provider list`` and ``provider capabilities NAME``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from flavorsmith.cli.options import ColumnOption, FormatOption, RepoOption
+from flavorsmith.cli.output import Format, render_list, select
+from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption
+
+COLUMNS = ("name", "description")
+
+
+def list_providers(
+    ctx: typer.Context,
+    providers: ProvidersOption = DEFAULT,
+    fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+) -> None:
+    """List the enabled providers; a provider whose driver failed to load is a warning on
+    stderr and is not listed."""
+    from flavorsmith.cli.providers.common import load_registry
+
+    registry = load_registry(ctx, providers, None, None)
+    rows = [{"name": p.name, "description": p.description} for p in registry.providers.values()]
+    typer.echo(render_list(select(rows, column or [], COLUMNS), column or COLUMNS, fmt), nl=False)
+
+
+def capabilities(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="An enabled provider's name.")],
+    providers: ProvidersOption = DEFAULT,
+    repo: RepoOption = None,
+    fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+) -> None:
+    """List the flavor data keys a provider accepts (its flavor capabilities).
+
+    The baremetal provider lists the resource classes and deploy templates of the catalog at
+    --repo; when the catalog has errors it warns and uses the definitions that loaded."""
+    from flavorsmith.cli.providers.common import load_registry, reported
+    from flavorsmith.providers.validation import capabilities as of
+
+    registry = load_registry(ctx, providers, repo, None)
+    with reported():
+        rows = of(registry.get(name))
+    typer.echo(render_list(select(rows, column or [], COLUMNS), column or COLUMNS, fmt), nl=False)
