@@ -81,12 +81,13 @@ class BaremetalDriver:
     def expand_flavor(self, metadata: dict[str, Any]) -> dict[str, Any]:
         catalog = self.context.catalog()
         found = catalog.resource_class(metadata["resource_class"])
+        name = found[1].name if found else metadata["resource_class"]  # the catalog's spelling
         placement = found[1].placement_name if found else metadata["resource_class"]
         traits = sorted(metadata.get("deploy_templates", []))
         return {
-            "resource_class": metadata["resource_class"],
+            "resource_class": name,
             "placement_resource_class": placement,
             "deploy_templates": traits,
             "instance_info": {"traits": traits},
-            "nodes": self.context.nodes(metadata["resource_class"], frozenset(traits)),
+            "nodes": self.context.nodes(name, frozenset(traits)),
         }

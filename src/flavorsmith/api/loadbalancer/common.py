@@ -139,32 +139,32 @@ def listing(
         if limit < 1:
             raise Invalid(f"Invalid limit {limit}: use a positive integer")
     reverse = _bool("page_reverse", params["page_reverse"]) if "page_reverse" in params else False
-    start = 0
     marker = params.get("marker")
     ids = [r["id"] for r in rows]
+    at = None
     if marker is not None:
         if marker not in ids:
             raise NotFound(f"Marker {marker} not found.")
         at = ids.index(marker)
-        if reverse:
-            start = max(0, at - (limit or at))
-            rows = rows[start:at]
-        else:
-            rows = rows[at + 1 :]
-    page = rows[:limit] if (limit is not None and not reverse) else rows
-    more = limit is not None and len(rows) > len(page)
+    if reverse:
+        # The page that ends just before the marker (or at the end of the list).
+        before = rows[:at] if at is not None else rows
+        page = before[-limit:] if limit is not None else before
+        more_back = len(before) > len(page)
+        more_forward = at is not None
+    else:
+        after = rows[at + 1 :] if at is not None else rows
+        page = after[:limit] if limit is not None else after
+        more_forward = len(after) > len(page)
+        more_back = at is not None
     links = []
     url = collection_url(request, collection)
-    query = {k: v for k, v in params.multi_items() if k not in ("marker", "page_reverse")}
-    if more and page:
-        links.append(
-            {
-                "href": f"{url}?{urlencode([*query.items(), ('marker', page[-1]['id'])])}",
-                "rel": "next",
-            }
-        )
-    if marker is not None and page:
-        previous = [*query.items(), ("marker", page[0]["id"]), ("page_reverse", "True")]
+    query = [(k, v) for k, v in params.multi_items() if k not in ("marker", "page_reverse")]
+    if more_forward and page:
+        following = [*query, ("marker", page[-1]["id"])]
+        links.append({"href": f"{url}?{urlencode(following)}", "rel": "next"})
+    if more_back and page:
+        previous = [*query, ("marker", page[0]["id"]), ("page_reverse", "True")]
         links.append({"href": f"{url}?{urlencode(previous)}", "rel": "previous"})
     return {
         collection: [select_fields(shown(r), fields) for r in page],
