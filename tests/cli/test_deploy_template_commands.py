@@ -321,3 +321,27 @@ def test_sync_over_the_api(example_repo: Path, tmp_path: Path) -> None:
         shown = client.get(f"/baremetal/v1/deploy_templates/{MIRROR}", headers=latest).json()
         assert shown["steps"][0]["priority"] == 140
     engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("only", "endpoint", "expected"),
+    [
+        (
+            "deploy-templates",
+            "http://127.0.0.1:1",
+            "cannot read the target's deploy templates: cannot reach Ironic: ",
+        ),
+        (
+            "flavors",
+            "http://127.0.0.1:1/v2.1",
+            "cannot read the target's flavors: cannot reach Nova: ",
+        ),
+    ],
+)
+def test_an_unreachable_target_is_a_clear_error(
+    example_repo: Path, cli: Invoke, only: str, endpoint: str, expected: str
+) -> None:
+    result = cli("sync", "plan", "--only", only, "--endpoint", endpoint)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: {expected}"), result.stderr
+    assert "internal error" not in result.stderr

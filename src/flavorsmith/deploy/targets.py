@@ -11,7 +11,7 @@ from urllib.parse import quote
 from sqlalchemy import Engine
 
 from flavorsmith.deploy.reconcile import ObservedTemplate
-from flavorsmith.nova.targets import TargetError
+from flavorsmith.nova.targets import TargetError, sdk_proxy
 
 MICROVERSION = (1, 55)  # deploy templates arrived in Ironic's API 1.55
 
@@ -83,9 +83,17 @@ class SdkTemplates:
     never compared (Flavorsmith's own API keeps them)."""
 
     def __init__(self, connection: Any) -> None:
-        self.baremetal = connection.baremetal
+        self.connection = connection
         self.calls = 0
         self._checked = False
+        self._baremetal: Any = None
+
+    @property
+    def baremetal(self) -> Any:
+        """The baremetal proxy, made on first use: openstacksdk discovers the endpoint then."""
+        if self._baremetal is None:
+            self._baremetal = sdk_proxy(self.connection, "baremetal", "Ironic")
+        return self._baremetal
 
     def _call(self, method: str, path: str, body: Any = None, params: Any = None) -> Any:
         import keystoneauth1.exceptions as ksa
@@ -164,4 +172,6 @@ def _fault(response: Any) -> str:
         outer = response.json()["error_message"]
         return str(json.loads(outer)["faultstring"]) if isinstance(outer, str) else str(outer)
     except Exception:
-        return str(response.text[:200] or response.reason)
+        is_json = "json" in response.headers.get("content-type", "")
+        text = str(response.text[:200]) if is_json else ""
+        return text or f"{response.reason} (is this an Ironic API endpoint?)"

@@ -13,6 +13,15 @@ from flavorsmith.nova.derive import NovaFlavor
 from flavorsmith.nova.reconcile import ObservedFlavor
 
 
+def sdk_proxy(connection: Any, service: str, label: str) -> Any:
+    """``connection.<service>``, with endpoint discovery failures as a TargetError."""
+    try:
+        return getattr(connection, service)
+    except Exception as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise TargetError(f"cannot reach {label}: {first}", transient=True) from None
+
+
 class TargetError(Exception):
     """A call the target refused; ``transient`` ones are worth retrying."""
 
@@ -140,10 +149,18 @@ class SdkTarget:
     """
 
     def __init__(self, connection: Any, nova_refuses: Callable[[str, str], bool]) -> None:
-        self.compute = connection.compute
+        self.connection = connection
         self.nova_refuses = nova_refuses
         self.calls = 0
         self._max: tuple[int, int] | None = None
+        self._compute: Any = None
+
+    @property
+    def compute(self) -> Any:
+        """The compute proxy, made on first use: openstacksdk discovers the endpoint then."""
+        if self._compute is None:
+            self._compute = sdk_proxy(self.connection, "compute", "Nova")
+        return self._compute
 
     def _version(self, wanted: tuple[int, int]) -> str:
         if self._max is None:
