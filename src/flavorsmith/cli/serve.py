@@ -70,6 +70,12 @@ def serve(
         raise typer.BadParameter(
             "--auth token-file needs --token-file", param_hint="'--token-file'"
         )
+    from flavorsmith.providers.registry import parse_enabled
+
+    try:
+        parse_enabled(providers)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--providers'") from None
     url = resolve_database_url(database)
     settings = Settings(
         database_url=url,

@@ -49,6 +49,8 @@ def parse_enabled(text: str) -> list[tuple[str, str]]:
         name, _, description = item.partition(":")
         if not name.strip():
             raise ValueError(f"provider {item!r} has no name; write name:description")
+        if any(seen == name.strip() for seen, _ in out):
+            raise ValueError(f"provider {name.strip()!r} is listed twice")
         out.append((name.strip(), description.strip()))
     return out
 
