@@ -532,9 +532,5 @@ def test_load_the_installed_drivers() -> None:
 
 
 def test_a_provider_listed_twice_is_refused() -> None:
-    import pytest as _pytest
-
-    from flavorsmith.providers.registry import parse_enabled as _parse
-
-    with _pytest.raises(ValueError, match="provider 'noop' is listed twice"):
-        _parse("noop:a,noop:b")
+    with pytest.raises(ValueError, match="provider 'noop' is listed twice"):
+        parse_enabled("noop:a,noop:b")
