@@ -78,7 +78,10 @@ def demo(extra: list[str]) -> int:
         f"http://127.0.0.1:{port}/baremetal baremetal node list --resource-class g1.8xh100 "
         "--fields name traits\n"
         f"  {BIN / 'openstack'} --os-auth-type none --os-endpoint "
-        f"http://127.0.0.1:{port}/baremetal baremetal deploy template list --long\n",
+        f"http://127.0.0.1:{port}/baremetal baremetal deploy template list --long\n"
+        f"  {BIN / 'openstack'} --os-auth-type none --os-endpoint "
+        f"http://127.0.0.1:{port}/load-balancer loadbalancer provider capability list "
+        "baremetal\n",
         flush=True,
     )
     try:
