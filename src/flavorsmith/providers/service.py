@@ -116,7 +116,11 @@ def delete_profile(connection: Connection, ident: str) -> None:
     store.profile(connection, ident, lock=True)
     if store.profile_in_use(connection, ident):
         raise Conflict(f"Flavor profile {ident} is in use and cannot be modified.")
-    store.delete_profile(connection, ident)
+    try:
+        with connection.begin_nested():
+            store.delete_profile(connection, ident)
+    except IntegrityError:  # a flavor was created on it meanwhile
+        raise Conflict(f"Flavor profile {ident} is in use and cannot be modified.") from None
 
 
 def _enabled(values: dict[str, Any]) -> None:
@@ -151,6 +155,9 @@ def create_flavor(connection: Connection, values: dict[str, Any]) -> dict[str, A
         with connection.begin_nested():
             store.insert_flavor(connection, row)
     except IntegrityError:
+        # A concurrent request took the name, or deleted the profile meanwhile.
+        if store.flavor_named(connection, values["name"]) is None:
+            raise Invalid(f"Flavor profile {profile_id} not found.") from None
         raise Conflict(f"A flavor of {values['name']} already exists.") from None
     return row
 
