@@ -155,8 +155,10 @@ def create_flavor(connection: Connection, values: dict[str, Any]) -> dict[str, A
         with connection.begin_nested():
             store.insert_flavor(connection, row)
     except IntegrityError:
-        # A concurrent request took the name, or deleted the profile meanwhile.
-        if store.flavor_named(connection, values["name"]) is None:
+        # The profile was deleted meanwhile, or the name or id is taken (as Octavia words it).
+        try:
+            store.profile(connection, profile_id)
+        except NotFound:
             raise Invalid(f"Flavor profile {profile_id} not found.") from None
         raise Conflict(f"A flavor of {values['name']} already exists.") from None
     return row
