@@ -11,7 +11,7 @@ from flavorsmith.catalog.repo import Repository
 from flavorsmith.deploy.reconcile import TemplateAction, plan
 from flavorsmith.deploy.targets import TemplateTarget
 from flavorsmith.diagnostics import has_errors
-from flavorsmith.nova.apply import Outcome, Report, retrying
+from flavorsmith.nova.apply import Report, carry_out
 from flavorsmith.nova.sync import Round
 from flavorsmith.nova.targets import TargetError
 
@@ -35,23 +35,13 @@ def apply(
     attempts: int = 4,
     backoff: float = 0.2,
 ) -> Report:
-    report = Report()
-    for action in actions:
-        if action.kind == "conflict":
-            report.outcomes.append(Outcome(action, False, action.reason))
-            continue
-        if not action.writes:
-            report.outcomes.append(Outcome(action, False, None))
-            continue
-        try:
-            for step in _steps(action, target):
-                retrying(step, attempts, backoff)
-        except TargetError as exc:
-            report.outcomes.append(Outcome(action, False, str(exc)))
-            continue
-        report.outcomes.append(Outcome(action, True))
-    report.calls = target.calls
-    return report
+    return carry_out(
+        actions,
+        lambda action: _steps(action, target),
+        lambda: target.calls,
+        attempts=attempts,
+        backoff=backoff,
+    )
 
 
 def run(repository: Repository, target: TemplateTarget, *, prune: bool, execute: bool) -> Round:

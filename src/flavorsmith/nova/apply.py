@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from flavorsmith.nova.reconcile import Action, desired_specs
 from flavorsmith.nova.targets import Target, TargetError
@@ -92,9 +92,19 @@ def _steps(action: Action, target: Target) -> list[Callable[[], None]]:
     return steps
 
 
-def apply(
-    actions: Sequence[Action], target: Target, *, attempts: int = 4, backoff: float = 0.2
+P = TypeVar("P", bound=Planned)
+
+
+def carry_out(
+    actions: Sequence[P],
+    steps_of: Callable[[P], list[Callable[[], None]]],
+    calls: Callable[[], int],
+    *,
+    attempts: int = 4,
+    backoff: float = 0.2,
 ) -> Report:
+    """Any sync's plan: each action on its own, transient failures retried with backoff,
+    conflicts and non-writes reported without a call; ``calls`` reads the target's count."""
     report = Report()
     for action in actions:
         if action.kind == "conflict":
@@ -104,11 +114,23 @@ def apply(
             report.outcomes.append(Outcome(action, False, None))
             continue
         try:
-            for step in _steps(action, target):
+            for step in steps_of(action):
                 retrying(step, attempts, backoff)
         except TargetError as exc:
             report.outcomes.append(Outcome(action, False, str(exc)))
             continue
         report.outcomes.append(Outcome(action, True))
-    report.calls = target.calls
+    report.calls = calls()
     return report
+
+
+def apply(
+    actions: Sequence[Action], target: Target, *, attempts: int = 4, backoff: float = 0.2
+) -> Report:
+    return carry_out(
+        actions,
+        lambda action: _steps(action, target),
+        lambda: target.calls,
+        attempts=attempts,
+        backoff=backoff,
+    )

@@ -16,7 +16,7 @@ from sqlalchemy import Connection
 from starlette.concurrency import run_in_threadpool
 
 from flavorsmith.api.links import base
-from flavorsmith.api.requests import identity
+from flavorsmith.api.requests import identity, json_body
 from flavorsmith.db.engine import writer
 from flavorsmith.errors import Invalid, NotFound
 
@@ -37,6 +37,17 @@ async def run(request: Request, work: Callable[[Connection], T], *, write: bool)
             return work(connection)
 
     return await run_in_threadpool(transaction)
+
+
+async def wrapped_body(request: Request, key: str) -> dict[str, Any]:
+    """The object inside Octavia's ``{"<key>": {...}}`` request body."""
+    body = await json_body(request)
+    if not isinstance(body, dict) or not isinstance(body.get(key), dict):
+        raise Invalid(f'The request body must be {{"{key}": {{...}}}}')
+    if set(body) != {key}:
+        raise Invalid(f"Unknown attribute {sorted(set(body) - {key})[0]!r}")
+    values: dict[str, Any] = body[key]
+    return values
 
 
 def collection_url(request: Request, name: str) -> str:

@@ -13,23 +13,13 @@ from flavorsmith.api.loadbalancer.common import (
     listing,
     run,
     select_fields,
+    wrapped_body,
 )
-from flavorsmith.api.requests import check_query, json_body
-from flavorsmith.errors import Invalid
+from flavorsmith.api.requests import check_query
 from flavorsmith.providers import service, store
 
 router = APIRouter()
 P = "os_load-balancer_api:flavor-profile"
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    body = await json_body(request)
-    if not isinstance(body, dict) or not isinstance(body.get("flavorprofile"), dict):
-        raise Invalid('The request body must be {"flavorprofile": {...}}')
-    if set(body) != {"flavorprofile"}:
-        raise Invalid(f"Unknown attribute {sorted(set(body) - {'flavorprofile'})[0]!r}")
-    values: dict[str, Any] = body["flavorprofile"]
-    return values
 
 
 async def list_profiles(request: Request) -> dict[str, Any]:
@@ -55,7 +45,7 @@ async def show_profile(request: Request, ident: str) -> dict[str, Any]:
 async def create_profile(request: Request, response: Response) -> dict[str, Any]:
     authorize(request, f"{P}:post")
     check_query(request, ())
-    values = await _body(request)
+    values = await wrapped_body(request, "flavorprofile")
     registry = request.app.state.services.providers
     row = await run(request, lambda c: service.create_profile(c, registry, values), write=True)
     response.status_code = 201
@@ -65,7 +55,7 @@ async def create_profile(request: Request, response: Response) -> dict[str, Any]
 async def update_profile(request: Request, ident: str) -> dict[str, Any]:
     authorize(request, f"{P}:put")
     check_query(request, ())
-    values = await _body(request)
+    values = await wrapped_body(request, "flavorprofile")
     registry = request.app.state.services.providers
     row = await run(
         request, lambda c: service.update_profile(c, registry, ident, values), write=True

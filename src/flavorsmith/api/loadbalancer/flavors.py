@@ -13,23 +13,13 @@ from flavorsmith.api.loadbalancer.common import (
     listing,
     run,
     select_fields,
+    wrapped_body,
 )
-from flavorsmith.api.requests import check_query, json_body
-from flavorsmith.errors import Invalid
+from flavorsmith.api.requests import check_query
 from flavorsmith.providers import service, store
 
 router = APIRouter()
 P = "os_load-balancer_api:flavor"
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    body = await json_body(request)
-    if not isinstance(body, dict) or not isinstance(body.get("flavor"), dict):
-        raise Invalid('The request body must be {"flavor": {...}}')
-    if set(body) != {"flavor"}:
-        raise Invalid(f"Unknown attribute {sorted(set(body) - {'flavor'})[0]!r}")
-    values: dict[str, Any] = body["flavor"]
-    return values
 
 
 async def list_flavors(request: Request) -> dict[str, Any]:
@@ -55,7 +45,7 @@ async def show_flavor(request: Request, ident: str) -> dict[str, Any]:
 async def create_flavor(request: Request, response: Response) -> dict[str, Any]:
     authorize(request, f"{P}:post")
     check_query(request, ())
-    values = await _body(request)
+    values = await wrapped_body(request, "flavor")
     row = await run(request, lambda c: service.create_flavor(c, values), write=True)
     response.status_code = 201
     return {"flavor": row}
@@ -64,7 +54,7 @@ async def create_flavor(request: Request, response: Response) -> dict[str, Any]:
 async def update_flavor(request: Request, ident: str) -> dict[str, Any]:
     authorize(request, f"{P}:put")
     check_query(request, ())
-    values = await _body(request)
+    values = await wrapped_body(request, "flavor")
     row = await run(request, lambda c: service.update_flavor(c, ident, values), write=True)
     return {"flavor": row}
 
