@@ -81,8 +81,25 @@ class Repository:
         return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
 
     def load(self) -> RepoView:
-        """Load and check every definition, across files and against the kustomization."""
+        """Load and check every definition, across files and against the kustomization.
+
+        A repository without its hardware/ folder (a wrong path, or a checkout or ConfigMap
+        swap caught half-way) is an error, never an empty catalog: an empty catalog applied
+        with prune would delete everything."""
         view = RepoView()
+        if not self.exists():
+            view.diagnostics.append(
+                Diagnostic(
+                    display_path(self.hardware),
+                    1,
+                    1,
+                    "hardware",
+                    f"{self.root} is not a deploy repository (any more): it has no hardware/ "
+                    "folder; nothing is loaded from it",
+                    code="repository-missing",
+                )
+            )
+            return view
         for kind in KINDS:
             for path in self.definition_files(kind):
                 loaded = load_file(path, kind)

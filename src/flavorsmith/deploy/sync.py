@@ -1,6 +1,6 @@
-"""One deploy-template sync round: load and validate the catalog, observe, plan, and
-optionally apply, with the flavor sync's rules (each template on its own, transient
-failures retried, every outcome reported)."""
+"""One deploy-template sync round: the shared round (nova.sync.sync_round: never a catalog
+with errors, never a prune that empties the kind unless allowed) with the flavor sync's apply
+rules (each template on its own, transient failures retried, every outcome reported)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,8 @@ from functools import partial
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.deploy.reconcile import TemplateAction, plan
 from flavorsmith.deploy.targets import TemplateTarget
-from flavorsmith.diagnostics import has_errors
 from flavorsmith.nova.apply import Report, carry_out
-from flavorsmith.nova.sync import Round
-from flavorsmith.nova.targets import TargetError
+from flavorsmith.nova.sync import Round, sync_round
 
 
 def _steps(action: TemplateAction, target: TemplateTarget) -> list[Callable[[], None]]:
@@ -44,20 +42,21 @@ def apply(
     )
 
 
-def run(repository: Repository, target: TemplateTarget, *, prune: bool, execute: bool) -> Round:
-    result = Round()
-    view = repository.load()
-    result.diagnostics = view.diagnostics
-    if has_errors(result.diagnostics):
-        return result
-    desired = [t.as_api() for t in view.catalog.deploy_templates]
-    try:
-        observed = target.observe()
-    except TargetError as exc:
-        result.error = f"cannot read the target's deploy templates: {exc}"
-        return result
-    actions = plan(desired, observed, prune=prune)
-    result.actions = list(actions)
-    if execute:
-        result.report = apply(actions, target)
-    return result
+def run(
+    repository: Repository,
+    target: TemplateTarget,
+    *,
+    prune: bool,
+    execute: bool,
+    allow_empty: bool = False,
+) -> Round:
+    return sync_round(
+        repository,
+        noun="deploy templates",
+        desired=lambda catalog: [t.as_api() for t in catalog.deploy_templates],
+        observe=target.observe,
+        plan_of=lambda desired, observed: plan(desired, observed, prune=prune),
+        apply_all=lambda actions: apply(list(actions), target),
+        execute=execute,
+        allow_empty=allow_empty,
+    )

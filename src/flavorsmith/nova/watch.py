@@ -1,5 +1,8 @@
 """Keeping a target in sync: re-plan when catalog files change (bursts debounced) and on a
-timer; one structured log line per round."""
+timer; one structured log line per round. A round whose catalog is missing, failed to load
+or has errors applies nothing, and neither does one whose prune would delete every managed
+flavor (unless ``allow_empty``): the round is logged as blocked and the next change or timer
+tries again."""
 
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ def watch(
     engine: Engine,
     *,
     prune: bool,
+    allow_empty: bool = False,
     interval: float = 60.0,
     debounce: float = 2.0,
     poll: float = 1.0,
@@ -62,7 +66,7 @@ def watch(
                 continue  # still changing: wait again
             last, trigger, next_timer = settled, "files", 0.0
         if now >= next_timer:
-            _round(repository, make_target, engine, prune, trigger, done + 1)
+            _round(repository, make_target, engine, prune, allow_empty, trigger, done + 1)
             done += 1
             trigger = "timer"
             next_timer = time.monotonic() + interval
@@ -75,6 +79,7 @@ def _round(
     make_target: Callable[[], Target],
     engine: Engine,
     prune: bool,
+    allow_empty: bool,
     trigger: str,
     number: int,
 ) -> None:
@@ -85,12 +90,17 @@ def _round(
             line["skipped"] = "another process is applying"
         else:
             try:
-                result = run(repository, make_target(), prune=prune, execute=True)
+                result = run(
+                    repository, make_target(), prune=prune, execute=True, allow_empty=allow_empty
+                )
             except Exception as exc:  # a round must never kill the watcher
                 line["error"] = f"{type(exc).__name__}: {exc}"
             else:
                 if result.blocked:
-                    line["blocked"] = result.error or "the catalog has errors"
+                    first = next((d for d in result.diagnostics if d.severity == "error"), None)
+                    line["blocked"] = result.error or (
+                        f"the catalog has errors: {first.render()}" if first else "blocked"
+                    )
                 report = result.report
                 line["actions"] = sum(1 for a in result.actions if a.writes)
                 if report is not None:

@@ -42,7 +42,7 @@ class CatalogState:
             return self._view
 
     def _load(self) -> RepoView:
-        if self.repository is None or not self.repository.exists():
+        if self.repository is None:
             return RepoView()
         return self.repository.load()
 

@@ -3,6 +3,7 @@ template) sync against the service's own compute (or bare metal) API."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -22,19 +23,30 @@ POLICIES = [
 ]
 
 
-def _prepare(request: Request, rule: str) -> tuple[bool, str]:
+@dataclass(frozen=True)
+class Choice:
+    only: str
+    prune: bool
+    allow_empty: bool  # let a prune delete every managed object of the kind
+
+
+def _flag(request: Request, name: str) -> bool:
+    raw = request.query_params.get(name)
+    return parse_bool(name, raw) if raw is not None else False
+
+
+def _prepare(request: Request, rule: str) -> Choice:
     request.app.state.services.enforcer.authorize(rule, identity(request))
-    check_query(request, ("prune", "only"))
+    check_query(request, ("prune", "only", "allow_empty"))
     only = request.query_params.get("only", "flavors")
     if only not in ("flavors", "deploy-templates"):
         raise Invalid(f"Cannot sync {only!r}: only=flavors or only=deploy-templates")
     if request.app.state.services.catalog.repository is None:
         raise ServiceUnavailable("The service has no catalog repository (start it with --repo)")
-    raw = request.query_params.get("prune")
-    return (parse_bool("prune", raw) if raw is not None else False), only
+    return Choice(only, _flag(request, "prune"), _flag(request, "allow_empty"))
 
 
-def _work(services: Any, prune: bool, execute: bool, only: str) -> dict[str, Any]:
+def _work(services: Any, choice: Choice, execute: bool) -> dict[str, Any]:
     """One sync round on the service's own flavors or deploy templates, from the catalog as
     it is on disk now."""
     from flavorsmith.deploy.sync import run as run_templates
@@ -47,33 +59,31 @@ def _work(services: Any, prune: bool, execute: bool, only: str) -> dict[str, Any
     repository = services.catalog.repository
     run: Any = run_flavors
     target: Any = DatabaseTarget(services.engine)
-    if only == "deploy-templates":
+    if choice.only == "deploy-templates":
         run, target = run_templates, DatabaseTemplates(services.engine)
+    options = {"prune": choice.prune, "allow_empty": choice.allow_empty}
     if not execute:
-        result: Round = run(repository, target, prune=prune, execute=False)
+        result: Round = run(repository, target, execute=False, **options)
         return result.as_dict()
     with exclusive(services.engine, wait=True):
-        result = run(repository, target, prune=prune, execute=True)
+        result = run(repository, target, execute=True, **options)
         return result.as_dict()
 
 
 @router.get("/sync/plan")
 async def sync_plan(request: Request) -> dict[str, Any]:
-    prune, only = _prepare(request, "flavorsmith:sync:plan")
-    body: dict[str, Any] = await run_in_threadpool(
-        _work, request.app.state.services, prune, False, only
-    )
+    choice = _prepare(request, "flavorsmith:sync:plan")
+    body: dict[str, Any] = await run_in_threadpool(_work, request.app.state.services, choice, False)
     return body
 
 
 @router.post("/sync/apply")
 async def sync_apply(request: Request) -> JSONResponse:
-    """200 when everything applied; 409 with the same body when the catalog has errors or an
-    action failed (the body says which)."""
-    prune, only = _prepare(request, "flavorsmith:sync:apply")
-    body: dict[str, Any] = await run_in_threadpool(
-        _work, request.app.state.services, prune, True, only
-    )
+    """200 when everything applied; 409 with the same body when the catalog is missing or has
+    errors, a prune would delete every managed object without allow_empty=true, or an action
+    failed (the body says which; nothing is applied in the first two cases)."""
+    choice = _prepare(request, "flavorsmith:sync:apply")
+    body: dict[str, Any] = await run_in_threadpool(_work, request.app.state.services, choice, True)
     failed = (
         bool(body.get("failed"))
         or bool(body.get("error"))

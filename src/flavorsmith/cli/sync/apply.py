@@ -11,11 +11,13 @@ import typer
 from flavorsmith.cli.options import DatabaseOption, FormatOption, RepoOption
 from flavorsmith.cli.output import Format
 from flavorsmith.cli.sync.common import (
+    AllowEmptyOption,
     CloudOption,
     EndpointOption,
     Only,
     OnlyOption,
     PruneOption,
+    check_target,
     make_target,
     make_template_target,
     print_round,
@@ -28,6 +30,7 @@ def apply(
     ctx: typer.Context,
     only: OnlyOption = Only.FLAVORS,
     prune: PruneOption = False,
+    allow_empty: AllowEmptyOption = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")] = False,
     watch: Annotated[
         bool, typer.Option("--watch", help="Keep running: apply on file changes and on a timer.")
@@ -52,6 +55,7 @@ def apply(
     if watch and only is Only.DEPLOY_TEMPLATES:
         typer.echo("error: --watch keeps flavors in sync; use it with --only flavors", err=True)
         raise typer.Exit(2)
+    cloud = check_target(ctx, cloud, endpoint)
     found = repository(repo)
     engine = open_database(database, ctx)
     if watch:
@@ -62,6 +66,7 @@ def apply(
                 lambda: make_target(ctx, cloud, endpoint, database),
                 engine,
                 prune=prune,
+                allow_empty=allow_empty,
                 interval=interval,
             )
         return
@@ -71,7 +76,16 @@ def apply(
 
     def run(*, execute: bool) -> Any:
         return run_round(
-            ctx, only, found, cloud, endpoint, database, prune=prune, execute=execute, target=target
+            ctx,
+            only,
+            found,
+            cloud,
+            endpoint,
+            database,
+            prune=prune,
+            execute=execute,
+            allow_empty=allow_empty,
+            target=target,
         )
 
     if not yes:

@@ -22,12 +22,21 @@ PruneOption = Annotated[
         "--prune", help="Delete managed flavors (or deploy templates) gone from the catalog."
     ),
 ]
+AllowEmptyOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-empty",
+        help="Let --prune delete every managed flavor (or deploy template); refused otherwise, "
+        "as a wrong --repo or a missing file usually causes it.",
+    ),
+]
 CloudOption = Annotated[
     str | None,
     typer.Option(
         "--cloud",
         envvar="OS_CLOUD",
-        help="clouds.yaml cloud of the target Nova or Ironic (openstacksdk).",
+        help="clouds.yaml cloud of the target Nova or Ironic (openstacksdk); not with "
+        "--endpoint (which overrides $OS_CLOUD).",
         show_default=False,
     ),
 ]
@@ -43,6 +52,30 @@ EndpointOption = Annotated[
 ]
 
 
+def check_target(ctx: typer.Context, cloud: str | None, endpoint: str | None) -> str | None:
+    """The cloud to use, after refusing --cloud with --endpoint and an endpoint that is not an
+    http(s) URL (usage errors). $OS_CLOUD gives way to an explicit --endpoint."""
+    from urllib.parse import urlsplit
+
+    if endpoint is not None:
+        parts = urlsplit(endpoint)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise typer.BadParameter(
+                f"{endpoint!r} is not an http:// or https:// URL "
+                "(e.g. http://127.0.0.1:8780/compute/v2.1)",
+                param_hint="'--endpoint'",
+            )
+        if cloud:
+            source = ctx.get_parameter_source("cloud")
+            if source is not None and source.name == "ENVIRONMENT":
+                return None
+            raise typer.BadParameter(
+                "--cloud and --endpoint name two targets: give one of them",
+                param_hint="'--cloud' / '--endpoint'",
+            )
+    return cloud
+
+
 def run_round(
     ctx: typer.Context,
     only: Only,
@@ -53,6 +86,7 @@ def run_round(
     *,
     prune: bool,
     execute: bool,
+    allow_empty: bool = False,
     target: Any = None,
 ) -> Any:
     """One sync round of ``only`` against --cloud, --endpoint or the service itself."""
@@ -60,11 +94,13 @@ def run_round(
         from flavorsmith.deploy.sync import run as run_templates
 
         chosen = target or make_template_target(ctx, cloud, endpoint, database)
-        return run_templates(repository, chosen, prune=prune, execute=execute)
+        return run_templates(
+            repository, chosen, prune=prune, execute=execute, allow_empty=allow_empty
+        )
     from flavorsmith.nova.sync import run as run_flavors
 
     chosen = target or make_target(ctx, cloud, endpoint, database)
-    return run_flavors(repository, chosen, prune=prune, execute=execute)
+    return run_flavors(repository, chosen, prune=prune, execute=execute, allow_empty=allow_empty)
 
 
 def subject(only: Only) -> str:
@@ -133,7 +169,7 @@ def print_round(result: Any, fmt: Format, subject: str = "flavor") -> None:
         typer.echo("the catalog has errors; nothing is planned:", err=True)
         emit(result.diagnostics, err=True)
         return
-    if result.error:
+    if result.error and not result.refused:
         typer.echo(f"error: {result.error}", err=True)
         return
     outcomes = {id(o.action): o for o in result.report.outcomes} if result.report else {}
@@ -153,3 +189,5 @@ def print_round(result: Any, fmt: Format, subject: str = "flavor") -> None:
         typer.echo(
             f"{report.writes} changes, {len(report.failed)} failed, {report.calls} API calls"
         )
+    if result.refused:
+        typer.echo(f"error: {result.error}", err=True)

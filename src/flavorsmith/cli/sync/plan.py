@@ -7,11 +7,13 @@ import typer
 from flavorsmith.cli.options import DatabaseOption, FormatOption, RepoOption
 from flavorsmith.cli.output import Format
 from flavorsmith.cli.sync.common import (
+    AllowEmptyOption,
     CloudOption,
     EndpointOption,
     Only,
     OnlyOption,
     PruneOption,
+    check_target,
     print_round,
     run_round,
     subject,
@@ -22,6 +24,7 @@ def plan(
     ctx: typer.Context,
     only: OnlyOption = Only.FLAVORS,
     prune: PruneOption = False,
+    allow_empty: AllowEmptyOption = False,
     cloud: CloudOption = None,
     endpoint: EndpointOption = None,
     repo: RepoOption = None,
@@ -33,8 +36,19 @@ def plan(
     --only deploy-templates plans the catalog's deploy templates into an Ironic API."""
     from flavorsmith.cli.options import repository
 
+    cloud = check_target(ctx, cloud, endpoint)
     found = repository(repo)
-    result = run_round(ctx, only, found, cloud, endpoint, database, prune=prune, execute=False)
+    result = run_round(
+        ctx,
+        only,
+        found,
+        cloud,
+        endpoint,
+        database,
+        prune=prune,
+        execute=False,
+        allow_empty=allow_empty,
+    )
     print_round(result, fmt, subject(only))
     if result.blocked:
         raise typer.Exit(1)
