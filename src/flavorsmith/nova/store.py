@@ -10,12 +10,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, insert, or_, select, update
+from sqlalchemy import Connection, and_, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from flavorsmith.db.counters import bump
 from flavorsmith.db.models import NovaFlavor, NovaFlavorExtraSpec, NovaFlavorProject
 from flavorsmith.errors import Conflict, Invalid, NotFound
+from flavorsmith.visibility import Viewer, may_see
 
 GENERATION = "flavors"
 COLUMNS = list(NovaFlavor.__table__.columns)
@@ -40,15 +41,6 @@ MAX_LIMIT = 1000
 
 
 @dataclass(frozen=True)
-class Viewer:
-    """Who is looking: admins see by the is_public filter; others see public flavors and the
-    private ones their project was given."""
-
-    admin: bool
-    project_id: str | None
-
-
-@dataclass(frozen=True)
 class FlavorQuery:
     is_public: bool | None = True  # admins only; None: public and private
     min_ram: int | None = None
@@ -64,37 +56,52 @@ def _row(result: Any) -> dict[str, Any]:
     return dict(result._mapping)
 
 
-def _visible(viewer: Viewer) -> Any:
+def _access(connection: Connection, rows: list[dict[str, Any]]) -> dict[int, set[str]]:
+    """The access lists of the private flavors among ``rows``."""
+    private = [r["id"] for r in rows if not r["is_public"]]
+    out: dict[int, set[str]] = {i: set() for i in private}
+    if private:
+        found = connection.execute(
+            select(NovaFlavorProject.flavor_id, NovaFlavorProject.project_id).where(
+                NovaFlavorProject.flavor_id.in_(private)
+            )
+        )
+        for flavor_id, project_id in found:
+            out[flavor_id].add(project_id)
+    return out
+
+
+def _visible(
+    connection: Connection, rows: list[dict[str, Any]], viewer: Viewer
+) -> list[dict[str, Any]]:
+    """The rows the viewer may see, by the shared visibility rule."""
     if viewer.admin:
-        return None
-    shared = select(NovaFlavorProject.flavor_id).where(
-        NovaFlavorProject.project_id == viewer.project_id
-    )
-    return or_(NovaFlavor.is_public.is_(True), NovaFlavor.id.in_(shared))
+        return rows
+    access = _access(connection, rows)
+    return [r for r in rows if may_see(viewer, r["is_public"], access.get(r["id"], ()))]
 
 
 def get(
     connection: Connection, flavorid: str, viewer: Viewer | None = None, lock: bool = False
 ) -> dict[str, Any]:
+    """One flavor; a flavor the viewer may not see is as missing as one that does not exist."""
     statement = select(*COLUMNS).where(NovaFlavor.flavorid == flavorid)
-    if viewer is not None and (condition := _visible(viewer)) is not None:
-        statement = statement.where(condition)
     if lock and connection.dialect.name == "postgresql":
         statement = statement.with_for_update()
     found = connection.execute(statement).first()
-    if found is None:
+    rows = [_row(found)] if found is not None else []
+    if viewer is not None:
+        rows = _visible(connection, rows, viewer)
+    if not rows:
         raise NotFound(f"Flavor {flavorid} could not be found.")
-    return _row(found)
+    return rows[0]
 
 
 def list_flavors(
     connection: Connection, query: FlavorQuery, viewer: Viewer
 ) -> list[dict[str, Any]]:
     statement = select(*COLUMNS)
-    condition = _visible(viewer)
-    if condition is not None:
-        statement = statement.where(condition)
-    elif query.is_public is not None:
+    if viewer.admin and query.is_public is not None:  # Nova: only admins filter on is_public
         statement = statement.where(NovaFlavor.is_public.is_(query.is_public))
     if query.min_ram is not None:
         statement = statement.where(NovaFlavor.memory_mb >= query.min_ram)
@@ -106,7 +113,9 @@ def list_flavors(
         if query.sort_dir == "asc"
         else [column.desc(), NovaFlavor.id.desc()]
     )
-    rows = [_row(r) for r in connection.execute(statement.order_by(*order))]
+    rows = _visible(
+        connection, [_row(r) for r in connection.execute(statement.order_by(*order))], viewer
+    )
     if query.name is not None:
         rows = [r for r in rows if query.name.search(r["name"])]
     if query.marker is not None:

@@ -64,10 +64,11 @@ class DatabaseTarget:
 
     def observe(self) -> dict[str, ObservedFlavor]:
         from flavorsmith.nova import store
+        from flavorsmith.visibility import OPERATOR
 
         def work(connection: Any) -> dict[str, ObservedFlavor]:
             rows = store.list_flavors(
-                connection, store.FlavorQuery(is_public=None, limit=10**9), store.Viewer(True, None)
+                connection, store.FlavorQuery(is_public=None, limit=10**9), OPERATOR
             )
             specs = store.extra_specs(connection, [r["id"] for r in rows])
             out = {}

@@ -13,22 +13,18 @@ from flavorsmith.api.auth import Identity
 from flavorsmith.api.links import base
 from flavorsmith.api.microversions import Version
 from flavorsmith.api.requests import identity, microversion
+from flavorsmith.api.viewers import viewer
 from flavorsmith.db.engine import writer
 from flavorsmith.errors import NotFound
-from flavorsmith.nova.store import Viewer
 
 T = TypeVar("T")
+__all__ = ["at_least", "authorize", "require", "root", "run", "viewer"]
 
 
 def authorize(request: Request, rule: str, target: dict[str, Any] | None = None) -> Identity:
     who = identity(request)
     request.app.state.services.enforcer.authorize(rule, who, target)
     return who
-
-
-def viewer(request: Request) -> Viewer:
-    who = identity(request)
-    return Viewer(admin=who.is_admin, project_id=who.project_id)
 
 
 def root(request: Request) -> str:

@@ -1,4 +1,7 @@
-"""/v1/catalog: the loaded catalog, its diagnostics and its derived Nova flavors."""
+"""/v1/catalog: the loaded catalog, its diagnostics and its derived Nova flavors, each as the
+caller may see it (flavorsmith.visibility): a private flavor hidden from the caller is absent
+from counts, lists and diagnostics, and its URL is a 404; its projects are shown only to
+callers allowed to list flavor access."""
 
 from __future__ import annotations
 
@@ -10,9 +13,12 @@ from fastapi import APIRouter, Request
 
 from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.requests import check_query, identity
+from flavorsmith.api.viewers import may_list_access, viewer
+from flavorsmith.catalog.model import Catalog
 from flavorsmith.catalog.repo import Repository, RepoView
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import NotFound
+from flavorsmith.visibility import visible_catalog, visible_diagnostics
 
 router = APIRouter()
 
@@ -56,15 +62,25 @@ def _authorize(request: Request, rule: str) -> None:
     request.app.state.services.enforcer.authorize(rule, identity(request))
 
 
-def _summary(state: CatalogState, view: RepoView) -> dict[str, Any]:
-    catalog = view.catalog
-    return {
+def _summary(request: Request, state: CatalogState, view: RepoView) -> dict[str, Any]:
+    who = viewer(request)
+    catalog = visible_catalog(view.catalog, who)
+    shown, withheld = visible_diagnostics(view, who)
+    body: dict[str, Any] = {
         "repository": str(state.repository.root) if state.repository else None,
         "device_types": len(catalog.device_types),
         "flavors": len(catalog.flavors),
         "valid": not has_errors(view.diagnostics),
-        "diagnostics": [d.as_dict() for d in view.diagnostics],
+        "diagnostics": [d.as_dict() for d in shown],
     }
+    if withheld:
+        body["diagnostics_withheld"] = withheld
+    return body
+
+
+def _catalog(request: Request) -> Catalog:
+    """The loaded catalog as the caller may see it."""
+    return visible_catalog(_state(request).view().catalog, viewer(request))
 
 
 @router.get("/catalog")
@@ -72,7 +88,7 @@ def get_catalog(request: Request) -> dict[str, Any]:
     check_query(request, ())
     _authorize(request, "flavorsmith:catalog:get")
     state = _state(request)
-    return _summary(state, state.view())
+    return _summary(request, state, state.view())
 
 
 @router.post("/catalog/reload")
@@ -80,7 +96,7 @@ def reload_catalog(request: Request) -> dict[str, Any]:
     check_query(request, ())
     _authorize(request, "flavorsmith:catalog:reload")
     state = _state(request)
-    return _summary(state, state.reload())
+    return _summary(request, state, state.reload())
 
 
 @router.get("/catalog/nova-flavors")
@@ -89,28 +105,31 @@ def nova_flavors(request: Request) -> dict[str, Any]:
 
     check_query(request, ())
     _authorize(request, "flavorsmith:catalog:get")
-    view = _state(request).view()
-    derived, unresolved = derive(view.catalog)
-    return {
-        "nova_flavors": [f.as_dict() for f in derived],
-        "unresolved": [f.name for f in unresolved],
-    }
+    derived, unresolved = derive(_catalog(request))
+    access = may_list_access(request)
+    flavors = [f.as_dict() for f in derived]
+    if not access:
+        for entry in flavors:
+            del entry["projects"]
+    return {"nova_flavors": flavors, "unresolved": [f.name for f in unresolved]}
 
 
 @router.get("/catalog/flavors/{name}")
 def flavor(request: Request, name: str) -> dict[str, Any]:
     check_query(request, ())
     _authorize(request, "flavorsmith:catalog:get")
-    found = _state(request).view().catalog.flavor(name)
+    found = _catalog(request).flavor(name)
     if found is None:
         raise NotFound(f"No flavor named {name!r} in the catalog")
-    return {
+    body: dict[str, Any] = {
         "name": found.name,
         "resource_class": found.resource_class,
         "description": found.description,
         "is_public": found.is_public,
-        "projects": list(found.projects),
         "traits": [
             {"trait": t.trait, "full_name": t.full_name, "state": t.state} for t in found.traits
         ],
     }
+    if may_list_access(request):
+        body["projects"] = list(found.projects)
+    return body

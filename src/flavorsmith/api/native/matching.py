@@ -1,4 +1,8 @@
-"""/v1: the nodes of a flavor, the flavors of a node, why a pair does not match, capacity."""
+"""/v1: the nodes of a flavor, the flavors of a node, why a pair does not match, capacity.
+
+Each answer is computed on the catalog as the caller may see it (flavorsmith.visibility): a
+private flavor hidden from the caller is a 404 here, is never listed as a node's flavor, and
+takes no part in capacity, so it shows neither in names nor in the competition counts."""
 
 from __future__ import annotations
 
@@ -11,12 +15,14 @@ from starlette.concurrency import run_in_threadpool
 from flavorsmith.api.links import base
 from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.requests import check_query, identity
+from flavorsmith.api.viewers import viewer
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import Invalid, ServiceUnavailable
 from flavorsmith.inventory.query import parse_limit
 from flavorsmith.matching import views
 from flavorsmith.matching.index import Index
+from flavorsmith.visibility import visible_catalog
 
 router = APIRouter()
 
@@ -34,7 +40,7 @@ async def _inputs(request: Request) -> tuple[Catalog, Index]:
             "The catalog has errors, so nothing is matched; GET /v1/catalog lists them"
         )
     index = await run_in_threadpool(services.index_cache.current)
-    return view.catalog, index
+    return visible_catalog(view.catalog, viewer(request)), index
 
 
 @router.get("/flavors/{name}/nodes")
