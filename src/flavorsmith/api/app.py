@@ -24,6 +24,7 @@ from flavorsmith.api.compute import extra_specs as compute_extra_specs
 from flavorsmith.api.compute import flavors as compute_flavors
 from flavorsmith.api.compute import router as compute
 from flavorsmith.api.compute.policies import POLICIES as COMPUTE_POLICIES
+from flavorsmith.api.csrf import CrossSiteGuard
 from flavorsmith.api.flavours import Flavour, error_response, flavour_of
 from flavorsmith.api.loadbalancer import flavorprofiles as lb_profiles
 from flavorsmith.api.loadbalancer import flavors as lb_flavors
@@ -142,6 +143,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(native_inspection.router, prefix="/v1")
     app.include_router(native_sync.router, prefix="/v1")
     _install_error_handlers(app)
+    app.add_middleware(CrossSiteGuard)  # inside ServiceMiddleware: refusals get a request id
     # Middleware order (outermost first): ServiceMiddleware only; FastAPI's own exception
     # middleware sits inside it and turns domain errors into each API's error body.
     app.add_middleware(
