@@ -28,6 +28,7 @@ from flavorsmith.api.compute import flavors as nova_flavors
 from flavorsmith.api.flavours import Flavour, flavour_of
 from flavorsmith.api.loadbalancer.common import PAGING
 from flavorsmith.api.microversions import IRONIC, NOVA, MicroversionSpec, Version
+from flavorsmith.api.middleware import PUBLIC_PATHS, VERSIONED
 from flavorsmith.deploy import store as template_store
 from flavorsmith.deploy import templates as template_rules
 from flavorsmith.extra_specs.registry import MODES
@@ -160,7 +161,6 @@ class Operation:
     body_required: bool = True
     patch: bool = False  # the body is a JSON patch: application/json-patch+json too
     errors: tuple[int, ...] = ()
-    public: bool = False  # answered without a token (version documents, probes)
     query_array: tuple[str, ...] = ()  # query parameters that may repeat (Octavia's fields)
 
 
@@ -533,31 +533,25 @@ def _operations() -> dict[tuple[str, str], Operation]:
         ("GET", "/"): Operation(
             "The APIs this service serves, and where to find this document",
             {200: ROOT_DOC},
-            public=True,
         ),
         ("GET", "/healthz"): Operation(
-            "Liveness", {200: obj({"status": string()}, required=("status",))}, public=True
+            "Liveness", {200: obj({"status": string()}, required=("status",))}
         ),
         ("GET", "/readyz"): Operation(
             "Readiness: the database answers and its migrations are current",
             {200: obj({"status": string()}, required=("status",))},
-            public=True,
         ),
-        ("GET", "/v1"): Operation(
-            "The Flavorsmith API's version document", {200: ANY_OBJECT}, public=True
-        ),
+        ("GET", "/v1"): Operation("The Flavorsmith API's version document", {200: ANY_OBJECT}),
         # Ironic
         ("GET", "/baremetal"): Operation(
             "Ironic's API versions",
             {200: obj({"default_version": IRONIC_VERSION, "versions": array(IRONIC_VERSION)})},
             errors=(406,),
-            public=True,
         ),
         ("GET", "/baremetal/v1"): Operation(
             "Ironic's v1 document",
             {200: obj({"id": string(), "links": LINKS}, required=("id", "links"))},
             errors=(406,),
-            public=True,
         ),
         ("GET", "/baremetal/v1/nodes"): Operation(
             "List nodes", {200: NODE_LIST}, query=node_list_query, errors=IRONIC_READ
@@ -646,13 +640,12 @@ def _operations() -> dict[tuple[str, str], Operation]:
         ),
         # Nova
         ("GET", "/compute"): Operation(
-            "Nova's API versions", {200: obj({"versions": array(NOVA_VERSION)})}, public=True
+            "Nova's API versions", {200: obj({"versions": array(NOVA_VERSION)})}
         ),
         ("GET", "/compute/v2.1"): Operation(
             "Nova's v2.1 document",
             {200: obj({"version": NOVA_VERSION}, required=("version",))},
             errors=(400, 406),
-            public=True,
         ),
         ("GET", "/compute/v2.1/flavors"): Operation(
             "List flavors",
@@ -734,7 +727,7 @@ def _operations() -> dict[tuple[str, str], Operation]:
         ),
         # Octavia
         ("GET", "/load-balancer"): Operation(
-            "Octavia's API versions", {200: obj({"versions": array(ANY_OBJECT)})}, public=True
+            "Octavia's API versions", {200: obj({"versions": array(ANY_OBJECT)})}
         ),
     }
     for root in ("/load-balancer/v2", "/load-balancer/v2.0"):
@@ -758,9 +751,7 @@ def _operations() -> dict[tuple[str, str], Operation]:
             "flavor", LB_FLAVOR_WRITE_TYPES, provider_service.FLAVOR_UPDATE, ()
         )
         ops |= {
-            ("GET", root): Operation(
-                'Octavia\'s v2 document (the string "v2")', {200: string()}, public=True
-            ),
+            ("GET", root): Operation('Octavia\'s v2 document (the string "v2")', {200: string()}),
             ("GET", f"{lbaas}/providers"): Operation(
                 "List enabled providers",
                 {200: obj({"providers": array(CAPABILITY)}, required=("providers",))},
@@ -914,7 +905,7 @@ def _operations() -> dict[tuple[str, str], Operation]:
             "Apply the catalog (409 with the same body when something failed)",
             {200: SYNC_ROUND, 409: SYNC_ROUND},
             query={"prune": QUERY_BOOL, "only": string(enum=["flavors", "deploy-templates"])},
-            errors=(*READ, 503),
+            errors=(*READ, 409, 503),
         ),
     }
     return ops
@@ -975,7 +966,11 @@ def key(method: str, path: str) -> tuple[str, str]:
 
 
 def _versioned(path: str) -> bool:
-    return path.startswith("/baremetal") or path.startswith("/compute/v2.1")
+    return any(_under(path, root) for root, _ in VERSIONED.values())
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root + "/")
 
 
 def _operation_doc(generated: Schema, path: str, op: Operation) -> Schema:
@@ -990,7 +985,7 @@ def _operation_doc(generated: Schema, path: str, op: Operation) -> Schema:
         parameters.append(parameter)
     if _versioned(path):
         parameters.extend(VERSION_HEADERS.get(flavour, []))
-    if not op.public:
+    if key("GET", path)[1] not in PUBLIC_PATHS:
         parameters.append(AUTH_TOKEN)
     out["parameters"] = parameters
     if op.body is not None:
@@ -1008,12 +1003,8 @@ def _operation_doc(generated: Schema, path: str, op: Operation) -> Schema:
             entry["content"] = {JSON: {"schema": schema}}
         responses[str(status)] = entry
     for status in sorted(set(op.errors)):
-        if str(status) in responses:
-            continue
-        responses[str(status)] = {
-            "description": STATUS_TEXT[status],
-            "content": {error_type: {"schema": error_schema}},
-        }
+        entry = responses.setdefault(str(status), {"description": STATUS_TEXT[status]})
+        entry.setdefault("content", {}).setdefault(error_type, {"schema": error_schema})
     if path == "/readyz":
         responses["503"] = {
             "description": "The database does not answer or its migrations are not current",
