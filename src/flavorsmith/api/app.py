@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from flavorsmith.api import health
+from flavorsmith.api import health, openapi
 from flavorsmith.api.auth import Authenticator, NoAuth, TokenFile
 from flavorsmith.api.baremetal import deploy_templates as baremetal_templates
 from flavorsmith.api.baremetal import nodes as baremetal_nodes
@@ -121,7 +121,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         title="Flavorsmith",
         docs_url=None,
         redoc_url=None,
-        openapi_url="/v1/openapi.json",
+        openapi_url=None,  # served by api/openapi.py, at /openapi.json and /v1/openapi.json
     )
     app.state.services = services
     app.include_router(health.router)
@@ -142,6 +142,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(native_matching.router, prefix="/v1")
     app.include_router(native_inspection.router, prefix="/v1")
     app.include_router(native_sync.router, prefix="/v1")
+    openapi.install(app)
     _install_error_handlers(app)
     app.add_middleware(CrossSiteGuard)  # inside ServiceMiddleware: refusals get a request id
     # Middleware order (outermost first): ServiceMiddleware only; FastAPI's own exception

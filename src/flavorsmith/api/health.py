@@ -36,6 +36,23 @@ async def root(request: Request) -> dict[str, Any]:
             }
             for prefix, what, resources in APIS
         ],
+        "links": [
+            {"href": f"{base}/openapi.json", "rel": "describedby", "type": "application/json"}
+        ],
+    }
+
+
+@router.get("/v1")
+async def native_v1(request: Request) -> dict[str, Any]:
+    """The native API's version document, pointing at the OpenAPI document."""
+    base = str(request.base_url).rstrip("/")
+    return {
+        "id": "v1",
+        "status": "CURRENT",
+        "links": [
+            {"href": f"{base}/v1", "rel": "self"},
+            {"href": f"{base}/v1/openapi.json", "rel": "describedby", "type": "application/json"},
+        ],
     }
 
 

@@ -1,0 +1,301 @@
+"""Schemathesis against a live ``flavorsmith serve`` (noauth, the example catalog), on SQLite
+and on PostgreSQL: no request may answer 500, and every answer must match the OpenAPI
+document the service publishes.
+
+The database is seeded through the API so that path parameters have real rows to hit: the
+document's path parameters get those rows as examples, and every DELETE gets a row of its
+own (a "victim"), so a delete never takes away what other operations read. A row that is
+gone answers 404, which every such operation declares, so the order of the run cannot make
+it fail."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from tests.conftest import EXAMPLES
+from tests.database import throwaway_postgres
+from tests.live import free_port
+
+HERE = Path(__file__).resolve().parent
+CONFIG = HERE / "schemathesis.toml"
+IRONIC = {"X-OpenStack-Ironic-API-Version": "latest"}
+NOVA = {"OpenStack-API-Version": "compute latest"}
+# Bounds of the run, measured on two shared cores: see README "The OpenAPI document".
+MAX_EXAMPLES = "30"
+WORKERS = "2"
+RUN_TIMEOUT = 300
+
+
+def call(
+    base: str, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+) -> tuple[int, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            raw = response.read()
+            return response.status, json.loads(raw) if raw else None
+    except urllib.error.HTTPError as exc:
+        raw = exc.read()
+        return exc.code, json.loads(raw) if raw else None
+
+
+def ok(base: str, method: str, path: str, body: Any = None, **headers: str) -> Any:
+    status, answer = call(
+        base, method, path, body, {k.replace("_", "-"): v for k, v in headers.items()}
+    )
+    assert status < 300, f"seeding {method} {path}: {status} {answer}"
+    return answer
+
+
+def seed(base: str) -> dict[str, str]:
+    """Rows for every kind of path parameter; returns the names the examples use."""
+    rows = YAML(typ="safe").load((EXAMPLES / "nodes.yaml").read_text())["nodes"][:10]
+    node_ids = []
+    for row in rows:
+        fields = ("name", "driver", "resource_class", "driver_info", "properties")
+        node = ok(
+            base, "POST", "/baremetal/v1/nodes", {k: row[k] for k in fields if k in row}, **IRONIC
+        )
+        ok(
+            base,
+            "PUT",
+            f"/baremetal/v1/nodes/{node['uuid']}/traits",
+            {"traits": row.get("traits", [])},
+            **IRONIC,
+        )
+        node_ids.append(node["uuid"])
+    ok(base, "PUT", f"/baremetal/v1/nodes/{node_ids[0]}/traits/CUSTOM_FUZZ", **IRONIC)
+    ok(base, "POST", "/v1/sync/apply")
+    ok(base, "POST", "/v1/sync/apply?only=deploy-templates")
+    templates = ok(base, "GET", "/baremetal/v1/deploy_templates", **IRONIC)["deploy_templates"]
+    victim_template = ok(
+        base,
+        "POST",
+        "/baremetal/v1/deploy_templates",
+        {
+            "name": "CUSTOM_FUZZ_VICTIM",
+            "steps": [
+                {
+                    "interface": "bios",
+                    "step": "apply_configuration",
+                    "args": {"settings": []},
+                    "priority": 150,
+                }
+            ],
+        },
+        **IRONIC,
+    )
+    for flavorid, public in (("fuzz-private", False), ("fuzz-victim", True)):
+        flavor = {"name": flavorid, "id": flavorid, "ram": 1024, "vcpus": 1, "disk": 10}
+        ok(
+            base,
+            "POST",
+            "/compute/v2.1/flavors",
+            {"flavor": {**flavor, "os-flavor-access:is_public": public}},
+            **NOVA,
+        )
+        ok(
+            base,
+            "POST",
+            f"/compute/v2.1/flavors/{flavorid}/os-extra_specs",
+            {"extra_specs": {"fuzz:key": "1"}},
+            **NOVA,
+        )
+    ok(
+        base,
+        "POST",
+        "/compute/v2.1/flavors/fuzz-private/action",
+        {"addTenantAccess": {"tenant": "fuzz-project"}},
+        **NOVA,
+    )
+    lbaas = "/load-balancer/v2/lbaas"
+    profiles = [
+        ok(
+            base,
+            "POST",
+            f"{lbaas}/flavorprofiles",
+            {"flavorprofile": {"name": name, "provider_name": "noop", "flavor_data": "{}"}},
+        )["flavorprofile"]["id"]
+        for name in ("fuzz-keeper", "fuzz-victim")
+    ]
+    flavors = [
+        ok(
+            base,
+            "POST",
+            f"{lbaas}/flavors",
+            {"flavor": {"name": name, "flavor_profile_id": profiles[0]}},
+        )["flavor"]["id"]
+        for name in ("fuzz-keeper", "fuzz-victim")
+    ]
+    return {
+        "node": node_ids[0],
+        "node-victim": node_ids[-1],
+        "trait": "CUSTOM_FUZZ",
+        "template": templates[0]["uuid"],
+        "template-victim": victim_template["uuid"],
+        "flavorid": "fuzz-private",
+        "flavorid-victim": "fuzz-victim",
+        "key": "fuzz:key",
+        "profile": profiles[0],
+        "profile-victim": profiles[1],
+        "lb-flavor": flavors[0],
+        "lb-flavor-victim": flavors[1],
+        "provider": "noop",
+        "catalog-flavor": "m1.small",
+    }
+
+
+def example(rows: dict[str, str], method: str, path: str, name: str) -> str | None:
+    """The seeded value a path parameter should start from (DELETEs get victims)."""
+    deleting = method == "delete" and path.endswith("{" + name + "}") and "traits" not in path
+    suffix = "-victim" if deleting else ""
+    if name == "ident":
+        if "/deploy_templates/" in path:
+            return rows["template" + suffix]
+        if "/flavorprofiles/" in path:
+            return rows["profile" + suffix]
+        if "/lbaas/flavors/" in path or "/service-flavors/" in path:
+            return rows["lb-flavor" + suffix]
+        return rows["node" + suffix]
+    if name == "flavorid":
+        return rows["flavorid" + suffix]
+    if name == "name":
+        return rows["catalog-flavor"]
+    return rows.get(name)
+
+
+def with_examples(document: dict[str, Any], rows: dict[str, str]) -> dict[str, Any]:
+    for path, methods in document["paths"].items():
+        for method, operation in methods.items():
+            for parameter in operation.get("parameters", []):
+                if parameter["in"] == "path":
+                    value = example(rows, method, path, parameter["name"])
+                    if value is not None:
+                        parameter["example"] = value
+    return document
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'fuzz.db'}"
+        return
+    with throwaway_postgres() as url:
+        upgrade = subprocess.run(
+            [sys.executable, "-m", "flavorsmith", "db", "upgrade", "--database", url],
+            capture_output=True,
+            text=True,
+        )
+        assert upgrade.returncode == 0, upgrade.stderr
+        yield url
+
+
+@pytest.fixture
+def service(database: str, tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with log.open("w") as sink:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "flavorsmith",
+                "serve",
+                "--port",
+                str(port),
+                "--database",
+                database,
+                "--repo",
+                str(EXAMPLES),
+                "--auth",
+                "noauth",
+            ],
+            env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "home")},
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while not _healthy(base):
+            if time.monotonic() > deadline or process.poll() is not None:
+                pytest.fail(f"serve did not start:\n{log.read_text()}")
+            time.sleep(0.1)
+        yield base, log
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def _healthy(base: str) -> bool:
+    try:
+        return call(base, "GET", "/healthz")[0] == 200
+    except OSError:
+        return False
+
+
+def test_no_server_error_and_every_answer_as_documented(
+    service: tuple[str, Path], tmp_path: Path
+) -> None:
+    base, log = service
+    st = shutil.which("st", path=str(Path(sys.executable).parent)) or "st"
+    status, document = call(base, "GET", "/v1/openapi.json")
+    assert status == 200
+    rows = seed(base)
+    schema = tmp_path / "openapi.json"
+    schema.write_text(json.dumps(with_examples(document, rows)))
+    started = time.monotonic()
+    run = subprocess.run(
+        [
+            st,
+            "--config-file",
+            str(CONFIG),
+            "run",
+            str(schema),
+            "--url",
+            base,
+            "--checks",
+            "not_a_server_error,response_schema_conformance",
+            "--max-examples",
+            MAX_EXAMPLES,
+            "--workers",
+            WORKERS,
+            "--no-color",
+            "--generation-database",
+            "none",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        cwd=tmp_path,
+    )
+    elapsed = time.monotonic() - started
+    assert run.returncode == 0, (
+        f"schemathesis failed after {elapsed:.0f}s:\n{run.stdout}\n{run.stderr}\n"
+        f"server tracebacks:\n{_tracebacks(log)}"
+    )
+    print(f"schemathesis passed in {elapsed:.0f}s")
+
+
+def _tracebacks(log: Path) -> str:
+    """The server log without the access lines: the errors and their tracebacks."""
+    lines = log.read_text().splitlines()
+    kept = [line for line in lines if '"event": "request"' not in line]
+    return "\n".join(kept[:400])
