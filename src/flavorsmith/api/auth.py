@@ -12,7 +12,8 @@ from flavorsmith.errors import NotAuthenticated
 # OpenStack's default role implications: admin implies member implies reader.
 _IMPLIED = {"admin": {"member", "reader"}, "member": {"reader"}}
 ROLE_ALIASES = {"observer": "reader"}
-KNOWN_ROLES = ("admin", "member", "reader", "observer")
+# ``service``: Keystone's role for a consuming service's own user (it implies no other role).
+KNOWN_ROLES = ("admin", "member", "reader", "observer", "service")
 
 
 def effective_roles(roles: set[str] | frozenset[str]) -> frozenset[str]:
@@ -63,7 +64,7 @@ class AuthConfigError(Exception):
 
 
 class TokenFile:
-    """Static tokens: ``token: {user: U, project: P, roles: [admin|member|reader]}``."""
+    """Static tokens: ``token: {user: U, project: P, roles: [admin|member|reader|service]}``."""
 
     def __init__(self, tokens: Mapping[str, Identity]) -> None:
         self.tokens = dict(tokens)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from flavorsmith.catalog import kustomization
 from flavorsmith.catalog.kinds import KINDS, Kind
-from flavorsmith.catalog.load import Loaded, display_path, load_bytes
+from flavorsmith.catalog.load import Loaded, Unreadable, display_path, load_bytes, read_file
 from flavorsmith.catalog.model import (
     Definition,
     DeployTemplateDef,
@@ -35,9 +35,9 @@ class AddResult:
 def add(repo: Repository, kind: Kind, source: Path, *, force: bool = False) -> AddResult:
     """Validate ``source`` against the repository, then write it to its canonical path."""
     try:
-        raw = source.read_bytes()
-    except OSError as exc:
-        raise EditRefused(f"{source}: cannot read: {exc.strerror or exc}") from exc
+        raw = read_file(source)
+    except Unreadable as exc:
+        raise EditRefused(f"{source}: {exc.message}") from None
     candidate = load_bytes(raw, kind, source)
     diagnostics = list(candidate.diagnostics)
     if candidate.model is None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from flavorsmith.catalog import filechecks, schema
-from flavorsmith.catalog.document import Document, parse
+from flavorsmith.catalog.document import MAX_FILE_BYTES, Document, parse
 from flavorsmith.catalog.kinds import (
     DEPLOY_TEMPLATE,
     DEVICE_TYPE,
@@ -42,9 +45,10 @@ class Loaded:
 
 
 def display_path(path: Path) -> str:
-    """How diagnostics name a file: relative to the working directory when inside it."""
+    """How diagnostics name a file: relative to the working directory when inside it. A link
+    is named by itself, never by its target."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str((path.parent.resolve() / path.name).relative_to(Path.cwd().resolve()))
     except (ValueError, OSError):
         return str(path)
 
@@ -78,12 +82,61 @@ def load_bytes(raw: bytes, kind: Kind, path: Path, display: str | None = None) -
     return Loaded(path, kind, doc, model, diagnostics)
 
 
-def load_file(path: Path, kind: Kind, display: str | None = None) -> Loaded:
+class Unreadable(Exception):
+    """A catalog file that is not read: ``code`` and ``message`` say why, never its content."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def read_file(path: Path, *, roots: Sequence[Path] = (), max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """A catalog file's bytes, read only when it is safe to: with ``roots``, a path whose links
+    lead outside all of them is refused (links that stay inside, as in a Kubernetes ConfigMap
+    volume, are followed); only a regular file is opened for reading, its size is checked
+    before a byte is read, and at most ``max_bytes`` + 1 bytes are ever read."""
+    if roots:
+        try:
+            target = path.resolve(strict=True)
+            inside = any(target.is_relative_to(r.resolve(strict=True)) for r in roots)
+        except (OSError, RuntimeError) as exc:  # missing, or a loop of links
+            reason = getattr(exc, "strerror", None) or "a loop of symbolic links"
+            raise Unreadable("io", f"cannot read: {reason}") from None
+        if not inside:
+            raise Unreadable(
+                "outside-repository",
+                "a symbolic link that leads outside the repository; refused "
+                "(a link may only point at a file inside the repository)",
+            )
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise Unreadable("io", f"cannot read: {exc.strerror or type(exc).__name__}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise Unreadable("io", "cannot read: not a regular file")
+        if info.st_size > max_bytes:
+            raise Unreadable(
+                "too-big", f"file is {info.st_size} bytes; at most {max_bytes} allowed"
+            )
+        raw = handle.read(max_bytes + 1)
+    if len(raw) > max_bytes:  # it grew after the check
+        raise Unreadable(
+            "too-big", f"file is more than {max_bytes} bytes; at most {max_bytes} allowed"
+        )
+    return raw
+
+
+def load_file(
+    path: Path, kind: Kind, display: str | None = None, *, roots: Sequence[Path] = ()
+) -> Loaded:
+    """Read and load one definition file (see ``read_file`` for what is refused unread)."""
     shown = display if display is not None else display_path(path)
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        diag = Diagnostic(shown, 1, 1, "file", f"cannot read: {reason}", Severity.ERROR, "io")
+        raw = read_file(path, roots=roots)
+    except Unreadable as exc:
+        diag = Diagnostic(shown, 1, 1, "file", exc.message, Severity.ERROR, exc.code)
         return Loaded(path, kind, None, None, [diag])
     return load_bytes(raw, kind, path, shown)

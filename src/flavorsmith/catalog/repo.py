@@ -10,7 +10,7 @@ from pathlib import Path
 
 from flavorsmith.catalog import checks, kustomization
 from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR, KINDS, Kind
-from flavorsmith.catalog.load import Loaded, display_path, load_file
+from flavorsmith.catalog.load import Loaded, Unreadable, display_path, load_file, read_file
 from flavorsmith.catalog.model import (
     Catalog,
     Definition,
@@ -68,6 +68,12 @@ class Repository:
         self.hardware = root / "hardware"
         self.kustomization_path = self.hardware / "base" / "kustomization.yaml"
 
+    @property
+    def roots(self) -> tuple[Path, Path]:
+        """Where the catalog's files may live: in the repository, or wherever its ``hardware``
+        folder is (it may itself be a link, to a mounted volume for instance)."""
+        return self.root, self.hardware
+
     def exists(self) -> bool:
         return self.hardware.is_dir()
 
@@ -79,6 +85,10 @@ class Repository:
         if not folder.is_dir():
             return []
         return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+
+    def load_definition(self, path: Path, kind: Kind) -> Loaded:
+        """One definition file of this repository; a link leading out of it is refused."""
+        return load_file(path, kind, roots=self.roots)
 
     def load(self) -> RepoView:
         """Load and check every definition, across files and against the kustomization.
@@ -102,7 +112,7 @@ class Repository:
             return view
         for kind in KINDS:
             for path in self.definition_files(kind):
-                loaded = load_file(path, kind)
+                loaded = self.load_definition(path, kind)
                 view.loaded.append(loaded)
                 view.diagnostics.extend(loaded.diagnostics)
         # Definitions in their canonical file come first, so a duplicate is reported on the copy.
@@ -170,7 +180,7 @@ class Repository:
         """A definition by flavor name, or by device-type slug or 'manufacturer model'."""
         wanted = name.casefold()
         for path in self.definition_files(kind):
-            loaded = load_file(path, kind)
+            loaded = self.load_definition(path, kind)
             model = loaded.model
             if isinstance(model, Flavor) and model.name == name:
                 return loaded
@@ -213,9 +223,11 @@ class Repository:
                 return []
             message = "missing: no definition is deployed (flavorsmith ... add creates it)"
             return [Diagnostic(shown, 1, 1, "file", message, W, "kustomization-missing")]
-        doc, out = kustomization.parse_text(
-            self.kustomization_path.read_text(encoding="utf-8", errors="replace"), shown
-        )
+        try:
+            raw = read_file(self.kustomization_path, roots=self.roots)
+        except Unreadable as exc:
+            return [Diagnostic(shown, 1, 1, "file", exc.message, code=exc.code)]
+        doc, out = kustomization.parse_text(raw.decode("utf-8", errors="replace"), shown)
         if doc is None:
             return out
         for kind in KINDS:

@@ -13,7 +13,7 @@ from jsonschema.exceptions import ValidationError
 from flavorsmith import traits
 from flavorsmith.catalog.document import Document
 from flavorsmith.catalog.kinds import Kind
-from flavorsmith.diagnostics import Diagnostic
+from flavorsmith.diagnostics import Diagnostic, excerpt
 from flavorsmith.hints import closest, did_you_mean
 
 _JSON_TYPES = {
@@ -61,7 +61,7 @@ def describe(value: Any) -> str:
     if isinstance(value, int | float):
         return f"the number {value}"
     if isinstance(value, str):
-        return f"the string {value!r}"
+        return f"the string {excerpt(value)}"
     if isinstance(value, list):
         return "a list"
     return "a mapping"
@@ -84,7 +84,8 @@ def _diagnose(doc: Document, error: ValidationError) -> list[Diagnostic]:
         return [
             doc.diagnostic(
                 [*path, key],
-                f"unknown key {key!r}{did_you_mean(key, allowed)}; allowed: {', '.join(allowed)}",
+                f"unknown key {excerpt(key)}{did_you_mean(key, allowed)}; "
+                f"allowed: {', '.join(allowed)}",
                 code="schema-unknown-key",
                 at_key=True,
             )
@@ -97,24 +98,30 @@ def _diagnose(doc: Document, error: ValidationError) -> list[Diagnostic]:
     elif rule == "enum":
         options = ", ".join(repr(o) for o in expected)
         hint = did_you_mean(str(value), [str(o) for o in expected])
-        message = f"{value!r} is not allowed; expected one of {options}{hint}"
+        message = f"{excerpt(value)} is not allowed; expected one of {options}{hint}"
     elif rule == "pattern":
-        message = f"{value!r} must match {expected}{_pattern_hint(path, value)}"
+        message = f"{excerpt(value)} must match {expected}{_pattern_hint(path, value)}"
     elif rule == "minLength" and expected == 1:
         message = "must not be empty"
     elif rule == "minLength":
-        message = f"{value!r} is too short; at least {expected} characters"
+        message = f"{excerpt(value)} is too short; at least {expected} characters"
     elif rule == "maxLength":
         message = f"is {len(value)} characters long; at most {expected} allowed"
     elif rule == "minimum":
-        message = f"{value} is too small; at least {expected}"
+        message = f"{excerpt(value)} is too small; at least {expected}"
     elif rule == "exclusiveMinimum":
-        message = f"{value} must be greater than {expected}"
+        message = f"{excerpt(value)} must be greater than {expected}"
     elif rule == "uniqueItems":
         dupes = sorted({str(v) for v in value if value.count(v) > 1})
-        message = f"lists {', '.join(repr(d) for d in dupes)} more than once"
-    else:
-        message = " ".join(error.message.split())
+        message = f"lists {', '.join(excerpt(d) for d in dupes[:5])} more than once"
+    elif rule == "const":
+        message = f"expected {excerpt(expected)}, found {describe(value)}"
+    elif rule in ("minItems", "minProperties"):
+        message = f"must have at least {expected} {'item' if rule == 'minItems' else 'key'}" + (
+            "" if expected == 1 else "s"
+        )
+    else:  # the library's wording quotes the whole value: quote only an excerpt
+        message = f"{describe(value)} is not valid ({rule})"
     return [doc.diagnostic(path, message, code=f"schema-{rule}")]
 
 

@@ -192,10 +192,19 @@ def delete_flavor(connection: Connection, ident: str) -> None:
 
 
 def resolve(
-    connection: Connection, registry: Registry, ident: str, provider: str | None = None
+    connection: Connection,
+    registry: Registry,
+    ident: str,
+    provider: str | None = None,
+    *,
+    with_profile: bool = True,
 ) -> dict[str, Any]:
     """What a consumer needs at use time: the provider and the expanded metadata, after
-    validating the profile with the driver again (a driver upgrade may now refuse it)."""
+    validating the profile with the driver again (a driver upgrade may now refuse it).
+
+    Without ``with_profile`` the answer (and every refusal) is the same, but the profile's
+    content is left out: its flavor data and the metadata it expands to (node names for the
+    baremetal provider), which Octavia shows to admins only."""
     flavor = store.flavor(connection, ident)
     if not flavor["enabled"]:
         raise Invalid(f"The selected flavor is not allowed in this deployment: {flavor['name']}")
@@ -208,11 +217,13 @@ def resolve(
     driver = registry.get(profile["provider_name"])
     data = parse_flavor_data(profile["flavor_data"])
     validate(driver, data)
-    return {
+    metadata = expand(driver, data)
+    result: dict[str, Any] = {
         "flavor_id": flavor["id"],
         "flavor_name": flavor["name"],
         "flavor_profile_id": profile["id"],
         "provider": profile["provider_name"],
-        "flavor_data": data,
-        "metadata": expand(driver, data),
     }
+    if with_profile:
+        result |= {"flavor_data": data, "metadata": metadata}
+    return result

@@ -1,6 +1,8 @@
 """POST /v1/service-flavors/{flavor_id}/resolve: what a consuming service calls at each use
 (as Octavia does inside load-balancer create): the provider and the expanded metadata, after
-the driver validated the profile again."""
+the driver validated the profile again. The profile's content (flavor data, metadata) is shown
+only to callers allowed the profile rule (admins and the ``service`` role by default); others
+get the same answer without it."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from flavorsmith.api.loadbalancer.common import authorize, run
-from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.api.loadbalancer.policies import RESOLVE_PROFILE
+from flavorsmith.api.requests import check_query, identity, json_body
 from flavorsmith.errors import Invalid
 from flavorsmith.providers import service
 
@@ -28,8 +31,12 @@ async def resolve(request: Request, ident: str) -> dict[str, Any]:
         provider = body.get("provider")
         if provider is not None and not isinstance(provider, str):
             raise Invalid("provider must be a string")
-    registry = request.app.state.services.providers
+    services = request.app.state.services
+    registry = services.providers
+    full = services.enforcer.check(RESOLVE_PROFILE, identity(request).credentials(), {})
     result: dict[str, Any] = await run(
-        request, lambda c: service.resolve(c, registry, ident, provider), write=False
+        request,
+        lambda c: service.resolve(c, registry, ident, provider, with_profile=full),
+        write=False,
     )
     return result

@@ -16,11 +16,10 @@ def register(app: typer.Typer, kind: Kind) -> None:
         repo: RepoOption = None, fmt: FormatOption = Format.TABLE, column: ColumnOption = None
     ) -> None:
         """List the definitions in the repository."""
-        from flavorsmith.catalog.load import load_file
         from flavorsmith.cli.definitions.rows import columns, row
 
         found = repository(repo)
-        loaded = [load_file(path, kind) for path in found.definition_files(kind)]
+        loaded = [found.load_definition(path, kind) for path in found.definition_files(kind)]
         broken = [d for item in loaded if item.model is None for d in item.diagnostics]
         if broken:
             typer.echo("skipped files with errors (run flavorsmith validate):", err=True)
