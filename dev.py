@@ -9,8 +9,10 @@ Needs only python3 (with venv and pip, as CPython ships them); packages come fro
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import venv
@@ -23,9 +25,32 @@ PY = BIN / "python"
 INPUTS = ("pyproject.toml", "constraints.txt")
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 def run(*argv: str | Path) -> int:
+    """Run one step and return its exit status. Ctrl-C or SIGTERM sent to this script goes to
+    the step too (once: it runs in its own process group), this script waits for it to end and
+    then stops with 128 + the signal, so stopping ``demo`` never leaves a server running."""
     print("+", " ".join(str(a) for a in argv), flush=True)
-    return subprocess.call([str(a) for a in argv], cwd=ROOT)
+    group = {"process_group": 0} if os.name == "posix" else {}
+    child = subprocess.Popen([str(a) for a in argv], cwd=ROOT, **group)  # type: ignore[call-overload]
+    received: list[int] = []
+
+    def forward(signum: int, _frame: object) -> None:
+        received.append(signum)
+        with contextlib.suppress(ProcessLookupError):
+            child.send_signal(signum)
+
+    previous = {number: signal.signal(number, forward) for number in STOP_SIGNALS}
+    try:
+        status: int = child.wait()
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    if received:
+        sys.exit(128 + received[0])
+    return status
 
 
 def setup() -> None:
@@ -84,10 +109,7 @@ def demo(extra: list[str]) -> int:
         "baremetal\n",
         flush=True,
     )
-    try:
-        return run(flavorsmith, "serve", "--repo", "examples", *extra)
-    except KeyboardInterrupt:
-        return 0
+    return run(flavorsmith, "serve", "--repo", "examples", *extra)
 
 
 def test(extra: list[str]) -> int:

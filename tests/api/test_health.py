@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -9,7 +10,8 @@ from sqlalchemy import Engine
 
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
-from tests.api.conftest import build_app
+from tests.api.conftest import ClientFactory, build_app
+from tests.conftest import EXAMPLES
 
 
 def test_healthz_and_readyz(client: TestClient) -> None:
@@ -40,3 +42,24 @@ def test_readyz_reports_an_unreachable_database() -> None:
         "status": "unavailable",
         "database": "unreachable (OperationalError)",
     }
+
+
+def test_readyz_reports_a_missing_or_empty_catalog(
+    make_client: ClientFactory, tmp_path: Path
+) -> None:
+    repo = tmp_path / "deploy"
+    shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
+    client = make_client(repo=repo)
+    assert client.get("/readyz").status_code == 200
+    (repo / "hardware").rename(tmp_path / "aside")
+    missing = client.get("/readyz")
+    assert missing.status_code == 503
+    assert missing.json()["status"] == "unavailable"
+    assert missing.json()["catalog"] == f"missing: {repo} has no hardware/ folder"
+    (repo / "hardware").mkdir()
+    empty = client.get("/readyz")
+    assert empty.status_code == 503
+    assert empty.json()["catalog"] == f"empty: no definitions under {repo / 'hardware'}"
+    (repo / "hardware").rmdir()
+    (tmp_path / "aside").rename(repo / "hardware")
+    assert client.get("/readyz").status_code == 200

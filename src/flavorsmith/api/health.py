@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import text
 
 from flavorsmith import __version__
+from flavorsmith.catalog.kinds import KINDS
 from flavorsmith.db import migrate
 
 router = APIRouter()
@@ -83,4 +84,28 @@ def readyz(request: Request) -> JSONResponse:
             },
             status_code=503,
         )
+    problem = catalog_problem(services.catalog)
+    if problem is not None:
+        return JSONResponse(
+            {
+                "status": "unavailable",
+                "database": "ok",
+                "migrations": current,
+                "catalog": problem,
+            },
+            status_code=503,
+        )
     return JSONResponse({"status": "ready", "database": "ok", "migrations": current})
+
+
+def catalog_problem(catalog: Any) -> str | None:
+    """Why the served catalog is not usable (its folder is gone, or it defines nothing), else
+    None. A service without a catalog repository has nothing to check."""
+    repository = catalog.repository
+    if repository is None:
+        return None
+    if not repository.exists():
+        return f"missing: {repository.root} has no hardware/ folder"
+    if not any(repository.definition_files(kind) for kind in KINDS):
+        return f"empty: no definitions under {repository.hardware}"
+    return None

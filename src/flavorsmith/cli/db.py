@@ -12,11 +12,11 @@ app = typer.Typer(help="Database migrations.", no_args_is_help=True)
 @app.command("upgrade")
 def upgrade(database: DatabaseOption = None) -> None:
     """Apply every pending migration."""
-    from flavorsmith.config import resolve_database_url
+    from flavorsmith.cli.options import database_url
     from flavorsmith.db import migrate
     from flavorsmith.db.engine import describe, make_engine
 
-    url = resolve_database_url(database)
+    url = database_url(database)
     try:
         engine = make_engine(url)
         before = migrate.current(engine)
@@ -34,11 +34,11 @@ def upgrade(database: DatabaseOption = None) -> None:
 @app.command("current")
 def current(database: DatabaseOption = None) -> None:
     """Print the database's migration and the latest one."""
-    from flavorsmith.config import resolve_database_url
+    from flavorsmith.cli.options import database_url
     from flavorsmith.db import migrate
     from flavorsmith.db.engine import describe, make_engine
 
-    url = resolve_database_url(database)
+    url = database_url(database)
     try:
         revision = migrate.current(make_engine(url))
     except Exception as exc:

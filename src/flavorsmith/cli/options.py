@@ -54,3 +54,14 @@ DatabaseOption = Annotated[
         show_default=False,
     ),
 ]
+
+
+def database_url(option: str | None) -> str:
+    """The database URL of every command (--database, env, default), checked: a URL this
+    service cannot open, or a SQLite file in a folder that does not exist, is a usage error."""
+    from flavorsmith.config import ConfigError, check_database_url, resolve_database_url
+
+    try:
+        return check_database_url(resolve_database_url(option))
+    except ConfigError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--database'") from None

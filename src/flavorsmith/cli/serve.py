@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -41,6 +42,12 @@ def serve(
     sync_prune: Annotated[
         bool, typer.Option(help="With --sync, delete managed flavors gone from the catalog.")
     ] = False,
+    sync_allow_empty: Annotated[
+        bool,
+        typer.Option(
+            help="With --sync-prune, let a round delete every managed flavor (refused otherwise)."
+        ),
+    ] = False,
     providers: Annotated[
         str,
         typer.Option(
@@ -59,8 +66,8 @@ def serve(
 
     from flavorsmith.api.app import create_app
     from flavorsmith.api.auth import AuthConfigError
-    from flavorsmith.catalog.repo import resolve_root
-    from flavorsmith.config import Settings, resolve_database_url
+    from flavorsmith.cli.options import database_url, repository
+    from flavorsmith.config import Settings
     from flavorsmith.db import migrate
     from flavorsmith.db.engine import describe, make_engine
 
@@ -76,7 +83,10 @@ def serve(
         parse_enabled(providers)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="'--providers'") from None
-    url = resolve_database_url(database)
+    url = database_url(database)
+    # A path that is not a catalog is a usage error before anything is served: served, it
+    # would look like an empty catalog, and a sync with prune would delete every flavor.
+    root = repository(repo).root.resolve()
     settings = Settings(
         database_url=url,
         host=host,
@@ -84,7 +94,7 @@ def serve(
         auth="token-file" if auth == "token-file" else "noauth",
         token_file=token_file,
         policy_file=policy_file,
-        repo=resolve_root(repo).resolve(),
+        repo=root,
         max_body_bytes=max_body_bytes,
         providers=providers,
     )
@@ -106,9 +116,10 @@ def serve(
     except Exception as exc:  # the database cannot be reached or opened
         typer.echo(f"error: database {describe(url)}: {type(exc).__name__}: {exc}", err=True)
         raise typer.Exit(1) from None
+    sock = listen(host, port)
     typer.echo(f"database: {describe(url)}", err=True)
     typer.echo(f"catalog: {settings.repo}", err=True)
-    typer.echo(f"serving on http://{host}:{port}/ (auth: {auth})", err=True)
+    typer.echo(f"serving on {base_url(host, sock)} (auth: {auth})", err=True)
     stop = threading.Event()
     watcher = None
     if sync:
@@ -116,22 +127,54 @@ def serve(
         from flavorsmith.nova.targets import DatabaseTarget
         from flavorsmith.nova.watch import watch
 
-        repository = Repository(settings.repo) if settings.repo else None
-        if repository is None or not repository.exists():
-            typer.echo("error: --sync needs a catalog repository (--repo)", err=True)
-            raise typer.Exit(2)
         watcher = threading.Thread(
             target=watch,
-            args=(repository, lambda: DatabaseTarget(engine), engine),
-            kwargs={"prune": sync_prune, "interval": sync_interval, "stop": stop},
+            args=(Repository(root), lambda: DatabaseTarget(engine), engine),
+            kwargs={
+                "prune": sync_prune,
+                "allow_empty": sync_allow_empty,
+                "interval": sync_interval,
+                "stop": stop,
+            },
             name="flavorsmith-sync",
             daemon=True,
         )
         watcher.start()
         typer.echo(f"sync: every {sync_interval:g} s and on catalog changes", err=True)
+    config = uvicorn.Config(app, log_level="warning", access_log=False)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+        uvicorn.Server(config).run(sockets=[sock])
     finally:
         stop.set()
+        sock.close()
         if watcher is not None:
             watcher.join(timeout=10)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound and listening on host:port (0: any free port); one line and exit 1 when
+    that is impossible (the port is taken, the address is not this machine's)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as exc:
+        typer.echo(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1) from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        typer.echo(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1) from None
+    return sock
+
+
+def base_url(host: str, sock: socket.socket) -> str:
+    """http://host:port/ with the port actually bound."""
+    port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/"

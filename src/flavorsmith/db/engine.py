@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
+
+from flavorsmith.config import sqlite_folder
 
 # How long a SQLite writer waits for another one before giving up.
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -19,8 +20,7 @@ def make_engine(url: str) -> Engine:
         return create_engine(url, pool_pre_ping=True)
     database = parsed.database or ""
     in_memory = database in ("", ":memory:")
-    if not in_memory:
-        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    sqlite_folder(database, create=True)  # ConfigError unless it exists or is the default
     kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}}
     if in_memory:
         kwargs["poolclass"] = StaticPool

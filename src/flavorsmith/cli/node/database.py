@@ -11,11 +11,11 @@ def open_database(option: str | None, ctx: typer.Context) -> Engine:
     Its connections close when the command ends."""
     from sqlalchemy.engine import make_url
 
-    from flavorsmith.config import resolve_database_url
+    from flavorsmith.cli.options import database_url
     from flavorsmith.db import migrate
     from flavorsmith.db.engine import describe, make_engine
 
-    url = resolve_database_url(option)
+    url = database_url(option)
     try:
         engine = make_engine(url)
         ctx.call_on_close(engine.dispose)

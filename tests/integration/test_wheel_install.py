@@ -1,0 +1,159 @@
+"""A plain ``pip install`` of the built wheel, without extras, is enough for
+``flavorsmith sync plan --endpoint`` against a live ``flavorsmith serve``.
+
+The fresh virtual environment is cached under ~/.cache/flavorsmith-tests (or
+$FLAVORSMITH_TEST_CACHE), keyed by pyproject.toml and constraints.txt: the first run installs
+every dependency from the package index, later runs only reinstall the freshly built wheel."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+import venv
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, ROOT
+from tests.live import free_port
+from tests.support.ironic_api import CACHE
+
+pytestmark = pytest.mark.slow
+INPUTS = ("pyproject.toml", "constraints.txt")
+
+
+def build_wheel(out: Path) -> Path:
+    """The project's wheel, built from a copy of the sources (the work tree stays clean)."""
+    source = out / "source"
+    source.mkdir()
+    for name in (*INPUTS, "README.md"):
+        shutil.copy2(ROOT / name, source / name)
+    shutil.copytree(
+        ROOT / "src" / "flavorsmith",
+        source / "src" / "flavorsmith",
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(source)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = out.glob("flavorsmith-*.whl")
+    return wheel
+
+
+def fresh_venv(wheel: Path) -> Path:
+    """A virtual environment holding only the wheel and its declared dependencies."""
+    key = hashlib.sha256(b"".join((ROOT / n).read_bytes() for n in INPUTS)).hexdigest()[:16]
+    home = CACHE / f"wheel-venv-{key}"
+    python = home / "bin" / "python"
+    stamp = home / ".installed"
+    pip = [str(python), "-m", "pip", "--disable-pip-version-check", "-q"]
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_REQUIRE_VIRTUALENV")}
+    if not stamp.exists():
+        for stale in CACHE.glob("wheel-venv-*"):  # built for other dependencies
+            shutil.rmtree(stale, ignore_errors=True)
+        venv.create(home, with_pip=True)
+        subprocess.run(
+            [*pip, "install", "-c", str(ROOT / "constraints.txt"), str(wheel)],
+            check=True,
+            env=env,
+            timeout=900,
+        )
+        stamp.write_text(key)
+    else:  # dependencies unchanged: only this build of the package itself
+        subprocess.run(
+            [*pip, "install", "--no-deps", "--force-reinstall", str(wheel)],
+            check=True,
+            env=env,
+            timeout=300,
+        )
+    return home
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "flavorsmith",
+            "serve",
+            "--repo",
+            str(EXAMPLES),
+            "--port",
+            str(port),
+        ],
+        env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "server")},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=2):
+                break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"serve did not start: {process.communicate()[1]}")
+            time.sleep(0.1)
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.communicate(timeout=20)
+
+
+def test_a_plain_install_can_sync_plan_against_an_endpoint(tmp_path: Path, served: str) -> None:
+    home = fresh_venv(build_wheel(tmp_path))
+    python = home / "bin" / "python"
+    extras = subprocess.run(
+        [str(python), "-c", "import importlib.util as u; print(u.find_spec('pytest') is None)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert extras.stdout.strip() == "True"  # no test extras in this environment
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "OS_CLOUD")}
+    env["XDG_DATA_HOME"] = str(tmp_path / "client")
+    done = subprocess.run(
+        [
+            str(home / "bin" / "flavorsmith"),
+            "sync",
+            "plan",
+            "--endpoint",
+            f"{served}/compute/v2.1",
+            "--repo",
+            str(EXAMPLES),
+            "-f",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    actions = json.loads(done.stdout)["actions"]
+    assert len(actions) == 12 and {a["action"] for a in actions} == {"create"}
+    location = subprocess.run(
+        [str(python), "-c", "import flavorsmith; print(flavorsmith.__file__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    assert location.stdout.startswith(str(home))  # the wheel, not the sources
