@@ -19,6 +19,8 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +38,7 @@ NOVA = {"OpenStack-API-Version": "compute latest"}
 # Bounds of the run, measured on two shared cores: see README "The OpenAPI document".
 MAX_EXAMPLES = "30"
 WORKERS = "2"
-RUN_TIMEOUT = 300
+RUN_TIMEOUT = 420  # per backend; both run at once
 
 
 def call(
@@ -192,56 +194,65 @@ def with_examples(document: dict[str, Any], rows: dict[str, str]) -> dict[str, A
     return document
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'fuzz.db'}"
-        return
-    with throwaway_postgres() as url:
-        upgrade = subprocess.run(
-            [sys.executable, "-m", "flavorsmith", "db", "upgrade", "--database", url],
-            capture_output=True,
-            text=True,
-        )
-        assert upgrade.returncode == 0, upgrade.stderr
-        yield url
+BACKENDS = ("sqlite", "postgresql")
 
 
-@pytest.fixture
-def service(database: str, tmp_path: Path) -> Iterator[tuple[str, Path]]:
+@dataclass
+class Fuzzing:
+    """One backend's run: its server, the schemathesis process and where both write."""
+
+    base: str
+    server_log: Path
+    output: Path
+    process: subprocess.Popen[bytes]
+    started: float
+
+
+def _database(backend: str, folder: Path, stack: ExitStack) -> str:
+    if backend == "sqlite":
+        return f"sqlite:///{folder / 'fuzz.db'}"
+    url = stack.enter_context(throwaway_postgres())
+    upgrade = subprocess.run(
+        [sys.executable, "-m", "flavorsmith", "db", "upgrade", "--database", url],
+        capture_output=True,
+        text=True,
+    )
+    assert upgrade.returncode == 0, upgrade.stderr
+    return url
+
+
+def _serve(database: str, folder: Path, stack: ExitStack) -> tuple[str, Path]:
+    """``flavorsmith serve`` in a subprocess: noauth, the default body limit, the examples."""
     port = free_port()
-    log = tmp_path / "serve.log"
+    log = folder / "serve.log"
     with log.open("w") as sink:
         process = subprocess.Popen(
             [
-                sys.executable,
-                "-m",
-                "flavorsmith",
-                "serve",
-                "--port",
-                str(port),
-                "--database",
-                database,
-                "--repo",
-                str(EXAMPLES),
-                "--auth",
-                "noauth",
+                *(sys.executable, "-m", "flavorsmith", "serve", "--port", str(port)),
+                *("--database", database, "--repo", str(EXAMPLES), "--auth", "noauth"),
             ],
-            env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "home")},
+            env={**os.environ, "XDG_DATA_HOME": str(folder / "home")},
             stdout=sink,
             stderr=subprocess.STDOUT,
         )
+    stack.callback(_stop, process)
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while not _healthy(base):
-            if time.monotonic() > deadline or process.poll() is not None:
-                pytest.fail(f"serve did not start:\n{log.read_text()}")
-            time.sleep(0.1)
-        yield base, log
-    finally:
+    deadline = time.monotonic() + 30
+    while not _healthy(base):
+        if time.monotonic() > deadline or process.poll() is not None:
+            pytest.fail(f"serve did not start:\n{log.read_text()}")
+        time.sleep(0.1)
+    return base, log
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
         process.terminate()
-        process.wait(timeout=30)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def _healthy(base: str) -> bool:
@@ -251,50 +262,69 @@ def _healthy(base: str) -> bool:
         return False
 
 
-def test_no_server_error_and_every_answer_as_documented(
-    service: tuple[str, Path], tmp_path: Path
-) -> None:
-    base, log = service
-    st = shutil.which("st", path=str(Path(sys.executable).parent)) or "st"
+def _fuzz(base: str, log: Path, folder: Path, stack: ExitStack) -> Fuzzing:
     status, document = call(base, "GET", "/v1/openapi.json")
     assert status == 200
     rows = seed(base)
-    schema = tmp_path / "openapi.json"
+    schema = folder / "openapi.json"
     schema.write_text(json.dumps(with_examples(document, rows)))
-    started = time.monotonic()
-    run = subprocess.run(
-        [
-            st,
-            "--config-file",
-            str(CONFIG),
-            "run",
-            str(schema),
-            "--url",
-            base,
-            "--checks",
-            "not_a_server_error,response_schema_conformance",
-            "--max-examples",
-            MAX_EXAMPLES,
-            "--workers",
-            WORKERS,
-            "--no-color",
-            "--generation-database",
-            "none",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        cwd=tmp_path,
-    )
-    elapsed = time.monotonic() - started
-    assert run.returncode == 0, (
-        f"schemathesis failed after {elapsed:.0f}s:\n{run.stdout}\n{run.stderr}\n"
-        f"server tracebacks:\n{_tracebacks(log)}"
-    )
-    print(f"schemathesis passed in {elapsed:.0f}s")
+    st = shutil.which("st", path=str(Path(sys.executable).parent)) or "st"
+    output = folder / "schemathesis.txt"
+    with output.open("w") as sink:
+        process = subprocess.Popen(
+            [
+                *(st, "--config-file", str(CONFIG), "run", str(schema), "--url", base),
+                *("--checks", "not_a_server_error,response_schema_conformance"),
+                *("--max-examples", MAX_EXAMPLES, "--workers", WORKERS),
+                *("--no-color", "--generation-database", "none"),
+            ],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            cwd=folder,
+        )
+    stack.callback(_stop, process)
+    return Fuzzing(base, log, output, process, time.monotonic())
 
 
-def _tracebacks(log: Path) -> str:
+@pytest.fixture(scope="module")
+def fuzzing(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Fuzzing]]:
+    """Both backends' runs, started together: each schemathesis process is bound to one
+    core, so running them side by side halves the suite's wall time on two cores."""
+    selected = {
+        item.callspec.params["backend"]
+        for item in request.session.items
+        if item.module is request.module and hasattr(item, "callspec")
+    }
+    with ExitStack() as stack:
+        runs = {}
+        for backend in [b for b in BACKENDS if b in selected]:
+            folder = tmp_path_factory.mktemp(f"fuzz-{backend}")
+            base, log = _serve(_database(backend, folder, stack), folder, stack)
+            runs[backend] = _fuzz(base, log, folder, stack)
+        yield runs
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_no_server_error_and_every_answer_as_documented(
+    fuzzing: dict[str, Fuzzing], backend: str
+) -> None:
+    run = fuzzing[backend]
+    try:
+        code = run.process.wait(timeout=max(1.0, run.started + RUN_TIMEOUT - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        _stop(run.process)
+        code = -1
+    elapsed = time.monotonic() - run.started
+    assert code == 0, (
+        f"schemathesis on {backend} failed (exit {code}) after {elapsed:.0f}s:\n"
+        f"{run.output.read_text()}\nserver log without access lines:\n{_errors(run.server_log)}"
+    )
+    print(f"schemathesis on {backend}: passed after {elapsed:.0f}s")
+
+
+def _errors(log: Path) -> str:
     """The server log without the access lines: the errors and their tracebacks."""
     lines = log.read_text().splitlines()
     kept = [line for line in lines if '"event": "request"' not in line]

@@ -1,0 +1,190 @@
+"""The OpenAPI document: what every operation takes and answers, declared in one table.
+
+Handlers read the request themselves (``check_query``, ``json_body``), so FastAPI sees no
+parameters. ``OPERATIONS`` declares, for every route of the app keyed by (method, path), its
+query parameters, its request body and the statuses it answers; ``document()`` merges that
+into FastAPI's generated document and adds what every operation of an API family shares (the
+microversion headers, ``X-Auth-Token``, the family's error body). Query parameter names come
+from the constants the handlers check against, so the document follows the code; a test
+checks that every route is declared and that the declared names are exactly those accepted.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import JSONResponse
+from starlette.requests import Request
+
+from flavorsmith import __version__
+from flavorsmith.api.flavours import Flavour, flavour_of
+from flavorsmith.api.microversions import IRONIC, NOVA, MicroversionSpec, Version
+from flavorsmith.api.middleware import PUBLIC_PATHS, VERSIONED
+from flavorsmith.api.openapi.operations import OPERATIONS, Operation
+from flavorsmith.api.openapi.schemas import (
+    ERROR_SCHEMAS,
+    JSON,
+    JSON_PATCH,
+    STATUS_TEXT,
+    Schema,
+    obj,
+    string,
+)
+
+__all__ = ["DOCUMENT_PATHS", "OPERATIONS", "document", "install", "key", "undeclared"]
+
+# Where the document is served: the service root, and beside the native API.
+DOCUMENT_PATHS = ("/openapi.json", "/v1/openapi.json")
+
+# ----------------------------------------------------------------------------- headers
+
+
+def _versions(spec: MicroversionSpec) -> list[str]:
+    return [
+        str(Version(spec.minimum.major, minor))
+        for minor in range(spec.minimum.minor, spec.maximum.minor + 1)
+    ]
+
+
+def _header(name: str, schema: Schema, description: str) -> Schema:
+    return {
+        "name": name,
+        "in": "header",
+        "required": False,
+        "schema": schema,
+        "description": description,
+    }
+
+
+AUTH_TOKEN = _header("X-Auth-Token", string(), "A token (ignored under noauth)")
+VERSION_HEADERS: dict[Flavour, list[Schema]] = {
+    Flavour.IRONIC: [
+        _header(
+            IRONIC.legacy_header,
+            string(enum=["latest", *_versions(IRONIC)]),
+            "The microversion; none means the minimum",
+        )
+    ],
+    Flavour.NOVA: [
+        _header(
+            "OpenStack-API-Version",
+            string(enum=[f"compute {v}" for v in ("latest", *_versions(NOVA))]),
+            "The microversion, as 'compute X.Y'; none means the minimum",
+        ),
+        _header(
+            NOVA.legacy_header,
+            string(enum=["latest", *_versions(NOVA)]),
+            "The microversion (older header)",
+        ),
+    ],
+}
+
+
+# ----------------------------------------------------------------------------- the document
+
+
+def key(method: str, path: str) -> tuple[str, str]:
+    """The table key of a route: its method and path without a trailing slash."""
+    return method.upper(), (path.rstrip("/") or "/")
+
+
+def _versioned(path: str) -> bool:
+    return any(_under(path, root) for root, _ in VERSIONED.values())
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root + "/")
+
+
+def _operation_doc(generated: Schema, path: str, op: Operation) -> Schema:
+    flavour = flavour_of(path)
+    out = dict(generated)
+    out["summary"] = op.summary
+    parameters = [p for p in generated.get("parameters", []) if p.get("in") == "path"]
+    for name, schema in op.query.items():
+        parameter: Schema = {"name": name, "in": "query", "required": False, "schema": schema}
+        if name in op.query_array:
+            parameter |= {"style": "form", "explode": True}
+        parameters.append(parameter)
+    if _versioned(path):
+        parameters.extend(VERSION_HEADERS.get(flavour, []))
+    if key("GET", path)[1] not in PUBLIC_PATHS:
+        parameters.append(AUTH_TOKEN)
+    out["parameters"] = parameters
+    if op.body is not None:
+        media = {JSON: {"schema": op.body}}
+        if op.patch:
+            media[JSON_PATCH] = {"schema": op.body}
+        out["requestBody"] = {"required": op.body_required, "content": media}
+    else:
+        out.pop("requestBody", None)
+    error_type, error_schema = ERROR_SCHEMAS[flavour]
+    responses: dict[str, Schema] = {}
+    for status, ok_schema in op.ok.items():
+        entry: Schema = {"description": "Success"}
+        if ok_schema is not None:
+            entry["content"] = {JSON: {"schema": ok_schema}}
+        responses[str(status)] = entry
+    for status in sorted(set(op.errors)):
+        entry = responses.setdefault(str(status), {"description": STATUS_TEXT[status]})
+        entry.setdefault("content", {}).setdefault(error_type, {"schema": error_schema})
+    if path == "/readyz":
+        responses["503"] = {
+            "description": "The database does not answer or its migrations are not current",
+            "content": {JSON: {"schema": obj({"status": string()}, required=("status",))}},
+        }
+    out["responses"] = responses
+    return out
+
+
+def _generated(app: FastAPI) -> Schema:
+    return get_openapi(
+        title="Flavorsmith",
+        version=__version__,
+        description=(
+            "Ironic-compatible (/baremetal), Nova-compatible (/compute), Octavia-compatible "
+            "(/load-balancer) and Flavorsmith's own (/v1) APIs. Errors use each API's own body."
+        ),
+        routes=app.routes,
+    )
+
+
+def undeclared(app: FastAPI) -> list[str]:
+    """The app's operations that OPERATIONS does not declare, as 'METHOD /path'."""
+    paths: dict[str, Schema] = _generated(app).get("paths", {})
+    return sorted(
+        f"{method.upper()} {path}"
+        for path, methods in paths.items()
+        for method in methods
+        if key(method, path) not in OPERATIONS
+    )
+
+
+def document(app: FastAPI) -> Schema:
+    """FastAPI's generated document with every operation's declaration merged in (an
+    undeclared route, which a test forbids, keeps what FastAPI generated)."""
+    generated = _generated(app)
+    for path, methods in generated.get("paths", {}).items():
+        for method, operation in list(methods.items()):
+            declared = OPERATIONS.get(key(method, path))
+            if declared is not None:
+                methods[method] = _operation_doc(operation, path, declared)
+    generated.pop("components", None)  # FastAPI's validation-error schemas: never sent here
+    return generated
+
+
+def install(app: FastAPI) -> None:
+    """Serve the document at /openapi.json and /v1/openapi.json (FastAPI's own route is off:
+    create the app with openapi_url=None), built once on first use."""
+
+    def openapi() -> Schema:
+        if app.openapi_schema is None:
+            app.openapi_schema = document(app)
+        return app.openapi_schema
+
+    async def serve(request: Request) -> JSONResponse:
+        return JSONResponse(openapi())
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    for path in DOCUMENT_PATHS:
+        app.add_route(path, serve, methods=["GET"], include_in_schema=False)

@@ -1,0 +1,379 @@
+"""The bodies, query parameters and answers of each API family, as JSON Schema, built from
+the constants the handlers check against."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from flavorsmith.api.baremetal import deploy_templates as bm_templates
+from flavorsmith.api.baremetal import nodes as bm_nodes
+from flavorsmith.api.baremetal import serialize as bm_serialize
+from flavorsmith.api.loadbalancer.common import PAGING
+from flavorsmith.api.openapi.schemas import (
+    ANY_OBJECT,
+    BOOL_WORDS,
+    BOOLEAN,
+    INTEGER,
+    LINKS,
+    QUERY_BOOL,
+    QUERY_LIMIT,
+    SORT_DIR,
+    UUID,
+    Schema,
+    array,
+    nullable,
+    obj,
+    string,
+)
+from flavorsmith.deploy import store as template_store
+from flavorsmith.deploy import templates as template_rules
+from flavorsmith.inventory import query as node_query
+from flavorsmith.inventory import rules as node_rules
+from flavorsmith.nova import store as nova_store
+
+# --- Ironic
+
+NODE_FIELD_TYPES: dict[str, Schema] = {
+    "uuid": UUID,
+    "created_at": nullable(string()),
+    "updated_at": nullable(string()),
+    "description": nullable(string()),
+    "driver": string(),
+    "driver_info": ANY_OBJECT,
+    "extra": ANY_OBJECT,
+    "instance_info": ANY_OBJECT,
+    "instance_uuid": nullable(string()),
+    "last_error": nullable(string()),
+    "maintenance": BOOLEAN,
+    "maintenance_reason": nullable(string()),
+    "name": nullable(string()),
+    "power_state": nullable(string()),
+    "properties": ANY_OBJECT,
+    "provision_state": nullable(string()),
+    "provision_updated_at": nullable(string()),
+    "resource_class": nullable(string()),
+    "target_power_state": nullable(string()),
+    "target_provision_state": nullable(string()),
+    "traits": array(string()),
+}
+NODE = obj(
+    {**{f: NODE_FIELD_TYPES[f] for f in bm_serialize.FIELDS}, "links": LINKS},
+    required=("uuid", "links"),
+    additional=False,
+)
+NODE_LIST = obj({"nodes": array(NODE), "next": string()}, required=("nodes",), additional=False)
+FIELDS_LIST = string(pattern="^[a-z_]+(,[a-z_]+)*$")
+TRAIT_LIST = string(pattern="^[A-Z0-9_]+(,[A-Z0-9_]+)*$")
+NODE_QUERY_TYPES: dict[str, Schema] = {
+    "fields": FIELDS_LIST,
+    "limit": QUERY_LIMIT,
+    "marker": UUID,
+    "sort_key": string(enum=list(node_query.SORT_KEYS)),
+    "sort_dir": SORT_DIR,
+    "maintenance": QUERY_BOOL,
+    "associated": QUERY_BOOL,
+    "detail": QUERY_BOOL,
+    "driver": string(enum=list(node_rules.DRIVERS)),
+    "traits": TRAIT_LIST,
+    "traits-any": TRAIT_LIST,
+    "not-traits": TRAIT_LIST,
+    "not-traits-any": TRAIT_LIST,
+}
+NODE_DETAIL_PARAMS = [p for p in bm_nodes.LIST_PARAMS if p not in ("fields", "detail")]
+NODE_WRITE_TYPES: dict[str, Schema] = {
+    "uuid": UUID,
+    "name": nullable(string(maxLength=255)),
+    "driver": string(enum=list(node_rules.DRIVERS)),
+    "driver_info": ANY_OBJECT,
+    "extra": ANY_OBJECT,
+    "properties": ANY_OBJECT,
+    "instance_info": ANY_OBJECT,
+    "instance_uuid": nullable(string(maxLength=36)),
+    "resource_class": nullable(string(maxLength=80)),
+    "description": nullable(string(maxLength=4096)),
+}
+NODE_CREATE = obj(
+    {f: NODE_WRITE_TYPES[f] for f in sorted(bm_nodes.CREATE_FIELDS)},
+    required=("driver",),
+    additional=False,
+)
+TRAIT = string(pattern="^(CUSTOM_[A-Z0-9_]+|[A-Z][A-Z0-9_]*)$", maxLength=255)
+VALIDATION = obj(
+    {
+        name: obj({"result": BOOLEAN, "reason": string()}, required=("result",))
+        for name in bm_nodes.INTERFACES
+    },
+    required=bm_nodes.INTERFACES,
+)
+STEP = obj(
+    {
+        "interface": string(enum=list(template_rules.INTERFACES)),
+        "step": string(minLength=1),
+        "args": ANY_OBJECT,
+        "priority": {"type": "integer", "minimum": 0},
+    },
+    required=tuple(sorted(template_rules.STEP_KEYS)),
+    additional=False,
+)
+TEMPLATE_FIELD_TYPES: dict[str, Schema] = {
+    "uuid": UUID,
+    "name": string(),
+    "description": nullable(string()),
+    "steps": array(STEP),
+    "extra": ANY_OBJECT,
+    "created_at": nullable(string()),
+    "updated_at": nullable(string()),
+}
+TEMPLATE = obj(
+    {**{f: TEMPLATE_FIELD_TYPES[f] for f in bm_templates.FIELDS}, "links": LINKS},
+    required=("links",),
+    additional=False,
+)
+TEMPLATE_CREATE = obj(
+    {
+        "uuid": UUID,
+        "name": TRAIT,
+        "description": nullable(string(maxLength=255)),
+        "steps": array(STEP, minItems=1),
+        "extra": nullable(ANY_OBJECT),
+    },
+    required=("name", "steps"),
+    additional=False,
+)
+TEMPLATE_QUERY = {
+    "detail": QUERY_BOOL,
+    "fields": FIELDS_LIST,
+    "limit": QUERY_LIMIT,
+    "marker": UUID,
+    "sort_dir": SORT_DIR,
+    "sort_key": string(enum=list(template_store.SORT_KEYS)),
+}
+IRONIC_VERSION = obj(
+    {
+        "id": string(),
+        "links": LINKS,
+        "status": string(),
+        "min_version": string(),
+        "version": string(),
+    },
+    required=("id", "links", "status", "min_version", "version"),
+)
+
+# --- Nova
+
+NOVA_FLAVOR = obj(
+    {
+        "id": string(),
+        "name": string(),
+        "ram": INTEGER,
+        "disk": INTEGER,
+        "swap": {"anyOf": [INTEGER, string(enum=[""])]},
+        "OS-FLV-EXT-DATA:ephemeral": INTEGER,
+        "OS-FLV-DISABLED:disabled": BOOLEAN,
+        "vcpus": INTEGER,
+        "os-flavor-access:is_public": BOOLEAN,
+        "rxtx_factor": {"type": "number"},
+        "links": LINKS,
+        "description": nullable(string()),
+        "extra_specs": obj(additional=string()),
+    },
+    required=("id", "name", "ram", "disk", "vcpus", "links"),
+    additional=False,
+)
+NOVA_BRIEF = obj(
+    {"id": string(), "name": string(), "links": LINKS, "description": nullable(string())},
+    required=("id", "name", "links"),
+    additional=False,
+)
+NOVA_INT = {"type": "integer", "minimum": 0, "maximum": 2147483647}
+NOVA_FLAVOR_CREATE = obj(
+    {
+        "flavor": obj(
+            {
+                "name": string(minLength=1, maxLength=255, pattern=r"^\S(.*\S)?$"),
+                "id": nullable(string(minLength=1, maxLength=255, pattern="^[a-zA-Z0-9._ -]+$")),
+                "ram": {**NOVA_INT, "minimum": 1},
+                "vcpus": {**NOVA_INT, "minimum": 1},
+                "disk": NOVA_INT,
+                "OS-FLV-EXT-DATA:ephemeral": NOVA_INT,
+                "swap": NOVA_INT,
+                "os-flavor-access:is_public": BOOLEAN,
+                "rxtx_factor": {"type": "number", "exclusiveMinimum": 0, "maximum": 3.40282e38},
+                "description": nullable(string(maxLength=65535)),
+            },
+            required=("name", "ram", "vcpus", "disk"),
+            additional=False,
+        )
+    },
+    required=("flavor",),
+    additional=False,
+)
+NOVA_FLAVOR_UPDATE = obj(
+    {
+        "flavor": obj(
+            {"description": nullable(string(maxLength=65535))},
+            required=("description",),
+            additional=False,
+        )
+    },
+    required=("flavor",),
+    additional=False,
+)
+SPEC_KEY = string(pattern="^[a-zA-Z0-9-_:. ]{1,255}$")
+SPEC_VALUE = string(maxLength=255)
+EXTRA_SPECS = obj(additional=SPEC_VALUE)
+EXTRA_SPECS_BODY = obj(
+    {"extra_specs": obj(additional=SPEC_VALUE)}, required=("extra_specs",), additional=False
+)
+ACCESS_LIST = obj(
+    {
+        "flavor_access": array(
+            obj({"flavor_id": string(), "tenant_id": string()}, required=("flavor_id", "tenant_id"))
+        )
+    },
+    required=("flavor_access",),
+    additional=False,
+)
+TENANT = obj({"tenant": string(minLength=1, maxLength=255)}, required=("tenant",), additional=False)
+ACCESS_ACTION = {
+    "oneOf": [
+        obj({"addTenantAccess": TENANT}, required=("addTenantAccess",), additional=False),
+        obj({"removeTenantAccess": TENANT}, required=("removeTenantAccess",), additional=False),
+    ]
+}
+NOVA_LIST_QUERY: dict[str, Schema] = {
+    "is_public": string(enum=[*BOOL_WORDS, "none"]),
+    "minRam": {"type": "integer", "minimum": 0},
+    "minDisk": {"type": "integer", "minimum": 0},
+    "sort_key": string(enum=list(nova_store.SORT_KEYS)),
+    "sort_dir": SORT_DIR,
+    "limit": {"type": "integer", "minimum": 0},
+    "marker": string(),
+    "name": string(maxLength=255),
+}
+NOVA_VERSION = obj(
+    {
+        "id": string(),
+        "status": string(),
+        "version": string(),
+        "min_version": string(),
+        "updated": string(),
+        "links": LINKS,
+        "media-types": array(ANY_OBJECT),
+    },
+    required=("id", "status", "version", "min_version", "links"),
+)
+
+# --- Octavia
+
+PROFILE = obj(
+    {
+        "id": UUID,
+        "name": string(),
+        "provider_name": string(),
+        "flavor_data": string(),
+    },
+    additional=False,
+)
+LB_FLAVOR = obj(
+    {
+        "id": UUID,
+        "name": string(),
+        "description": nullable(string()),
+        "enabled": BOOLEAN,
+        "flavor_profile_id": UUID,
+    },
+    additional=False,
+)
+TEXT_255 = string(maxLength=255)
+PROFILE_WRITE_TYPES: dict[str, Schema] = {
+    "id": UUID,
+    "name": TEXT_255,
+    "provider_name": string(),
+    "flavor_data": string(maxLength=4096),
+}
+LB_FLAVOR_WRITE_TYPES: dict[str, Schema] = {
+    "id": UUID,
+    "name": TEXT_255,
+    "description": nullable(TEXT_255),
+    "enabled": BOOLEAN,
+    "flavor_profile_id": UUID,
+}
+
+
+def wrapped(
+    key: str, types: Mapping[str, Schema], names: set[str], required: tuple[str, ...]
+) -> Schema:
+    inner = obj({n: types[n] for n in sorted(names)}, required=required, additional=False)
+    return obj({key: inner}, required=(key,), additional=False)
+
+
+def octavia_list_query(filterable: tuple[str, ...]) -> dict[str, Schema]:
+    types: dict[str, Schema] = {
+        "fields": array(string(enum=list(filterable))),
+        "sort": string(),
+        "sort_key": string(enum=list(filterable)),
+        "sort_dir": SORT_DIR,
+        "limit": QUERY_LIMIT,
+        "marker": UUID,
+        "page_reverse": string(enum=["true", "false", "True", "False"]),
+        "enabled": string(enum=["true", "false", "True", "False"]),
+    }
+    return {name: types.get(name, string()) for name in (*PAGING, *filterable)}
+
+
+def octavia_list(collection: str, item: Schema) -> Schema:
+    links = "flavorprofile_links" if collection == "flavorprofiles" else f"{collection}_links"
+    return obj(
+        {collection: array(item), links: LINKS}, required=(collection, links), additional=False
+    )
+
+
+CAPABILITY = obj({"name": string(), "description": string()}, additional=False)
+OCTAVIA_FIELDS = {"fields": array(string(enum=["name", "description"]))}
+
+# --- Native
+
+DIAGNOSTIC = obj(
+    {
+        "path": nullable(string()),
+        "line": nullable(INTEGER),
+        "column": nullable(INTEGER),
+        "field": nullable(string()),
+        "severity": string(),
+        "code": nullable(string()),
+        "message": string(),
+    },
+    required=("severity", "message"),
+)
+CATALOG_SUMMARY = obj(
+    {
+        "repository": nullable(string()),
+        "device_types": INTEGER,
+        "flavors": INTEGER,
+        "valid": BOOLEAN,
+        "diagnostics": array(DIAGNOSTIC),
+    },
+    required=("repository", "device_types", "flavors", "valid", "diagnostics"),
+)
+SYNC_ROUND = obj(required=("diagnostics",))
+RESOLVED = obj(
+    {
+        "flavor_id": string(),
+        "flavor_name": string(),
+        "flavor_profile_id": string(),
+        "provider": string(),
+        "flavor_data": ANY_OBJECT,
+        "metadata": ANY_OBJECT,
+    },
+    required=("flavor_id", "flavor_name", "flavor_profile_id", "provider"),
+)
+ROOT_DOC = obj(
+    {
+        "name": string(),
+        "version": string(),
+        "apis": array(ANY_OBJECT),
+        "links": LINKS,
+    },
+    required=("name", "version", "apis"),
+)
