@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
 from flavorsmith.api.app import policy_defaults
 from flavorsmith.api.auth import AuthConfigError, Identity, effective_roles
 from flavorsmith.api.policy import MAX_DEPTH, Enforcer, PolicyDenied
+from tests.api.conftest import ClientFactory
 from tests.conftest import EXAMPLES
 
 GET = "flavorsmith:catalog:get"
@@ -137,3 +140,65 @@ def test_nesting_up_to_the_limit_is_accepted(tmp_path: Path) -> None:
     policy = tmp_path / "policy.yaml"
     policy.write_text(f'"{GET}": "{"(" * depth}role:member{")" * depth}"\n')
     Enforcer.from_file(policy_defaults(), policy).authorize(GET, _identity("admin"))
+
+
+# The README's example rule, and its variant for one named project.
+README_RULE = "role:admin or (role:member and project_id:%(project_id)s)"
+OPS_ONLY = "role:admin or (role:member and project_id:ops)"
+WRITE_RULES = (
+    "baremetal:node:create",
+    "os_compute_api:os-flavor-manage:create",
+    "os_load-balancer_api:flavor-profile:post",
+    RELOAD,
+)
+TOKENS = (
+    "ops-member: {user: bob, project: ops, roles: [member]}\n"
+    "p1-member: {user: erin, project: p1, roles: [member]}\n"
+    "p1-reader: {user: carol, project: p1, roles: [reader]}\n"
+    "no-project-member: {user: frank, roles: [member]}\n"
+)
+
+
+def _write_in_every_family(client: TestClient, token: str) -> list[int]:
+    name = f"policy-{uuid.uuid4().hex[:8]}"
+    headers = {"X-Auth-Token": token}
+    ironic = {**headers, "X-OpenStack-Ironic-API-Version": "1.81"}
+    flavor = {"flavor": {"name": name, "ram": 512, "vcpus": 1, "disk": 1}}
+    profile = {"flavorprofile": {"name": name, "provider_name": "noop", "flavor_data": "{}"}}
+    responses = [
+        client.post("/baremetal/v1/nodes", json={"driver": "fake-hardware"}, headers=ironic),
+        client.post("/compute/v2.1/flavors", json=flavor, headers=headers),
+        client.post("/load-balancer/v2/lbaas/flavorprofiles", json=profile, headers=headers),
+        client.post("/v1/catalog/reload", headers=headers),
+    ]
+    return [r.status_code for r in responses]
+
+
+@pytest.mark.parametrize(
+    ("rule", "token", "allowed"),
+    [
+        (README_RULE, "ops-member", True),
+        (README_RULE, "p1-member", True),
+        (README_RULE, "p1-reader", False),
+        (README_RULE, "no-project-member", False),
+        (OPS_ONLY, "ops-member", True),
+        (OPS_ONLY, "p1-member", False),
+    ],
+)
+def test_the_readme_policy_example(
+    make_client: ClientFactory, tmp_path: Path, rule: str, token: str, allowed: bool
+) -> None:
+    """``project_id:%(project_id)s`` compares the caller's project with the target's; objects
+    here belong to no project, so the target carries the caller's own (as in Nova, Ironic and
+    Octavia) and the rule reads "a member acting within a project"."""
+    tokens = tmp_path / "tokens.yaml"
+    tokens.write_text(TOKENS)
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("".join(f'"{name}": "{rule}"\n' for name in WRITE_RULES))
+    Enforcer.from_file(policy_defaults(), policy)  # the file is valid as it stands
+    client = make_client(auth="token-file", token_file=tokens, policy_file=policy)
+    statuses = _write_in_every_family(client, token)
+    if allowed:
+        assert statuses == [201, 200, 201, 200]
+    else:
+        assert statuses == [403, 403, 403, 403]
