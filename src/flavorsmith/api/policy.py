@@ -171,7 +171,7 @@ def _atom(token: str) -> Check:
 
 def default_target(identity: Identity) -> dict[str, object]:
     """What ``%(...)s`` in a rule reads when the object has no project of its own: the caller's
-    project and user, as oslo.context gives Nova, Ironic and Octavia."""
+    project and user, as Ironic, Octavia and Nova's default target carry them."""
     return {"project_id": identity.project_id, "user_id": identity.user_id}
 
 
