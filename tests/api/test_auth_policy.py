@@ -162,8 +162,12 @@ def test_bad_check_strings_are_refused(text: str) -> None:
 def test_bad_policy_file_names_the_rule(tmp_path: Path) -> None:
     policy = tmp_path / "policy.yaml"
     policy.write_text('"flavorsmith:catalog:get": "role:admin or"\n')
-    with pytest.raises(AuthConfigError, match="policy rule 'flavorsmith:catalog:get'"):
+    with pytest.raises(AuthConfigError) as caught:
         Enforcer.from_file([RuleDefault("flavorsmith:catalog:get", "role:reader", "")], policy)
+    assert str(caught.value) == (
+        f"policy file {policy}: rule 'flavorsmith:catalog:get': 'role:admin or': "
+        "expected a check, found the end"
+    )
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,8 @@ A web page cannot read our answers without CORS (we send no CORS headers), but i
   (``application/x-www-form-urlencoded``, ``multipart/form-data``, ``text/plain``); no API here
   takes those, they only ever come from a browser.
 
-API clients (the ``openstack`` CLI, openstacksdk, curl) send no ``Origin`` and JSON bodies, so
-they are unaffected. Reads (GET, HEAD, OPTIONS) are never refused here.
+API clients (the ``openstack`` CLI, openstacksdk) send no ``Origin`` and JSON bodies, so they
+are unaffected. Reads (GET, HEAD, OPTIONS) are never refused here.
 """
 
 from __future__ import annotations
