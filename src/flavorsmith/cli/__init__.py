@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import typer
 
@@ -89,13 +90,30 @@ def build() -> typer.Typer:
     return app
 
 
+# typer carries its own copy of click and exports only BadParameter; the classes above it are
+# the usage error and the base of every command-line error.
+_USAGE_ERROR: type[Any] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+_CLICK_ERROR: type[Any] = next(
+    c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
+)
+
+
 def main() -> None:
-    """Entry point: never shows a traceback unless FLAVORSMITH_DEBUG is set."""
+    """Entry point: never shows a traceback unless FLAVORSMITH_DEBUG is set; a usage error is
+    one line on stderr and exit 2."""
     try:
-        build()(prog_name="flavorsmith")
-    except SystemExit:
-        raise
-    except KeyboardInterrupt:
+        status = build()(prog_name="flavorsmith", standalone_mode=False)
+    except _USAGE_ERROR as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            exc.show()  # a group called without a command: its help, as click prints it
+        else:
+            typer.echo(usage_line(exc), err=True)
+        sys.exit(exc.exit_code)
+    except _CLICK_ERROR as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        typer.echo("Aborted.", err=True)
         sys.exit(130)
     except Exception as exc:
         if os.environ.get("FLAVORSMITH_DEBUG"):
@@ -106,3 +124,13 @@ def main() -> None:
             err=True,
         )
         sys.exit(1)
+    # Without standalone mode click returns a command's explicit exit code, or None.
+    sys.exit(status if isinstance(status, int) and not isinstance(status, bool) else 0)
+
+
+def usage_line(exc: Any) -> str:
+    """``flavorsmith serve: error: Invalid value for '--repo': ... (see flavorsmith serve
+    --help)``: one line, whatever the message holds."""
+    command = exc.ctx.command_path if exc.ctx is not None else "flavorsmith"
+    message = " ".join(exc.format_message().split())
+    return f"{command}: error: {message} (see {command} --help)"

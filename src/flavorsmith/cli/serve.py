@@ -99,6 +99,8 @@ def serve(
         providers=providers,
     )
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    # The embedded database's self-upgrade is routine; its step-by-step lines are noise here.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     engine = make_engine(url)
     try:
         if make_url(url).get_backend_name() == "sqlite":
