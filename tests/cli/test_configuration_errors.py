@@ -117,3 +117,23 @@ def test_serve_refuses_a_path_that_is_not_a_catalog(
         line = usage_error(result)
         assert f"{path} is not a deploy repository: it has no hardware/ folder" in line
         assert "serving on" not in result.stderr
+
+
+def test_the_installed_command_says_a_usage_error_in_one_line(tmp_path: Path) -> None:
+    """The console script (not the in-process runner) prints a usage error as one line."""
+    import subprocess
+    import sys
+
+    missing = tmp_path / "does-not-exist"
+    done = subprocess.run(
+        [sys.executable, "-m", "flavorsmith", "serve", "--repo", str(missing)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("flavorsmith serve: error: Invalid value for '--repo': ")
+    assert f"{missing} is not a deploy repository" in line
+    assert line.endswith("(see flavorsmith serve --help)")
