@@ -9,6 +9,7 @@ import jsonpatch
 
 from flavorsmith import traits
 from flavorsmith.errors import Invalid
+from flavorsmith.params import ascii_int, shown_repr
 
 INTERFACES = ("deploy", "bios", "raid", "management", "power", "firmware", "vendor")
 STEP_KEYS = {"interface", "step", "args", "priority"}
@@ -80,10 +81,11 @@ def check_steps(steps: Any) -> tuple[Step, ...]:
             raise Invalid(f"{where}.args: must be an object")
         priority = step["priority"]
         if isinstance(priority, str) and priority.isascii() and priority.isdigit():
-            priority = int(priority)  # Ironic's schema takes a string of digits too
+            # Ironic's schema takes a string of digits too (within 64 bits here).
+            priority = ascii_int(priority) if ascii_int(priority) is not None else priority
         if isinstance(priority, bool) or not isinstance(priority, int) or priority < 0:
             raise Invalid(
-                f"{where}.priority: {priority!r} must be an integer of at least 0 "
+                f"{where}.priority: {shown_repr(priority)} must be an integer of at least 0 "
                 "(or a string of digits)"
             )
         out.append(Step(step["interface"], step["step"], dict(step["args"]), priority))

@@ -69,16 +69,16 @@ def _summary(state: CatalogState, view: RepoView) -> dict[str, Any]:
 
 @router.get("/catalog")
 def get_catalog(request: Request) -> dict[str, Any]:
-    check_query(request, ())
     _authorize(request, "flavorsmith:catalog:get")
+    check_query(request, ())
     state = _state(request)
     return _summary(state, state.view())
 
 
 @router.post("/catalog/reload")
 def reload_catalog(request: Request) -> dict[str, Any]:
-    check_query(request, ())
     _authorize(request, "flavorsmith:catalog:reload")
+    check_query(request, ())
     state = _state(request)
     return _summary(state, state.reload())
 
@@ -87,8 +87,8 @@ def reload_catalog(request: Request) -> dict[str, Any]:
 def nova_flavors(request: Request) -> dict[str, Any]:
     from flavorsmith.nova.derive import derive
 
-    check_query(request, ())
     _authorize(request, "flavorsmith:catalog:get")
+    check_query(request, ())
     view = _state(request).view()
     derived, unresolved = derive(view.catalog)
     return {
@@ -99,8 +99,8 @@ def nova_flavors(request: Request) -> dict[str, Any]:
 
 @router.get("/catalog/flavors/{name}")
 def flavor(request: Request, name: str) -> dict[str, Any]:
-    check_query(request, ())
     _authorize(request, "flavorsmith:catalog:get")
+    check_query(request, ())
     found = _state(request).view().catalog.flavor(name)
     if found is None:
         raise NotFound(f"No flavor named {name!r} in the catalog")
