@@ -7,7 +7,7 @@ from typing import Any
 
 import jsonpatch
 
-from flavorsmith import traits
+from flavorsmith import jsonsafe, traits
 from flavorsmith.errors import Invalid
 from flavorsmith.params import ascii_int, shown_repr
 
@@ -116,13 +116,17 @@ def check_extra(value: Any) -> dict[str, Any]:
 
 
 def checked(values: dict[str, Any]) -> dict[str, Any]:
-    """The whole template, validated: name, steps, description, extra."""
-    return {
+    """The whole template, validated: name, steps, description, extra; every value one that
+    each database can store (see jsonsafe), also after a JSON patch."""
+    out = {
         "name": check_name(values.get("name")),
         "steps": [s.as_dict() for s in check_steps(values.get("steps"))],
         "description": check_description(values.get("description")),
         "extra": check_extra(values.get("extra", {}) if values.get("extra") is not None else {}),
     }
+    for name, value in out.items():
+        jsonsafe.check_value(name, value)
+    return out
 
 
 def apply_patch(row: dict[str, Any], patch: Any) -> dict[str, Any]:
