@@ -72,3 +72,15 @@ def test_classify_of_the_example_still_works(cli: Invoke, tmp_path: Path) -> Non
     path.write_text(_with_memory("131072"))
     result = cli("classify", str(path), "--repo", str(EXAMPLES), "-f", "json")
     assert json.loads(result.stdout)["resource_class"] == "m1.small", result.output
+
+
+def test_node_import_refuses_deep_json_in_one_line(cli: Invoke, tmp_path: Path) -> None:
+    path = tmp_path / "nodes.json"
+    path.write_text("[" * 100_000)
+    database = f"sqlite:///{tmp_path / 'nodes.db'}"
+    result = cli("node", "import", str(path), "--database", database)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0].endswith(
+        "line 1 column 33: nested more than 32 levels deep; at most 32 are allowed"
+    )
+    assert "internal error" not in result.output
