@@ -11,7 +11,7 @@ RULE = "letters a-z and A-Z, digits, '.', '_', '-' and inner spaces, at most 255
 
 
 def is_valid(name: str) -> bool:
-    return len(name) <= MAX_LENGTH and bool(_ID_RE.match(name))
+    return len(name) <= MAX_LENGTH and bool(_ID_RE.fullmatch(name))
 
 
 def suggest(name: str) -> str | None:

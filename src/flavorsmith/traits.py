@@ -30,14 +30,14 @@ def full_name(short: str) -> str:
 
 
 def is_valid_short_name(short: str) -> bool:
-    return bool(_SHORT_TRAIT_RE.match(short))
+    return bool(_SHORT_TRAIT_RE.fullmatch(short))
 
 
 def is_valid_node_trait(name: str) -> bool:
     """Whether Ironic accepts this trait on a node: standard, or CUSTOM_[A-Z0-9_]+, <= 255 chars."""
     if len(name) > MAX_TRAIT_LENGTH:
         return False
-    return name in standard_traits() or bool(_CUSTOM_TRAIT_RE.match(name))
+    return name in standard_traits() or bool(_CUSTOM_TRAIT_RE.fullmatch(name))
 
 
 def suggest_short_name(value: str) -> str | None:
@@ -45,6 +45,6 @@ def suggest_short_name(value: str) -> str | None:
     candidate = re.sub(r"[^0-9A-Za-z]+", "_", value.strip()).upper().strip("_")
     if candidate.startswith(CUSTOM_PREFIX):
         candidate = candidate[len(CUSTOM_PREFIX) :]
-    if candidate and candidate != value and _SHORT_TRAIT_RE.match(candidate):
+    if candidate and candidate != value and _SHORT_TRAIT_RE.fullmatch(candidate):
         return candidate
     return None

@@ -9,7 +9,9 @@ from functools import total_ordering
 
 from flavorsmith.errors import Invalid, NotAcceptable
 
-_VERSION_RE = re.compile(r"^([1-9]\d*)\.(0|[1-9]\d*)$")
+_VERSION_RE = re.compile(r"([1-9]\d*)\.(0|[1-9]\d*)", re.ASCII)
+# Longer numbers are no version any service has; they are refused before int() sees them.
+MAX_DIGITS = 6
 
 
 @total_ordering
@@ -20,8 +22,11 @@ class Version:
 
     @classmethod
     def parse(cls, text: str) -> Version | None:
-        match = _VERSION_RE.match(text.strip())
-        return cls(int(match.group(1)), int(match.group(2))) if match else None
+        """MAJOR.MINOR in ASCII digits, each at most MAX_DIGITS long; None otherwise."""
+        match = _VERSION_RE.fullmatch(text.strip())
+        if not match or max(len(match.group(1)), len(match.group(2))) > MAX_DIGITS:
+            return None
+        return cls(int(match.group(1)), int(match.group(2)))
 
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, Version):
@@ -30,6 +35,13 @@ class Version:
 
     def __str__(self) -> str:
         return f"{self.major}.{self.minor}"
+
+
+def _shown(value: str) -> str:
+    """A header value in a message: short and printable, or cut and escaped."""
+    if len(value) <= 40 and value.isprintable():
+        return value
+    return f"{value[:40].encode('unicode_escape').decode('ascii')}… ({len(value)} characters)"
 
 
 @dataclass(frozen=True)
@@ -54,8 +66,14 @@ class MicroversionSpec:
         if requested.strip().lower() == "latest":
             return self.maximum
         version = Version.parse(requested)
+        if version is None and _VERSION_RE.fullmatch(requested.strip()):
+            # MAJOR.MINOR with numbers far beyond any version: unsupported, not malformed.
+            message = self.out_of_range.format(
+                version=_shown(requested.strip()), minimum=self.minimum, maximum=self.maximum
+            )
+            raise NotAcceptable(message, headers=self.range_headers())
         if version is None:
-            message = self.malformed.format(value=requested.strip())
+            message = self.malformed.format(value=_shown(requested.strip()))
             if self.malformed_status == 406:
                 raise NotAcceptable(message, headers=self.range_headers())
             raise Invalid(message, headers=self.range_headers())

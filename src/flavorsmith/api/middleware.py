@@ -4,20 +4,25 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
-from starlette.datastructures import Headers
+from starlette.datastructures import Headers, QueryParams
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from flavorsmith.api.auth import Authenticator
 from flavorsmith.api.flavours import Flavour, error_response, flavour_of
 from flavorsmith.api.microversions import IRONIC, NOVA, MicroversionSpec
-from flavorsmith.errors import FlavorsmithError, PayloadTooLarge
+from flavorsmith.errors import FlavorsmithError, Invalid, PayloadTooLarge
+from flavorsmith.jsonsafe import excerpt
+from flavorsmith.params import ascii_int
 
 log = logging.getLogger("flavorsmith.api")
+# C0 controls and DEL: never part of an identifier, a name or a filter value.
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 # Version documents and probes answer without a token, as OpenStack services do.
 PUBLIC_PATHS = frozenset(
@@ -97,6 +102,7 @@ class ServiceMiddleware:
 
         try:
             self._check_length(headers)
+            _check_characters(path, scope.get("query_string", b""))
             versioned = VERSIONED.get(flavour)
             if versioned is not None and _under(path, versioned[0]):
                 spec = versioned[1]
@@ -113,21 +119,38 @@ class ServiceMiddleware:
             await response(scope, receive, send_wrapper)
             self._log(scope, status_seen[0], started, request_id)
             return
+        except Exception:
+            await self._unhandled(scope, receive, send_wrapper, flavour, request_id)
+            self._log(scope, status_seen[0], started, request_id)
+            return
         try:
             await self.app(scope, self._limited(receive), send_wrapper)
         except Exception:
-            log.exception("unhandled error in %s %s [%s]", scope["method"], path, request_id)
-            response = error_response(
-                flavour,
-                500,
-                f"An unexpected error occurred; the service log has the details ({request_id}).",
-            )
-            await response(scope, receive, send_wrapper)
+            await self._unhandled(scope, receive, send_wrapper, flavour, request_id)
         self._log(scope, status_seen[0], started, request_id)
+
+    async def _unhandled(
+        self, scope: Scope, receive: Receive, send: Send, flavour: Flavour, request_id: str
+    ) -> None:
+        """A 500 in the family's body with the request id; the log line escapes the
+        method and path (a %0A in a path must not start a forged log line)."""
+        log.exception(
+            "unhandled error in %s %s [%s]",
+            loggable(str(scope.get("method", ""))),
+            loggable(str(scope.get("path", ""))),
+            request_id,
+        )
+        response = error_response(
+            flavour,
+            500,
+            f"An unexpected error occurred; the service log has the details ({request_id}).",
+        )
+        await response(scope, receive, send)
 
     def _check_length(self, headers: Headers) -> None:
         length = headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_body_bytes:
+        number = ascii_int(length) if length is not None else None
+        if number is not None and number > self.max_body_bytes:
             raise PayloadTooLarge(
                 f"Request body is {length} bytes; at most {self.max_body_bytes} bytes are accepted"
             )
@@ -164,6 +187,34 @@ class ServiceMiddleware:
                 }
             )
         )
+
+
+def loggable(text: str, limit: int = 200) -> str:
+    """User-controlled text for a log line: escaped (no line breaks or control characters
+    survive) and shortened."""
+    escaped = text.encode("unicode_escape").decode("ascii")
+    return escaped if len(escaped) <= limit else f"{escaped[:limit]}… ({len(text)} characters)"
+
+
+def _check_characters(path: str, query_string: bytes) -> None:
+    """400 for a control character (NUL, line breaks, ...) in a path segment or a query
+    parameter: no identifier or filter holds one, and PostgreSQL refuses NUL in text."""
+    for segment in path.split("/"):
+        bad = _CONTROL.search(segment)
+        if bad:
+            raise Invalid(
+                f"The path segment {excerpt(segment)} holds a control character "
+                f"(U+{ord(bad.group()):04X}); identifiers and names never do"
+            )
+    if not query_string:
+        return
+    for name, value in QueryParams(query_string).multi_items():
+        bad = _CONTROL.search(name) or _CONTROL.search(value)
+        if bad:
+            raise Invalid(
+                f"The query parameter {excerpt(name)} holds a control character "
+                f"(U+{ord(bad.group()):04X}); no filter or option takes one"
+            )
 
 
 def _under(path: str, root: str) -> bool:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from fastapi import Request
 
+from flavorsmith import jsonsafe
 from flavorsmith.api.auth import Identity
 from flavorsmith.api.flavours import Flavour
 from flavorsmith.api.microversions import Version
@@ -17,7 +17,8 @@ JSON_TYPES = ("application/json", "application/json-patch+json")
 
 
 async def json_body(request: Request) -> Any:
-    """The parsed JSON body; 415 for another content type, 400 for malformed JSON."""
+    """The parsed JSON body; 415 for another content type, 400 for malformed JSON or a value
+    beyond the request limits (see jsonsafe), naming its path."""
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     raw = await request.body()
     if content_type not in JSON_TYPES:
@@ -27,14 +28,7 @@ async def json_body(request: Request) -> Any:
         )
     if not raw.strip():
         raise Invalid("The request body is empty; a JSON document is required")
-    try:
-        return json.loads(raw)
-    except UnicodeDecodeError:
-        raise Invalid("The request body is not UTF-8 encoded JSON") from None
-    except json.JSONDecodeError as exc:
-        raise Invalid(
-            f"Malformed JSON in the request body: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
+    return jsonsafe.loads(raw)
 
 
 def check_query(request: Request, allowed: Iterable[str]) -> None:

@@ -107,7 +107,7 @@ def parse(data: Any) -> Inspection:
             interfaces=interfaces,
             pci=pci,
         )
-    except (TypeError, ValueError, AttributeError) as exc:
+    except (TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise Invalid(
             f"Inspection data is not in the ironic-python-agent inventory format: {exc}"
         ) from None

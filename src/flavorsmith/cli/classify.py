@@ -27,6 +27,7 @@ def classify(
 ) -> None:
     """Device type, resource class and traits for inspection data, with the reason for each.
     Exit 1 when no device type, or more than one, matches."""
+    from flavorsmith import jsonsafe
     from flavorsmith.classify.apply import classify_node
     from flavorsmith.classify.classification import classify as run
     from flavorsmith.classify.inspection import parse
@@ -37,13 +38,17 @@ def classify(
     from flavorsmith.diagnostics import has_errors
     from flavorsmith.errors import FlavorsmithError
     from flavorsmith.inventory import store
+    from flavorsmith.jsonsafe import Malformed
 
     if apply and node is None:
         raise typer.BadParameter("--apply needs --node", param_hint="'--apply'")
     try:
-        data = json.loads(inspection.read_bytes())
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        typer.echo(f"error: {inspection}: not JSON: {exc}", err=True)
+        data = jsonsafe.loads(inspection.read_bytes(), what="the inspection data")
+    except Malformed as exc:
+        typer.echo(f"error: {inspection}: not JSON: {exc.detail}", err=True)
+        raise typer.Exit(1) from None
+    except FlavorsmithError as exc:
+        typer.echo(f"error: {inspection}: {exc.message}", err=True)
         raise typer.Exit(1) from None
     view = repository(repo).load()
     if has_errors(view.diagnostics):

@@ -7,8 +7,9 @@ from typing import Any
 
 import jsonpatch
 
-from flavorsmith import traits
+from flavorsmith import jsonsafe, traits
 from flavorsmith.errors import Invalid
+from flavorsmith.params import ascii_int, shown_repr
 
 INTERFACES = ("deploy", "bios", "raid", "management", "power", "firmware", "vendor")
 STEP_KEYS = {"interface", "step", "args", "priority"}
@@ -80,10 +81,11 @@ def check_steps(steps: Any) -> tuple[Step, ...]:
             raise Invalid(f"{where}.args: must be an object")
         priority = step["priority"]
         if isinstance(priority, str) and priority.isascii() and priority.isdigit():
-            priority = int(priority)  # Ironic's schema takes a string of digits too
+            # Ironic's schema takes a string of digits too (within 64 bits here).
+            priority = ascii_int(priority) if ascii_int(priority) is not None else priority
         if isinstance(priority, bool) or not isinstance(priority, int) or priority < 0:
             raise Invalid(
-                f"{where}.priority: {priority!r} must be an integer of at least 0 "
+                f"{where}.priority: {shown_repr(priority)} must be an integer of at least 0 "
                 "(or a string of digits)"
             )
         out.append(Step(step["interface"], step["step"], dict(step["args"]), priority))
@@ -114,13 +116,17 @@ def check_extra(value: Any) -> dict[str, Any]:
 
 
 def checked(values: dict[str, Any]) -> dict[str, Any]:
-    """The whole template, validated: name, steps, description, extra."""
-    return {
+    """The whole template, validated: name, steps, description, extra; every value one that
+    each database can store (see jsonsafe), also after a JSON patch."""
+    out = {
         "name": check_name(values.get("name")),
         "steps": [s.as_dict() for s in check_steps(values.get("steps"))],
         "description": check_description(values.get("description")),
         "extra": check_extra(values.get("extra", {}) if values.get("extra") is not None else {}),
     }
+    for name, value in out.items():
+        jsonsafe.check_value(name, value)
+    return out
 
 
 def apply_patch(row: dict[str, Any], patch: Any) -> dict[str, Any]:

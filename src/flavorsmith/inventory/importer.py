@@ -153,7 +153,13 @@ def _spec(entry: Any) -> NodeSpec:
         rules.check_trait_count(str(name), traits)
     except Invalid as exc:
         raise _EntryError(["traits"], exc.message) from None
-    return NodeSpec(name=str(name), uuid=node_uuid, values=values, traits=traits)
+    try:
+        checked = rules.checked_node({**values, "name": name, "uuid": node_uuid})
+    except rules.FieldInvalid as exc:
+        raise _EntryError([exc.field], exc.message) from None
+    node_uuid = checked.pop("uuid")
+    checked.pop("name")
+    return NodeSpec(name=str(name), uuid=node_uuid, values=checked, traits=traits)
 
 
 def apply(connection: Connection, specs: list[NodeSpec]) -> ImportReport:

@@ -9,8 +9,8 @@ from sqlalchemy import ColumnElement, Select, and_, false, func, not_, or_, sele
 
 from flavorsmith.db.models import Node, NodeTrait
 from flavorsmith.errors import Invalid
+from flavorsmith.params import MAX_LIMIT, parse_bool, parse_limit, parse_list
 
-MAX_LIMIT = 1000
 SORT_KEYS = (
     "id",
     "uuid",
@@ -24,22 +24,6 @@ SORT_KEYS = (
     "created_at",
     "updated_at",
 )
-_TRUE = ("1", "t", "true", "on", "y", "yes")
-_FALSE = ("0", "f", "false", "off", "n", "no")
-
-
-def parse_bool(name: str, value: str) -> bool:
-    lowered = value.strip().lower()
-    if lowered in _TRUE:
-        return True
-    if lowered in _FALSE:
-        return False
-    allowed = ", ".join(repr(v) for v in sorted(_TRUE + _FALSE))
-    raise Invalid(f"Invalid {name}: unrecognized value {value!r}, acceptable values are: {allowed}")
-
-
-def parse_list(value: str) -> tuple[str, ...]:
-    return tuple(item.strip() for item in value.split(",") if item.strip())
 
 
 @dataclass(frozen=True)
@@ -67,18 +51,6 @@ class NodeQuery:
             )
         if self.sort_dir not in ("asc", "desc"):
             raise Invalid(f"Invalid sort direction {self.sort_dir!r}: choose asc or desc")
-
-
-def parse_limit(value: str | None) -> int:
-    if value is None:
-        return MAX_LIMIT
-    try:
-        limit = int(value)
-    except ValueError:
-        raise Invalid(f"Expected an integer for limit: {value!r}") from None
-    if limit <= 0:
-        raise Invalid("Limit must be positive")
-    return min(limit, MAX_LIMIT)
 
 
 def _has_all(traits: tuple[str, ...]) -> ColumnElement[bool]:
@@ -151,4 +123,13 @@ def _after(column: Any, marker: dict[str, Any], key: str, ascending: bool) -> Co
     return or_(beyond, and_(column == value, id_after), rest)
 
 
-__all__ = ["MAX_LIMIT", "NodeQuery", "conditions", "ordered_page", "parse_bool", "true"]
+__all__ = [
+    "MAX_LIMIT",
+    "NodeQuery",
+    "conditions",
+    "ordered_page",
+    "parse_bool",
+    "parse_limit",
+    "parse_list",
+    "true",
+]

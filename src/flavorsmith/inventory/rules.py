@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from flavorsmith import jsonsafe
 from flavorsmith import traits as trait_names
+from flavorsmith.db.models import Node
 from flavorsmith.errors import Invalid
 from flavorsmith.resource_classes import IRONIC_MAX_LENGTH
 
@@ -56,7 +58,7 @@ def is_uuid(value: str) -> bool:
 def check_name(name: Any) -> None:
     if name is None:
         return
-    if not isinstance(name, str) or not name or len(name) > 255 or not _NAME_RE.match(name):
+    if not isinstance(name, str) or not name or len(name) > 255 or not _NAME_RE.fullmatch(name):
         raise Invalid(
             f"Cannot use {name!r} as a node name: use 1 to 255 letters, digits, '-', '.', '_' "
             "or '~'"
@@ -112,6 +114,80 @@ def check_trait_count(node_uuid: str, traits: Iterable[str]) -> None:
 def check_mapping(field: str, value: Any) -> None:
     if not isinstance(value, dict):
         raise Invalid(f"'{field}' must be an object, not {type(value).__name__}")
+
+
+class FieldInvalid(Invalid):
+    """A node field that cannot be stored; ``field`` names it."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+TEXT_FIELDS = ("description", "maintenance_reason")
+MAPPING_FIELDS = ("properties", "instance_info", "driver_info", "extra")
+UUID_FIELDS = ("uuid", "instance_uuid")
+
+
+def checked_node(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The node fields in ``values`` (a create, a patched node, an imported entry), checked
+    and normalised in one place: Ironic's rules per field, UUIDs in their canonical form
+    (Ironic takes braces and urn:uuid: too, which overflow a 36-character column), values
+    every database can store (see jsonsafe) and no text longer than its column."""
+    out = dict(values)
+    checks: dict[str, Any] = {
+        "driver": check_driver,
+        "name": check_name,
+        "resource_class": check_resource_class,
+    }
+    for field, check in checks.items():
+        if field in out:
+            _field(field, check, out[field])
+    for field in MAPPING_FIELDS:
+        if field in out:
+            _field(field, lambda v, f=field: check_mapping(f, v), out[field])
+    for field in UUID_FIELDS:
+        if out.get(field) is not None:
+            out[field] = _uuid(field, out[field])
+    if not isinstance(out.get("maintenance", False), bool):
+        raise FieldInvalid("maintenance", "'maintenance' must be true or false")
+    for field in TEXT_FIELDS:
+        if out.get(field) is not None and not isinstance(out[field], str):
+            raise FieldInvalid(field, f"'{field}' must be a string")
+    for field, value in out.items():
+        _field(field, lambda v, f=field: jsonsafe.check_value(f, v), value)
+    _check_lengths(out)
+    return out
+
+
+def _field(field: str, check: Any, value: Any) -> None:
+    try:
+        check(value)
+    except FieldInvalid:
+        raise
+    except Invalid as exc:
+        raise FieldInvalid(field, exc.message) from None
+
+
+def _uuid(field: str, value: Any) -> str:
+    if not isinstance(value, str) or not is_uuid(value):
+        shown = jsonsafe.excerpt(value) if isinstance(value, str) else repr(value)[:60]
+        if field == "uuid":
+            raise FieldInvalid(field, f"Invalid UUID {shown}")
+        raise FieldInvalid(field, f"Expected a UUID for {field} but received {shown}.")
+    return str(uuid.UUID(value))
+
+
+def _check_lengths(values: Mapping[str, Any]) -> None:
+    """No text longer than its column (PostgreSQL refuses it; SQLite would keep it)."""
+    for column in Node.__table__.columns:
+        length = getattr(column.type, "length", None)
+        value = values.get(column.name)
+        if length and isinstance(value, str) and len(value) > length:
+            raise FieldInvalid(
+                column.name,
+                f"'{column.name}' is {len(value)} characters long; at most {length} are allowed",
+            )
 
 
 def instance_trait_problem(node_uuid: str, instance_info: dict[str, Any], traits: set[str]) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, insert, select, update
+from sqlalchemy import BigInteger, Connection, and_, delete, insert, literal, select, update
 from sqlalchemy.exc import IntegrityError
 
 from flavorsmith.db.counters import bump
@@ -103,10 +103,11 @@ def list_flavors(
     statement = select(*COLUMNS)
     if viewer.admin and query.is_public is not None:  # Nova: only admins filter on is_public
         statement = statement.where(NovaFlavor.is_public.is_(query.is_public))
+    # The filters are 64-bit (a filter beyond the 32-bit columns simply matches nothing).
     if query.min_ram is not None:
-        statement = statement.where(NovaFlavor.memory_mb >= query.min_ram)
+        statement = statement.where(NovaFlavor.memory_mb >= literal(query.min_ram, BigInteger()))
     if query.min_disk is not None:
-        statement = statement.where(NovaFlavor.root_gb >= query.min_disk)
+        statement = statement.where(NovaFlavor.root_gb >= literal(query.min_disk, BigInteger()))
     column = getattr(NovaFlavor, query.sort_key)
     order = (
         [column.asc(), NovaFlavor.id.asc()]

@@ -5,10 +5,10 @@ with its traceback, answered with a sanitised 502 (Octavia answers 500 and leaks
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
+from flavorsmith import jsonsafe
 from flavorsmith.errors import FlavorsmithError, Invalid
 from flavorsmith.providers.driver import UnsupportedOption
 from flavorsmith.providers.registry import Provider
@@ -29,9 +29,9 @@ def parse_flavor_data(text: Any) -> dict[str, Any]:
             f"flavor_data is {len(text)} characters long; at most {MAX_FLAVOR_DATA} are allowed"
         )
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise Invalid(f"flavor_data is not valid JSON: {exc}") from None
+        data = jsonsafe.loads(text, what="flavor_data")
+    except jsonsafe.Malformed as exc:
+        raise Invalid(f"flavor_data is not valid JSON: {exc.detail}") from None
     if not isinstance(data, dict):
         raise Invalid(f"flavor_data must be a JSON object, not {type(data).__name__}")
     return data

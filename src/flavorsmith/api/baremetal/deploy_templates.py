@@ -5,6 +5,7 @@ and ``updated_at`` moves whenever anything changes."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 from urllib.parse import urlencode
 
@@ -130,7 +131,7 @@ async def create_template(request: Request, response: Response) -> dict[str, Any
     if body.get("uuid") is not None:
         if not (isinstance(body["uuid"], str) and is_uuid(body["uuid"])):
             raise Invalid(f"Invalid UUID {body['uuid']!r}")
-        values["uuid"] = body["uuid"]
+        values["uuid"] = str(uuid.UUID(body["uuid"]))  # canonical: it fits its column
     row = await run(request, lambda c: store.create(c, values), write=True)
     top = root(request)
     response.headers["Location"] = f"{top}/v1/deploy_templates/{row['uuid']}"

@@ -176,23 +176,11 @@ async def show_node(request: Request, ident: str) -> dict[str, Any]:
     return serialize.node(row, traits, fields, root(request))
 
 
-def _check_node_values(values: dict[str, Any]) -> None:
-    """The whole node after a create or patch, checked field by field."""
-    rules.check_driver(values.get("driver"))
-    rules.check_name(values.get("name"))
-    rules.check_resource_class(values.get("resource_class"))
-    for field in ("properties", "instance_info", "driver_info", "extra"):
-        if field in values:
-            rules.check_mapping(field, values[field])
-    if values.get("uuid") is not None and not (
-        isinstance(values["uuid"], str) and rules.is_uuid(values["uuid"])
-    ):
-        raise Invalid(f"Invalid UUID {values['uuid']!r}")
-    if not isinstance(values.get("maintenance", False), bool):
-        raise Invalid("'maintenance' must be true or false")
-    for field in ("description", "maintenance_reason", "instance_uuid"):
-        if values.get(field) is not None and not isinstance(values[field], str):
-            raise Invalid(f"'{field}' must be a string")
+def _check_node_values(values: dict[str, Any]) -> dict[str, Any]:
+    """The whole node after a create or patch, checked field by field and normalised."""
+    if "driver" not in values:
+        raise Invalid("'driver' is a required property")
+    return rules.checked_node(values)
 
 
 @router.post("/v1/nodes", status_code=201)
@@ -213,8 +201,7 @@ async def create_node(request: Request, response: Response) -> dict[str, Any]:
     version = microversion(request)
     if "resource_class" in body and version < Version(1, 21):
         raise Invalid("Setting resource_class needs API version 1.21 or later")
-    _check_node_values(body)
-    values = dict(body)
+    values = _check_node_values(body)
     values["provision_state"] = "enroll" if version >= Version(1, 11) else "available"
     row = await run(request, lambda c: store.create(c, values), write=True)
     top = root(request)
@@ -250,7 +237,7 @@ def apply_patch(row: dict[str, Any], patch: Any) -> dict[str, Any]:
         )
     if patched.get("maintenance") is None:
         patched["maintenance"] = False
-    _check_node_values(patched)
+    patched = _check_node_values(patched)
     return {k: v for k, v in patched.items() if row[k] != v}
 
 

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from sqlalchemy import Connection
 
 from flavorsmith.api.compute.common import authorize, run
+from flavorsmith.api.policy import PolicyDenied
 from flavorsmith.api.requests import check_query, json_body
 from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.nova import store
@@ -21,6 +22,19 @@ ACTIONS = {
 
 def _body(flavorid: str, projects: list[str]) -> dict[str, Any]:
     return {"flavor_access": [{"flavor_id": flavorid, "tenant_id": p} for p in projects]}
+
+
+def _authorize_any(request: Request) -> None:
+    """403 unless the caller may take at least one of the actions."""
+    denied: PolicyDenied | None = None
+    for rule in ACTIONS.values():
+        try:
+            authorize(request, rule)
+            return
+        except PolicyDenied as exc:
+            denied = denied or exc
+    assert denied is not None
+    raise denied
 
 
 @router.get("/v2.1/flavors/{flavorid}/os-flavor-access")
@@ -39,6 +53,8 @@ async def list_access(request: Request, flavorid: str) -> dict[str, Any]:
 
 @router.post("/v2.1/flavors/{flavorid}/action")
 async def flavor_action(request: Request, flavorid: str) -> dict[str, Any]:
+    # Policy before the body: a caller allowed neither action learns nothing from parsing.
+    _authorize_any(request)
     check_query(request, ())
     body = await json_body(request)
     if not isinstance(body, dict) or len(body) != 1:

@@ -7,6 +7,7 @@ from typing import Any
 
 from flavorsmith import flavor_ids
 from flavorsmith.errors import Invalid
+from flavorsmith.params import shown, shown_repr
 
 INT32_MAX = 2147483647
 _DIGITS = re.compile(r"^[0-9]+$")
@@ -17,10 +18,16 @@ EXTRA_SPEC_KEY = re.compile(r"^[a-zA-Z0-9-_:. ]{1,255}$")
 
 def _integer(field: str, value: Any, minimum: int) -> int:
     if isinstance(value, bool) or not (
-        isinstance(value, int) or (isinstance(value, str) and _DIGITS.match(value))
+        isinstance(value, int) or (isinstance(value, str) and _DIGITS.fullmatch(value))
     ):
+        given = shown(value) if isinstance(value, str) else shown_repr(value)
         raise Invalid(
-            f"Invalid input for field/attribute {field}. Value: {value}. Expected an integer"
+            f"Invalid input for field/attribute {field}. Value: {given}. Expected an integer"
+        )
+    if isinstance(value, str) and len(value.lstrip("0")) > 10:  # more than 32 bits hold
+        raise Invalid(
+            f"Invalid input for field/attribute {field}. Value: {shown(value)}. It is greater "
+            f"than the maximum of {INT32_MAX}"
         )
     number = int(value)
     if number < minimum:
@@ -202,7 +209,7 @@ def extra_specs(body: Any) -> dict[str, str]:
 def checked_specs(specs: dict[str, Any]) -> dict[str, str]:
     out = {}
     for key, value in specs.items():
-        if not EXTRA_SPEC_KEY.match(key):
+        if not EXTRA_SPEC_KEY.fullmatch(key):
             raise Invalid(
                 f"Invalid extra spec key {key!r}: 1 to 255 of letters, digits, '-', '_', ':', "
                 "'.' and spaces"

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request, Response
 from sqlalchemy import Connection
 
+from flavorsmith import jsonsafe
 from flavorsmith.api.compute import bodies, serialize
 from flavorsmith.api.compute.common import at_least, authorize, require, root, run, viewer
 from flavorsmith.api.requests import check_query, json_body, microversion
@@ -16,6 +17,7 @@ from flavorsmith.errors import Invalid
 from flavorsmith.extra_specs.safety import pattern_problem
 from flavorsmith.nova import store
 from flavorsmith.nova.store import FlavorQuery
+from flavorsmith.params import ascii_int, shown
 
 router = APIRouter()
 
@@ -23,11 +25,20 @@ LIST_PARAMS = ("is_public", "minRam", "minDisk", "sort_key", "sort_dir", "limit"
 
 
 def _int_filter(name: str, value: str | None) -> int | None:
+    """Nova's minRam and minDisk: ASCII digits, at most 2**63-1 (the filter is a bigint)."""
     if value is None:
         return None
-    if not value.isdigit():
-        raise Invalid(f"Invalid {name} filter [{value}]")
-    return int(value)
+    number = _digits(value)
+    if number is None:
+        raise Invalid(f"Invalid {name} filter [{shown(value)}]")
+    return number
+
+
+def _digits(value: str) -> int | None:
+    """``value`` as a number when it is ASCII digits only and fits in 64 bits."""
+    if not (value.isascii() and value.isdigit()):
+        return None
+    return ascii_int(value)
 
 
 def _query(request: Request) -> FlavorQuery:
@@ -51,10 +62,11 @@ def _query(request: Request) -> FlavorQuery:
             f"Invalid input for query parameters sort_dir. Value: {sort_dir}. Use asc or desc"
         )
     limit = params.get("limit")
-    if limit is not None and not limit.isdigit():
+    number = _digits(limit) if limit is not None else store.MAX_LIMIT
+    if limit is not None and number is None:
         raise Invalid(
-            f"Invalid input for query parameters limit. Value: {limit}. '{limit}' does not "
-            "match '^[0-9]*$'"
+            f"Invalid input for query parameters limit. Value: {shown(limit)}. "
+            f"{jsonsafe.excerpt(limit)} does not match '^[0-9]*$'"
         )
     name = params.get("name")
     pattern = None
@@ -72,7 +84,7 @@ def _query(request: Request) -> FlavorQuery:
         name=pattern,
         sort_key=sort_key,
         sort_dir=sort_dir,
-        limit=min(int(limit), store.MAX_LIMIT) if limit else store.MAX_LIMIT,
+        limit=min(number or 0, store.MAX_LIMIT) if limit else store.MAX_LIMIT,
         marker=params.get("marker"),
     )
 

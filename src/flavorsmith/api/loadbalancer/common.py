@@ -19,6 +19,8 @@ from flavorsmith.api.links import base
 from flavorsmith.api.requests import identity, json_body
 from flavorsmith.db.engine import writer
 from flavorsmith.errors import Invalid, NotFound
+from flavorsmith.jsonsafe import excerpt
+from flavorsmith.params import ascii_int
 
 T = TypeVar("T")
 PAGING = ("fields", "sort", "sort_key", "sort_dir", "limit", "marker", "page_reverse")
@@ -62,7 +64,7 @@ def _bool(name: str, raw: str) -> bool:
         return True
     if lowered in ("false", "0", "no", "off"):
         return False
-    raise Invalid(f"Invalid value for {name}: {raw!r}; use true or false")
+    raise Invalid(f"Invalid value for {name}: {excerpt(raw)}; use true or false")
 
 
 def fields_of(request: Request, known: tuple[str, ...]) -> list[str] | None:
@@ -143,10 +145,9 @@ def listing(
     rows = _ordered(rows, _sort_keys(request, known))
     limit: int | None = None
     if "limit" in params:
-        try:
-            limit = int(params["limit"])
-        except ValueError:
-            raise Invalid(f"Invalid limit {params['limit']!r}: use a positive integer") from None
+        limit = ascii_int(params["limit"])
+        if limit is None:
+            raise Invalid(f"Invalid limit {excerpt(params['limit'])}: use a positive integer")
         if limit < 1:
             raise Invalid(f"Invalid limit {limit}: use a positive integer")
     reverse = _bool("page_reverse", params["page_reverse"]) if "page_reverse" in params else False

@@ -85,16 +85,16 @@ def _catalog(request: Request) -> Catalog:
 
 @router.get("/catalog")
 def get_catalog(request: Request) -> dict[str, Any]:
-    check_query(request, ())
     _authorize(request, "flavorsmith:catalog:get")
+    check_query(request, ())
     state = _state(request)
     return _summary(request, state, state.view())
 
 
 @router.post("/catalog/reload")
 def reload_catalog(request: Request) -> dict[str, Any]:
-    check_query(request, ())
     _authorize(request, "flavorsmith:catalog:reload")
+    check_query(request, ())
     state = _state(request)
     return _summary(request, state, state.reload())
 
@@ -103,8 +103,8 @@ def reload_catalog(request: Request) -> dict[str, Any]:
 def nova_flavors(request: Request) -> dict[str, Any]:
     from flavorsmith.nova.derive import derive
 
-    check_query(request, ())
     _authorize(request, "flavorsmith:catalog:get")
+    check_query(request, ())
     derived, unresolved = derive(_catalog(request))
     access = may_list_access(request)
     flavors = [f.as_dict() for f in derived]
@@ -116,8 +116,8 @@ def nova_flavors(request: Request) -> dict[str, Any]:
 
 @router.get("/catalog/flavors/{name}")
 def flavor(request: Request, name: str) -> dict[str, Any]:
-    check_query(request, ())
     _authorize(request, "flavorsmith:catalog:get")
+    check_query(request, ())
     found = _catalog(request).flavor(name)
     if found is None:
         raise NotFound(f"No flavor named {name!r} in the catalog")

@@ -31,9 +31,12 @@ POLICIES = [
 ]
 
 
+def _authorize(request: Request) -> None:
+    request.app.state.services.enforcer.authorize("flavorsmith:match:get", identity(request))
+
+
 async def _inputs(request: Request) -> tuple[Catalog, Index]:
     services = request.app.state.services
-    services.enforcer.authorize("flavorsmith:match:get", identity(request))
     view = services.catalog.view()
     if has_errors(view.diagnostics):
         raise ServiceUnavailable(
@@ -45,6 +48,7 @@ async def _inputs(request: Request) -> tuple[Catalog, Index]:
 
 @router.get("/flavors/{name}/nodes")
 async def flavor_nodes(request: Request, name: str) -> dict[str, Any]:
+    _authorize(request)
     check_query(request, ("limit", "marker", "available"))
     catalog, index = await _inputs(request)
     rule = views.find_flavor(views.rules_of(catalog), name)
@@ -75,6 +79,7 @@ async def flavor_nodes(request: Request, name: str) -> dict[str, Any]:
 
 @router.get("/nodes/{ident}/flavors")
 async def node_flavors(request: Request, ident: str) -> dict[str, Any]:
+    _authorize(request)
     check_query(request, ())
     catalog, index = await _inputs(request)
     node = views.find_node(index, ident)
@@ -86,6 +91,7 @@ async def node_flavors(request: Request, ident: str) -> dict[str, Any]:
 
 @router.get("/flavors/{name}/nodes/{ident}")
 async def explain_pair(request: Request, name: str, ident: str) -> dict[str, Any]:
+    _authorize(request)
     check_query(request, ())
     catalog, index = await _inputs(request)
     rule = views.find_flavor(views.rules_of(catalog), name)
@@ -94,6 +100,7 @@ async def explain_pair(request: Request, name: str, ident: str) -> dict[str, Any
 
 @router.get("/capacity")
 async def capacity(request: Request) -> dict[str, Any]:
+    _authorize(request)
     check_query(request, ())
     catalog, index = await _inputs(request)
     return views.capacity(index, views.rules_of(catalog))

@@ -29,7 +29,9 @@ def validate(
     repo: RepoOption = None,
 ) -> None:
     """Validate extra specs; exit 1 when the mode rejects any of them."""
+    from flavorsmith import jsonsafe
     from flavorsmith.cli.extra_specs.registry import load
+    from flavorsmith.errors import Invalid
     from flavorsmith.extra_specs.registry import MODES
 
     if mode not in MODES:
@@ -43,9 +45,9 @@ def validate(
             if not line.strip():
                 continue
             try:
-                data = json.loads(line)
+                data = jsonsafe.loads(line, what=f"line {number}")
                 items.append((str(data["key"]), str(data["value"])))
-            except (ValueError, KeyError, TypeError):
+            except (Invalid, KeyError, TypeError):
                 items.append(f"line {number}: expected a JSON object with key and value")
     else:
         for pair in pairs or []:

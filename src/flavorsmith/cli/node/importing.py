@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,12 +26,14 @@ def import_nodes(
     """
     import logging
 
+    from flavorsmith import jsonsafe
     from flavorsmith.catalog.document import parse
     from flavorsmith.catalog.load import display_path
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.report import emit
     from flavorsmith.db.engine import writer
     from flavorsmith.diagnostics import Diagnostic
+    from flavorsmith.errors import Invalid
     from flavorsmith.inventory import importer
 
     logging.getLogger("alembic").setLevel(logging.WARNING)
@@ -42,9 +43,13 @@ def import_nodes(
     diagnostics: list[Diagnostic] = []
     if file.suffix.lower() == ".json":
         try:
-            data = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            data = jsonsafe.loads(raw, what=shown)
+        except jsonsafe.Malformed:
             data = None  # the YAML parser below names the position of the problem
+        except Invalid as exc:
+            typer.echo(f"error: {exc.message}", err=True)
+            typer.echo("error: nothing was imported", err=True)
+            raise typer.Exit(1) from None
     if data is None:
         doc, diagnostics = parse(raw, shown, max_bytes=None)
         data = doc.data if doc is not None else None

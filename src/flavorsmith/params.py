@@ -1,0 +1,69 @@
+"""Query-parameter parsing every API shares (pure): integers in ASCII digits within 64 bits,
+booleans, limits and comma lists. Each refuses with :class:`~flavorsmith.errors.Invalid`;
+nothing else escapes, whatever the text (``str.isdigit`` and ``int`` accept '²' and '٣', and
+``int`` refuses more than 4300 digits with a ValueError)."""
+
+from __future__ import annotations
+
+import re
+
+from flavorsmith import jsonsafe
+from flavorsmith.errors import Invalid
+
+MAX_LIMIT = 1000
+_INTEGER = re.compile(r"-?[0-9]{1,19}")  # ASCII only; 19 digits hold every 64-bit value
+_DIGITS = re.compile(r"-?[0-9]+")
+_TRUE = ("1", "t", "true", "on", "y", "yes")
+_FALSE = ("0", "f", "false", "off", "n", "no")
+
+
+def shown(value: str) -> str:
+    """``value`` as it may appear in a message: itself when short and printable, else an
+    escaped, shortened excerpt."""
+    return value if len(value) <= 40 and value.isprintable() else jsonsafe.excerpt(value)
+
+
+def shown_repr(value: object) -> str:
+    """``repr(value)`` (escaped by construction), shortened when long."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:60]}… ({len(text)} characters)"
+
+
+def ascii_int(value: str) -> int | None:
+    """The integer ``value`` spells in ASCII digits (surrounding spaces and a leading '-'
+    allowed) when it fits in 64 signed bits; None for anything else."""
+    text = value.strip()
+    if not _INTEGER.fullmatch(text):
+        return None
+    number = int(text)
+    return number if jsonsafe.INT_MIN <= number <= jsonsafe.INT_MAX else None
+
+
+def parse_bool(name: str, value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    allowed = ", ".join(repr(v) for v in sorted(_TRUE + _FALSE))
+    raise Invalid(
+        f"Invalid {name}: unrecognized value {jsonsafe.excerpt(value)}, "
+        f"acceptable values are: {allowed}"
+    )
+
+
+def parse_limit(value: str | None) -> int:
+    """Ironic's ``limit``: a positive integer, capped at MAX_LIMIT; absent means MAX_LIMIT."""
+    if value is None:
+        return MAX_LIMIT
+    text = value.strip()
+    if not _DIGITS.fullmatch(text):
+        raise Invalid(f"Expected an integer for limit: {jsonsafe.excerpt(value)}")
+    significant = text.lstrip("-").lstrip("0")
+    if text.startswith("-") or not significant:
+        raise Invalid("Limit must be positive")
+    return MAX_LIMIT if len(significant) > 4 else min(int(significant), MAX_LIMIT)
+
+
+def parse_list(value: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in value.split(",") if item.strip())
