@@ -92,6 +92,13 @@ NOVA_READ = (*READ, 406)
 NOVA_WRITE = (*WRITE, 406)
 
 
+SYNC_QUERY: dict[str, Schema] = {
+    "prune": QUERY_BOOL,
+    "allow_empty": QUERY_BOOL,  # let a prune delete every managed object of the kind
+    "only": string(enum=["flavors", "deploy-templates"]),
+}
+
+
 def _operations() -> dict[tuple[str, str], Operation]:
     node_list_query = _params(bm_nodes.LIST_PARAMS, NODE_QUERY_TYPES)
     node_detail_query = _params(NODE_DETAIL_PARAMS, NODE_QUERY_TYPES)
@@ -463,13 +470,13 @@ def _operations() -> dict[tuple[str, str], Operation]:
         ("GET", "/v1/sync/plan"): Operation(
             "What a sync of the catalog would change",
             {200: SYNC_ROUND},
-            query={"prune": QUERY_BOOL, "only": string(enum=["flavors", "deploy-templates"])},
+            query=SYNC_QUERY,
             errors=(*READ, 503),
         ),
         ("POST", "/v1/sync/apply"): Operation(
             "Apply the catalog (409 with the same body when something failed)",
             {200: SYNC_ROUND, 409: SYNC_ROUND},
-            query={"prune": QUERY_BOOL, "only": string(enum=["flavors", "deploy-templates"])},
+            query=SYNC_QUERY,
             errors=(*READ, 409, 503),
         ),
     }
