@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import Engine
 from typer.testing import CliRunner, Result
 
@@ -20,6 +21,11 @@ EXAMPLES = ROOT / "examples"
 BROKEN = EXAMPLES / "broken"
 
 Invoke = Callable[..., Result]
+
+# Property tests assert behaviour, not speed: on a loaded two-core machine a large example can
+# take longer than hypothesis' default 200 ms deadline. Speed lives in benchmarks/.
+settings.register_profile("flavorsmith", deadline=None)
+settings.load_profile("flavorsmith")
 
 
 @pytest.fixture(autouse=True)

@@ -39,9 +39,10 @@ class Version:
 
 def _shown(value: str) -> str:
     """A header value in a message: short and printable, or cut and escaped."""
-    if len(value) <= 40 and value.isprintable():
+    if len(value) <= 40 and value.isprintable() and value.isascii():
         return value
-    return f"{value[:40].encode('unicode_escape').decode('ascii')}… ({len(value)} characters)"
+    escaped = value.encode("unicode_escape").decode("ascii")
+    return f"{escaped[:40]}… ({len(value)} characters)"
 
 
 @dataclass(frozen=True)
