@@ -7,7 +7,6 @@ validate` or served by `GET /v1/catalog`."""
 from __future__ import annotations
 
 import os
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -113,12 +112,10 @@ def test_a_huge_file_is_refused_without_being_read(
     with huge.open("wb") as handle:
         handle.truncate(2 * 1024**3)  # sparse: 2 GiB that take no disk
     tracemalloc.start()
-    started = time.monotonic()
     loaded = load_file(huge, FLAVOR, roots=(example_repo,))
-    elapsed = time.monotonic() - started
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    assert elapsed < 1 and peak < MAX_FILE_BYTES
+    assert peak < MAX_FILE_BYTES  # reading the file, or even its first 1 MiB + 1, would exceed it
     assert [d.render() for d in loaded.diagnostics] == [
         f"{loaded.diagnostics[0].path}:1:1: file: file is {2 * 1024**3} bytes; "
         f"at most {MAX_FILE_BYTES} allowed"
