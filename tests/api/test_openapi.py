@@ -15,7 +15,7 @@ from sqlalchemy import Engine
 
 from flavorsmith.api import openapi
 from flavorsmith.api.app import create_app
-from flavorsmith.api.flavours import Flavour, flavour_of
+from flavorsmith.api.families import Flavour, flavour_of
 from flavorsmith.api.middleware import PUBLIC_PATHS
 from flavorsmith.config import Settings
 from tests.conftest import EXAMPLES

@@ -20,9 +20,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from flavorsmith.config import DEFAULT_PROVIDERS
-from flavorsmith.providers import store
 from flavorsmith.providers.driver import UnsupportedOption
 from flavorsmith.providers.registry import Provider
+from flavorsmith.store import service_flavors as store
 from tests.api.conftest import ClientFactory, build_app
 from tests.conftest import EXAMPLES
 

@@ -7,8 +7,8 @@ import uuid
 
 from sqlalchemy import Engine
 
-from flavorsmith.db.counters import bump, read
 from flavorsmith.db.engine import writer
+from flavorsmith.store.generations import bump, read
 
 
 def test_bump_starts_at_one(migrated_engine: Engine) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from flavorsmith.catalog.repo import Repository
-from flavorsmith.deploy.drivers import CATALOGUES, DriverStep, catalogue
-from flavorsmith.deploy.planning import deploy_problem, plan, plan_for_driver
-from flavorsmith.deploy.templates import Step, Template
+from flavorsmith.ironic.deploy_steps import deploy_problem, plan, plan_for_driver
+from flavorsmith.ironic.deploy_templates import Step, Template
+from flavorsmith.ironic.driver_steps import CATALOGUES, DriverStep, catalogue
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from flavorsmith.deploy.planning import deploy_problem
 from flavorsmith.deploy.reconcile import MARKER
-from flavorsmith.deploy.templates import Step, Template
+from flavorsmith.ironic.deploy_steps import deploy_problem
+from flavorsmith.ironic.deploy_templates import Step, Template
 from tests.conftest import EXAMPLES, Invoke
 from tests.support.ironic_api import running_ironic, sdk_connection
 

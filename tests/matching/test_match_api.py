@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from flavorsmith.db.engine import writer
-from flavorsmith.inventory import store
+from flavorsmith.store import nodes as store
 from tests.api.conftest import build_app
 
 

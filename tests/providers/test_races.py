@@ -12,9 +12,10 @@ from sqlalchemy import Engine
 from flavorsmith.config import DEFAULT_PROVIDERS
 from flavorsmith.db.engine import writer
 from flavorsmith.errors import FlavorsmithError
-from flavorsmith.providers import service, store
+from flavorsmith.providers import service
 from flavorsmith.providers.driver import ProviderContext
 from flavorsmith.providers.registry import Registry, load
+from flavorsmith.store import service_flavors as store
 
 
 def attempt(engine: Engine, work: Callable[..., object], *args: object) -> str:

@@ -16,20 +16,20 @@ from flavorsmith.api import health, openapi
 from flavorsmith.api.auth import Authenticator, NoAuth, TokenFile
 from flavorsmith.api.baremetal import deploy_templates as baremetal_templates
 from flavorsmith.api.baremetal import nodes as baremetal_nodes
-from flavorsmith.api.baremetal import router as baremetal
 from flavorsmith.api.baremetal import traits as baremetal_traits
+from flavorsmith.api.baremetal import versions as baremetal
 from flavorsmith.api.baremetal.policies import POLICIES as BAREMETAL_POLICIES
 from flavorsmith.api.compute import access as compute_access
 from flavorsmith.api.compute import extra_specs as compute_extra_specs
 from flavorsmith.api.compute import flavors as compute_flavors
-from flavorsmith.api.compute import router as compute
+from flavorsmith.api.compute import versions as compute
 from flavorsmith.api.compute.policies import POLICIES as COMPUTE_POLICIES
 from flavorsmith.api.csrf import CrossSiteGuard
-from flavorsmith.api.flavours import Flavour, error_response, flavour_of
+from flavorsmith.api.families import Flavour, error_response, flavour_of
 from flavorsmith.api.loadbalancer import flavorprofiles as lb_profiles
 from flavorsmith.api.loadbalancer import flavors as lb_flavors
 from flavorsmith.api.loadbalancer import providers as lb_providers
-from flavorsmith.api.loadbalancer import router as loadbalancer
+from flavorsmith.api.loadbalancer import versions as loadbalancer
 from flavorsmith.api.loadbalancer.policies import POLICIES as LOADBALANCER_POLICIES
 from flavorsmith.api.middleware import ServiceMiddleware
 from flavorsmith.api.native import catalog as native_catalog
@@ -43,7 +43,7 @@ from flavorsmith.db.engine import make_engine
 from flavorsmith.errors import FlavorsmithError
 from flavorsmith.extra_specs.factory import registry_for
 from flavorsmith.extra_specs.registry import Registry
-from flavorsmith.matching.source import IndexCache
+from flavorsmith.inventory.index_cache import IndexCache
 from flavorsmith.providers.context import provider_context
 from flavorsmith.providers.registry import Registry as ProviderRegistry
 from flavorsmith.providers.registry import load as load_providers

@@ -14,7 +14,7 @@ from starlette.datastructures import Headers, QueryParams
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from flavorsmith.api.auth import Authenticator
-from flavorsmith.api.flavours import Flavour, error_response, flavour_of
+from flavorsmith.api.families import Flavour, error_response, flavour_of
 from flavorsmith.api.microversions import IRONIC, NOVA, MicroversionSpec
 from flavorsmith.errors import FlavorsmithError, Invalid, PayloadTooLarge
 from flavorsmith.jsonsafe import excerpt

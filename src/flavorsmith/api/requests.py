@@ -9,7 +9,7 @@ from fastapi import Request
 
 from flavorsmith import jsonsafe
 from flavorsmith.api.auth import Identity
-from flavorsmith.api.flavours import Flavour
+from flavorsmith.api.families import Flavour
 from flavorsmith.api.microversions import Version
 from flavorsmith.errors import Invalid, NotAuthenticated, UnsupportedMediaType
 

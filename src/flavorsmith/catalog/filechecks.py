@@ -157,7 +157,7 @@ def check_extra_specs(doc: Document, definitions: ExtraSpecSet) -> list[Diagnost
 
 def check_deploy_template(doc: Document, template: DeployTemplateDef) -> list[Diagnostic]:
     """Ironic's rules for one template, and its steps against the shipped driver catalogues."""
-    from flavorsmith.deploy.drivers import CATALOGUES
+    from flavorsmith.ironic.driver_steps import CATALOGUES
 
     out: list[Diagnostic] = []
     if not traits.is_valid_node_trait(template.name):

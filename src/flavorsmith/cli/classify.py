@@ -28,7 +28,6 @@ def classify(
     """Device type, resource class and traits for inspection data, with the reason for each.
     Exit 1 when no device type, or more than one, matches."""
     from flavorsmith import jsonsafe
-    from flavorsmith.classify.apply import classify_node
     from flavorsmith.classify.classification import classify as run
     from flavorsmith.classify.inspection import parse
     from flavorsmith.cli.node.database import open_database
@@ -37,8 +36,9 @@ def classify(
     from flavorsmith.db.engine import writer
     from flavorsmith.diagnostics import has_errors
     from flavorsmith.errors import FlavorsmithError
-    from flavorsmith.inventory import store
+    from flavorsmith.inventory.classifying import classify_node
     from flavorsmith.jsonsafe import Malformed
+    from flavorsmith.store import nodes as store
 
     if apply and node is None:
         raise typer.BadParameter("--apply needs --node", param_hint="'--apply'")

@@ -44,7 +44,7 @@ class DatabaseTemplates:
             raise TargetError(exc.message, status=exc.status, transient=False) from None
 
     def observe(self) -> dict[str, ObservedTemplate]:
-        from flavorsmith.deploy import store
+        from flavorsmith.store import deploy_templates as store
 
         rows: list[dict[str, Any]] = self._run(store.list_all, write=False)
         return {
@@ -55,14 +55,14 @@ class DatabaseTemplates:
         }
 
     def create(self, body: dict[str, Any]) -> None:
-        from flavorsmith.deploy import store
-        from flavorsmith.deploy.templates import checked
+        from flavorsmith.ironic.deploy_templates import checked
+        from flavorsmith.store import deploy_templates as store
 
         self._run(lambda c: store.create(c, checked(body)))
 
     def update(self, uuid: str, patch: Sequence[dict[str, Any]]) -> None:
-        from flavorsmith.deploy import store
-        from flavorsmith.deploy.templates import apply_patch
+        from flavorsmith.ironic.deploy_templates import apply_patch
+        from flavorsmith.store import deploy_templates as store
 
         def work(connection: Any) -> None:
             row = store.find(connection, uuid, lock=True)
@@ -71,7 +71,7 @@ class DatabaseTemplates:
         self._run(work)
 
     def delete(self, uuid: str) -> None:
-        from flavorsmith.deploy import store
+        from flavorsmith.store import deploy_templates as store
 
         self._run(lambda c: store.remove(c, store.find(c, uuid, lock=True)))
 

@@ -9,12 +9,12 @@ from typing import Any
 from sqlalchemy import Connection, delete, insert, select, update
 
 from flavorsmith.catalog.document import Document
-from flavorsmith.db.counters import bump
 from flavorsmith.db.models import Node, NodeTrait
 from flavorsmith.diagnostics import Diagnostic
 from flavorsmith.errors import Invalid
-from flavorsmith.inventory import rules
-from flavorsmith.inventory.store import GENERATION, now
+from flavorsmith.ironic import nodes as rules
+from flavorsmith.store.generations import bump
+from flavorsmith.store.nodes import GENERATION, now
 
 FIELDS = (
     "name",

@@ -63,7 +63,7 @@ class DatabaseTarget:
             raise TargetError(exc.message, status=exc.status, transient=exc.status == 409) from None
 
     def observe(self) -> dict[str, ObservedFlavor]:
-        from flavorsmith.nova import store
+        from flavorsmith.store import nova_flavors as store
         from flavorsmith.visibility import OPERATOR
 
         def work(connection: Any) -> dict[str, ObservedFlavor]:
@@ -93,7 +93,7 @@ class DatabaseTarget:
         return result
 
     def create(self, flavor: NovaFlavor) -> None:
-        from flavorsmith.nova import store
+        from flavorsmith.store import nova_flavors as store
 
         values = {
             "flavorid": flavor.id,
@@ -109,34 +109,34 @@ class DatabaseTarget:
         self._run(lambda c: store.create(c, values))
 
     def delete(self, flavor_id: str) -> None:
-        from flavorsmith.nova import store
+        from flavorsmith.store import nova_flavors as store
 
         self._run(lambda c: store.remove(c, store.get(c, flavor_id, lock=True)))
 
     def set_description(self, flavor_id: str, description: str | None) -> None:
-        from flavorsmith.nova import store
+        from flavorsmith.store import nova_flavors as store
 
         self._run(
             lambda c: store.set_description(c, store.get(c, flavor_id, lock=True), description)
         )
 
     def set_specs(self, flavor_id: str, specs: Mapping[str, str]) -> None:
-        from flavorsmith.nova import store
+        from flavorsmith.store import nova_flavors as store
 
         self._run(lambda c: store.merge_extra_specs(c, store.get(c, flavor_id, lock=True), specs))
 
     def unset_spec(self, flavor_id: str, key: str) -> None:
-        from flavorsmith.nova import store
+        from flavorsmith.store import nova_flavors as store
 
         self._run(lambda c: store.delete_extra_spec(c, store.get(c, flavor_id, lock=True), key))
 
     def add_project(self, flavor_id: str, project: str) -> None:
-        from flavorsmith.nova import store
+        from flavorsmith.store import nova_flavors as store
 
         self._run(lambda c: store.add_project(c, store.get(c, flavor_id, lock=True), project))
 
     def remove_project(self, flavor_id: str, project: str) -> None:
-        from flavorsmith.nova import store
+        from flavorsmith.store import nova_flavors as store
 
         self._run(lambda c: store.remove_project(c, store.get(c, flavor_id, lock=True), project))
 

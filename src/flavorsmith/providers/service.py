@@ -14,10 +14,10 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
 from flavorsmith.errors import Conflict, Invalid, NotFound
-from flavorsmith.inventory.rules import is_uuid
-from flavorsmith.providers import store
+from flavorsmith.ironic.nodes import is_uuid
 from flavorsmith.providers.registry import Registry
 from flavorsmith.providers.validation import expand, parse_flavor_data, validate
+from flavorsmith.store import service_flavors as store
 
 PROFILE_CREATE = {"id", "name", "provider_name", "flavor_data"}
 PROFILE_UPDATE = {"name", "provider_name", "flavor_data"}

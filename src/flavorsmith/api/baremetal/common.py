@@ -15,7 +15,7 @@ from flavorsmith.api.microversions import Version
 from flavorsmith.api.requests import identity, microversion
 from flavorsmith.db.engine import writer
 from flavorsmith.errors import Invalid, NotAcceptable
-from flavorsmith.inventory import store
+from flavorsmith.store import nodes as store
 
 T = TypeVar("T")
 NAMES_SINCE = Version(1, 5)

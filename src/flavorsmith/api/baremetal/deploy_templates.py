@@ -18,11 +18,11 @@ from flavorsmith.api.links import link
 from flavorsmith.api.microversions import Version
 from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.requests import check_query, json_body, microversion
-from flavorsmith.deploy import store
-from flavorsmith.deploy.templates import apply_patch, checked
 from flavorsmith.errors import Invalid, MethodNotAllowed, NotFound
-from flavorsmith.inventory.query import parse_bool, parse_limit
-from flavorsmith.inventory.rules import is_uuid
+from flavorsmith.ironic.deploy_templates import apply_patch, checked
+from flavorsmith.ironic.nodes import is_uuid
+from flavorsmith.store import deploy_templates as store
+from flavorsmith.store.node_query import parse_bool, parse_limit
 
 router = APIRouter()
 SINCE = Version(1, 55)

@@ -14,12 +14,13 @@ from flavorsmith.api.baremetal import serialize
 from flavorsmith.api.baremetal.common import authorize, load, root, run
 from flavorsmith.api.microversions import Version
 from flavorsmith.api.requests import check_query, json_body, microversion
-from flavorsmith.deploy import store as deploy_store
-from flavorsmith.deploy.planning import deploy_problem
-from flavorsmith.deploy.templates import Template
 from flavorsmith.errors import Invalid
-from flavorsmith.inventory import rules, store
-from flavorsmith.inventory.query import NodeQuery, parse_bool, parse_limit, parse_list
+from flavorsmith.ironic import nodes as rules
+from flavorsmith.ironic.deploy_steps import deploy_problem
+from flavorsmith.ironic.deploy_templates import Template
+from flavorsmith.store import deploy_templates as deploy_store
+from flavorsmith.store import nodes as store
+from flavorsmith.store.node_query import NodeQuery, parse_bool, parse_limit, parse_list
 
 router = APIRouter()
 

@@ -10,7 +10,8 @@ from sqlalchemy import Connection
 from flavorsmith.api.baremetal.common import TRAITS_SINCE, authorize, load, require, root, run
 from flavorsmith.api.requests import check_query, json_body
 from flavorsmith.errors import Invalid
-from flavorsmith.inventory import rules, store
+from flavorsmith.ironic import nodes as rules
+from flavorsmith.store import nodes as store
 
 router = APIRouter()
 

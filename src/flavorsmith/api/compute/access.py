@@ -11,7 +11,7 @@ from flavorsmith.api.compute.common import authorize, run
 from flavorsmith.api.policy import PolicyDenied
 from flavorsmith.api.requests import check_query, json_body
 from flavorsmith.errors import Invalid, NotFound
-from flavorsmith.nova import store
+from flavorsmith.store import nova_flavors as store
 
 router = APIRouter()
 ACTIONS = {

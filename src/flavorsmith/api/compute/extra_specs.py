@@ -14,7 +14,7 @@ from flavorsmith.api.compute.common import at_least, authorize, run, viewer
 from flavorsmith.api.requests import check_query, json_body
 from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.extra_specs.registry import MODES, Mode
-from flavorsmith.nova import store
+from flavorsmith.store import nova_flavors as store
 
 router = APIRouter()
 log = logging.getLogger("flavorsmith.api")

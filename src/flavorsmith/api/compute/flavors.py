@@ -15,9 +15,9 @@ from flavorsmith.api.compute.common import at_least, authorize, require, root, r
 from flavorsmith.api.requests import check_query, json_body, microversion
 from flavorsmith.errors import Invalid
 from flavorsmith.extra_specs.safety import pattern_problem
-from flavorsmith.nova import store
-from flavorsmith.nova.store import FlavorQuery
 from flavorsmith.params import ascii_int, shown
+from flavorsmith.store import nova_flavors as store
+from flavorsmith.store.nova_flavors import FlavorQuery
 
 router = APIRouter()
 

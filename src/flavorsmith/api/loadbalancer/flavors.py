@@ -16,7 +16,8 @@ from flavorsmith.api.loadbalancer.common import (
     wrapped_body,
 )
 from flavorsmith.api.requests import check_query
-from flavorsmith.providers import service, store
+from flavorsmith.providers import service
+from flavorsmith.store import service_flavors as store
 
 router = APIRouter()
 P = "os_load-balancer_api:flavor"

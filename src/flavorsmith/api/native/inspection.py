@@ -9,11 +9,11 @@ from starlette.concurrency import run_in_threadpool
 
 from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.requests import check_query, identity, json_body
-from flavorsmith.classify.apply import classify_node
 from flavorsmith.db.engine import writer
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import ServiceUnavailable
-from flavorsmith.inventory import store
+from flavorsmith.inventory.classifying import classify_node
+from flavorsmith.store import nodes as store
 
 router = APIRouter()
 

@@ -19,9 +19,9 @@ from flavorsmith.api.viewers import viewer
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import Invalid, ServiceUnavailable
-from flavorsmith.inventory.query import parse_limit
 from flavorsmith.matching import views
 from flavorsmith.matching.index import Index
+from flavorsmith.store.node_query import parse_limit
 from flavorsmith.visibility import visible_catalog
 
 router = APIRouter()

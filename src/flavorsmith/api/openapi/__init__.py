@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 from starlette.requests import Request
 
 from flavorsmith import __version__
-from flavorsmith.api.flavours import Flavour, flavour_of
+from flavorsmith.api.families import Flavour, flavour_of
 from flavorsmith.api.microversions import IRONIC, NOVA, MicroversionSpec, Version
 from flavorsmith.api.middleware import PUBLIC_PATHS, VERSIONED
 from flavorsmith.api.openapi.operations import OPERATIONS, Operation

@@ -61,7 +61,7 @@ from flavorsmith.api.openapi.shapes import (
 )
 from flavorsmith.extra_specs.registry import MODES
 from flavorsmith.providers import service as provider_service
-from flavorsmith.providers import store as provider_store
+from flavorsmith.store import service_flavors as provider_store
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from flavorsmith.api.flavours import Flavour
+from flavorsmith.api.families import Flavour
 
 Schema = dict[str, Any]
 JSON = "application/json"

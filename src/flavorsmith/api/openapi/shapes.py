@@ -25,11 +25,11 @@ from flavorsmith.api.openapi.schemas import (
     obj,
     string,
 )
-from flavorsmith.deploy import store as template_store
-from flavorsmith.deploy import templates as template_rules
-from flavorsmith.inventory import query as node_query
-from flavorsmith.inventory import rules as node_rules
-from flavorsmith.nova import store as nova_store
+from flavorsmith.ironic import deploy_templates as template_rules
+from flavorsmith.ironic import nodes as node_rules
+from flavorsmith.store import deploy_templates as template_store
+from flavorsmith.store import node_query
+from flavorsmith.store import nova_flavors as nova_store
 
 # --- Ironic
 

@@ -35,11 +35,11 @@ def plan(
     """Show the ordered deploy steps provisioning NODE would run, where each comes from, and
     why each deploy template was or was not applied. Exits 1 when Ironic would refuse."""
     from flavorsmith.cli.node.database import open_database
-    from flavorsmith.deploy import store as template_store
-    from flavorsmith.deploy.planning import plan_for_driver
-    from flavorsmith.deploy.templates import Template
     from flavorsmith.errors import FlavorsmithError
-    from flavorsmith.inventory import store
+    from flavorsmith.ironic.deploy_steps import plan_for_driver
+    from flavorsmith.ironic.deploy_templates import Template
+    from flavorsmith.store import deploy_templates as template_store
+    from flavorsmith.store import nodes as store
 
     wanted_flavor = None
     repo_templates: list[Template] = []

@@ -13,7 +13,7 @@ def load(ctx: typer.Context, repo: str | None, database: str | None) -> tuple[Ca
     from flavorsmith.cli.options import repository
     from flavorsmith.cli.report import emit
     from flavorsmith.diagnostics import has_errors
-    from flavorsmith.matching.source import consistent, load_snapshot
+    from flavorsmith.inventory.index_cache import consistent, load_snapshot
 
     view = repository(repo).load()
     if has_errors(view.diagnostics):

@@ -31,8 +31,9 @@ def list_nodes(
     """List nodes."""
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.errors import Invalid
-    from flavorsmith.inventory import rules, store
-    from flavorsmith.inventory.query import MAX_LIMIT, NodeQuery
+    from flavorsmith.ironic import nodes as rules
+    from flavorsmith.store import nodes as store
+    from flavorsmith.store.node_query import MAX_LIMIT, NodeQuery
 
     try:
         for value in [*(trait or []), *(not_trait or [])]:

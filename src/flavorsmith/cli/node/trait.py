@@ -26,7 +26,8 @@ def _change(
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.db.engine import writer
     from flavorsmith.errors import FlavorsmithError
-    from flavorsmith.inventory import rules, store
+    from flavorsmith.ironic import nodes as rules
+    from flavorsmith.store import nodes as store
 
     try:
         for trait in traits:
@@ -70,7 +71,7 @@ def list_traits(ctx: typer.Context, node: NodeArg, database: DatabaseOption = No
     """List a node's traits, one per line."""
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.errors import FlavorsmithError
-    from flavorsmith.inventory import store
+    from flavorsmith.store import nodes as store
 
     engine = open_database(database, ctx)
     try:

@@ -110,7 +110,7 @@ def load_registry(
 ) -> Registry:
     """The enabled drivers; each one that failed to load is a warning on stderr. Without an
     engine the drivers see no nodes (listing providers and capabilities needs none)."""
-    from flavorsmith.matching.source import IndexCache
+    from flavorsmith.inventory.index_cache import IndexCache
     from flavorsmith.providers.context import provider_context
     from flavorsmith.providers.driver import ProviderContext
     from flavorsmith.providers.registry import LOG, load, parse_enabled
@@ -137,7 +137,7 @@ def load_registry(
 def find(rows: list[dict[str, Any]], ident: str, what: str) -> dict[str, Any]:
     """The row with this id, else the only row with this name."""
     from flavorsmith.errors import Conflict, NotFound
-    from flavorsmith.inventory.rules import is_uuid
+    from flavorsmith.ironic.nodes import is_uuid
 
     wanted = str(uuid.UUID(ident)) if is_uuid(ident) else ident
     for row in rows:

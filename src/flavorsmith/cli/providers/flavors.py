@@ -40,7 +40,8 @@ def create(
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.providers.common import find, reported
     from flavorsmith.db.engine import writer
-    from flavorsmith.providers import service, store
+    from flavorsmith.providers import service
+    from flavorsmith.store import service_flavors as store
 
     engine = open_database(database, ctx)
     with reported(), writer(engine).begin() as connection:
@@ -64,7 +65,7 @@ def list_flavors(
 ) -> None:
     """List service flavors."""
     from flavorsmith.cli.node.database import open_database
-    from flavorsmith.providers import store
+    from flavorsmith.store import service_flavors as store
 
     engine = open_database(database, ctx)
     with engine.connect() as connection:
@@ -81,7 +82,7 @@ def show(
     """Show a service flavor."""
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.providers.common import find, reported
-    from flavorsmith.providers import store
+    from flavorsmith.store import service_flavors as store
 
     engine = open_database(database, ctx)
     with reported(), engine.connect() as connection:
@@ -110,7 +111,8 @@ def set_flavor(
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.providers.common import find, reported
     from flavorsmith.db.engine import writer
-    from flavorsmith.providers import service, store
+    from flavorsmith.providers import service
+    from flavorsmith.store import service_flavors as store
 
     values: dict[str, Any] = {
         key: value
@@ -134,7 +136,8 @@ def delete(ctx: typer.Context, ident: Ident, database: DatabaseOption = None) ->
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.providers.common import find, reported
     from flavorsmith.db.engine import writer
-    from flavorsmith.providers import service, store
+    from flavorsmith.providers import service
+    from flavorsmith.store import service_flavors as store
 
     engine = open_database(database, ctx)
     with reported(), writer(engine).begin() as connection:
@@ -165,7 +168,8 @@ def resolve(
     loaded. -f json prints the result exactly as POST /v1/service-flavors/{id}/resolve."""
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.providers.common import find, load_registry, reported
-    from flavorsmith.providers import service, store
+    from flavorsmith.providers import service
+    from flavorsmith.store import service_flavors as store
 
     engine = open_database(database, ctx)
     registry = load_registry(ctx, providers, repo, engine)

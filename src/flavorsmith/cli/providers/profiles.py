@@ -62,7 +62,7 @@ def list_profiles(
 ) -> None:
     """List flavor profiles."""
     from flavorsmith.cli.node.database import open_database
-    from flavorsmith.providers import store
+    from flavorsmith.store import service_flavors as store
 
     engine = open_database(database, ctx)
     with engine.connect() as connection:
@@ -79,7 +79,7 @@ def show(
     """Show a flavor profile."""
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.providers.common import find, reported
-    from flavorsmith.providers import store
+    from flavorsmith.store import service_flavors as store
 
     engine = open_database(database, ctx)
     with reported(), engine.connect() as connection:
@@ -110,7 +110,8 @@ def set_profile(
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.providers.common import find, load_registry, reported
     from flavorsmith.db.engine import writer
-    from flavorsmith.providers import service, store
+    from flavorsmith.providers import service
+    from flavorsmith.store import service_flavors as store
 
     values: dict[str, Any] = {
         key: value
@@ -139,7 +140,8 @@ def delete(ctx: typer.Context, ident: Ident, database: DatabaseOption = None) ->
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.providers.common import find, reported
     from flavorsmith.db.engine import writer
-    from flavorsmith.providers import service, store
+    from flavorsmith.providers import service
+    from flavorsmith.store import service_flavors as store
 
     engine = open_database(database, ctx)
     with reported(), writer(engine).begin() as connection:

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flavorsmith.deploy.drivers import DriverStep, catalogue
-from flavorsmith.deploy.templates import Template
+from flavorsmith.ironic.deploy_templates import Template
+from flavorsmith.ironic.driver_steps import DriverStep, catalogue
 
 # When priorities tie, Ironic runs the step of the higher-ranked interface first.
 INTERFACE_RANK = {

@@ -11,11 +11,11 @@ from typing import Any
 from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from flavorsmith.db.counters import bump
 from flavorsmith.db.models import Node, NodeTrait
 from flavorsmith.errors import Conflict, NotFound
-from flavorsmith.inventory import rules
-from flavorsmith.inventory.query import NodeQuery, conditions, ordered_page
+from flavorsmith.ironic import nodes as rules
+from flavorsmith.store.generations import bump
+from flavorsmith.store.node_query import NodeQuery, conditions, ordered_page
 
 GENERATION = "nodes"
 COLUMNS = [c for c in Node.__table__.columns]

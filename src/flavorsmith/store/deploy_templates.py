@@ -9,11 +9,11 @@ from typing import Any
 from sqlalchemy import Connection, and_, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from flavorsmith.db.counters import bump
 from flavorsmith.db.models import DeployTemplate
-from flavorsmith.deploy.templates import Step, Template
 from flavorsmith.errors import Conflict, NotFound
-from flavorsmith.inventory.rules import is_uuid
+from flavorsmith.ironic.deploy_templates import Step, Template
+from flavorsmith.ironic.nodes import is_uuid
+from flavorsmith.store.generations import bump
 
 GENERATION = "deploy_templates"
 COLUMNS = list(DeployTemplate.__table__.columns)

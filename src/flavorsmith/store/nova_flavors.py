@@ -13,9 +13,9 @@ from typing import Any
 from sqlalchemy import BigInteger, Connection, and_, delete, insert, literal, select, update
 from sqlalchemy.exc import IntegrityError
 
-from flavorsmith.db.counters import bump
 from flavorsmith.db.models import NovaFlavor, NovaFlavorExtraSpec, NovaFlavorProject
 from flavorsmith.errors import Conflict, Invalid, NotFound
+from flavorsmith.store.generations import bump
 from flavorsmith.visibility import Viewer, may_see
 
 GENERATION = "flavors"

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, select
 
-from flavorsmith.db.counters import read
 from flavorsmith.db.models import Node, NodeTrait
-from flavorsmith.inventory.rules import PROVISIONED_STATES
-from flavorsmith.inventory.store import GENERATION
+from flavorsmith.ironic.nodes import PROVISIONED_STATES
 from flavorsmith.matching.index import Index
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot
+from flavorsmith.store.generations import read
+from flavorsmith.store.nodes import GENERATION
 
 
 def load_snapshot(connection: Connection) -> Snapshot:

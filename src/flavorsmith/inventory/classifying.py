@@ -10,7 +10,7 @@ from flavorsmith.catalog.model import Catalog
 from flavorsmith.classify.classification import Classification, classify
 from flavorsmith.classify.inspection import parse
 from flavorsmith.db.models import NodeInspection
-from flavorsmith.inventory import store
+from flavorsmith.store import nodes as store
 
 
 def classify_node(
