@@ -6,8 +6,6 @@ import os_resource_classes
 
 # Ironic's node.resource_class column.
 IRONIC_MAX_LENGTH = 80
-# Placement's resource_classes.name column.
-PLACEMENT_MAX_LENGTH = 255
 
 
 def placement_name(name: str) -> str:

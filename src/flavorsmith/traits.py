@@ -29,10 +29,6 @@ def full_name(short: str) -> str:
     return CUSTOM_PREFIX + short
 
 
-def is_valid_short_name(short: str) -> bool:
-    return bool(_SHORT_TRAIT_RE.fullmatch(short))
-
-
 def is_valid_node_trait(name: str) -> bool:
     """Whether Ironic accepts this trait on a node: standard, or CUSTOM_[A-Z0-9_]+, <= 255 chars."""
     if len(name) > MAX_TRAIT_LENGTH:

@@ -6,12 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from flavorsmith.matching.flavors import FlavorRule
-from flavorsmith.matching.index import Index
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot
-
-
-def nodes_for(flavor: FlavorRule, index: Index) -> int:
-    return index.match(flavor)
 
 
 def flavors_for(node: NodeInfo, flavors: Sequence[FlavorRule]) -> list[FlavorRule]:

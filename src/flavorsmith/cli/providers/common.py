@@ -34,11 +34,6 @@ ProvidersOption = Annotated[
 ]
 DEFAULT = DEFAULT_PROVIDERS
 
-CATALOG_HELP = (
-    " The baremetal provider checks flavor data against the catalog at --repo; when the "
-    "catalog has errors it warns and uses the definitions that loaded."
-)
-
 
 @contextmanager
 def reported() -> Iterator[None]:
