@@ -62,7 +62,12 @@ def build() -> typer.Typer:
     app.command("match")(match.match)
     app.command("capacity")(capacity.capacity)
     app.command("classify")(classify.classify)
-    app.add_typer(_extra_specs_group(), name="extra-specs")
+    extra_specs = _extra_specs_group()
+    extra_specs.add_typer(
+        definitions.group(EXTRA_SPEC, "Extra-spec validator files (hardware/extra-specs/)."),
+        name="file",
+    )
+    app.add_typer(extra_specs, name="extra-specs")
     app.add_typer(_sync_group(), name="sync")
     app.add_typer(
         definitions.group(FLAVOR, "Flavor definitions (hardware/flavors/)."), name="flavor"
@@ -74,10 +79,6 @@ def build() -> typer.Typer:
     app.add_typer(
         definitions.group(TRAIT_RULE, "Trait rules for inspection data (hardware/trait-rules/)."),
         name="trait-rule",
-    )
-    app.add_typer(
-        definitions.group(EXTRA_SPEC, "Extra-spec validator files (hardware/extra-specs/)."),
-        name="extra-spec",
     )
     app.add_typer(
         definitions.group(DEPLOY_TEMPLATE, "Deploy templates (hardware/deploy-templates/)."),

@@ -9,7 +9,10 @@ from flavorsmith.cli.extra_specs import docs, list_, show, validate
 
 def group() -> typer.Typer:
     app = typer.Typer(
-        help="Flavor extra-spec validators: list, show, validate, docs, metadef.",
+        help=(
+            "Flavor extra-spec validators: list, show, validate, docs, metadef; "
+            "and the validator files of the catalog (extra-specs file ...)."
+        ),
         no_args_is_help=True,
     )
     app.command("list")(list_.list_validators)
