@@ -35,33 +35,6 @@ class ConfigError(ValueError):
     """A setting that cannot work, with a message naming the value and what is allowed."""
 
 
-URL_FORMS = "sqlite:///PATH or postgresql+psycopg://USER@HOST/DATABASE"
-
-
-def check_database_url(url: str) -> str:
-    """``url`` when it names a database this service can open; else ConfigError saying why."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    try:
-        parsed = make_url(url)
-    except ArgumentError:
-        raise ConfigError(f"{url!r} is not a database URL: write {URL_FORMS}") from None
-    shown = parsed.render_as_string(hide_password=True)
-    backend, _, driver = parsed.drivername.partition("+")
-    if backend in ("postgres", "postgresql") and (backend, driver) != ("postgresql", "psycopg"):
-        fixed = parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=True)
-        raise ConfigError(f"{shown}: write {fixed} (the psycopg 3 driver this service ships)")
-    if backend == "sqlite":
-        if driver not in ("", "pysqlite"):
-            raise ConfigError(f"{shown}: write {URL_FORMS}")
-        sqlite_folder(parsed.database or "")
-        return url
-    if backend != "postgresql":
-        raise ConfigError(f"{shown}: unsupported database {backend!r}: write {URL_FORMS}")
-    return url
-
-
 def sqlite_folder(database: str, *, create: bool = False) -> Path | None:
     """The folder a SQLite file lives in (None in memory). It must exist, except the per-user
     default location, which ``create`` makes on demand: a mistyped path must not silently

@@ -59,7 +59,8 @@ DatabaseOption = Annotated[
 def database_url(option: str | None) -> str:
     """The database URL of every command (--database, env, default), checked: a URL this
     service cannot open, or a SQLite file in a folder that does not exist, is a usage error."""
-    from flavorsmith.config import ConfigError, check_database_url, resolve_database_url
+    from flavorsmith.config import ConfigError, resolve_database_url
+    from flavorsmith.db.engine import check_database_url
 
     try:
         return check_database_url(resolve_database_url(option))

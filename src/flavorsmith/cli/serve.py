@@ -62,14 +62,13 @@ def serve(
     import threading
 
     import uvicorn
-    from sqlalchemy.engine import make_url
 
     from flavorsmith.api.app import create_app
     from flavorsmith.api.auth import AuthConfigError
     from flavorsmith.cli.options import database_url, repository
     from flavorsmith.config import Settings
     from flavorsmith.db import migrate
-    from flavorsmith.db.engine import describe, make_engine
+    from flavorsmith.db.engine import describe, is_sqlite, make_engine
 
     if auth not in ("noauth", "token-file"):
         raise typer.BadParameter("choose noauth or token-file", param_hint="'--auth'")
@@ -103,7 +102,7 @@ def serve(
     logging.getLogger("alembic").setLevel(logging.WARNING)
     engine = make_engine(url)
     try:
-        if make_url(url).get_backend_name() == "sqlite":
+        if is_sqlite(url):
             migrate.upgrade(engine)  # the embedded default keeps itself current
         elif not migrate.is_current(engine):
             typer.echo(

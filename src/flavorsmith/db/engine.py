@@ -4,11 +4,47 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
-from flavorsmith.config import sqlite_folder
+from flavorsmith.config import ConfigError, sqlite_folder
+
+# The handles the layers above the stores pass around without speaking SQL themselves.
+__all__ = [
+    "Connection",
+    "Engine",
+    "check_database_url",
+    "is_sqlite",
+    "make_engine",
+    "ping",
+    "writer",
+]
+
+URL_FORMS = "sqlite:///PATH or postgresql+psycopg://USER@HOST/DATABASE"
+
+
+def check_database_url(url: str) -> str:
+    """``url`` when it names a database this service can open; else ConfigError saying why."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise ConfigError(f"{url!r} is not a database URL: write {URL_FORMS}") from None
+    shown = parsed.render_as_string(hide_password=True)
+    backend, _, driver = parsed.drivername.partition("+")
+    if backend in ("postgres", "postgresql") and (backend, driver) != ("postgresql", "psycopg"):
+        fixed = parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=True)
+        raise ConfigError(f"{shown}: write {fixed} (the psycopg 3 driver this service ships)")
+    if backend == "sqlite":
+        if driver not in ("", "pysqlite"):
+            raise ConfigError(f"{shown}: write {URL_FORMS}")
+        sqlite_folder(parsed.database or "")
+        return url
+    if backend != "postgresql":
+        raise ConfigError(f"{shown}: unsupported database {backend!r}: write {URL_FORMS}")
+    return url
+
 
 # How long a SQLite writer waits for another one before giving up.
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -56,3 +92,13 @@ def writer(engine: Engine) -> Engine:
 def describe(url: str) -> str:
     """The URL without its password, for logs and start-up messages."""
     return make_url(url).render_as_string(hide_password=True)
+
+
+def is_sqlite(url: str) -> bool:
+    return make_url(url).get_backend_name() == "sqlite"
+
+
+def ping(engine: Engine) -> None:
+    """One round trip to the database; raises the driver's error when it cannot answer."""
+    with engine.connect() as connection:
+        connection.execute(text("SELECT 1"))

@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import typer
-from sqlalchemy import Engine
+
+from flavorsmith.db.engine import Engine
 
 
 def open_database(option: str | None, ctx: typer.Context) -> Engine:
     """The database at --database/env/default; the embedded SQLite one is migrated on use.
     Its connections close when the command ends."""
-    from sqlalchemy.engine import make_url
-
     from flavorsmith.cli.options import database_url
     from flavorsmith.db import migrate
-    from flavorsmith.db.engine import describe, make_engine
+    from flavorsmith.db.engine import describe, is_sqlite, make_engine
 
     url = database_url(option)
     try:
         engine = make_engine(url)
         ctx.call_on_close(engine.dispose)
-        if make_url(url).get_backend_name() == "sqlite":
+        if is_sqlite(url):
             migrate.upgrade(engine)
         elif not migrate.is_current(engine):
             typer.echo(

@@ -16,9 +16,8 @@ import typer
 from flavorsmith.config import DEFAULT_PROVIDERS
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
-
     from flavorsmith.catalog.model import Catalog
+    from flavorsmith.db.engine import Engine
     from flavorsmith.providers.registry import Registry
 
 ProvidersOption = Annotated[
