@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flavorsmith.catalog.repo import Repository
-from flavorsmith.ironic.deploy_steps import deploy_problem, plan, plan_for_driver
+from flavorsmith.ironic.deploy_steps import deploy_problem, order_for_driver, order_steps
 from flavorsmith.ironic.deploy_templates import Step, Template
 from flavorsmith.ironic.driver_steps import CATALOGUES, DriverStep, catalogue
 
@@ -33,7 +33,7 @@ BIOS = template("CUSTOM_BIOS", ("bios", "apply_configuration", 150, {"settings":
 
 
 def test_without_instance_traits_only_default_steps_run_by_priority() -> None:
-    result = plan("x", DRIVER, [BIOS], [])
+    result = order_steps("x", DRIVER, [BIOS], [])
     assert order(result) == [
         ("deploy", "deploy", 100, "default"),
         ("deploy", "write_image", 80, "default"),
@@ -43,7 +43,7 @@ def test_without_instance_traits_only_default_steps_run_by_priority() -> None:
 
 
 def test_a_matching_template_adds_its_steps_with_its_args_and_priority() -> None:
-    result = plan("x", DRIVER, [BIOS], ["CUSTOM_BIOS", "CUSTOM_OTHER"])
+    result = order_steps("x", DRIVER, [BIOS], ["CUSTOM_BIOS", "CUSTOM_OTHER"])
     assert order(result)[0] == ("bios", "apply_configuration", 150, "CUSTOM_BIOS")
     assert result.steps[0].args == {"settings": [{"name": "A"}]}
     decisions = {d.template: (d.applied, d.reason) for d in result.templates}
@@ -54,7 +54,7 @@ def test_a_matching_template_adds_its_steps_with_its_args_and_priority() -> None
 
 def test_a_template_overrides_a_default_step_priority() -> None:
     later = template("CUSTOM_LATE_IMAGE", ("deploy", "write_image", 30, {}))
-    result = plan("x", DRIVER, [later], ["CUSTOM_LATE_IMAGE"])
+    result = order_steps("x", DRIVER, [later], ["CUSTOM_LATE_IMAGE"])
     assert order(result) == [
         ("deploy", "deploy", 100, "default"),
         ("deploy", "write_image", 30, "CUSTOM_LATE_IMAGE"),
@@ -63,10 +63,10 @@ def test_a_template_overrides_a_default_step_priority() -> None:
 
 def test_a_core_step_can_be_disabled_but_not_moved() -> None:
     off = template("CUSTOM_NO_DEPLOY", ("deploy", "deploy", 0, {}))
-    result = plan("x", DRIVER, [off], ["CUSTOM_NO_DEPLOY"])
+    result = order_steps("x", DRIVER, [off], ["CUSTOM_NO_DEPLOY"])
     assert result.valid and order(result) == [("deploy", "write_image", 80, "default")]
     moved = template("CUSTOM_MOVE", ("deploy", "deploy", 100, {}))  # even to where it is
-    result = plan("x", DRIVER, [moved], ["CUSTOM_MOVE"])
+    result = order_steps("x", DRIVER, [moved], ["CUSTOM_MOVE"])
     assert result.errors == [
         "deploy step deploy on interface deploy is a core step and cannot be overridden by user "
         "steps. It may be disabled by setting the priority to 0"
@@ -75,7 +75,7 @@ def test_a_core_step_can_be_disabled_but_not_moved() -> None:
 
 def test_priority_zero_steps_do_not_run() -> None:
     zero = template("CUSTOM_ZERO", ("power", "reboot", 0, {}))
-    result = plan("x", DRIVER, [zero], ["CUSTOM_ZERO"])
+    result = order_steps("x", DRIVER, [zero], ["CUSTOM_ZERO"])
     assert ("power", "reboot") not in [(s.interface, s.step) for s in result.steps]
     assert result.valid
 
@@ -88,7 +88,7 @@ def test_ties_break_on_interface_as_ironic_does() -> None:
         ("management", "clear_secure_boot_keys", 90, {}),
         ("power", "reboot", 90, {}),
     )
-    result = plan("x", DRIVER, [tied], ["CUSTOM_TIED"])
+    result = order_steps("x", DRIVER, [tied], ["CUSTOM_TIED"])
     assert [s.interface for s in result.steps if s.priority == 90] == [
         "power",
         "management",
@@ -100,19 +100,19 @@ def test_ties_break_on_interface_as_ironic_does() -> None:
 def test_two_matching_templates_may_not_request_the_same_step() -> None:
     a = template("CUSTOM_A", ("raid", "apply_configuration", 10, {"raid_config": {}}))
     b = template("CUSTOM_B", ("raid", "apply_configuration", 20, {"raid_config": {}}))
-    result = plan("x", DRIVER, [a, b], ["CUSTOM_A", "CUSTOM_B"])
+    result = order_steps("x", DRIVER, [a, b], ["CUSTOM_A", "CUSTOM_B"])
     assert result.errors == [
         "deploy steps from all deploy templates matching this node's instance traits cannot "
         "have the same interface and step. Duplicate deploy steps for raid.apply_configuration "
         "(CUSTOM_A and CUSTOM_B)"
     ]
     # Only one of them matching is fine.
-    assert plan("x", DRIVER, [a, b], ["CUSTOM_B"]).valid
+    assert order_steps("x", DRIVER, [a, b], ["CUSTOM_B"]).valid
 
 
 def test_unexpected_and_missing_arguments_are_errors() -> None:
     bad = template("CUSTOM_BAD", ("bios", "apply_configuration", 10, {"setting": []}))
-    result = plan("drv", DRIVER, [bad], ["CUSTOM_BAD"])
+    result = order_steps("drv", DRIVER, [bad], ["CUSTOM_BAD"])
     assert result.errors == [
         "deploy step bios.apply_configuration of deploy template CUSTOM_BAD has these "
         "unexpected arguments: setting",
@@ -121,12 +121,12 @@ def test_unexpected_and_missing_arguments_are_errors() -> None:
     ]
     # Disabled (priority 0) steps need no arguments.
     off = template("CUSTOM_OFF", ("bios", "apply_configuration", 0, {}))
-    assert plan("drv", DRIVER, [off], ["CUSTOM_OFF"]).valid
+    assert order_steps("drv", DRIVER, [off], ["CUSTOM_OFF"]).valid
 
 
 def test_a_step_the_driver_lacks_is_an_error() -> None:
     unknown = template("CUSTOM_U", ("raid", "create_configuration", 10, {}))
-    result = plan("drv", DRIVER, [unknown], ["CUSTOM_U"])
+    result = order_steps("drv", DRIVER, [unknown], ["CUSTOM_U"])
     assert result.errors == [
         "deploy step raid.create_configuration requested by deploy template CUSTOM_U is not a "
         "deploy step of driver drv"
@@ -169,7 +169,7 @@ def test_the_seed_example_end_to_end() -> None:
         )
         for t in catalog.deploy_templates
     ]
-    result = plan_for_driver("redfish", templates, instance_traits)
+    result = order_for_driver("redfish", templates, instance_traits)
     assert result.valid, result.errors
     assert order(result)[:4] == [
         ("bios", "apply_configuration", 150, "CUSTOM_BM_CONFIG_BIOS_VMX_ON"),
@@ -186,7 +186,7 @@ def test_the_seed_example_end_to_end() -> None:
     # The stripe flavor gets the other two templates, on the same hardware.
     stripe = catalog.flavor("c2.large.novmx-stripe")
     assert stripe is not None
-    other = plan_for_driver("redfish", templates, sorted(stripe.required_traits))
+    other = order_for_driver("redfish", templates, sorted(stripe.required_traits))
     assert other.steps[0].args == {
         "settings": [{"name": "ProcVirtualization", "value": "Disabled"}]
     }

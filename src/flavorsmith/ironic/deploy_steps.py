@@ -1,4 +1,4 @@
-"""Planning a deploy (pure): the driver's default steps plus those of every deploy template
+"""Ordering a deploy's steps (pure): the driver's default steps plus those of every deploy template
 the instance traits request, checked and ordered as Ironic orders them."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ INTERFACE_RANK = {
 
 
 @dataclass(frozen=True)
-class PlannedStep:
+class OrderedStep:
     interface: str
     step: str
     priority: int
@@ -48,8 +48,8 @@ class TemplateDecision:
 
 
 @dataclass
-class DeployPlan:
-    steps: list[PlannedStep] = field(default_factory=list)
+class StepOrder:
+    steps: list[OrderedStep] = field(default_factory=list)
     templates: list[TemplateDecision] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -58,13 +58,13 @@ class DeployPlan:
         return not self.errors
 
 
-def plan(
+def order_steps(
     driver: str,
     driver_steps: Sequence[DriverStep],
     templates: Sequence[Template],
     instance_traits: Sequence[str],
-) -> DeployPlan:
-    result = DeployPlan()
+) -> StepOrder:
+    result = StepOrder()
     wanted = set(instance_traits)
     matching = []
     for template in sorted(templates, key=lambda t: t.name):
@@ -87,8 +87,8 @@ def plan(
             )
         )
     by_key = {s.key: s for s in driver_steps}
-    chosen: dict[tuple[str, str], PlannedStep] = {
-        s.key: PlannedStep(s.interface, s.step, s.priority, {}, "default") for s in driver_steps
+    chosen: dict[tuple[str, str], OrderedStep] = {
+        s.key: OrderedStep(s.interface, s.step, s.priority, {}, "default") for s in driver_steps
     }
     requested_by: dict[tuple[str, str], str] = {}
     for template in matching:
@@ -105,7 +105,7 @@ def plan(
             driver_step = by_key.get(step.key)
             if driver_step is None and not driver_steps:
                 # A driver we ship no catalogue for: nothing to check the step against.
-                chosen[step.key] = PlannedStep(
+                chosen[step.key] = OrderedStep(
                     step.interface, step.step, step.priority, step.args, template.name
                 )
                 continue
@@ -136,7 +136,7 @@ def plan(
                         "cannot be overridden by user steps. It may be disabled by setting "
                         "the priority to 0"
                     )
-            chosen[step.key] = PlannedStep(
+            chosen[step.key] = OrderedStep(
                 step.interface, step.step, step.priority, step.args, template.name
             )
     result.steps = sorted(
@@ -147,11 +147,11 @@ def plan(
     return result
 
 
-def plan_for_driver(
+def order_for_driver(
     driver: str, templates: Sequence[Template], instance_traits: Sequence[str]
-) -> DeployPlan:
-    """:func:`plan` with the shipped step catalogue of ``driver``."""
-    return plan(driver, catalogue(driver), templates, instance_traits)
+) -> StepOrder:
+    """:func:`order_steps` with the shipped step catalogue of ``driver``."""
+    return order_steps(driver, catalogue(driver), templates, instance_traits)
 
 
 def deploy_problem(
@@ -159,7 +159,7 @@ def deploy_problem(
 ) -> str:
     """Why the matching deploy templates cannot run on this driver, or '' when they can
     (Ironic's wording)."""
-    result = plan_for_driver(driver, templates, instance_traits)
+    result = order_for_driver(driver, templates, instance_traits)
     if result.valid:
         return ""
     matching = ",".join(d.template for d in result.templates if d.applied)

@@ -36,7 +36,7 @@ def plan(
     why each deploy template was or was not applied. Exits 1 when Ironic would refuse."""
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.errors import FlavorsmithError
-    from flavorsmith.ironic.deploy_steps import plan_for_driver
+    from flavorsmith.ironic.deploy_steps import order_for_driver
     from flavorsmith.ironic.deploy_templates import Template
     from flavorsmith.store import deploy_templates as template_store
     from flavorsmith.store import nodes as store
@@ -68,7 +68,7 @@ def plan(
     else:
         raw = row["instance_info"].get("traits", [])
         instance_traits = [t for t in raw if isinstance(t, str)] if isinstance(raw, list) else []
-    result = plan_for_driver(row["driver"], templates, instance_traits)
+    result = order_for_driver(row["driver"], templates, instance_traits)
     missing = sorted(set(instance_traits) - set(node_traits))
     errors = list(result.errors)
     if missing:
