@@ -4,38 +4,22 @@ and concurrent trait writers (no lost update, no mixed set, no "database is lock
 from __future__ import annotations
 
 import threading
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
-import openstack
 import pytest
 import requests
 from openstack import exceptions as sdk_exceptions
-from sqlalchemy import Engine
 
-from tests.api.conftest import build_app
-from tests.live import serving
-
-
-@pytest.fixture(scope="module")
-def server(migrated_engine: Engine) -> Iterator[str]:
-    with serving(build_app(migrated_engine)) as url:
-        yield url
+from tests.integration.clients import sdk, unique
 
 
 @pytest.fixture
-def conn(server: str) -> Any:
-    return openstack.connect(
-        auth_type="none",
-        baremetal_endpoint_override=f"{server}/baremetal",
-        load_yaml_config=False,
-        load_envvars=False,
-    )
+def conn(backend_server: str) -> Any:
+    return sdk(backend_server, "baremetal")
 
 
 def test_sdk_node_and_trait_lifecycle(conn: Any) -> None:
-    rc = f"rc-{uuid.uuid4().hex[:8]}"
+    rc = unique("rc")
     node = conn.baremetal.create_node(driver="fake-hardware", name=f"{rc}-n1", resource_class=rc)
     assert node.provision_state == "enroll" and node.resource_class == rc
     conn.baremetal.add_node_trait(node, "CUSTOM_NICX")
@@ -60,7 +44,7 @@ def test_sdk_node_and_trait_lifecycle(conn: Any) -> None:
 
 
 def test_sdk_pages_through_many_nodes(conn: Any) -> None:
-    rc = f"rc-{uuid.uuid4().hex[:8]}"
+    rc = unique("rc")
     created = {
         conn.baremetal.create_node(driver="fake-hardware", resource_class=rc).id for _ in range(7)
     }
@@ -98,17 +82,17 @@ def new_node(server: str) -> str:
     return f"{url}/{node['uuid']}/traits"
 
 
-def test_sixteen_writers_set_traits_without_mixing(server: str) -> None:
-    traits_url = new_node(server)
+def test_sixteen_writers_set_traits_without_mixing(backend_server: str) -> None:
+    traits_url = new_node(backend_server)
     sets = [[f"CUSTOM_W{i}_{j}" for j in range(3)] for i in range(16)]
     assert hammer([[("PUT", traits_url, {"traits": s})] * 10 for s in sets]) == []
     final = requests.get(traits_url, headers=HEADERS, timeout=10).json()["traits"]
     assert sorted(final) in [sorted(s) for s in sets]
 
 
-def test_sixteen_writers_adding_traits_lose_nothing(server: str) -> None:
-    traits_url = new_node(server)
-    adds = [
+def test_sixteen_writers_adding_traits_lose_nothing(backend_server: str) -> None:
+    traits_url = new_node(backend_server)
+    adds: list[list[Request]] = [
         [("PUT", f"{traits_url}/CUSTOM_ADD_{i}_{j}", None) for j in range(3)] for i in range(16)
     ]
     assert hammer(adds) == []

@@ -3,46 +3,21 @@ CLI (SQLite), against a live server."""
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
-import uuid
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import openstack
 import pytest
 from openstack import exceptions as sdk_exceptions
-from sqlalchemy import Engine
 
-from flavorsmith.db import migrate
-from flavorsmith.db.engine import make_engine
-from tests.api.conftest import build_app
-from tests.live import serving
-
-OPENSTACK = shutil.which("openstack", path=str(Path(sys.executable).parent))
-
-
-@pytest.fixture(scope="module")
-def server(migrated_engine: Engine) -> Iterator[str]:
-    with serving(build_app(migrated_engine)) as url:
-        yield url
+from tests.integration.clients import OpenStack, clouds_yaml, sdk, unique
 
 
 @pytest.fixture
-def conn(server: str) -> Any:
-    return openstack.connect(
-        auth_type="none",
-        compute_endpoint_override=f"{server}/compute/v2.1",
-        load_yaml_config=False,
-        load_envvars=False,
-    )
+def conn(backend_server: str) -> Any:
+    return sdk(backend_server, "compute")
 
 
 def test_sdk_flavor_lifecycle(conn: Any) -> None:
-    name = f"sdk-{uuid.uuid4().hex[:8]}"
+    name = unique("sdk")
     flavor = conn.compute.create_flavor(
         name=name, ram=2048, vcpus=4, disk=20, is_public=False, description="sdk"
     )
@@ -86,75 +61,41 @@ def test_sdk_flavor_lifecycle(conn: Any) -> None:
 
 
 def test_sdk_pages_through_flavors(conn: Any) -> None:
-    tag = uuid.uuid4().hex[:6]
+    tag = unique("page")
     made = {
-        conn.compute.create_flavor(name=f"page-{tag}-{i}", ram=1, vcpus=1, disk=1).id
-        for i in range(5)
+        conn.compute.create_flavor(name=f"{tag}-{i}", ram=1, vcpus=1, disk=1).id for i in range(5)
     }
-    listed = {f.id for f in conn.compute.flavors(limit=2) if f.name.startswith(f"page-{tag}-")}
+    listed = {f.id for f in conn.compute.flavors(limit=2) if f.name.startswith(f"{tag}-")}
     assert listed == made
 
 
 @pytest.fixture(scope="module")
-def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    engine = make_engine(f"sqlite:///{tmp_path_factory.mktemp('cli') / 'cli.db'}")
-    migrate.upgrade(engine)
-    with serving(build_app(engine)) as url:
-        config = tmp_path_factory.mktemp("cfg") / "clouds.yaml"
-        # The CLI insists on an identity v3 endpoint even when it never calls it.
-        config.write_text(
-            "clouds:\n  flavorsmith:\n    auth_type: none\n"
-            f"    compute_endpoint_override: {url}/compute/v2.1\n"
-            '    identity_api_version: "3"\n'
-            f"    identity_endpoint_override: {url}/compute/v2.1\n"
-        )
-        yield config
-    engine.dispose()
+def flavor_cli(sqlite_server: str, tmp_path_factory: pytest.TempPathFactory) -> OpenStack:
+    config = clouds_yaml(tmp_path_factory.mktemp("cfg"), sqlite_server, "compute")
+    return OpenStack.cloud(config, "flavor")
 
 
-def openstack_cli(config: Path, *args: str) -> str:
-    assert OPENSTACK is not None, "the openstack CLI is part of the test extras"
-    result = subprocess.run(
-        [OPENSTACK, "--os-cloud", "flavorsmith", "flavor", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={
-            "PATH": str(Path(sys.executable).parent),
-            "HOME": str(Path.home()),
-            "OS_CLIENT_CONFIG_FILE": str(config),
-        },
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
-def test_openstack_flavor_smoke(cloud: Path) -> None:
-    created = json.loads(
-        openstack_cli(
-            cloud,
-            "create",
-            "--ram",
-            "1024",
-            "--vcpus",
-            "2",
-            "--disk",
-            "10",
-            "--description",
-            "smoke",
-            "--property",
-            "hw:cpu_policy=dedicated",
-            "smoke-1",
-            "-f",
-            "json",
-        )
+def test_openstack_flavor_smoke(flavor_cli: OpenStack) -> None:
+    created = flavor_cli.json(
+        "create",
+        "--ram",
+        "1024",
+        "--vcpus",
+        "2",
+        "--disk",
+        "10",
+        "--description",
+        "smoke",
+        "--property",
+        "hw:cpu_policy=dedicated",
+        "smoke-1",
     )
     assert created["name"] == "smoke-1" and created["properties"] == {"hw:cpu_policy": "dedicated"}
-    listed = json.loads(openstack_cli(cloud, "list", "-f", "json"))
+    listed = flavor_cli.json("list")
     assert [f["Name"] for f in listed] == ["smoke-1"]
-    openstack_cli(cloud, "set", "--property", "hw:numa_nodes=2", "smoke-1")
-    openstack_cli(cloud, "unset", "--property", "hw:cpu_policy", "smoke-1")
-    shown = json.loads(openstack_cli(cloud, "show", "smoke-1", "-f", "json"))
+    flavor_cli.ok("set", "--property", "hw:numa_nodes=2", "smoke-1")
+    flavor_cli.ok("unset", "--property", "hw:cpu_policy", "smoke-1")
+    shown = flavor_cli.json("show", "smoke-1")
     assert shown["properties"] == {"hw:numa_nodes": "2"} and shown["description"] == "smoke"
-    openstack_cli(cloud, "delete", "smoke-1")
-    assert json.loads(openstack_cli(cloud, "list", "-f", "json")) == []
+    flavor_cli.ok("delete", "smoke-1")
+    assert flavor_cli.json("list") == []

@@ -7,24 +7,14 @@ to come back empty; openstacksdk's DeployTemplate has no description attribute a
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import openstack
 import pytest
 from openstack import exceptions as sdk_exceptions
 
-from flavorsmith.db import migrate
-from flavorsmith.db.engine import make_engine
-from tests.api.conftest import build_app
-from tests.live import serving
-
-OPENSTACK = shutil.which("openstack", path=str(Path(sys.executable).parent))
+from tests.integration.clients import OpenStack, sdk, unique_trait
 
 RAID = {
     "interface": "raid",
@@ -45,57 +35,18 @@ DUPLICATE = (
 )
 
 
-def unique(tag: str) -> str:
-    return f"CUSTOM_{tag}_{uuid.uuid4().hex[:10].upper()}"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    engine = make_engine(f"sqlite:///{tmp_path_factory.mktemp('templates') / 'templates.db'}")
-    migrate.upgrade(engine)
-    with serving(build_app(engine)) as url:
-        yield url
-    engine.dispose()
-
-
 # ---------------------------------------------------------------- the openstack CLI
 
 
-def run_cli(server: str, *args: str) -> subprocess.CompletedProcess[str]:
-    assert OPENSTACK is not None, "the openstack CLI is part of the test extras"
-    return subprocess.run(
-        [
-            OPENSTACK,
-            "--os-auth-type",
-            "none",
-            "--os-endpoint",
-            f"{server}/baremetal",
-            "baremetal",
-            "deploy",
-            "template",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={"PATH": str(Path(sys.executable).parent), "HOME": str(Path.home())},
-    )
+@pytest.fixture(scope="module")
+def templates(sqlite_server: str) -> OpenStack:
+    """`openstack baremetal deploy template ...`"""
+    return OpenStack.noauth(sqlite_server, "baremetal", "baremetal", "deploy", "template")
 
 
-def cli(server: str, *args: str) -> str:
-    result = run_cli(server, *args)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
-def cli_json(server: str, *args: str) -> Any:
-    return json.loads(cli(server, *args, "-f", "json"))
-
-
-def test_cli_lifecycle(server: str, tmp_path: Path) -> None:
-    name = unique("CLI")
-    created = cli_json(
-        server,
+def test_cli_lifecycle(templates: OpenStack, tmp_path: Path) -> None:
+    name = unique_trait("CLI")
+    created = templates.json(
         "create",
         name,
         "--steps",
@@ -116,15 +67,15 @@ def test_cli_lifecycle(server: str, tmp_path: Path) -> None:
     }
     assert created["created_at"].endswith("+00:00")
 
-    assert {"uuid": template_uuid, "name": name} in cli_json(server, "list")
-    long = [t for t in cli_json(server, "list", "--long") if t["uuid"] == template_uuid]
+    assert {"uuid": template_uuid, "name": name} in templates.json("list")
+    long = [t for t in templates.json("list", "--long") if t["uuid"] == template_uuid]
     assert long == [created]
-    chosen = [t for t in cli_json(server, "list", "--fields", "name", "steps") if t["name"] == name]
+    chosen = [t for t in templates.json("list", "--fields", "name", "steps") if t["name"] == name]
     assert chosen == [{"name": name, "steps": [RAID, BIOS]}]
 
-    shown = cli_json(server, "show", name)
+    shown = templates.json("show", name)
     assert shown == {**created, "description": None}
-    assert cli_json(server, "show", template_uuid) == shown
+    assert templates.json("show", template_uuid) == shown
 
     # set: a new name, one more extra key, and the steps from a YAML file, in the file's order.
     steps_file = tmp_path / "steps.yaml"
@@ -135,10 +86,9 @@ def test_cli_lifecycle(server: str, tmp_path: Path) -> None:
         "  args: {raid_config: {logical_disks: [{size_gb: MAX, raid_level: '1'}]}}\n"
         "  priority: 90\n"
     )
-    new_name = unique("CLI_RENAMED")
+    new_name = unique_trait("CLI_RENAMED")
     assert (
-        cli(
-            server,
+        templates.ok(
             "set",
             name,
             "--name",
@@ -150,65 +100,56 @@ def test_cli_lifecycle(server: str, tmp_path: Path) -> None:
         )
         == ""
     )
-    renamed = cli_json(server, "show", new_name)
+    renamed = templates.json("show", new_name)
     assert renamed["uuid"] == template_uuid
     assert renamed["steps"] == [RESET, RAID]
     assert renamed["extra"] == {"owner": "ops", "rack": "r7", "tier": "gold"}
     assert renamed["created_at"] == created["created_at"]
     assert renamed["updated_at"] is not None
-    gone = run_cli(server, "show", name)
+    gone = templates.run("show", name)
     assert gone.returncode != 0
     assert f"Deploy template {name} could not be found. (HTTP 404)" in gone.stderr
 
-    assert cli(server, "unset", new_name, "--extra", "rack", "--extra", "owner") == ""
-    unset = cli_json(server, "show", template_uuid)
+    assert templates.ok("unset", new_name, "--extra", "rack", "--extra", "owner") == ""
+    unset = templates.json("show", template_uuid)
     assert unset["extra"] == {"tier": "gold"}
     assert unset["updated_at"] > renamed["updated_at"]
 
-    assert cli(server, "delete", new_name) == f"Deleted deploy template {new_name}\n"
-    missing = run_cli(server, "show", template_uuid)
+    assert templates.ok("delete", new_name) == f"Deleted deploy template {new_name}\n"
+    missing = templates.run("show", template_uuid)
     assert missing.returncode != 0
     assert f"Deploy template {template_uuid} could not be found. (HTTP 404)" in missing.stderr
-    assert all(t["uuid"] != template_uuid for t in cli_json(server, "list"))
+    assert all(t["uuid"] != template_uuid for t in templates.json("list"))
 
 
-def test_cli_refuses_duplicate_steps(server: str) -> None:
-    name = unique("CLI_DUP")
-    result = run_cli(
-        server, "create", name, "--steps", json.dumps([RAID, {**RAID, "priority": 10}])
-    )
-    assert result.returncode != 0
-    assert f"{DUPLICATE} (HTTP 400)" in result.stderr
-    assert result.stdout == ""
-    assert all(t["name"] != name for t in cli_json(server, "list"))
+def test_cli_refuses_duplicate_steps(templates: OpenStack) -> None:
+    name = unique_trait("CLI_DUP")
+    error = templates.error("create", name, "--steps", json.dumps([RAID, {**RAID, "priority": 10}]))
+    assert f"{DUPLICATE} (HTTP 400)" in error
+    assert all(t["name"] != name for t in templates.json("list"))
 
 
-def test_cli_refuses_a_rename_to_a_taken_name(server: str) -> None:
-    taken = unique("CLI_TAKEN")
-    mine = unique("CLI_MINE")
-    cli(server, "create", taken, "--steps", json.dumps([RAID]))
-    cli(server, "create", mine, "--steps", json.dumps([BIOS]))
-    result = run_cli(server, "set", mine, "--name", taken)
+def test_cli_refuses_a_rename_to_a_taken_name(templates: OpenStack) -> None:
+    taken = unique_trait("CLI_TAKEN")
+    mine = unique_trait("CLI_MINE")
+    templates.ok("create", taken, "--steps", json.dumps([RAID]))
+    templates.ok("create", mine, "--steps", json.dumps([BIOS]))
+    result = templates.run("set", mine, "--name", taken)
     assert result.returncode != 0
     assert f"A deploy template with name {taken} already exists. (HTTP 409)" in result.stderr
-    assert cli_json(server, "show", mine)["steps"] == [BIOS]
+    assert templates.json("show", mine)["steps"] == [BIOS]
 
 
 # ---------------------------------------------------------------- openstacksdk
 
 
 @pytest.fixture
-def conn(server: str) -> Any:
-    return openstack.connect(
-        auth_type="none",
-        baremetal_endpoint_override=f"{server}/baremetal",
-        load_yaml_config=False,
-        load_envvars=False,
-    )
+def conn(sqlite_server: str) -> Any:
+    return sdk(sqlite_server, "baremetal")
 
 
 def test_sdk_lifecycle(conn: Any) -> None:
-    name = unique("SDK")
+    name = unique_trait("SDK")
     created = conn.baremetal.create_deploy_template(
         name=name, steps=[RAID, BIOS], extra={"owner": "ops"}
     )
@@ -236,7 +177,7 @@ def test_sdk_lifecycle(conn: Any) -> None:
     assert (patched.steps, patched.extra) == ([RESET, RAID], {"owner": "ops", "rack": "r7"})
     assert patched.updated_at is not None
 
-    new_name = unique("SDK_RENAMED")
+    new_name = unique_trait("SDK_RENAMED")
     updated = conn.baremetal.update_deploy_template(
         created.id, name=new_name, steps=[BIOS, RESET], extra={"tier": "gold"}
     )
@@ -261,16 +202,16 @@ def test_sdk_lifecycle(conn: Any) -> None:
 def test_sdk_errors(conn: Any) -> None:
     with pytest.raises(sdk_exceptions.BadRequestException) as duplicate:
         conn.baremetal.create_deploy_template(
-            name=unique("SDK_DUP"), steps=[RAID, {**RAID, "priority": 1}]
+            name=unique_trait("SDK_DUP"), steps=[RAID, {**RAID, "priority": 1}]
         )
     assert DUPLICATE in str(duplicate.value)
     with pytest.raises(sdk_exceptions.BadRequestException, match="Invalid deploy template name"):
         conn.baremetal.create_deploy_template(name="custom_lower", steps=[RAID])
 
-    template = conn.baremetal.create_deploy_template(name=unique("SDK_KEEP"), steps=[RAID])
+    template = conn.baremetal.create_deploy_template(name=unique_trait("SDK_KEEP"), steps=[RAID])
     with pytest.raises(sdk_exceptions.BadRequestException, match="Cannot remove /steps"):
         conn.baremetal.patch_deploy_template(template, [{"op": "remove", "path": "/steps"}])
-    taken = conn.baremetal.create_deploy_template(name=unique("SDK_TAKEN"), steps=[BIOS])
+    taken = conn.baremetal.create_deploy_template(name=unique_trait("SDK_TAKEN"), steps=[BIOS])
     with pytest.raises(sdk_exceptions.ConflictException, match="already exists"):
         conn.baremetal.update_deploy_template(template.id, name=taken.name)
     kept = conn.baremetal.get_deploy_template(template.id)

@@ -5,25 +5,13 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import openstack
 import pytest
 from openstack import exceptions as sdk_exceptions
 
-from flavorsmith.db import migrate
-from flavorsmith.db.engine import make_engine
-from tests.api.conftest import build_app
-from tests.conftest import EXAMPLES
-from tests.live import serving
-
-OPENSTACK = shutil.which("openstack", path=str(Path(sys.executable).parent))
+from tests.integration.clients import OpenStack, sdk, unique
 
 CLASSES = "c2.diskless, c2.large, g1.8xh100, m1.medium, m1.small"
 TEMPLATES = (
@@ -53,67 +41,24 @@ MIRROR = json.dumps(
 SMALL = json.dumps({"resource_class": "m1.small"})
 
 
-def unique(tag: str) -> str:
-    return f"{tag}-{uuid.uuid4().hex[:10]}"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    engine = make_engine(f"sqlite:///{tmp_path_factory.mktemp('lb') / 'lb.db'}")
-    migrate.upgrade(engine)
-    with serving(build_app(engine, repo=EXAMPLES)) as url:
-        yield url
-    engine.dispose()
-
-
 # ---------------------------------------------------------------- the openstack CLI
 
 
-def run_cli(server: str, *args: str) -> subprocess.CompletedProcess[str]:
-    assert OPENSTACK is not None, "the openstack CLI is part of the test extras"
-    return subprocess.run(
-        [
-            OPENSTACK,
-            "--os-auth-type",
-            "none",
-            "--os-endpoint",
-            f"{server}/load-balancer",
-            "loadbalancer",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={"PATH": str(Path(sys.executable).parent), "HOME": str(Path.home())},
-    )
+@pytest.fixture(scope="module")
+def loadbalancer(sqlite_server: str) -> OpenStack:
+    """`openstack loadbalancer ...`"""
+    return OpenStack.noauth(sqlite_server, "load_balancer", "loadbalancer")
 
 
-def cli(server: str, *args: str) -> str:
-    result = run_cli(server, *args)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
-def cli_json(server: str, *args: str) -> Any:
-    return json.loads(cli(server, *args, "-f", "json"))
-
-
-def cli_error(server: str, *args: str) -> str:
-    result = run_cli(server, *args)
-    assert result.returncode != 0, result.stdout
-    assert result.stdout == ""
-    return result.stderr
-
-
-def test_cli_providers_and_capabilities(server: str) -> None:
-    assert cli_json(server, "provider", "list") == PROVIDERS
+def test_cli_providers_and_capabilities(loadbalancer: OpenStack) -> None:
+    assert loadbalancer.json("provider", "list") == PROVIDERS
     flavor_rows = [{"type": "flavor", **c} for c in CAPABILITIES]
     # Without --flavor the client also asks for availability zone capabilities (none here).
-    assert cli_json(server, "provider", "capability", "list", "baremetal") == flavor_rows
+    assert loadbalancer.json("provider", "capability", "list", "baremetal") == flavor_rows
     assert (
-        cli_json(server, "provider", "capability", "list", "baremetal", "--flavor") == flavor_rows
+        loadbalancer.json("provider", "capability", "list", "baremetal", "--flavor") == flavor_rows
     )
-    noop = cli_json(server, "provider", "capability", "list", "noop", "--flavor")
+    noop = loadbalancer.json("provider", "capability", "list", "noop", "--flavor")
     assert noop == [
         {
             "type": "flavor",
@@ -121,14 +66,13 @@ def test_cli_providers_and_capabilities(server: str) -> None:
             "description": "Any value; the no-op provider accepts every flavor.",
         }
     ]
-    error = cli_error(server, "provider", "capability", "list", "ghost", "--flavor")
+    error = loadbalancer.error("provider", "capability", "list", "ghost", "--flavor")
     assert "Provider 'ghost' is not enabled. (HTTP 400)" in error
 
 
-def test_cli_flavor_profile_lifecycle(server: str) -> None:
+def test_cli_flavor_profile_lifecycle(loadbalancer: OpenStack) -> None:
     name = unique("cli-profile")
-    created = cli_json(
-        server,
+    created = loadbalancer.json(
         "flavorprofile",
         "create",
         "--name",
@@ -147,31 +91,30 @@ def test_cli_flavor_profile_lifecycle(server: str) -> None:
         "flavor_data": MIRROR,
     }
 
-    listed = cli_json(server, "flavorprofile", "list")
+    listed = loadbalancer.json("flavorprofile", "list")
     assert {"id": profile_id, "name": name, "provider_name": "baremetal"} in listed
-    assert [p["id"] for p in cli_json(server, "flavorprofile", "list", "--name", name)] == [
+    assert [p["id"] for p in loadbalancer.json("flavorprofile", "list", "--name", name)] == [
         profile_id
     ]
-    by_provider = cli_json(server, "flavorprofile", "list", "--provider", "baremetal")
+    by_provider = loadbalancer.json("flavorprofile", "list", "--provider", "baremetal")
     assert profile_id in [p["id"] for p in by_provider]
     assert all(p["provider_name"] == "baremetal" for p in by_provider)
     assert profile_id not in [
-        p["id"] for p in cli_json(server, "flavorprofile", "list", "--provider", "noop")
+        p["id"] for p in loadbalancer.json("flavorprofile", "list", "--provider", "noop")
     ]
 
-    assert cli_json(server, "flavorprofile", "show", name) == created
-    assert cli_json(server, "flavorprofile", "show", profile_id) == created
+    assert loadbalancer.json("flavorprofile", "show", name) == created
+    assert loadbalancer.json("flavorprofile", "show", profile_id) == created
 
     new_name = unique("cli-profile-renamed")
-    assert cli(server, "flavorprofile", "set", name, "--name", new_name) == ""
-    assert cli(server, "flavorprofile", "set", new_name, "--flavor-data", SMALL) == ""
-    updated = cli_json(server, "flavorprofile", "show", profile_id)
+    assert loadbalancer.ok("flavorprofile", "set", name, "--name", new_name) == ""
+    assert loadbalancer.ok("flavorprofile", "set", new_name, "--flavor-data", SMALL) == ""
+    updated = loadbalancer.json("flavorprofile", "show", profile_id)
     assert updated == {**created, "name": new_name, "flavor_data": SMALL}
-    assert "Unable to locate" in cli_error(server, "flavorprofile", "show", name)
+    assert "Unable to locate" in loadbalancer.error("flavorprofile", "show", name)
 
     # Changing the data re-validates it with the driver; nothing changes on refusal.
-    refused = cli_error(
-        server,
+    refused = loadbalancer.error(
         "flavorprofile",
         "set",
         new_name,
@@ -182,11 +125,11 @@ def test_cli_flavor_profile_lifecycle(server: str) -> None:
         "Provider 'baremetal' does not support a requested option: resource_class 'm1.huge' is "
         f"not defined by any device type; defined: {CLASSES} (HTTP 400)"
     ) in refused
-    assert cli_json(server, "flavorprofile", "show", profile_id) == updated
+    assert loadbalancer.json("flavorprofile", "show", profile_id) == updated
 
-    assert cli(server, "flavorprofile", "delete", new_name) == ""
-    assert "Unable to locate" in cli_error(server, "flavorprofile", "show", profile_id)
-    assert profile_id not in [p["id"] for p in cli_json(server, "flavorprofile", "list")]
+    assert loadbalancer.ok("flavorprofile", "delete", new_name) == ""
+    assert "Unable to locate" in loadbalancer.error("flavorprofile", "show", profile_id)
+    assert profile_id not in [p["id"] for p in loadbalancer.json("flavorprofile", "list")]
 
 
 @pytest.mark.parametrize(
@@ -235,10 +178,11 @@ def test_cli_flavor_profile_lifecycle(server: str) -> None:
         ('["m1.small"]', "flavor_data must be a JSON object, not list"),
     ],
 )
-def test_cli_refuses_bad_baremetal_flavor_data(server: str, flavor_data: str, message: str) -> None:
+def test_cli_refuses_bad_baremetal_flavor_data(
+    loadbalancer: OpenStack, flavor_data: str, message: str
+) -> None:
     name = unique("cli-bad")
-    error = cli_error(
-        server,
+    error = loadbalancer.error(
         "flavorprofile",
         "create",
         "--name",
@@ -249,12 +193,11 @@ def test_cli_refuses_bad_baremetal_flavor_data(server: str, flavor_data: str, me
         flavor_data,
     )
     assert f"{message} (HTTP 400)" in error
-    assert all(p["name"] != name for p in cli_json(server, "flavorprofile", "list"))
+    assert all(p["name"] != name for p in loadbalancer.json("flavorprofile", "list"))
 
 
-def test_cli_refuses_a_provider_that_is_not_enabled(server: str) -> None:
-    error = cli_error(
-        server,
+def test_cli_refuses_a_provider_that_is_not_enabled(loadbalancer: OpenStack) -> None:
+    error = loadbalancer.error(
         "flavorprofile",
         "create",
         "--name",
@@ -267,9 +210,8 @@ def test_cli_refuses_a_provider_that_is_not_enabled(server: str) -> None:
     assert "Provider 'ghost' is not enabled. (HTTP 400)" in error
 
 
-def test_cli_flavor_lifecycle(server: str) -> None:
-    profile = cli_json(
-        server,
+def test_cli_flavor_lifecycle(loadbalancer: OpenStack) -> None:
+    profile = loadbalancer.json(
         "flavorprofile",
         "create",
         "--name",
@@ -280,8 +222,7 @@ def test_cli_flavor_lifecycle(server: str) -> None:
         MIRROR,
     )
     name = unique("cli-flavor")
-    created = cli_json(
-        server,
+    created = loadbalancer.json(
         "flavor",
         "create",
         "--name",
@@ -300,8 +241,7 @@ def test_cli_flavor_lifecycle(server: str) -> None:
         "description": "Mirrored disks on c2.large",
     }
     disabled_name = unique("cli-flavor-off")
-    disabled = cli_json(
-        server,
+    disabled = loadbalancer.json(
         "flavor",
         "create",
         "--name",
@@ -313,62 +253,64 @@ def test_cli_flavor_lifecycle(server: str) -> None:
     assert (disabled["enabled"], disabled["description"]) == (False, None)
 
     brief = {"id": flavor_id, "name": name, "flavor_profile_id": profile["id"], "enabled": True}
-    assert brief in cli_json(server, "flavor", "list")
-    assert cli_json(server, "flavor", "list", "--name", name) == [brief]
-    mine = cli_json(server, "flavor", "list", "--flavorprofile", profile["name"])
+    assert brief in loadbalancer.json("flavor", "list")
+    assert loadbalancer.json("flavor", "list", "--name", name) == [brief]
+    mine = loadbalancer.json("flavor", "list", "--flavorprofile", profile["name"])
     assert sorted(f["name"] for f in mine) == sorted([name, disabled_name])
-    enabled_ids = [f["id"] for f in cli_json(server, "flavor", "list", "--enable")]
-    disabled_ids = [f["id"] for f in cli_json(server, "flavor", "list", "--disable")]
+    enabled_ids = [f["id"] for f in loadbalancer.json("flavor", "list", "--enable")]
+    disabled_ids = [f["id"] for f in loadbalancer.json("flavor", "list", "--disable")]
     assert flavor_id in enabled_ids and flavor_id not in disabled_ids
     assert disabled["id"] in disabled_ids and disabled["id"] not in enabled_ids
 
-    assert cli_json(server, "flavor", "show", name) == created
-    assert cli_json(server, "flavor", "show", flavor_id) == created
+    assert loadbalancer.json("flavor", "show", name) == created
+    assert loadbalancer.json("flavor", "show", flavor_id) == created
 
     new_name = unique("cli-flavor-renamed")
     assert (
-        cli(server, "flavor", "set", name, "--name", new_name, "--description", "New", "--disable")
+        loadbalancer.ok(
+            "flavor", "set", name, "--name", new_name, "--description", "New", "--disable"
+        )
         == ""
     )
-    assert cli_json(server, "flavor", "show", flavor_id) == {
+    assert loadbalancer.json("flavor", "show", flavor_id) == {
         **created,
         "name": new_name,
         "description": "New",
         "enabled": False,
     }
-    assert cli(server, "flavor", "set", new_name, "--enable") == ""
-    assert cli_json(server, "flavor", "show", flavor_id)["enabled"] is True
-    assert cli(server, "flavor", "unset", new_name, "--description") == ""
-    unset = cli_json(server, "flavor", "show", flavor_id)
+    assert loadbalancer.ok("flavor", "set", new_name, "--enable") == ""
+    assert loadbalancer.json("flavor", "show", flavor_id)["enabled"] is True
+    assert loadbalancer.ok("flavor", "unset", new_name, "--description") == ""
+    unset = loadbalancer.json("flavor", "show", flavor_id)
     assert unset == {**created, "name": new_name, "description": None}
 
-    taken = cli_error(server, "flavor", "set", new_name, "--name", disabled_name)
+    taken = loadbalancer.error("flavor", "set", new_name, "--name", disabled_name)
     assert f"A flavor of {disabled_name} already exists. (HTTP 409)" in taken
-    duplicate = cli_error(
-        server, "flavor", "create", "--name", new_name, "--flavorprofile", profile["id"]
+    duplicate = loadbalancer.error(
+        "flavor", "create", "--name", new_name, "--flavorprofile", profile["id"]
     )
     assert f"A flavor of {new_name} already exists. (HTTP 409)" in duplicate
 
     # A profile in use can be neither deleted nor changed.
     in_use = f"Flavor profile {profile['id']} is in use and cannot be modified. (HTTP 409)"
-    assert in_use in cli_error(server, "flavorprofile", "delete", profile["name"])
-    assert in_use in cli_error(
-        server, "flavorprofile", "set", profile["id"], "--flavor-data", SMALL
+    assert in_use in loadbalancer.error("flavorprofile", "delete", profile["name"])
+    assert in_use in loadbalancer.error(
+        "flavorprofile", "set", profile["id"], "--flavor-data", SMALL
     )
-    assert cli_json(server, "flavorprofile", "show", profile["id"]) == profile
+    assert loadbalancer.json("flavorprofile", "show", profile["id"]) == profile
 
-    assert cli(server, "flavor", "delete", new_name) == ""
-    assert "Unable to locate" in cli_error(server, "flavor", "show", flavor_id)
-    assert in_use in cli_error(server, "flavorprofile", "delete", profile["id"])
-    assert cli(server, "flavor", "delete", disabled["id"]) == ""
-    assert cli(server, "flavorprofile", "delete", profile["id"]) == ""
-    listed = [f["id"] for f in cli_json(server, "flavor", "list")]
+    assert loadbalancer.ok("flavor", "delete", new_name) == ""
+    assert "Unable to locate" in loadbalancer.error("flavor", "show", flavor_id)
+    assert in_use in loadbalancer.error("flavorprofile", "delete", profile["id"])
+    assert loadbalancer.ok("flavor", "delete", disabled["id"]) == ""
+    assert loadbalancer.ok("flavorprofile", "delete", profile["id"]) == ""
+    listed = [f["id"] for f in loadbalancer.json("flavor", "list")]
     assert flavor_id not in listed and disabled["id"] not in listed
 
 
-def test_cli_flavor_over_a_missing_profile(server: str) -> None:
-    error = cli_error(
-        server, "flavor", "create", "--name", unique("cli-orphan"), "--flavorprofile", "nosuch"
+def test_cli_flavor_over_a_missing_profile(loadbalancer: OpenStack) -> None:
+    error = loadbalancer.error(
+        "flavor", "create", "--name", unique("cli-orphan"), "--flavorprofile", "nosuch"
     )
     assert "Unable to locate nosuch in flavorprofiles" in error
 
@@ -377,13 +319,8 @@ def test_cli_flavor_over_a_missing_profile(server: str) -> None:
 
 
 @pytest.fixture
-def conn(server: str) -> Any:
-    return openstack.connect(
-        auth_type="none",
-        load_balancer_endpoint_override=f"{server}/load-balancer",
-        load_yaml_config=False,
-        load_envvars=False,
-    )
+def conn(sqlite_server: str) -> Any:
+    return sdk(sqlite_server, "load_balancer")
 
 
 def test_sdk_providers_and_capabilities(conn: Any) -> None:
