@@ -6,11 +6,11 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy import text
 
 from flavorsmith import __version__
 from flavorsmith.catalog.kinds import KINDS
 from flavorsmith.db import migrate
+from flavorsmith.db.engine import ping
 
 router = APIRouter()
 
@@ -66,8 +66,7 @@ async def healthz() -> dict[str, str]:
 def readyz(request: Request) -> JSONResponse:
     services = request.app.state.services
     try:
-        with services.engine.connect() as connection:
-            connection.execute(text("SELECT 1"))
+        ping(services.engine)
         current = migrate.current(services.engine)
     except Exception as exc:  # any driver error means "not ready", never a 500
         reason = type(exc).__name__

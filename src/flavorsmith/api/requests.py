@@ -9,7 +9,7 @@ from fastapi import Request
 
 from flavorsmith import jsonsafe
 from flavorsmith.api.auth import Identity
-from flavorsmith.api.families import Flavour
+from flavorsmith.api.families import Family
 from flavorsmith.api.microversions import Version
 from flavorsmith.errors import Invalid, NotAuthenticated, UnsupportedMediaType
 
@@ -52,8 +52,8 @@ def microversion(request: Request) -> Version:
     return version
 
 
-def flavour(request: Request) -> Flavour:
-    found: Flavour = request.scope["state"]["flavour"]
+def family(request: Request) -> Family:
+    found: Family = request.scope["state"]["family"]
     return found
 
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
 
 from flavorsmith.config import sqlite_folder
+
+# The API names these types through this module; it does not import sqlalchemy itself.
+__all__ = ["Connection", "Engine", "describe", "make_engine", "ping", "writer"]
 
 # How long a SQLite writer waits for another one before giving up.
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -51,6 +54,12 @@ def _sqlite_on_begin(connection: Any) -> None:
 def writer(engine: Engine) -> Engine:
     """The engine for transactions that write: on SQLite they take the write lock at BEGIN."""
     return engine.execution_options(writer=True)
+
+
+def ping(engine: Engine) -> None:
+    """One round trip to the database; the driver's error when it cannot be reached."""
+    with engine.connect() as connection:
+        connection.execute(text("SELECT 1"))
 
 
 def describe(url: str) -> str:

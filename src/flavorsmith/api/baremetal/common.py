@@ -7,13 +7,12 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from fastapi import Request
-from sqlalchemy import Connection
 from starlette.concurrency import run_in_threadpool
 
 from flavorsmith.api.links import base
 from flavorsmith.api.microversions import Version
 from flavorsmith.api.requests import identity, microversion
-from flavorsmith.db.engine import writer
+from flavorsmith.db.engine import Connection, writer
 from flavorsmith.errors import Invalid, NotAcceptable
 from flavorsmith.store import nodes as store
 

@@ -10,7 +10,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request, Response
-from sqlalchemy import Connection
 
 from flavorsmith.api.baremetal.common import authorize, root, run
 from flavorsmith.api.baremetal.serialize import timestamp
@@ -18,6 +17,7 @@ from flavorsmith.api.links import link
 from flavorsmith.api.microversions import Version
 from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.requests import check_query, json_body, microversion
+from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, MethodNotAllowed, NotFound
 from flavorsmith.ironic.deploy_templates import apply_patch, checked
 from flavorsmith.ironic.nodes import is_uuid

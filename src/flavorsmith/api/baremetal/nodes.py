@@ -8,12 +8,12 @@ from urllib.parse import urlencode
 
 import jsonpatch
 from fastapi import APIRouter, Request, Response
-from sqlalchemy import Connection
 
 from flavorsmith.api.baremetal import serialize
 from flavorsmith.api.baremetal.common import authorize, load, root, run
 from flavorsmith.api.microversions import Version
 from flavorsmith.api.requests import check_query, json_body, microversion
+from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic import nodes as rules
 from flavorsmith.ironic.deploy_steps import deploy_problem

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from fastapi import Request
-from sqlalchemy import Connection
 from starlette.concurrency import run_in_threadpool
 
 from flavorsmith.api.auth import Identity
@@ -14,7 +13,7 @@ from flavorsmith.api.links import base
 from flavorsmith.api.microversions import Version
 from flavorsmith.api.requests import identity, microversion
 from flavorsmith.api.viewers import viewer
-from flavorsmith.db.engine import writer
+from flavorsmith.db.engine import Connection, writer
 from flavorsmith.errors import NotFound
 
 T = TypeVar("T")

@@ -7,11 +7,11 @@ import logging
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
-from sqlalchemy import Connection
 
 from flavorsmith.api.compute import bodies
 from flavorsmith.api.compute.common import at_least, authorize, run, viewer
 from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.extra_specs.registry import MODES, Mode
 from flavorsmith.store import nova_flavors as store

@@ -7,12 +7,12 @@ from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request, Response
-from sqlalchemy import Connection
 
 from flavorsmith import jsonsafe
 from flavorsmith.api.compute import bodies, serialize
 from flavorsmith.api.compute.common import at_least, authorize, require, root, run, viewer
 from flavorsmith.api.requests import check_query, json_body, microversion
+from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid
 from flavorsmith.extra_specs.safety import pattern_problem
 from flavorsmith.params import ascii_int, shown

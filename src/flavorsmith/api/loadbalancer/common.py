@@ -12,12 +12,11 @@ from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from fastapi import Request
-from sqlalchemy import Connection
 from starlette.concurrency import run_in_threadpool
 
 from flavorsmith.api.links import base
 from flavorsmith.api.requests import identity, json_body
-from flavorsmith.db.engine import writer
+from flavorsmith.db.engine import Connection, writer
 from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.jsonsafe import excerpt
 from flavorsmith.params import ascii_int

@@ -5,8 +5,6 @@ callers allowed to list flavor access."""
 
 from __future__ import annotations
 
-import threading
-from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -15,7 +13,7 @@ from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.requests import check_query, identity
 from flavorsmith.api.viewers import may_list_access, viewer
 from flavorsmith.catalog.model import Catalog
-from flavorsmith.catalog.repo import Repository, RepoView
+from flavorsmith.catalog.repo import RepoView
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import NotFound
 from flavorsmith.visibility import visible_catalog, visible_diagnostics
@@ -26,31 +24,6 @@ POLICIES = [
     RuleDefault("flavorsmith:catalog:get", "role:reader", "Read the catalog and its diagnostics."),
     RuleDefault("flavorsmith:catalog:reload", "role:admin", "Reload the catalog from disk."),
 ]
-
-
-class CatalogState:
-    """The catalog repository the service serves, loaded once and reloaded on demand."""
-
-    def __init__(self, root: Path | None) -> None:
-        self.repository = Repository(root) if root is not None else None
-        self._lock = threading.Lock()
-        self._view: RepoView | None = None
-
-    def view(self) -> RepoView:
-        with self._lock:
-            if self._view is None:
-                self._view = self._load()
-            return self._view
-
-    def reload(self) -> RepoView:
-        with self._lock:
-            self._view = self._load()
-            return self._view
-
-    def _load(self) -> RepoView:
-        if self.repository is None:
-            return RepoView()
-        return self.repository.load()
 
 
 def _state(request: Request) -> CatalogState:
