@@ -13,8 +13,8 @@ from flavorsmith.errors import Invalid
 MAX_LIMIT = 1000
 _INTEGER = re.compile(r"-?[0-9]{1,19}")  # ASCII only; 19 digits hold every 64-bit value
 _DIGITS = re.compile(r"-?[0-9]+")
-_TRUE = ("1", "t", "true", "on", "y", "yes")
-_FALSE = ("0", "f", "false", "off", "n", "no")
+TRUE_WORDS = ("1", "t", "true", "on", "y", "yes")
+FALSE_WORDS = ("0", "f", "false", "off", "n", "no")
 
 
 def shown(value: str) -> str:
@@ -41,11 +41,11 @@ def ascii_int(value: str) -> int | None:
 
 def parse_bool(name: str, value: str) -> bool:
     lowered = value.strip().lower()
-    if lowered in _TRUE:
+    if lowered in TRUE_WORDS:
         return True
-    if lowered in _FALSE:
+    if lowered in FALSE_WORDS:
         return False
-    allowed = ", ".join(repr(v) for v in sorted(_TRUE + _FALSE))
+    allowed = ", ".join(repr(v) for v in sorted(TRUE_WORDS + FALSE_WORDS))
     raise Invalid(
         f"Invalid {name}: unrecognized value {jsonsafe.excerpt(value)}, "
         f"acceptable values are: {allowed}"

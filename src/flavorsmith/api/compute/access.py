@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from flavorsmith.api.compute.common import authorize, run
+from flavorsmith.api.context import authorize, run
 from flavorsmith.api.policy import PolicyDenied
 from flavorsmith.api.requests import check_query, json_body
 from flavorsmith.db.engine import Connection

@@ -9,13 +9,16 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from flavorsmith.api.context import authorize, services
 from flavorsmith.api.policy import RuleDefault
-from flavorsmith.api.requests import check_query, identity
+from flavorsmith.api.requests import check_query
+from flavorsmith.api.services import CatalogState
 from flavorsmith.api.viewers import may_list_access, viewer
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.catalog.repo import RepoView
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import NotFound
+from flavorsmith.nova.derive import derive
 from flavorsmith.visibility import visible_catalog, visible_diagnostics
 
 router = APIRouter()
@@ -27,12 +30,7 @@ POLICIES = [
 
 
 def _state(request: Request) -> CatalogState:
-    state: CatalogState = request.app.state.services.catalog
-    return state
-
-
-def _authorize(request: Request, rule: str) -> None:
-    request.app.state.services.enforcer.authorize(rule, identity(request))
+    return services(request).catalog
 
 
 def _summary(request: Request, state: CatalogState, view: RepoView) -> dict[str, Any]:
@@ -58,7 +56,7 @@ def _catalog(request: Request) -> Catalog:
 
 @router.get("/catalog")
 def get_catalog(request: Request) -> dict[str, Any]:
-    _authorize(request, "flavorsmith:catalog:get")
+    authorize(request, "flavorsmith:catalog:get")
     check_query(request, ())
     state = _state(request)
     return _summary(request, state, state.view())
@@ -66,7 +64,7 @@ def get_catalog(request: Request) -> dict[str, Any]:
 
 @router.post("/catalog/reload")
 def reload_catalog(request: Request) -> dict[str, Any]:
-    _authorize(request, "flavorsmith:catalog:reload")
+    authorize(request, "flavorsmith:catalog:reload")
     check_query(request, ())
     state = _state(request)
     return _summary(request, state, state.reload())
@@ -74,9 +72,7 @@ def reload_catalog(request: Request) -> dict[str, Any]:
 
 @router.get("/catalog/nova-flavors")
 def nova_flavors(request: Request) -> dict[str, Any]:
-    from flavorsmith.nova.derive import derive
-
-    _authorize(request, "flavorsmith:catalog:get")
+    authorize(request, "flavorsmith:catalog:get")
     check_query(request, ())
     derived, unresolved = derive(_catalog(request))
     access = may_list_access(request)
@@ -89,7 +85,7 @@ def nova_flavors(request: Request) -> dict[str, Any]:
 
 @router.get("/catalog/flavors/{name}")
 def flavor(request: Request, name: str) -> dict[str, Any]:
-    _authorize(request, "flavorsmith:catalog:get")
+    authorize(request, "flavorsmith:catalog:get")
     check_query(request, ())
     found = _catalog(request).flavor(name)
     if found is None:
