@@ -39,16 +39,29 @@ def ascii_int(value: str) -> int | None:
     return number if jsonsafe.INT_MIN <= number <= jsonsafe.INT_MAX else None
 
 
-def parse_bool(name: str, value: str) -> bool:
-    lowered = value.strip().lower()
-    if lowered in TRUE_WORDS:
+BAD_BOOL = "Invalid {name}: unrecognized value {excerpt}, acceptable values are: {allowed}"
+
+
+def parse_bool(
+    name: str,
+    value: str,
+    *,
+    true: tuple[str, ...] = TRUE_WORDS,
+    false: tuple[str, ...] = FALSE_WORDS,
+    strip: bool = True,
+    message: str = BAD_BOOL,
+) -> bool:
+    """``value`` as a boolean: one of the ``true`` or ``false`` words in any case (surrounding
+    spaces allowed with ``strip``). ``message`` may use {name}, {value} as sent, {excerpt} of
+    it and {allowed} words."""
+    lowered = (value.strip() if strip else value).lower()
+    if lowered in true:
         return True
-    if lowered in FALSE_WORDS:
+    if lowered in false:
         return False
-    allowed = ", ".join(repr(v) for v in sorted(TRUE_WORDS + FALSE_WORDS))
+    allowed = ", ".join(repr(v) for v in sorted(true + false))
     raise Invalid(
-        f"Invalid {name}: unrecognized value {jsonsafe.excerpt(value)}, "
-        f"acceptable values are: {allowed}"
+        message.format(name=name, value=value, excerpt=jsonsafe.excerpt(value), allowed=allowed)
     )
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from fastapi import Request
 
 from flavorsmith import params
+from flavorsmith.api.compute import bodies
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic.nodes import is_uuid
 from flavorsmith.jsonsafe import excerpt
@@ -63,7 +64,7 @@ IRONIC = Dialect(
     true_words=params.TRUE_WORDS,
     false_words=params.FALSE_WORDS,
     strip_booleans=True,
-    bad_bool="Invalid {name}: unrecognized value {excerpt}, acceptable values are: {allowed}",
+    bad_bool=params.BAD_BOOL,
     limit=params.parse_limit,
     default_limit=params.MAX_LIMIT,
     uuid_markers=True,
@@ -78,7 +79,7 @@ NOVA = Dialect(
     true_words=params.TRUE_WORDS,
     false_words=params.FALSE_WORDS,
     strip_booleans=True,
-    bad_bool="Invalid input for field/attribute {name}. Value: {value}. Expected true or false",
+    bad_bool=bodies.BAD_BOOL,
     limit=_nova_limit,
     default_limit=params.MAX_LIMIT,
     uuid_markers=False,
@@ -120,14 +121,13 @@ NATIVE = Dialect(
 
 def boolean(dialect: Dialect, name: str, raw: str) -> bool:
     """``raw`` as a boolean in ``dialect``'s words."""
-    text = (raw.strip() if dialect.strip_booleans else raw).lower()
-    if text in dialect.true_words:
-        return True
-    if text in dialect.false_words:
-        return False
-    allowed = ", ".join(repr(v) for v in sorted(dialect.true_words + dialect.false_words))
-    raise Invalid(
-        dialect.bad_bool.format(name=name, value=raw, excerpt=excerpt(raw), allowed=allowed)
+    return params.parse_bool(
+        name,
+        raw,
+        true=dialect.true_words,
+        false=dialect.false_words,
+        strip=dialect.strip_booleans,
+        message=dialect.bad_bool,
     )
 
 
