@@ -1,4 +1,5 @@
-"""Request helpers every handler uses: the JSON body, allowed query parameters, context."""
+"""Request helpers every handler uses: the JSON body, allowed query parameters, the caller,
+the microversion and the family the middleware found."""
 
 from __future__ import annotations
 
