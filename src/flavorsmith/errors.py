@@ -1,4 +1,4 @@
-"""Domain exceptions: a few bases that one place per API flavour maps to HTTP."""
+"""Domain exceptions: a few bases that one place per API family maps to HTTP."""
 
 from __future__ import annotations
 

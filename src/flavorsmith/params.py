@@ -13,8 +13,8 @@ from flavorsmith.errors import Invalid
 MAX_LIMIT = 1000
 _INTEGER = re.compile(r"-?[0-9]{1,19}")  # ASCII only; 19 digits hold every 64-bit value
 _DIGITS = re.compile(r"-?[0-9]+")
-_TRUE = ("1", "t", "true", "on", "y", "yes")
-_FALSE = ("0", "f", "false", "off", "n", "no")
+TRUE_WORDS = ("1", "t", "true", "on", "y", "yes")
+FALSE_WORDS = ("0", "f", "false", "off", "n", "no")
 
 
 def shown(value: str) -> str:
@@ -39,16 +39,29 @@ def ascii_int(value: str) -> int | None:
     return number if jsonsafe.INT_MIN <= number <= jsonsafe.INT_MAX else None
 
 
-def parse_bool(name: str, value: str) -> bool:
-    lowered = value.strip().lower()
-    if lowered in _TRUE:
+BAD_BOOL = "Invalid {name}: unrecognized value {excerpt}, acceptable values are: {allowed}"
+
+
+def parse_bool(
+    name: str,
+    value: str,
+    *,
+    true: tuple[str, ...] = TRUE_WORDS,
+    false: tuple[str, ...] = FALSE_WORDS,
+    strip: bool = True,
+    message: str = BAD_BOOL,
+) -> bool:
+    """``value`` as a boolean: one of the ``true`` or ``false`` words in any case (surrounding
+    spaces allowed with ``strip``). ``message`` may use {name}, {value} as sent, {excerpt} of
+    it and {allowed} words."""
+    lowered = (value.strip() if strip else value).lower()
+    if lowered in true:
         return True
-    if lowered in _FALSE:
+    if lowered in false:
         return False
-    allowed = ", ".join(repr(v) for v in sorted(_TRUE + _FALSE))
+    allowed = ", ".join(repr(v) for v in sorted(true + false))
     raise Invalid(
-        f"Invalid {name}: unrecognized value {jsonsafe.excerpt(value)}, "
-        f"acceptable values are: {allowed}"
+        message.format(name=name, value=value, excerpt=jsonsafe.excerpt(value), allowed=allowed)
     )
 
 

@@ -14,10 +14,11 @@ from sqlalchemy import Engine
 from flavorsmith.api.app import create_app, policy_defaults
 from flavorsmith.api.policy import Enforcer, RuleDefault
 from flavorsmith.api.requests import check_query, identity, json_body
+from flavorsmith.api.yamlfile import read_mapping
 from flavorsmith.config import Settings
 from tests.conftest import EXAMPLES
 
-# Where a resource of each API flavour lives (the probes hang below these).
+# Where a resource of each API family lives (the probes hang below these).
 PROBE_ROOTS = {
     "baremetal": "/baremetal/v1",
     "compute": "/compute/v2.1",
@@ -56,8 +57,6 @@ def build_app(engine: Engine, **settings: Any) -> FastAPI:
     app = create_app(Settings(database_url=str(engine.url), **settings), engine=engine)
     overrides = None
     if settings.get("policy_file"):
-        from flavorsmith.api.yamlfile import read_mapping
-
         overrides = read_mapping(settings["policy_file"], "policy file")
     app.state.services.enforcer = Enforcer([*policy_defaults(), PROBE_RULE], overrides)
     for root in PROBE_ROOTS.values():

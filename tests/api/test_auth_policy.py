@@ -86,7 +86,7 @@ def test_policy_file_overrides_defaults(
 
 
 @pytest.mark.parametrize(
-    ("flavour", "check"),
+    ("family", "check"),
     [
         (
             "baremetal",
@@ -115,10 +115,10 @@ def test_policy_file_overrides_defaults(
     ],
 )
 def test_denied_call_uses_each_api_error_shape(
-    make_client: ClientFactory, token_file: Path, flavour: str, check: object
+    make_client: ClientFactory, token_file: Path, family: str, check: object
 ) -> None:
     client = make_client(auth="token-file", token_file=token_file)
-    path = f"{PROBE_ROOTS[flavour]}/probe/write"
+    path = f"{PROBE_ROOTS[family]}/probe/write"
     response = client.post(path, headers={"X-Auth-Token": "reader-token"})
     assert response.status_code == 403
     assert check(response.json())  # type: ignore[operator]

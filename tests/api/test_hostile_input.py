@@ -272,12 +272,12 @@ WRITES: dict[str, tuple[Write, str, str]] = {
 def test_hostile_value_is_refused_and_nothing_is_stored(
     client: TestClient, migrated_engine: Engine, world: World, write: str, kind: str
 ) -> None:
-    send, flavour, where = WRITES[write]
+    send, family, where = WRITES[write]
     value, says = HOSTILE[kind]
     before = snapshot(migrated_engine)
     response = send(client, world, value)
     assert response.status_code == 400, response.text
-    text = message(flavour, response)
+    text = message(family, response)
     if write == "profile-flavor_data" and len(value) > 4096:
         # flavor_data's own size limit answers first: still a 400 that stores nothing.
         assert text.startswith("flavor_data is "), text

@@ -15,7 +15,7 @@ from sqlalchemy import Engine
 
 from flavorsmith.api import openapi
 from flavorsmith.api.app import create_app
-from flavorsmith.api.families import Flavour, flavour_of
+from flavorsmith.api.families import Family, family_of
 from flavorsmith.api.middleware import PUBLIC_PATHS
 from flavorsmith.config import Settings
 from tests.conftest import EXAMPLES
@@ -62,7 +62,7 @@ def test_every_route_is_declared_and_every_declaration_is_a_route(app: FastAPI) 
     }
     assert sorted(set(openapi.OPERATIONS) - routes) == []
     # Every family is there, the compatible APIs included.
-    assert {flavour_of(path) for _, path in routes} == set(Flavour)
+    assert {family_of(path) for _, path in routes} == set(Family)
 
 
 def test_the_next_endpoint_must_declare_itself(app: FastAPI) -> None:
@@ -107,13 +107,13 @@ def _message(path: str, content: bytes) -> str:
         return ""
     if not isinstance(body, dict):
         return ""
-    flavour = flavour_of(path)
-    if flavour is Flavour.IRONIC and "error_message" in body:
+    family = family_of(path)
+    if family is Family.IRONIC and "error_message" in body:
         return str(json.loads(body["error_message"])["faultstring"])
-    if flavour is Flavour.NOVA and len(body) == 1:
+    if family is Family.NOVA and len(body) == 1:
         inner = next(iter(body.values()))
         return str(inner.get("message", "")) if isinstance(inner, dict) else ""
-    if flavour is Flavour.OCTAVIA:
+    if family is Family.OCTAVIA:
         return str(body.get("faultstring", ""))
     return str(body.get("detail", ""))
 

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from sqlalchemy import Engine
-from sqlalchemy.orm import Session, sessionmaker
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
@@ -25,7 +22,13 @@ from flavorsmith.api.compute import flavors as compute_flavors
 from flavorsmith.api.compute import versions as compute
 from flavorsmith.api.compute.policies import POLICIES as COMPUTE_POLICIES
 from flavorsmith.api.csrf import CrossSiteGuard
-from flavorsmith.api.families import Flavour, error_response, flavour_of
+from flavorsmith.api.families import (
+    NOT_FOUND_MESSAGES,
+    POLICY_MESSAGES,
+    Family,
+    error_response,
+    family_of,
+)
 from flavorsmith.api.loadbalancer import flavorprofiles as lb_profiles
 from flavorsmith.api.loadbalancer import flavors as lb_flavors
 from flavorsmith.api.loadbalancer import providers as lb_providers
@@ -38,45 +41,16 @@ from flavorsmith.api.native import matching as native_matching
 from flavorsmith.api.native import service_flavors as native_service_flavors
 from flavorsmith.api.native import sync as native_sync
 from flavorsmith.api.policy import Enforcer, PolicyDenied, RuleDefault
+from flavorsmith.api.services import CatalogState, Services
 from flavorsmith.config import Settings
-from flavorsmith.db.engine import make_engine
+from flavorsmith.db.engine import Engine, make_engine
 from flavorsmith.errors import FlavorsmithError
 from flavorsmith.extra_specs.factory import registry_for
-from flavorsmith.extra_specs.registry import Registry
 from flavorsmith.inventory.index_cache import IndexCache
 from flavorsmith.providers.context import provider_context
-from flavorsmith.providers.registry import Registry as ProviderRegistry
 from flavorsmith.providers.registry import load as load_providers
 
 log = logging.getLogger("flavorsmith.api")
-
-# What each real service says when policy refuses a call.
-_POLICY_MESSAGES = {
-    Flavour.IRONIC: "{rule} is disallowed by policy",
-    Flavour.NOVA: "Policy doesn't allow {rule} to be performed.",
-    Flavour.OCTAVIA: "Policy does not allow this request to be performed.",
-    Flavour.NATIVE: "Policy does not allow {rule}",
-}
-_NOT_FOUND = {
-    Flavour.IRONIC: "The resource could not be found.",
-    Flavour.NOVA: "The resource could not be found.",
-    Flavour.OCTAVIA: "The resource could not be found.",
-    Flavour.NATIVE: "No such resource: {path}",
-}
-
-
-@dataclass
-class Services:
-    """Everything handlers need, built once per app and reached through request.app.state."""
-
-    settings: Settings
-    engine: Engine
-    sessions: sessionmaker[Session]
-    enforcer: Enforcer
-    catalog: native_catalog.CatalogState
-    index_cache: IndexCache
-    registry: Registry
-    providers: ProviderRegistry
 
 
 def policy_defaults() -> list[RuleDefault]:
@@ -99,7 +73,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         else NoAuth()
     )
     engine = engine or make_engine(settings.database_url)
-    catalog = native_catalog.CatalogState(settings.repo)
+    catalog = CatalogState(settings.repo)
     registry, _ = registry_for(catalog.view().catalog.extra_specs)
     for clash in registry.clashes:
         log.warning("extra-spec validators: %s", clash)
@@ -110,7 +84,6 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     services = Services(
         settings=settings,
         engine=engine,
-        sessions=sessionmaker(engine, expire_on_commit=False),
         enforcer=Enforcer.from_file(policy_defaults(), settings.policy_file),
         catalog=catalog,
         index_cache=index_cache,
@@ -155,37 +128,37 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     return app
 
 
-def _flavour(request: Request) -> Flavour:
-    found: Flavour | None = request.scope.get("state", {}).get("flavour")
-    return found or flavour_of(request.url.path)
+def _family(request: Request) -> Family:
+    found: Family | None = request.scope.get("state", {}).get("family")
+    return found or family_of(request.url.path)
 
 
 def _install_error_handlers(app: FastAPI) -> None:
     async def domain_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, FlavorsmithError)
-        flavour = _flavour(request)
+        family = _family(request)
         message = exc.message
         if isinstance(exc, PolicyDenied):
-            message = _POLICY_MESSAGES[flavour].format(rule=exc.rule)
-        return error_response(flavour, exc.status, message, exc.headers)
+            message = POLICY_MESSAGES[family].format(rule=exc.rule)
+        return error_response(family, exc.status, message, exc.headers)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
-        flavour = _flavour(request)
+        family = _family(request)
         if exc.status_code == 404:
-            message = _NOT_FOUND[flavour].format(path=request.url.path)
+            message = NOT_FOUND_MESSAGES[family].format(path=request.url.path)
         elif exc.status_code == 405:
             message = f"Method {request.method} is not allowed on {request.url.path}"
         else:
             message = str(exc.detail)
-        return error_response(flavour, exc.status_code, message, dict(exc.headers or {}))
+        return error_response(family, exc.status_code, message, dict(exc.headers or {}))
 
     async def validation_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()))
         message = f"Invalid request: {where}: {first.get('msg', 'invalid value')}"
-        return error_response(_flavour(request), 400, message)
+        return error_response(_family(request), 400, message)
 
     app.add_exception_handler(FlavorsmithError, domain_error)
     app.add_exception_handler(StarletteHTTPException, http_error)

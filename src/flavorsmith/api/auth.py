@@ -7,7 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from flavorsmith.api.yamlfile import AuthConfigError, read_mapping
 from flavorsmith.errors import NotAuthenticated
+
+__all__ = ["AuthConfigError", "Authenticator", "Identity", "NoAuth", "TokenFile", "effective_roles"]
 
 # OpenStack's default role implications: admin implies member implies reader.
 _IMPLIED = {"admin": {"member", "reader"}, "member": {"reader"}}
@@ -59,10 +62,6 @@ class NoAuth:
         return self.identity
 
 
-class AuthConfigError(Exception):
-    """A token or policy file that cannot be used; the message names the file and entry."""
-
-
 class TokenFile:
     """Static tokens: ``token: {user: U, project: P, roles: [admin|member|reader|service]}``."""
 
@@ -71,8 +70,6 @@ class TokenFile:
 
     @classmethod
     def load(cls, path: Path) -> TokenFile:
-        from flavorsmith.api.yamlfile import read_mapping
-
         data = read_mapping(path, "token file")
         tokens: dict[str, Identity] = {}
         for token, entry in data.items():

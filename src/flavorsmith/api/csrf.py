@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from flavorsmith.api.families import error_response, flavour_of
+from flavorsmith.api.families import error_response, family_of
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 FORM_TYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data", "text/plain"})
@@ -44,7 +44,7 @@ class CrossSiteGuard:
             reason = refusal(scope)
             if reason is not None:
                 path: str = scope["path"]
-                response = error_response(flavour_of(path), 403, reason)
+                response = error_response(family_of(path), 403, reason)
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)

@@ -1,4 +1,6 @@
-"""API flavours: which service a path belongs to, and that service's error body."""
+"""The API families (Ironic, Nova, Octavia and the native /v1): which family a path belongs to,
+and how each one words and shapes its errors, as the real service does so its clients parse
+ours."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from http import HTTPStatus
 from starlette.responses import JSONResponse, Response
 
 
-class Flavour(enum.StrEnum):
+class Family(enum.StrEnum):
     IRONIC = "baremetal"
     NOVA = "compute"
     OCTAVIA = "load-balancer"
@@ -17,10 +19,10 @@ class Flavour(enum.StrEnum):
 
 
 PREFIXES = {
-    Flavour.IRONIC: "/baremetal",
-    Flavour.NOVA: "/compute",
-    Flavour.OCTAVIA: "/load-balancer",
-    Flavour.NATIVE: "/v1",
+    Family.IRONIC: "/baremetal",
+    Family.NOVA: "/compute",
+    Family.OCTAVIA: "/load-balancer",
+    Family.NATIVE: "/v1",
 }
 
 # Nova's fault names by status; any other status (406 included) is "computeFault".
@@ -39,20 +41,36 @@ _NOVA_FAULTS = {
 }
 
 
-def flavour_of(path: str) -> Flavour:
-    for flavour, prefix in PREFIXES.items():
+# What each real service says when policy refuses a call.
+POLICY_MESSAGES = {
+    Family.IRONIC: "{rule} is disallowed by policy",
+    Family.NOVA: "Policy doesn't allow {rule} to be performed.",
+    Family.OCTAVIA: "Policy does not allow this request to be performed.",
+    Family.NATIVE: "Policy does not allow {rule}",
+}
+# What each says for a path it does not route.
+NOT_FOUND_MESSAGES = {
+    Family.IRONIC: "The resource could not be found.",
+    Family.NOVA: "The resource could not be found.",
+    Family.OCTAVIA: "The resource could not be found.",
+    Family.NATIVE: "No such resource: {path}",
+}
+
+
+def family_of(path: str) -> Family:
+    for family, prefix in PREFIXES.items():
         if path == prefix or path.startswith(prefix + "/"):
-            return flavour
-    return Flavour.NATIVE
+            return family
+    return Family.NATIVE
 
 
 def error_response(
-    flavour: Flavour, status: int, message: str, headers: dict[str, str] | None = None
+    family: Family, status: int, message: str, headers: dict[str, str] | None = None
 ) -> Response:
     """The error body each real service sends, so its clients parse our errors."""
     body: object
     media_type = "application/json"
-    if flavour is Flavour.IRONIC:
+    if family is Family.IRONIC:
         # Ironic (WSME) double-encodes: error_message is itself a JSON document.
         fault = {
             "faultcode": "Client" if status < 500 else "Server",
@@ -60,9 +78,9 @@ def error_response(
             "debuginfo": None,
         }
         body = {"error_message": json.dumps(fault)}
-    elif flavour is Flavour.NOVA:
+    elif family is Family.NOVA:
         body = {_NOVA_FAULTS.get(status, "computeFault"): {"code": status, "message": message}}
-    elif flavour is Flavour.OCTAVIA:
+    elif family is Family.OCTAVIA:
         body = {
             "faultcode": "Client" if status < 500 else "Server",
             "faultstring": message,

@@ -8,6 +8,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from flavorsmith import __version__
+from flavorsmith.api.context import services
+from flavorsmith.api.services import CatalogState
 from flavorsmith.catalog.kinds import KINDS
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import ping
@@ -64,10 +66,10 @@ async def healthz() -> dict[str, str]:
 
 @router.get("/readyz")
 def readyz(request: Request) -> JSONResponse:
-    services = request.app.state.services
+    shared = services(request)
     try:
-        ping(services.engine)
-        current = migrate.current(services.engine)
+        ping(shared.engine)
+        current = migrate.current(shared.engine)
     except Exception as exc:  # any driver error means "not ready", never a 500
         reason = type(exc).__name__
         return JSONResponse(
@@ -83,7 +85,7 @@ def readyz(request: Request) -> JSONResponse:
             },
             status_code=503,
         )
-    problem = catalog_problem(services.catalog)
+    problem = catalog_problem(shared.catalog)
     if problem is not None:
         return JSONResponse(
             {
@@ -97,7 +99,7 @@ def readyz(request: Request) -> JSONResponse:
     return JSONResponse({"status": "ready", "database": "ok", "migrations": current})
 
 
-def catalog_problem(catalog: Any) -> str | None:
+def catalog_problem(catalog: CatalogState) -> str | None:
     """Why the served catalog is not usable (its folder is gone, or it defines nothing), else
     None. A service without a catalog repository has nothing to check."""
     repository = catalog.repository

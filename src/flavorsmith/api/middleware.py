@@ -14,7 +14,7 @@ from starlette.datastructures import Headers, QueryParams
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from flavorsmith.api.auth import Authenticator
-from flavorsmith.api.families import Flavour, error_response, flavour_of
+from flavorsmith.api.families import Family, error_response, family_of
 from flavorsmith.api.microversions import IRONIC, NOVA, MicroversionSpec
 from flavorsmith.errors import FlavorsmithError, Invalid, PayloadTooLarge
 from flavorsmith.jsonsafe import excerpt
@@ -51,15 +51,15 @@ PUBLIC_PATHS = frozenset(
 )
 # The headers each real service carries its request id in.
 REQUEST_ID_HEADERS = {
-    Flavour.IRONIC: ("x-openstack-request-id", "openstack-request-id"),
-    Flavour.NOVA: ("x-openstack-request-id", "x-compute-request-id"),
-    Flavour.OCTAVIA: ("x-openstack-request-id",),
-    Flavour.NATIVE: ("x-openstack-request-id",),
+    Family.IRONIC: ("x-openstack-request-id", "openstack-request-id"),
+    Family.NOVA: ("x-openstack-request-id", "x-compute-request-id"),
+    Family.OCTAVIA: ("x-openstack-request-id",),
+    Family.NATIVE: ("x-openstack-request-id",),
 }
 # Where each microversioned API lives.
-VERSIONED: dict[Flavour, tuple[str, MicroversionSpec]] = {
-    Flavour.IRONIC: ("/baremetal", IRONIC),
-    Flavour.NOVA: ("/compute/v2.1", NOVA),
+VERSIONED: dict[Family, tuple[str, MicroversionSpec]] = {
+    Family.IRONIC: ("/baremetal", IRONIC),
+    Family.NOVA: ("/compute/v2.1", NOVA),
 }
 
 
@@ -81,11 +81,11 @@ class ServiceMiddleware:
             # OpenStack services answer with or without a trailing slash; no redirects.
             path = path.rstrip("/") or "/"
             scope = {**scope, "path": path, "raw_path": path.encode()}
-        flavour = flavour_of(path)
+        family = family_of(path)
         request_id = f"req-{uuid.uuid4()}"
         state = scope.setdefault("state", {})
-        state.update(request_id=request_id, flavour=flavour)
-        extra_headers = {key: request_id for key in REQUEST_ID_HEADERS[flavour]}
+        state.update(request_id=request_id, family=family)
+        extra_headers = {key: request_id for key in REQUEST_ID_HEADERS[family]}
         status_seen = [500]
         headers = Headers(scope=scope)
 
@@ -103,7 +103,7 @@ class ServiceMiddleware:
         try:
             self._check_length(headers)
             _check_characters(path, scope.get("query_string", b""))
-            versioned = VERSIONED.get(flavour)
+            versioned = VERSIONED.get(family)
             if versioned is not None and _under(path, versioned[0]):
                 spec = versioned[1]
                 try:
@@ -115,22 +115,22 @@ class ServiceMiddleware:
             if path not in PUBLIC_PATHS:
                 state["identity"] = self.authenticator.authenticate(headers)
         except FlavorsmithError as exc:
-            response = error_response(flavour, exc.status, exc.message, exc.headers)
+            response = error_response(family, exc.status, exc.message, exc.headers)
             await response(scope, receive, send_wrapper)
             self._log(scope, status_seen[0], started, request_id)
             return
         except Exception:
-            await self._unhandled(scope, receive, send_wrapper, flavour, request_id)
+            await self._unhandled(scope, receive, send_wrapper, family, request_id)
             self._log(scope, status_seen[0], started, request_id)
             return
         try:
             await self.app(scope, self._limited(receive), send_wrapper)
         except Exception:
-            await self._unhandled(scope, receive, send_wrapper, flavour, request_id)
+            await self._unhandled(scope, receive, send_wrapper, family, request_id)
         self._log(scope, status_seen[0], started, request_id)
 
     async def _unhandled(
-        self, scope: Scope, receive: Receive, send: Send, flavour: Flavour, request_id: str
+        self, scope: Scope, receive: Receive, send: Send, family: Family, request_id: str
     ) -> None:
         """A 500 in the family's body with the request id; the log line escapes the
         method and path (a %0A in a path must not start a forged log line)."""
@@ -141,7 +141,7 @@ class ServiceMiddleware:
             request_id,
         )
         response = error_response(
-            flavour,
+            family,
             500,
             f"An unexpected error occurred; the service log has the details ({request_id}).",
         )

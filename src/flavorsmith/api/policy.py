@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from flavorsmith.api.auth import AuthConfigError, Identity
+from flavorsmith.api.auth import Identity
+from flavorsmith.api.yamlfile import AuthConfigError, read_mapping
 from flavorsmith.errors import Forbidden
 
 Check = Callable[[dict[str, object], Mapping[str, object], "Enforcer"], bool]
@@ -205,8 +206,6 @@ class Enforcer:
     def from_file(cls, defaults: list[RuleDefault], path: Path | None) -> Enforcer:
         if path is None:
             return cls(defaults)
-        from flavorsmith.api.yamlfile import read_mapping
-
         data = read_mapping(path, "policy file")
         bad = [k for k, v in data.items() if not isinstance(v, str)]
         if bad:

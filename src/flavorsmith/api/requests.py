@@ -1,4 +1,5 @@
-"""Request helpers every handler uses: the JSON body, allowed query parameters, context."""
+"""Request helpers every handler uses: the JSON body, allowed query parameters, the caller,
+the microversion and the family the middleware found."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from fastapi import Request
 
 from flavorsmith import jsonsafe
 from flavorsmith.api.auth import Identity
-from flavorsmith.api.families import Flavour
+from flavorsmith.api.families import Family
 from flavorsmith.api.microversions import Version
 from flavorsmith.errors import Invalid, NotAuthenticated, UnsupportedMediaType
 
@@ -52,8 +53,8 @@ def microversion(request: Request) -> Version:
     return version
 
 
-def flavour(request: Request) -> Flavour:
-    found: Flavour = request.scope["state"]["flavour"]
+def family(request: Request) -> Family:
+    found: Family = request.scope["state"]["family"]
     return found
 
 

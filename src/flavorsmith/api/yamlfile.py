@@ -1,4 +1,6 @@
-"""Reading small YAML configuration files (tokens, policy) with clear errors."""
+"""Reading small YAML configuration files (tokens, policy) with clear errors, and the error
+every such file raises (the token file in api.auth and the policy file in api.policy both
+use it)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,11 @@ from typing import Any
 from flavorsmith.catalog.document import parse
 
 
-def read_mapping(path: Path, what: str) -> dict[str, Any]:
-    from flavorsmith.api.auth import AuthConfigError
+class AuthConfigError(Exception):
+    """A token or policy file that cannot be used; the message names the file and entry."""
 
+
+def read_mapping(path: Path, what: str) -> dict[str, Any]:
     try:
         raw = path.read_bytes()
     except OSError as exc:

@@ -16,6 +16,7 @@ __all__ = [
     "Connection",
     "Engine",
     "check_database_url",
+    "describe",
     "is_sqlite",
     "make_engine",
     "ping",
@@ -89,6 +90,12 @@ def writer(engine: Engine) -> Engine:
     return engine.execution_options(writer=True)
 
 
+def ping(engine: Engine) -> None:
+    """One round trip to the database; the driver's error when it cannot be reached."""
+    with engine.connect() as connection:
+        connection.execute(text("SELECT 1"))
+
+
 def describe(url: str) -> str:
     """The URL without its password, for logs and start-up messages."""
     return make_url(url).render_as_string(hide_password=True)
@@ -96,9 +103,3 @@ def describe(url: str) -> str:
 
 def is_sqlite(url: str) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
-
-
-def ping(engine: Engine) -> None:
-    """One round trip to the database; raises the driver's error when it cannot answer."""
-    with engine.connect() as connection:
-        connection.execute(text("SELECT 1"))

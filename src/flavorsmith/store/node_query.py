@@ -9,7 +9,7 @@ from sqlalchemy import ColumnElement, Select, and_, false, func, not_, or_, sele
 
 from flavorsmith.db.models import Node, NodeTrait
 from flavorsmith.errors import Invalid
-from flavorsmith.params import MAX_LIMIT, parse_bool, parse_limit, parse_list
+from flavorsmith.params import MAX_LIMIT
 
 SORT_KEYS = (
     "id",
@@ -128,8 +128,5 @@ __all__ = [
     "NodeQuery",
     "conditions",
     "ordered_page",
-    "parse_bool",
-    "parse_limit",
-    "parse_list",
     "true",
 ]

@@ -1,29 +1,21 @@
-"""What every Ironic handler needs: policy, node lookup by UUID or name, transactions."""
+"""What every Ironic handler needs beside the request context: the root URL, microversion
+gates and node lookup by UUID or name."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any
 
 from fastapi import Request
-from sqlalchemy import Connection
-from starlette.concurrency import run_in_threadpool
 
 from flavorsmith.api.links import base
 from flavorsmith.api.microversions import Version
-from flavorsmith.api.requests import identity, microversion
-from flavorsmith.db.engine import writer
+from flavorsmith.api.requests import microversion
+from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, NotAcceptable
 from flavorsmith.store import nodes as store
 
-T = TypeVar("T")
 NAMES_SINCE = Version(1, 5)
 TRAITS_SINCE = Version(1, 37)
-
-
-def authorize(request: Request, rule: str) -> None:
-    request.app.state.services.enforcer.authorize(rule, identity(request))
 
 
 def root(request: Request) -> str:
@@ -37,23 +29,6 @@ def require(request: Request, since: Version) -> Version:
             f"This resource needs API version {since} or later (this request asked for {version})."
         )
     return version
-
-
-@contextmanager
-def _transaction(request: Request, write: bool) -> Iterator[Connection]:
-    engine = request.app.state.services.engine
-    with (writer(engine) if write else engine).begin() as connection:
-        yield connection
-
-
-async def run(request: Request, work: Callable[[Connection], T], *, write: bool) -> T:
-    """Run ``work`` in one transaction on a worker thread (the database calls block)."""
-
-    def call() -> T:
-        with _transaction(request, write) as connection:
-            return work(connection)
-
-    return await run_in_threadpool(call)
 
 
 def load(

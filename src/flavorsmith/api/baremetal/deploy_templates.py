@@ -7,22 +7,23 @@ from __future__ import annotations
 
 import uuid
 from typing import Any
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request, Response
-from sqlalchemy import Connection
 
-from flavorsmith.api.baremetal.common import authorize, root, run
+from flavorsmith.api.baremetal.common import root
 from flavorsmith.api.baremetal.serialize import timestamp
+from flavorsmith.api.context import authorize, run
 from flavorsmith.api.links import link
 from flavorsmith.api.microversions import Version
+from flavorsmith.api.paging import is_full, next_href
 from flavorsmith.api.policy import RuleDefault
+from flavorsmith.api.query import IRONIC, Query
 from flavorsmith.api.requests import check_query, json_body, microversion
+from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, MethodNotAllowed, NotFound
 from flavorsmith.ironic.deploy_templates import apply_patch, checked
 from flavorsmith.ironic.nodes import is_uuid
 from flavorsmith.store import deploy_templates as store
-from flavorsmith.store.node_query import parse_bool, parse_limit
 
 router = APIRouter()
 SINCE = Version(1, 55)
@@ -56,52 +57,35 @@ def _body(row: dict[str, Any], fields: list[str], top: str) -> dict[str, Any]:
     return out
 
 
-def _fields(request: Request) -> list[str] | None:
-    raw = request.query_params.get("fields")
-    if raw is None:
-        return None
-    wanted = [f.strip() for f in raw.split(",") if f.strip()]
-    unknown = [f for f in wanted if f not in (*FIELDS, "links")]
-    if unknown:
-        raise Invalid(
-            f"Unknown deploy template field(s) {', '.join(repr(f) for f in unknown)}; "
-            f"known: {', '.join(FIELDS)}"
-        )
-    return [f for f in wanted if f != "links"]
+def _fields(query: Query) -> list[str] | None:
+    """``fields=``; ``links`` may be named, and always comes."""
+    wanted = query.fields(
+        FIELDS, "Unknown deploy template field(s) {unknown}; known: {known}", also=("links",)
+    )
+    return None if wanted is None else [f for f in wanted if f != "links"]
 
 
 @router.get("/v1/deploy_templates")
 async def list_templates(request: Request) -> dict[str, Any]:
     _require(request, "baremetal:deploy_template:get")
     check_query(request, ("detail", "fields", "limit", "marker", "sort_dir", "sort_key"))
-    params = request.query_params
-    detail = parse_bool("detail", params["detail"]) if "detail" in params else False
-    fields = _fields(request)
+    query = Query(request, IRONIC)
+    detail = query.flag("detail") or False
+    fields = _fields(query)
     if detail and fields is not None:
         raise Invalid("Use either detail or fields, not both")
     fields = fields or (list(FIELDS) if detail else ["uuid", "name"])
-    limit = parse_limit(params.get("limit"))
-    marker = params.get("marker")
-    if marker is not None and not is_uuid(marker):
-        raise Invalid(f"Expected UUID for marker: {marker}")
-    sort_dir = params.get("sort_dir", "asc")
-    if sort_dir not in ("asc", "desc"):
-        raise Invalid(f"Invalid sort direction {sort_dir!r}: choose asc or desc")
-    sort_key = params.get("sort_key", "id")
-    if sort_key not in store.SORT_KEYS:
-        raise Invalid(
-            f"The sort_key value {sort_key} is an invalid field for sorting; "
-            f"sort by one of {', '.join(store.SORT_KEYS)}"
-        )
+    limit = query.page_size()
+    marker = query.marker()
+    sort_key, sort_dir = query.sort(store.SORT_KEYS, "id")
     rows = await run(
         request, lambda c: store.list_all(c, limit, marker, sort_dir, sort_key), write=False
     )
     top = root(request)
     body: dict[str, Any] = {"deploy_templates": [_body(r, fields, top) for r in rows]}
-    if len(rows) == limit:
-        query = {k: v for k, v in params.items() if k != "marker"}
-        query.update(limit=str(limit), marker=rows[-1]["uuid"])
-        body["next"] = f"{top}/v1/deploy_templates?{urlencode(query)}"
+    if is_full(rows, limit):
+        url = f"{top}/v1/deploy_templates"
+        body["next"] = next_href(request, url, limit=limit, marker=rows[-1]["uuid"])
     return body
 
 
@@ -109,7 +93,7 @@ async def list_templates(request: Request) -> dict[str, Any]:
 async def show_template(request: Request, ident: str) -> dict[str, Any]:
     _require(request, "baremetal:deploy_template:get")
     check_query(request, ("fields",))
-    fields = _fields(request) or list(FIELDS)
+    fields = _fields(Query(request, IRONIC)) or list(FIELDS)
     row = await run(request, lambda c: store.find(c, ident), write=False)
     return _body(row, fields, root(request))
 

@@ -4,23 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlencode
 
 import jsonpatch
 from fastapi import APIRouter, Request, Response
-from sqlalchemy import Connection
 
 from flavorsmith.api.baremetal import serialize
-from flavorsmith.api.baremetal.common import authorize, load, root, run
+from flavorsmith.api.baremetal.common import load, root
+from flavorsmith.api.context import authorize, run
 from flavorsmith.api.microversions import Version
+from flavorsmith.api.paging import is_full, next_href
+from flavorsmith.api.query import IRONIC, Query
 from flavorsmith.api.requests import check_query, json_body, microversion
+from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic import nodes as rules
 from flavorsmith.ironic.deploy_steps import deploy_problem
 from flavorsmith.ironic.deploy_templates import Template
+from flavorsmith.params import parse_list
 from flavorsmith.store import deploy_templates as deploy_store
 from flavorsmith.store import nodes as store
-from flavorsmith.store.node_query import NodeQuery, parse_bool, parse_limit, parse_list
+from flavorsmith.store.node_query import NodeQuery
 
 router = APIRouter()
 
@@ -85,6 +88,7 @@ INTERFACES = (
 def _query(request: Request) -> NodeQuery:
     params = request.query_params
     version = microversion(request)
+    query = Query(request, IRONIC)
 
     def traits(name: str) -> tuple[str, ...]:
         values = parse_list(params[name]) if name in params else ()
@@ -97,12 +101,8 @@ def _query(request: Request) -> NodeQuery:
     return NodeQuery(
         resource_class=params.get("resource_class"),
         provision_state=params.get("provision_state"),
-        maintenance=parse_bool("maintenance", params["maintenance"])
-        if "maintenance" in params
-        else None,
-        associated=parse_bool("associated", params["associated"])
-        if "associated" in params
-        else None,
+        maintenance=query.flag("maintenance"),
+        associated=query.flag("associated"),
         driver=params.get("driver"),
         traits=traits("traits"),
         traits_any=traits("traits-any"),
@@ -110,8 +110,8 @@ def _query(request: Request) -> NodeQuery:
         not_traits_any=traits("not-traits-any"),
         sort_key=params.get("sort_key", "id"),
         sort_dir=params.get("sort_dir", "asc"),
-        limit=parse_limit(params.get("limit")),
-        marker=params.get("marker"),
+        limit=query.page_size(),
+        marker=query.marker(),
     )
 
 
@@ -121,11 +121,8 @@ async def _list(request: Request, detail: bool) -> dict[str, Any]:
     check_query(request, allowed)
     version = microversion(request)
     query = _query(request)
-    if query.marker is not None and not rules.is_uuid(query.marker):
-        raise Invalid(f"Expected UUID for marker: {query.marker}")
-    if "detail" in request.query_params:
-        detail = detail or parse_bool("detail", request.query_params["detail"])
-    fields = serialize.parse_fields(request.query_params.get("fields"), version)
+    detail = detail or bool(Query(request, IRONIC).flag("detail"))
+    fields = serialize.fields(Query(request, IRONIC), version)
     if fields is None:
         fields = (
             serialize.available(version)
@@ -143,11 +140,11 @@ async def _list(request: Request, detail: bool) -> dict[str, Any]:
     body: dict[str, Any] = {
         "nodes": [serialize.node(r, traits.get(r["id"]), fields, top) for r in rows]
     }
-    if len(rows) == query.limit:
-        params = {k: v for k, v in request.query_params.items() if k != "marker"}
-        params.update(limit=str(query.limit), marker=rows[-1]["uuid"])
+    if is_full(rows, query.limit):
         path = "nodes/detail" if request.url.path.endswith("/detail") else "nodes"
-        body["next"] = f"{top}/v1/{path}?{urlencode(params)}"
+        body["next"] = next_href(
+            request, f"{top}/v1/{path}", limit=query.limit, marker=rows[-1]["uuid"]
+        )
     return body
 
 
@@ -166,8 +163,7 @@ async def show_node(request: Request, ident: str) -> dict[str, Any]:
     authorize(request, "baremetal:node:get")
     check_query(request, ("fields",))
     version = microversion(request)
-    fields = serialize.parse_fields(request.query_params.get("fields"), version)
-    fields = fields or serialize.available(version)
+    fields = serialize.fields(Query(request, IRONIC), version) or serialize.available(version)
 
     def work(connection: Connection) -> tuple[dict[str, Any], list[str]]:
         row = load(connection, request, ident)

@@ -1,4 +1,5 @@
-"""Nodes as Ironic shows them: fields appear at the microversion Ironic added them."""
+"""Nodes as Ironic shows them: fields appear at the microversion Ironic added them, and
+``fields=`` picks them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Any
 
 from flavorsmith.api.links import link
 from flavorsmith.api.microversions import Version
-from flavorsmith.errors import Invalid, NotAcceptable
+from flavorsmith.api.query import Query
+from flavorsmith.errors import NotAcceptable
 
 V = Version
 # Every node field and the version that introduced it.
@@ -42,19 +44,14 @@ def available(version: Version) -> list[str]:
     return [name for name, since in FIELDS.items() if version >= since]
 
 
-def parse_fields(value: str | None, version: Version) -> list[str] | None:
+def fields(query: Query, version: Version) -> list[str] | None:
     """The ``fields=`` list: 400 for a name Ironic has not got, 406 for one newer than asked."""
-    if value is None:
+    if "fields" not in query:
         return None
     if version < V(1, 8):
         raise NotAcceptable("The fields parameter needs API version 1.8 or later.")
-    wanted = [f.strip() for f in value.split(",") if f.strip()]
-    unknown = [f for f in wanted if f not in FIELDS]
-    if unknown:
-        raise Invalid(
-            f"Unknown node field(s) {', '.join(repr(f) for f in unknown)} in fields; "
-            f"known: {', '.join(FIELDS)}"
-        )
+    wanted = query.fields(FIELDS, "Unknown node field(s) {unknown} in fields; known: {known}")
+    assert wanted is not None
     too_new = [f for f in wanted if version < FIELDS[f]]
     if too_new:
         raise NotAcceptable(

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
-from sqlalchemy import Connection
 
-from flavorsmith.api.baremetal.common import TRAITS_SINCE, authorize, load, require, root, run
+from flavorsmith.api.baremetal.common import TRAITS_SINCE, load, require, root
+from flavorsmith.api.context import authorize, run
 from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic import nodes as rules
 from flavorsmith.store import nodes as store

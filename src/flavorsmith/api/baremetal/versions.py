@@ -1,4 +1,4 @@
-"""/baremetal: Ironic's version discovery documents, and (later issues) its resources."""
+"""/baremetal: Ironic's version discovery documents (the resources are in the sibling modules)."""
 
 from __future__ import annotations
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from sqlalchemy import Connection
 
-from flavorsmith.api.compute.common import authorize, run
+from flavorsmith.api.context import authorize, run
 from flavorsmith.api.policy import PolicyDenied
 from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.store import nova_flavors as store
 

@@ -7,12 +7,12 @@ from typing import Any
 
 from flavorsmith import flavor_ids
 from flavorsmith.errors import Invalid
-from flavorsmith.params import shown, shown_repr
+from flavorsmith.params import parse_bool, shown, shown_repr
 
 INT32_MAX = 2147483647
 _DIGITS = re.compile(r"^[0-9]+$")
-_TRUE = ("true", "1", "yes", "on", "t", "y")
-_FALSE = ("false", "0", "no", "off", "f", "n")
+# Nova's words for a value that is not a boolean (a body field's or a query parameter's).
+BAD_BOOL = "Invalid input for field/attribute {name}. Value: {value}. Expected true or false"
 EXTRA_SPEC_KEY = re.compile(r"^[a-zA-Z0-9-_:. ]{1,255}$")
 
 
@@ -46,11 +46,9 @@ def _integer(field: str, value: Any, minimum: int) -> int:
 def boolean(field: str, value: Any) -> bool:
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
-        return value.strip().lower() in _TRUE
-    raise Invalid(
-        f"Invalid input for field/attribute {field}. Value: {value}. Expected true or false"
-    )
+    if isinstance(value, str):
+        return parse_bool(field, value, message=BAD_BOOL)
+    raise Invalid(BAD_BOOL.format(name=field, value=value))
 
 
 def _name(value: Any) -> str:

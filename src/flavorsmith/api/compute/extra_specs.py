@@ -7,11 +7,12 @@ import logging
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
-from sqlalchemy import Connection
 
 from flavorsmith.api.compute import bodies
-from flavorsmith.api.compute.common import at_least, authorize, run, viewer
+from flavorsmith.api.compute.common import at_least, viewer
+from flavorsmith.api.context import authorize, run, services
 from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.extra_specs.registry import MODES, Mode
 from flavorsmith.store import nova_flavors as store
@@ -36,7 +37,7 @@ def check(request: Request, specs: dict[str, str], mode: Mode | None) -> None:
     """Every pair must pass; one bad pair rejects the whole request (nothing is stored)."""
     if mode is None:
         return
-    registry = request.app.state.services.registry
+    registry = services(request).registry
     problems = []
     for key, value in specs.items():
         verdict = registry.verdict(key, value)

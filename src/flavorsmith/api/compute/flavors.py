@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request, Response
-from sqlalchemy import Connection
 
-from flavorsmith import jsonsafe
 from flavorsmith.api.compute import bodies, serialize
-from flavorsmith.api.compute.common import at_least, authorize, require, root, run, viewer
+from flavorsmith.api.compute.common import at_least, require, root, viewer
+from flavorsmith.api.context import authorize, run
+from flavorsmith.api.paging import is_full, next_href
+from flavorsmith.api.query import NOVA, Query
 from flavorsmith.api.requests import check_query, json_body, microversion
+from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid
 from flavorsmith.extra_specs.safety import pattern_problem
 from flavorsmith.params import ascii_int, shown
@@ -45,29 +46,13 @@ def _query(request: Request) -> FlavorQuery:
     params = request.query_params
     if at_least(request, 2, 75):  # Nova rejects unknown query parameters from 2.75
         check_query(request, LIST_PARAMS)
+    query = Query(request, NOVA)
     is_public: bool | None = True
     raw = params.get("is_public")
     if raw is not None:
-        lowered = raw.strip().lower()
-        is_public = None if lowered == "none" else bodies.boolean("is_public", raw)
-    sort_key = params.get("sort_key", "flavorid")
-    if sort_key not in store.SORT_KEYS:
-        raise Invalid(
-            f"Invalid input for query parameters sort_key. Value: {sort_key}. "
-            f"{sort_key!r} is not one of {list(store.SORT_KEYS)}"
-        )
-    sort_dir = params.get("sort_dir", "asc")
-    if sort_dir not in ("asc", "desc"):
-        raise Invalid(
-            f"Invalid input for query parameters sort_dir. Value: {sort_dir}. Use asc or desc"
-        )
-    limit = params.get("limit")
-    number = _digits(limit) if limit is not None else store.MAX_LIMIT
-    if limit is not None and number is None:
-        raise Invalid(
-            f"Invalid input for query parameters limit. Value: {shown(limit)}. "
-            f"{jsonsafe.excerpt(limit)} does not match '^[0-9]*$'"
-        )
+        is_public = None if raw.strip().lower() == "none" else query.flag("is_public")
+    sort_key, sort_dir = query.sort(store.SORT_KEYS, "flavorid")
+    limit = query.page_size()
     name = params.get("name")
     pattern = None
     if name is not None:
@@ -84,8 +69,8 @@ def _query(request: Request) -> FlavorQuery:
         name=pattern,
         sort_key=sort_key,
         sort_dir=sort_dir,
-        limit=min(number or 0, store.MAX_LIMIT) if limit else store.MAX_LIMIT,
-        marker=params.get("marker"),
+        limit=limit,
+        marker=query.marker(),
     )
 
 
@@ -110,11 +95,10 @@ async def _list(request: Request, detail: bool) -> dict[str, Any]:
     else:
         items = [serialize.brief(r, version, top) for r in rows]
     body: dict[str, Any] = {"flavors": items}
-    if rows and len(rows) == query.limit:
-        params = {k: v for k, v in request.query_params.items() if k != "marker"}
-        params.update(limit=str(query.limit), marker=rows[-1]["flavorid"])
-        path = "flavors/detail" if detail else "flavors"
-        body["flavors_links"] = [{"rel": "next", "href": f"{top}/v2.1/{path}?{urlencode(params)}"}]
+    if is_full(rows, query.limit):
+        url = f"{top}/v2.1/flavors/detail" if detail else f"{top}/v2.1/flavors"
+        href = next_href(request, url, limit=query.limit, marker=rows[-1]["flavorid"])
+        body["flavors_links"] = [{"rel": "next", "href": href}]
     return body
 
 

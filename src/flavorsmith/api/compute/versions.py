@@ -1,4 +1,4 @@
-"""/compute: Nova's version discovery documents, and (later issues) flavors."""
+"""/compute: Nova's version discovery documents (the resources are in the sibling modules)."""
 
 from __future__ import annotations
 

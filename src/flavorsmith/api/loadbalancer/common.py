@@ -8,37 +8,18 @@ the order is total (the sort keys, then id), so pages never skip or repeat."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
-from urllib.parse import urlencode
+from typing import Any
 
 from fastapi import Request
-from sqlalchemy import Connection
-from starlette.concurrency import run_in_threadpool
 
 from flavorsmith.api.links import base
-from flavorsmith.api.requests import identity, json_body
-from flavorsmith.db.engine import writer
+from flavorsmith.api.paging import cut, octavia_links
+from flavorsmith.api.query import OCTAVIA, Query, boolean
+from flavorsmith.api.requests import json_body
 from flavorsmith.errors import Invalid, NotFound
-from flavorsmith.jsonsafe import excerpt
-from flavorsmith.params import ascii_int
 
-T = TypeVar("T")
 PAGING = ("fields", "sort", "sort_key", "sort_dir", "limit", "marker", "page_reverse")
 ROOTS = ("/v2/lbaas", "/v2.0/lbaas")
-
-
-def authorize(request: Request, rule: str) -> None:
-    request.app.state.services.enforcer.authorize(rule, identity(request))
-
-
-async def run(request: Request, work: Callable[[Connection], T], *, write: bool) -> T:
-    engine = request.app.state.services.engine
-
-    def transaction() -> T:
-        with (writer(engine) if write else engine).begin() as connection:
-            return work(connection)
-
-    return await run_in_threadpool(transaction)
 
 
 async def wrapped_body(request: Request, key: str) -> dict[str, Any]:
@@ -58,53 +39,16 @@ def collection_url(request: Request, name: str) -> str:
     return f"{base(request)}/load-balancer{root}/{name}"
 
 
-def _bool(name: str, raw: str) -> bool:
-    lowered = raw.lower()
-    if lowered in ("true", "1", "yes", "on"):
-        return True
-    if lowered in ("false", "0", "no", "off"):
-        return False
-    raise Invalid(f"Invalid value for {name}: {excerpt(raw)}; use true or false")
-
-
 def fields_of(request: Request, known: tuple[str, ...]) -> list[str] | None:
-    values = [v for raw in request.query_params.getlist("fields") for v in raw.split(",")]
-    wanted = [v.strip() for v in values if v.strip()]
-    if not wanted:
-        return None
-    unknown = [f for f in wanted if f not in known]
-    if unknown:
-        raise Invalid(f"Unknown field {unknown[0]!r} in fields; known: {', '.join(known)}")
-    return list(dict.fromkeys(wanted))
+    """Octavia's ``fields`` (repeatable, comma lists); None for every field."""
+    fields = Query(request, OCTAVIA).fields(
+        known, "Unknown field {first!r} in fields; known: {known}"
+    )
+    return fields or None
 
 
 def select_fields(row: dict[str, Any], fields: list[str] | None) -> dict[str, Any]:
     return dict(row) if fields is None else {f: row[f] for f in fields}
-
-
-def _sort_keys(request: Request, known: tuple[str, ...]) -> list[tuple[str, bool]]:
-    params = request.query_params
-    keys: list[tuple[str, bool]] = []
-    if "sort" in params:
-        if "sort_key" in params or "sort_dir" in params:
-            raise Invalid("Use either sort or sort_key/sort_dir, not both")
-        for part in params["sort"].split(","):
-            key, _, direction = part.strip().partition(":")
-            keys.append((key, _direction(direction or "asc")))
-    elif "sort_key" in params or "sort_dir" in params:
-        ascending = _direction(params.get("sort_dir", "asc"))
-        for key in params.get("sort_key", "id").split(","):
-            keys.append((key.strip(), ascending))
-    for key, _ in keys:
-        if key not in known:
-            raise Invalid(f"Invalid sort key {key!r}; sort by one of {', '.join(known)}")
-    return keys
-
-
-def _direction(value: str) -> bool:
-    if value not in ("asc", "desc"):
-        raise Invalid(f"Invalid sort direction {value!r}: use asc or desc")
-    return value == "asc"
 
 
 def _ordered(rows: list[dict[str, Any]], keys: list[tuple[str, bool]]) -> list[dict[str, Any]]:
@@ -133,52 +77,34 @@ def listing(
             raise Invalid("One or more arguments are either duplicate or invalid")
         if name not in ("fields",) and len(params.getlist(name)) > 1:
             raise Invalid("One or more arguments are either duplicate or invalid")
+    query = Query(request, OCTAVIA)
     fields = fields_of(request, known)
     for name in filterable:
         if name in params:
             raw = params[name]
             if name == "enabled":
-                wanted_bool = _bool(name, raw)
+                wanted_bool = boolean(OCTAVIA, name, raw)
                 rows = [r for r in rows if r[name] is wanted_bool]
             else:
                 rows = [r for r in rows if (r[name] if r[name] is not None else "") == raw]
-    rows = _ordered(rows, _sort_keys(request, known))
-    limit: int | None = None
-    if "limit" in params:
-        limit = ascii_int(params["limit"])
-        if limit is None:
-            raise Invalid(f"Invalid limit {excerpt(params['limit'])}: use a positive integer")
-        if limit < 1:
-            raise Invalid(f"Invalid limit {limit}: use a positive integer")
-    reverse = _bool("page_reverse", params["page_reverse"]) if "page_reverse" in params else False
-    marker = params.get("marker")
-    ids = [r["id"] for r in rows]
-    at = None
-    if marker is not None:
-        if marker not in ids:
-            raise NotFound(f"Marker {marker} not found.")
-        at = ids.index(marker)
-    if reverse:
-        # The page that ends just before the marker (or at the end of the list).
-        before = rows[:at] if at is not None else rows
-        page = before[-limit:] if limit is not None else before
-        more_back = len(before) > len(page)
-        more_forward = at is not None
-    else:
-        after = rows[at + 1 :] if at is not None else rows
-        page = after[:limit] if limit is not None else after
-        more_forward = len(after) > len(page)
-        more_back = at is not None
-    links = []
-    url = collection_url(request, collection)
-    query = [(k, v) for k, v in params.multi_items() if k not in ("marker", "page_reverse")]
-    if more_forward and page:
-        following = [*query, ("marker", page[-1]["id"])]
-        links.append({"href": f"{url}?{urlencode(following)}", "rel": "next"})
-    if more_back and page:
-        previous = [*query, ("marker", page[0]["id"]), ("page_reverse", "True")]
-        links.append({"href": f"{url}?{urlencode(previous)}", "rel": "previous"})
+    rows = _ordered(rows, query.sorting(known))
+    limit = query.limit()
+    reverse = query.flag("page_reverse") or False
+    page = cut(
+        rows,
+        _id,
+        marker=params.get("marker"),
+        limit=limit,
+        reverse=reverse,
+        missing=lambda marker: NotFound(f"Marker {marker} not found."),
+    )
+    links = octavia_links(request, collection_url(request, collection), page, _id)
     return {
-        collection: [select_fields(shown(r), fields) for r in page],
+        collection: [select_fields(shown(r), fields) for r in page.items],
         links_key: links,
     }
+
+
+def _id(row: dict[str, Any]) -> str:
+    ident: str = row["id"]
+    return ident

@@ -6,12 +6,11 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from flavorsmith.api.context import authorize, run, services
 from flavorsmith.api.loadbalancer.common import (
     ROOTS,
-    authorize,
     fields_of,
     listing,
-    run,
     select_fields,
     wrapped_body,
 )
@@ -47,7 +46,7 @@ async def create_profile(request: Request, response: Response) -> dict[str, Any]
     authorize(request, f"{P}:post")
     check_query(request, ())
     values = await wrapped_body(request, "flavorprofile")
-    registry = request.app.state.services.providers
+    registry = services(request).providers
     row = await run(request, lambda c: service.create_profile(c, registry, values), write=True)
     response.status_code = 201
     return {"flavorprofile": row}
@@ -57,7 +56,7 @@ async def update_profile(request: Request, ident: str) -> dict[str, Any]:
     authorize(request, f"{P}:put")
     check_query(request, ())
     values = await wrapped_body(request, "flavorprofile")
-    registry = request.app.state.services.providers
+    registry = services(request).providers
     row = await run(
         request, lambda c: service.update_profile(c, registry, ident, values), write=True
     )

@@ -6,12 +6,11 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from flavorsmith.api.context import authorize, run
 from flavorsmith.api.loadbalancer.common import (
     ROOTS,
-    authorize,
     fields_of,
     listing,
-    run,
     select_fields,
     wrapped_body,
 )

@@ -6,7 +6,8 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from flavorsmith.api.loadbalancer.common import ROOTS, authorize, fields_of, select_fields
+from flavorsmith.api.context import authorize, services
+from flavorsmith.api.loadbalancer.common import ROOTS, fields_of, select_fields
 from flavorsmith.errors import Invalid
 from flavorsmith.providers.validation import capabilities
 
@@ -24,7 +25,7 @@ async def list_providers(request: Request) -> dict[str, Any]:
     authorize(request, f"{P}:provider:get_all")
     _only(request, ("fields",))
     fields = fields_of(request, ("name", "description"))
-    registry = request.app.state.services.providers
+    registry = services(request).providers
     rows = [{"name": p.name, "description": p.description} for p in registry.providers.values()]
     return {"providers": [select_fields(r, fields) for r in rows]}
 
@@ -33,7 +34,7 @@ async def list_capabilities(request: Request, provider: str) -> dict[str, Any]:
     authorize(request, f"{P}:provider-flavor:get_all")
     _only(request, ("fields", "name", "description"))
     fields = fields_of(request, ("name", "description"))
-    found = request.app.state.services.providers.get(provider)
+    found = services(request).providers.get(provider)
     rows = capabilities(found)
     for key in ("name", "description"):
         if key in request.query_params:
@@ -45,7 +46,7 @@ async def list_zone_capabilities(request: Request, provider: str) -> dict[str, A
     """Octavia's clients list these beside flavor capabilities; no provider here has any."""
     authorize(request, f"{P}:provider-availability-zone:get_all")
     _only(request, ("fields", "name", "description"))
-    request.app.state.services.providers.get(provider)
+    services(request).providers.get(provider)
     return {"availability_zone_capabilities": []}
 
 

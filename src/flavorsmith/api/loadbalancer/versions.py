@@ -1,4 +1,5 @@
-"""/load-balancer: Octavia's version discovery document, and (later issues) its flavors."""
+"""/load-balancer: Octavia's version discovery document (the resources are in the sibling
+modules)."""
 
 from __future__ import annotations
 

@@ -5,19 +5,20 @@ callers allowed to list flavor access."""
 
 from __future__ import annotations
 
-import threading
-from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
 
+from flavorsmith.api.context import authorize, services
 from flavorsmith.api.policy import RuleDefault
-from flavorsmith.api.requests import check_query, identity
+from flavorsmith.api.requests import check_query
+from flavorsmith.api.services import CatalogState
 from flavorsmith.api.viewers import may_list_access, viewer
 from flavorsmith.catalog.model import Catalog
-from flavorsmith.catalog.repo import Repository, RepoView
+from flavorsmith.catalog.repo import RepoView
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import NotFound
+from flavorsmith.nova.derive import derive
 from flavorsmith.visibility import visible_catalog, visible_diagnostics
 
 router = APIRouter()
@@ -28,38 +29,8 @@ POLICIES = [
 ]
 
 
-class CatalogState:
-    """The catalog repository the service serves, loaded once and reloaded on demand."""
-
-    def __init__(self, root: Path | None) -> None:
-        self.repository = Repository(root) if root is not None else None
-        self._lock = threading.Lock()
-        self._view: RepoView | None = None
-
-    def view(self) -> RepoView:
-        with self._lock:
-            if self._view is None:
-                self._view = self._load()
-            return self._view
-
-    def reload(self) -> RepoView:
-        with self._lock:
-            self._view = self._load()
-            return self._view
-
-    def _load(self) -> RepoView:
-        if self.repository is None:
-            return RepoView()
-        return self.repository.load()
-
-
 def _state(request: Request) -> CatalogState:
-    state: CatalogState = request.app.state.services.catalog
-    return state
-
-
-def _authorize(request: Request, rule: str) -> None:
-    request.app.state.services.enforcer.authorize(rule, identity(request))
+    return services(request).catalog
 
 
 def _summary(request: Request, state: CatalogState, view: RepoView) -> dict[str, Any]:
@@ -85,7 +56,7 @@ def _catalog(request: Request) -> Catalog:
 
 @router.get("/catalog")
 def get_catalog(request: Request) -> dict[str, Any]:
-    _authorize(request, "flavorsmith:catalog:get")
+    authorize(request, "flavorsmith:catalog:get")
     check_query(request, ())
     state = _state(request)
     return _summary(request, state, state.view())
@@ -93,7 +64,7 @@ def get_catalog(request: Request) -> dict[str, Any]:
 
 @router.post("/catalog/reload")
 def reload_catalog(request: Request) -> dict[str, Any]:
-    _authorize(request, "flavorsmith:catalog:reload")
+    authorize(request, "flavorsmith:catalog:reload")
     check_query(request, ())
     state = _state(request)
     return _summary(request, state, state.reload())
@@ -101,9 +72,7 @@ def reload_catalog(request: Request) -> dict[str, Any]:
 
 @router.get("/catalog/nova-flavors")
 def nova_flavors(request: Request) -> dict[str, Any]:
-    from flavorsmith.nova.derive import derive
-
-    _authorize(request, "flavorsmith:catalog:get")
+    authorize(request, "flavorsmith:catalog:get")
     check_query(request, ())
     derived, unresolved = derive(_catalog(request))
     access = may_list_access(request)
@@ -116,7 +85,7 @@ def nova_flavors(request: Request) -> dict[str, Any]:
 
 @router.get("/catalog/flavors/{name}")
 def flavor(request: Request, name: str) -> dict[str, Any]:
-    _authorize(request, "flavorsmith:catalog:get")
+    authorize(request, "flavorsmith:catalog:get")
     check_query(request, ())
     found = _catalog(request).flavor(name)
     if found is None:

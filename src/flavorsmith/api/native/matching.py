@@ -7,21 +7,21 @@ takes no part in capacity, so it shows neither in names nor in the competition c
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
-from starlette.concurrency import run_in_threadpool
 
+from flavorsmith.api.context import authorize, call, services
 from flavorsmith.api.links import base
+from flavorsmith.api.paging import cut, next_href
 from flavorsmith.api.policy import RuleDefault
-from flavorsmith.api.requests import check_query, identity
+from flavorsmith.api.query import NATIVE, Query
+from flavorsmith.api.requests import check_query
 from flavorsmith.api.viewers import viewer
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import Invalid, ServiceUnavailable
 from flavorsmith.matching import views
 from flavorsmith.matching.index import Index
-from flavorsmith.store.node_query import parse_limit
 from flavorsmith.visibility import visible_catalog
 
 router = APIRouter()
@@ -32,17 +32,17 @@ POLICIES = [
 
 
 def _authorize(request: Request) -> None:
-    request.app.state.services.enforcer.authorize("flavorsmith:match:get", identity(request))
+    authorize(request, "flavorsmith:match:get")
 
 
 async def _inputs(request: Request) -> tuple[Catalog, Index]:
-    services = request.app.state.services
-    view = services.catalog.view()
+    shared = services(request)
+    view = shared.catalog.view()
     if has_errors(view.diagnostics):
         raise ServiceUnavailable(
             "The catalog has errors, so nothing is matched; GET /v1/catalog lists them"
         )
-    index = await run_in_threadpool(services.index_cache.current)
+    index = await call(request, shared.index_cache.current)
     return visible_catalog(view.catalog, viewer(request)), index
 
 
@@ -52,28 +52,28 @@ async def flavor_nodes(request: Request, name: str) -> dict[str, Any]:
     check_query(request, ("limit", "marker", "available"))
     catalog, index = await _inputs(request)
     rule = views.find_flavor(views.rules_of(catalog), name)
+    query = Query(request, NATIVE)
     nodes = views.nodes_of(index, rule)
-    if "available" in request.query_params:
-        wanted = request.query_params["available"].lower() in ("1", "true", "yes")
-        nodes = [n for n in nodes if n.available == wanted]
-    limit = parse_limit(request.query_params.get("limit"))
-    marker = request.query_params.get("marker")
-    start = 0
-    if marker is not None:
-        uuids = [n.uuid for n in nodes]
-        if marker not in uuids:
-            raise Invalid(f"Marker {marker!r} is not one of this flavor's nodes")
-        start = uuids.index(marker) + 1
-    page = nodes[start : start + limit]
+    available = query.flag("available")
+    if available is not None:
+        nodes = [n for n in nodes if n.available == available]
+    limit = query.page_size()
+    page = cut(
+        nodes,
+        lambda n: n.uuid,
+        marker=query.marker(),
+        limit=limit,
+        missing=lambda marker: Invalid(f"Marker {marker!r} is not one of this flavor's nodes"),
+    )
     body: dict[str, Any] = {
         "flavor": rule.name,
         "count": len(nodes),
         "generation": index.snapshot.generation,
-        "nodes": [views.node_entry(n) for n in page],
+        "nodes": [views.node_entry(n) for n in page.items],
     }
-    if start + limit < len(nodes):
-        params = {**request.query_params, "limit": str(limit), "marker": page[-1].uuid}
-        body["next"] = f"{base(request)}/v1/flavors/{name}/nodes?{urlencode(params)}"
+    if page.more_forward:
+        url = f"{base(request)}/v1/flavors/{name}/nodes"
+        body["next"] = next_href(request, url, limit=limit, marker=page.items[-1].uuid)
     return body
 
 

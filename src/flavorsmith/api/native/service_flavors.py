@@ -10,9 +10,9 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from flavorsmith.api.loadbalancer.common import authorize, run
+from flavorsmith.api.context import context
 from flavorsmith.api.loadbalancer.policies import RESOLVE_PROFILE
-from flavorsmith.api.requests import check_query, identity, json_body
+from flavorsmith.api.requests import check_query, json_body
 from flavorsmith.errors import Invalid
 from flavorsmith.providers import service
 
@@ -21,7 +21,8 @@ router = APIRouter()
 
 @router.post("/service-flavors/{ident}/resolve")
 async def resolve(request: Request, ident: str) -> dict[str, Any]:
-    authorize(request, "flavorsmith:service-flavor:resolve")
+    ctx = context(request)
+    ctx.authorize("flavorsmith:service-flavor:resolve")
     check_query(request, ())
     provider = None
     if await request.body():
@@ -31,11 +32,9 @@ async def resolve(request: Request, ident: str) -> dict[str, Any]:
         provider = body.get("provider")
         if provider is not None and not isinstance(provider, str):
             raise Invalid("provider must be a string")
-    services = request.app.state.services
-    registry = services.providers
-    full = services.enforcer.check(RESOLVE_PROFILE, identity(request).credentials(), {})
-    result: dict[str, Any] = await run(
-        request,
+    registry = ctx.services.providers
+    full = ctx.allowed(RESOLVE_PROFILE)
+    result: dict[str, Any] = await ctx.run(
         lambda c: service.resolve(c, registry, ident, provider, with_profile=full),
         write=False,
     )

@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 from starlette.requests import Request
 
 from flavorsmith import __version__
-from flavorsmith.api.families import Flavour, flavour_of
+from flavorsmith.api.families import Family, family_of
 from flavorsmith.api.microversions import IRONIC, NOVA, MicroversionSpec, Version
 from flavorsmith.api.middleware import PUBLIC_PATHS, VERSIONED
 from flavorsmith.api.openapi.operations import OPERATIONS, Operation
@@ -66,8 +66,8 @@ def _header(name: str, schema: Schema, description: str) -> Schema:
 
 
 AUTH_TOKEN = _header("X-Auth-Token", string(), "A token (ignored under noauth)")
-VERSION_HEADERS: dict[Flavour, list[Schema]] = {
-    Flavour.IRONIC: [
+VERSION_HEADERS: dict[Family, list[Schema]] = {
+    Family.IRONIC: [
         _header(
             IRONIC.legacy_header,
             _versions(IRONIC),
@@ -75,7 +75,7 @@ VERSION_HEADERS: dict[Flavour, list[Schema]] = {
             "none means the minimum",
         )
     ],
-    Flavour.NOVA: [
+    Family.NOVA: [
         _header(
             "OpenStack-API-Version",
             _versions(NOVA, "compute "),
@@ -108,7 +108,7 @@ def _under(path: str, root: str) -> bool:
 
 
 def _operation_doc(generated: Schema, path: str, op: Operation) -> Schema:
-    flavour = flavour_of(path)
+    family = family_of(path)
     out = dict(generated)
     out["summary"] = op.summary
     parameters = [p for p in generated.get("parameters", []) if p.get("in") == "path"]
@@ -118,7 +118,7 @@ def _operation_doc(generated: Schema, path: str, op: Operation) -> Schema:
             parameter |= {"style": "form", "explode": True}
         parameters.append(parameter)
     if _versioned(path):
-        parameters.extend(VERSION_HEADERS.get(flavour, []))
+        parameters.extend(VERSION_HEADERS.get(family, []))
     if key("GET", path)[1] not in PUBLIC_PATHS:
         parameters.append(AUTH_TOKEN)
     out["parameters"] = parameters
@@ -129,7 +129,7 @@ def _operation_doc(generated: Schema, path: str, op: Operation) -> Schema:
         out["requestBody"] = {"required": op.body_required, "content": media}
     else:
         out.pop("requestBody", None)
-    error_type, error_schema = ERROR_SCHEMAS[flavour]
+    error_type, error_schema = ERROR_SCHEMAS[family]
     responses: dict[str, Schema] = {}
     for status, ok_schema in op.ok.items():
         entry: Schema = {"description": "Success"}

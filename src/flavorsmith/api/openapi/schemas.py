@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from flavorsmith.api.families import Flavour
+from flavorsmith.api.families import Family
 
 Schema = dict[str, Any]
 JSON = "application/json"
@@ -65,14 +65,14 @@ JSON_PATCH_BODY = array(
 
 # ----------------------------------------------------------------------------- error bodies
 
-ERROR_SCHEMAS: dict[Flavour, tuple[str, Schema]] = {
+ERROR_SCHEMAS: dict[Family, tuple[str, Schema]] = {
     # Ironic's error_message holds a JSON document (faultcode, faultstring, debuginfo).
-    Flavour.IRONIC: (
+    Family.IRONIC: (
         JSON,
         obj({"error_message": string()}, required=("error_message",), additional=False),
     ),
     # Nova: one key naming the fault ("badRequest", "itemNotFound", ...).
-    Flavour.NOVA: (
+    Family.NOVA: (
         JSON,
         {
             "type": "object",
@@ -83,7 +83,7 @@ ERROR_SCHEMAS: dict[Flavour, tuple[str, Schema]] = {
             ),
         },
     ),
-    Flavour.OCTAVIA: (
+    Family.OCTAVIA: (
         JSON,
         obj(
             {"faultcode": string(), "faultstring": string(), "debuginfo": {"type": "null"}},
@@ -91,7 +91,7 @@ ERROR_SCHEMAS: dict[Flavour, tuple[str, Schema]] = {
             additional=False,
         ),
     ),
-    Flavour.NATIVE: (
+    Family.NATIVE: (
         PROBLEM,
         obj(
             {"type": string(), "title": string(), "status": INTEGER, "detail": string()},

@@ -1,0 +1,97 @@
+"""The request context every handler of every family uses: the application's services, the
+caller, policy (``authorize``) and blocking work on a worker thread (``run`` in one
+transaction, ``call`` without one).
+
+A handler keeps the shape authorize → parse → one call → serialize::
+
+    authorize(request, "baremetal:node:get")
+    fields = ...
+    row = await run(request, lambda c: store.find(c, ident), write=False)
+    return serialize.node(row, ...)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+from fastapi import Request
+from starlette.concurrency import run_in_threadpool
+
+from flavorsmith.api.auth import Identity
+from flavorsmith.api.requests import identity
+from flavorsmith.api.services import Services
+from flavorsmith.db.engine import Connection, writer
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RequestContext:
+    """One request as the handlers see it."""
+
+    request: Request
+
+    @property
+    def services(self) -> Services:
+        services: Services = self.request.app.state.services
+        return services
+
+    @property
+    def identity(self) -> Identity:
+        """The authenticated caller (the middleware has set it; 401 if it has not)."""
+        return identity(self.request)
+
+    def authorize(self, rule: str, target: Mapping[str, object] | None = None) -> Identity:
+        """Refuse (403, in the family's words) unless policy ``rule`` allows the caller on
+        ``target``; the caller when it does."""
+        who = self.identity
+        self.services.enforcer.authorize(rule, who, target)
+        return who
+
+    def allowed(self, rule: str) -> bool:
+        """Does policy ``rule`` allow the caller (on its own project)? Never refuses."""
+        return self.services.enforcer.check(rule, self.identity.credentials(), {})
+
+    async def run(self, work: Callable[[Connection], T], *, write: bool) -> T:
+        """``work`` in one transaction on a worker thread (the database calls block); a
+        writing transaction takes SQLite's write lock at BEGIN."""
+        engine = self.services.engine
+
+        def transaction() -> T:
+            with (writer(engine) if write else engine).begin() as connection:
+                return work(connection)
+
+        return await run_in_threadpool(transaction)
+
+    async def call(self, work: Callable[[], T]) -> T:
+        """``work`` on a worker thread, for blocking work that opens no transaction here."""
+        return await run_in_threadpool(work)
+
+
+def context(request: Request) -> RequestContext:
+    return RequestContext(request)
+
+
+# The same, for handlers that take one step of the context at a time.
+
+
+def services(request: Request) -> Services:
+    return context(request).services
+
+
+def authorize(request: Request, rule: str, target: Mapping[str, object] | None = None) -> Identity:
+    return context(request).authorize(rule, target)
+
+
+def allowed(request: Request, rule: str) -> bool:
+    return context(request).allowed(rule)
+
+
+async def run(request: Request, work: Callable[[Connection], T], *, write: bool) -> T:
+    return await context(request).run(work, write=write)
+
+
+async def call(request: Request, work: Callable[[], T]) -> T:
+    return await context(request).call(work)
