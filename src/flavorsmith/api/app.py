@@ -41,8 +41,7 @@ from flavorsmith.api.policy import Enforcer, PolicyDenied, RuleDefault
 from flavorsmith.config import Settings
 from flavorsmith.db.engine import make_engine
 from flavorsmith.errors import FlavorsmithError
-from flavorsmith.extra_specs.factory import registry_for
-from flavorsmith.extra_specs.registry import Registry
+from flavorsmith.extra_specs.factory import base_registry
 from flavorsmith.inventory.index_cache import IndexCache
 from flavorsmith.providers.context import provider_context
 from flavorsmith.providers.registry import Registry as ProviderRegistry
@@ -75,7 +74,6 @@ class Services:
     enforcer: Enforcer
     catalog: native_catalog.CatalogState
     index_cache: IndexCache
-    registry: Registry
     providers: ProviderRegistry
 
 
@@ -99,9 +97,9 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         else NoAuth()
     )
     engine = engine or make_engine(settings.database_url)
-    catalog = native_catalog.CatalogState(settings.repo)
-    registry, _ = registry_for(catalog.view().catalog.extra_specs)
-    for clash in registry.clashes:
+    # Extra-spec plugins are looked up once, here; each catalog load completes a copy.
+    catalog = native_catalog.CatalogState(settings.repo, base_registry())
+    for clash in catalog.registry().clashes:
         log.warning("extra-spec validators: %s", clash)
     index_cache = IndexCache(engine)
     providers = load_providers(
@@ -114,7 +112,6 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         enforcer=Enforcer.from_file(policy_defaults(), settings.policy_file),
         catalog=catalog,
         index_cache=index_cache,
-        registry=registry,
         providers=providers,
     )
     app = FastAPI(

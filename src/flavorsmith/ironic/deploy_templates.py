@@ -1,14 +1,28 @@
-"""Deploy templates as Ironic validates them (pure): a trait name and a list of steps."""
+"""Deploy templates as Ironic validates them (pure): a trait name and a list of steps.
+
+One rule set for every way a template arrives: :func:`problems` holds the rules, located in
+the template, and both the catalog (through the rules passed to it) and the baremetal API
+(:func:`checked`, in Ironic's words) refuse what it reports as an error. The API also checks
+the shape of a request body (:func:`check_steps`), which a catalog file's JSON Schema checks.
+
+The one intended difference: the catalog checks each step against the driver step
+catalogues (``catalogues``: a step no known driver offers, arguments no driver accepts or
+a required one missing, a core step moved). Ironic's API accepts any step and checks it
+against the node's driver when the node deploys; the baremetal API does the same
+(``ironic.deploy_steps``, node validation), so a template a catalog refuses for its
+arguments is accepted by POST /baremetal/v1/deploy_templates and refused per node."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import jsonpatch
 
 from flavorsmith import jsonsafe, traits
 from flavorsmith.errors import Invalid
+from flavorsmith.ironic.driver_steps import DriverStep
 from flavorsmith.params import ascii_int, shown_repr
 
 INTERFACES = ("deploy", "bios", "raid", "management", "power", "firmware", "vendor")
@@ -44,8 +58,24 @@ class Template:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class TemplateProblem:
+    """One thing wrong with a template: where (a path into the template), what, a stable
+    code; a warning does not refuse the template."""
+
+    path: tuple[str | int, ...]
+    message: str
+    code: str
+    warning: bool = False
+
+
+def valid_name(name: Any) -> TypeGuard[str]:
+    """A deploy template is named by a trait Ironic accepts on a node."""
+    return isinstance(name, str) and traits.is_valid_node_trait(name)
+
+
 def check_name(name: Any) -> str:
-    if not isinstance(name, str) or not traits.is_valid_node_trait(name):
+    if not valid_name(name):
         raise Invalid(
             f"Invalid deploy template name {name!r}: it must be a trait, a standard os-traits name "
             "or CUSTOM_ followed by A-Z, 0-9 and _ (at most 255 characters)"
@@ -54,8 +84,9 @@ def check_name(name: Any) -> str:
 
 
 def check_steps(steps: Any) -> tuple[Step, ...]:
-    """Ironic's rules: a non-empty list; each step has exactly interface, step, args and
-    priority; no (interface, step) twice in one template."""
+    """The shape Ironic's schema asks of a request's steps: a non-empty list; each step has
+    exactly interface, step, args and priority (the rules on well-shaped steps, such as no
+    (interface, step) twice, are :func:`problems`)."""
     if not isinstance(steps, list) or not steps:
         raise Invalid("A deploy template needs a non-empty list of steps")
     out: list[Step] = []
@@ -89,17 +120,6 @@ def check_steps(steps: Any) -> tuple[Step, ...]:
                 "(or a string of digits)"
             )
         out.append(Step(step["interface"], step["step"], dict(step["args"]), priority))
-    seen: set[tuple[str, str]] = set()
-    duplicates = []
-    for item in out:
-        if item.key in seen:
-            duplicates.append(f"interface: {item.interface}, step: {item.step}")
-        seen.add(item.key)
-    if duplicates:
-        raise Invalid(
-            "Duplicate deploy steps. A template cannot have multiple deploy steps with the same "
-            f"interface and step. Duplicates: {'; '.join(duplicates)}."
-        )
     return tuple(out)
 
 
@@ -116,17 +136,141 @@ def check_extra(value: Any) -> dict[str, Any]:
 
 
 def checked(values: dict[str, Any]) -> dict[str, Any]:
-    """The whole template, validated: name, steps, description, extra; every value one that
-    each database can store (see jsonsafe), also after a JSON patch."""
+    """The whole template, validated: its shape, then :func:`problems` (name, duplicate steps,
+    every value one that each database can store, see jsonsafe), also after a JSON patch;
+    refused in Ironic's words."""
     out = {
         "name": check_name(values.get("name")),
         "steps": [s.as_dict() for s in check_steps(values.get("steps"))],
         "description": check_description(values.get("description")),
         "extra": check_extra(values.get("extra", {}) if values.get("extra") is not None else {}),
     }
-    for name, value in out.items():
-        jsonsafe.check_value(name, value)
+    errors = [p for p in problems(out) if not p.warning]
+    if errors:
+        raise Invalid(_in_ironic_words(out, errors))
     return out
+
+
+def problems(
+    values: Mapping[str, Any], catalogues: Mapping[str, Sequence[DriverStep]] | None = None
+) -> list[TemplateProblem]:
+    """What is wrong with a well-shaped template (name, steps of interface, step, args and
+    priority; description, extra): the rules every template obeys and, with ``catalogues``,
+    its steps against the driver step catalogues (see the module's docstring)."""
+    out: list[TemplateProblem] = []
+    name = values["name"]
+    if not valid_name(name):
+        custom = traits.full_name(name) if isinstance(name, str) else ""
+        hint = (
+            f" (did you mean {custom!r}?)"
+            if custom
+            and not name.startswith(traits.CUSTOM_PREFIX)
+            and traits.is_valid_node_trait(custom)
+            else ""
+        )
+        out.append(
+            TemplateProblem(
+                ("name",),
+                f"{name!r} is not a trait Ironic accepts as a deploy template name: a "
+                f"standard os-traits name or CUSTOM_ followed by A-Z, 0-9 and _{hint}",
+                "deploy-template-name",
+            )
+        )
+    seen: dict[tuple[str, str], int] = {}
+    for index, step in enumerate(values["steps"]):
+        key = (step["interface"], step["step"])
+        if key in seen:
+            out.append(
+                TemplateProblem(
+                    ("steps", index, "step"),
+                    f"{step['interface']}.{step['step']} is already steps[{seen[key]}]: Ironic "
+                    "rejects a template with the same interface and step twice",
+                    "deploy-template-duplicate-step",
+                )
+            )
+            continue
+        seen[key] = index
+        if catalogues is not None:
+            out.extend(_against_catalogues(index, step, catalogues))
+    for field_name in ("name", "steps", "description", "extra"):
+        try:
+            jsonsafe.check_value(field_name, values.get(field_name))
+        except Invalid as exc:
+            out.append(TemplateProblem((field_name,), exc.message, "value-not-storable"))
+    return out
+
+
+def _against_catalogues(
+    index: int, step: Mapping[str, Any], catalogues: Mapping[str, Sequence[DriverStep]]
+) -> list[TemplateProblem]:
+    key = (step["interface"], step["step"])
+    offered = [found for steps in catalogues.values() for found in steps if found.key == key]
+    label = f"{step['interface']}.{step['step']}"
+    if not offered:
+        known = sorted(
+            {s.step for steps in catalogues.values() for s in steps if s.interface == key[0]}
+        )
+        return [
+            TemplateProblem(
+                ("steps", index, "step"),
+                f"{label} is not a deploy step of any known driver "
+                f"({', '.join(catalogues)}); Ironic skips unknown template steps silently. "
+                f"Deploy steps on {key[0]}: {', '.join(known) or 'none'}",
+                "deploy-step-unknown",
+                warning=True,
+            )
+        ]
+    out: list[TemplateProblem] = []
+    core = next((f for f in offered if f.core), None)
+    if core is not None and step["priority"] != 0:
+        out.append(
+            TemplateProblem(
+                ("steps", index, "priority"),
+                f"{label} is a core step: a template may only disable it (priority 0), "
+                f"not set its priority (it runs at {core.priority})",
+                "deploy-step-core",
+            )
+        )
+    accepted: set[str] = set().union(*(set(f.args) for f in offered))
+    unexpected = sorted(set(step["args"]) - accepted)
+    if unexpected:
+        out.append(
+            TemplateProblem(
+                ("steps", index, "args"),
+                f"{label} does not accept {', '.join(unexpected)}: it takes "
+                f"{', '.join(sorted(accepted)) or 'no arguments'}",
+                "deploy-step-args",
+            )
+        )
+    required = set.intersection(*({a for a, r in f.args.items() if r} for f in offered))
+    missing = sorted(required - set(step["args"]))
+    if missing and step["priority"] > 0:
+        out.append(
+            TemplateProblem(
+                ("steps", index, "args"),
+                f"{label} needs the argument(s) {', '.join(missing)}",
+                "deploy-step-args",
+            )
+        )
+    return out
+
+
+def _in_ironic_words(values: Mapping[str, Any], errors: Sequence[TemplateProblem]) -> str:
+    """The API's message for the problems of a template: Ironic's wording where Ironic has
+    one (duplicate steps are listed together)."""
+    duplicates = [p for p in errors if p.code == "deploy-template-duplicate-step"]
+    if duplicates:
+        steps = values["steps"]
+        listed = "; ".join(
+            f"interface: {steps[p.path[1]]['interface']}, step: {steps[p.path[1]]['step']}"
+            for p in duplicates
+            if isinstance(p.path[1], int)
+        )
+        return (
+            "Duplicate deploy steps. A template cannot have multiple deploy steps with the same "
+            f"interface and step. Duplicates: {listed}."
+        )
+    return errors[0].message
 
 
 def apply_patch(row: dict[str, Any], patch: Any) -> dict[str, Any]:
