@@ -84,43 +84,74 @@ def check_name(name: Any) -> str:
 
 
 def check_steps(steps: Any) -> tuple[Step, ...]:
-    """The shape Ironic's schema asks of a request's steps: a non-empty list; each step has
-    exactly interface, step, args and priority (the rules on well-shaped steps, such as no
-    (interface, step) twice, are :func:`problems`)."""
-    if not isinstance(steps, list) or not steps:
-        raise Invalid("A deploy template needs a non-empty list of steps")
+    """The steps of a request body in the shape Ironic's schema asks (see :func:`shaped`);
+    the first problem refuses them."""
+    out, found = shaped(steps)
+    if found:
+        raise Invalid(found[0].message)
+    return out
+
+
+def shaped(steps: Any) -> tuple[tuple[Step, ...], list[TemplateProblem]]:
+    """The steps that have the shape Ironic's schema asks, and a problem for each that has
+    not: a non-empty list; each step has exactly interface (one of :data:`INTERFACES`), step
+    (a non-empty string), args (an object) and priority (an integer of at least 0, or a
+    string of digits within 64 bits). The rules on well-shaped steps, such as no (interface,
+    step) twice, are :func:`problems`."""
+    if not isinstance(steps, list | tuple) or not steps:
+        return (), [
+            TemplateProblem(
+                ("steps",), "A deploy template needs a non-empty list of steps", "steps-shape"
+            )
+        ]
     out: list[Step] = []
+    found: list[TemplateProblem] = []
     for index, step in enumerate(steps):
-        where = f"steps[{index}]"
-        if not isinstance(step, dict):
-            raise Invalid(f"{where} must be an object with interface, step, args and priority")
-        missing = sorted(STEP_KEYS - set(step))
-        if missing:
-            raise Invalid(f"{where}: {missing[0]!r} is a required property")
-        extra = sorted(set(step) - STEP_KEYS)
-        if extra:
-            raise Invalid(
-                f"{where}: additional properties are not allowed ({extra[0]!r} was unexpected)"
-            )
-        if step["interface"] not in INTERFACES:
-            raise Invalid(
-                f"{where}.interface: {step['interface']!r} is not one of {', '.join(INTERFACES)}"
-            )
-        if not isinstance(step["step"], str) or not step["step"]:
-            raise Invalid(f"{where}.step: must be a non-empty string")
-        if not isinstance(step["args"], dict):
-            raise Invalid(f"{where}.args: must be an object")
-        priority = step["priority"]
-        if isinstance(priority, str) and priority.isascii() and priority.isdigit():
-            # Ironic's schema takes a string of digits too (within 64 bits here).
-            priority = ascii_int(priority) if ascii_int(priority) is not None else priority
-        if isinstance(priority, bool) or not isinstance(priority, int) or priority < 0:
-            raise Invalid(
-                f"{where}.priority: {shown_repr(priority)} must be an integer of at least 0 "
-                "(or a string of digits)"
-            )
-        out.append(Step(step["interface"], step["step"], dict(step["args"]), priority))
-    return tuple(out)
+        parsed = _shaped_step(index, step)
+        if isinstance(parsed, Step):
+            out.append(parsed)
+        else:
+            found.append(parsed)
+    return tuple(out), found
+
+
+def _shaped_step(index: int, step: Any) -> Step | TemplateProblem:
+    where = f"steps[{index}]"
+
+    def problem(field: str | None, message: str) -> TemplateProblem:
+        path: tuple[str | int, ...] = ("steps", index) if field is None else ("steps", index, field)
+        return TemplateProblem(path, message, "steps-shape")
+
+    if not isinstance(step, dict):
+        return problem(None, f"{where} must be an object with interface, step, args and priority")
+    missing = sorted(STEP_KEYS - set(step))
+    if missing:
+        return problem(None, f"{where}: {missing[0]!r} is a required property")
+    extra = sorted(set(step) - STEP_KEYS)
+    if extra:
+        return problem(
+            None, f"{where}: additional properties are not allowed ({extra[0]!r} was unexpected)"
+        )
+    if step["interface"] not in INTERFACES:
+        return problem(
+            "interface",
+            f"{where}.interface: {step['interface']!r} is not one of {', '.join(INTERFACES)}",
+        )
+    if not isinstance(step["step"], str) or not step["step"]:
+        return problem("step", f"{where}.step: must be a non-empty string")
+    if not isinstance(step["args"], dict):
+        return problem("args", f"{where}.args: must be an object")
+    priority = step["priority"]
+    if isinstance(priority, str) and priority.isascii() and priority.isdigit():
+        # Ironic's schema takes a string of digits too (within 64 bits here).
+        priority = ascii_int(priority) if ascii_int(priority) is not None else priority
+    if isinstance(priority, bool) or not isinstance(priority, int) or priority < 0:
+        return problem(
+            "priority",
+            f"{where}.priority: {shown_repr(priority)} must be an integer of at least 0 "
+            "(or a string of digits)",
+        )
+    return Step(step["interface"], step["step"], dict(step["args"]), int(priority))
 
 
 def check_description(value: Any) -> str | None:
@@ -176,20 +207,23 @@ def problems(
                 "deploy-template-name",
             )
         )
+    steps, found = shaped(values["steps"])
+    out.extend(found)
+    if found:  # the rules below are for well-shaped steps
+        return out
     seen: dict[tuple[str, str], int] = {}
-    for index, step in enumerate(values["steps"]):
-        key = (step["interface"], step["step"])
-        if key in seen:
+    for index, step in enumerate(steps):
+        if step.key in seen:
             out.append(
                 TemplateProblem(
                     ("steps", index, "step"),
-                    f"{step['interface']}.{step['step']} is already steps[{seen[key]}]: Ironic "
+                    f"{step.interface}.{step.step} is already steps[{seen[step.key]}]: Ironic "
                     "rejects a template with the same interface and step twice",
                     "deploy-template-duplicate-step",
                 )
             )
             continue
-        seen[key] = index
+        seen[step.key] = index
         if catalogues is not None:
             out.extend(_against_catalogues(index, step, catalogues))
     for field_name in ("name", "steps", "description", "extra"):
@@ -201,11 +235,11 @@ def problems(
 
 
 def _against_catalogues(
-    index: int, step: Mapping[str, Any], catalogues: Mapping[str, Sequence[DriverStep]]
+    index: int, step: Step, catalogues: Mapping[str, Sequence[DriverStep]]
 ) -> list[TemplateProblem]:
-    key = (step["interface"], step["step"])
+    key = step.key
     offered = [found for steps in catalogues.values() for found in steps if found.key == key]
-    label = f"{step['interface']}.{step['step']}"
+    label = f"{step.interface}.{step.step}"
     if not offered:
         known = sorted(
             {s.step for steps in catalogues.values() for s in steps if s.interface == key[0]}
@@ -222,7 +256,7 @@ def _against_catalogues(
         ]
     out: list[TemplateProblem] = []
     core = next((f for f in offered if f.core), None)
-    if core is not None and step["priority"] != 0:
+    if core is not None and step.priority != 0:
         out.append(
             TemplateProblem(
                 ("steps", index, "priority"),
@@ -232,7 +266,7 @@ def _against_catalogues(
             )
         )
     accepted: set[str] = set().union(*(set(f.args) for f in offered))
-    unexpected = sorted(set(step["args"]) - accepted)
+    unexpected = sorted(set(step.args) - accepted)
     if unexpected:
         out.append(
             TemplateProblem(
@@ -243,8 +277,8 @@ def _against_catalogues(
             )
         )
     required = set.intersection(*({a for a, r in f.args.items() if r} for f in offered))
-    missing = sorted(required - set(step["args"]))
-    if missing and step["priority"] > 0:
+    missing = sorted(required - set(step.args))
+    if missing and step.priority > 0:
         out.append(
             TemplateProblem(
                 ("steps", index, "args"),
