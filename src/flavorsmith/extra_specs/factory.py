@@ -45,13 +45,6 @@ def completed(
     return registry, refused
 
 
-def registry_for(
-    catalog_sets: Sequence[ExtraSpecSet] = (), *, plugins: bool = True
-) -> tuple[Registry, dict[str, list[str]]]:
-    """:func:`completed` from a base registry built now (for one-shot commands)."""
-    return completed(base_registry(plugins=plugins), catalog_sets)
-
-
 @dataclass(frozen=True)
 class CatalogExtraSpecs:
     """The registry one catalog completed, as the catalog's checks ask it (strict mode)."""
