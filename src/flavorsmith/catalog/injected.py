@@ -11,8 +11,6 @@ from typing import Any, Protocol
 
 from flavorsmith.catalog.model import ExtraSpecSet
 
-Path = list[str | int]
-
 
 class SpecProblem(Protocol):
     """One extra spec the validation has something to say about."""
@@ -66,7 +64,7 @@ class CatalogRules:
     """What a catalog load needs from outside the catalog."""
 
     # One definition file's own problems: (path in the document, message).
-    extra_spec_definitions: Callable[[Mapping[str, Any]], list[tuple[Path, str]]]
+    extra_spec_definitions: Callable[[Mapping[str, Any]], list[tuple[list[str | int], str]]]
     # The registry completed by the catalog's definition files.
     extra_specs: Callable[[Sequence[ExtraSpecSet]], ExtraSpecRules]
     # One deploy template's problems (Ironic's rules and the driver step catalogues).
