@@ -26,6 +26,7 @@ import requests
 
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.extra_specs.builtin import build
+from flavorsmith.extra_specs.factory import base_registry, catalog_rules
 from flavorsmith.nova.sync import run
 from flavorsmith.nova.targets import SdkTarget
 
@@ -112,7 +113,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         write_catalog(directory / "deploy", args.flavors, random.Random(3))
-        repository = Repository(directory / "deploy")
+        repository = Repository(directory / "deploy", catalog_rules(base_registry()))
         process = None
         if args.cloud:
             connection = openstack.connect(cloud=args.cloud)

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from tests.conftest import BROKEN, EXAMPLES, Invoke
+from tests.support.catalogs import RULES
 
 F = "hardware/flavors"
 D = "hardware/device-types"
@@ -255,7 +256,7 @@ def test_example_repository_is_clean(cli: Invoke) -> None:
 def test_example_repository_shape() -> None:
     from flavorsmith.catalog.repo import Repository
 
-    catalog = Repository(EXAMPLES).load().catalog
+    catalog = Repository(EXAMPLES, RULES).load().catalog
     classes = {dt.device_class for dt in catalog.device_types}
     vendors = {dt.manufacturer for dt in catalog.device_types if dt.device_class == "server"}
     assert {"server", "switch", "firewall"} <= classes

@@ -18,6 +18,7 @@ from flavorsmith.catalog.load import load_file
 from flavorsmith.diagnostics import MAX_MESSAGE, Diagnostic
 from tests.api.conftest import ClientFactory
 from tests.conftest import Invoke
+from tests.support.catalogs import RULES
 
 SECRET = "s3cr3t-first-line-of-a-private-file"
 READER = {"X-Auth-Token": "reader-token"}
@@ -74,6 +75,7 @@ def test_a_link_to_a_folder_out_of_the_repository_is_refused(
         example_repo / "hardware" / "flavors" / "shared" / "private.yaml",
         FLAVOR,
         roots=(example_repo,),
+        rules=RULES,
     )
     assert [d.code for d in loaded.diagnostics] == ["outside-repository"]
 
@@ -112,7 +114,7 @@ def test_a_huge_file_is_refused_without_being_read(
     with huge.open("wb") as handle:
         handle.truncate(2 * 1024**3)  # sparse: 2 GiB that take no disk
     tracemalloc.start()
-    loaded = load_file(huge, FLAVOR, roots=(example_repo,))
+    loaded = load_file(huge, FLAVOR, roots=(example_repo,), rules=RULES)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert peak < MAX_FILE_BYTES  # reading the file, or even its first 1 MiB + 1, would exceed it
@@ -129,7 +131,7 @@ def test_a_huge_file_is_refused_without_being_read(
 def test_a_file_that_is_not_a_regular_file_is_not_opened_for_reading(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.yaml"
     os.mkfifo(fifo)  # reading it would wait for a writer for ever
-    loaded = load_file(fifo, FLAVOR)
+    loaded = load_file(fifo, FLAVOR, rules=RULES)
     assert [d.message for d in loaded.diagnostics] == ["cannot read: not a regular file"]
 
 

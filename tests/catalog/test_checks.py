@@ -8,6 +8,7 @@ from flavorsmith.catalog.checks import check_catalog
 from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR
 from flavorsmith.catalog.load import load_bytes
 from flavorsmith.catalog.model import DeviceType, Flavor
+from tests.support.catalogs import RULES
 
 
 def device_type(name: str, *classes: str) -> DeviceType:
@@ -20,7 +21,9 @@ def device_type(name: str, *classes: str) -> DeviceType:
         f"class: server\nmanufacturer: Acme\nmodel: {name}\nu_height: 1\n"
         f"is_full_depth: true\nresource_class:\n{rcs}"
     )
-    model = load_bytes(text.encode(), DEVICE_TYPE, Path(f"{name}.yaml"), f"{name}.yaml").model
+    model = load_bytes(
+        text.encode(), DEVICE_TYPE, Path(f"{name}.yaml"), f"{name}.yaml", rules=RULES
+    ).model
     assert isinstance(model, DeviceType)
     return model
 
@@ -32,7 +35,9 @@ def flavor(name: str, rc: str, traits: str = "", extra: str = "") -> Flavor:
             f"- {{trait: {t.lstrip('!')}, state: {'absent' if t.startswith('!') else 'required'}}}\n"
             for t in traits.split()
         )
-    model = load_bytes(text.encode(), FLAVOR, Path(f"{name}.yaml"), f"{name}.yaml").model
+    model = load_bytes(
+        text.encode(), FLAVOR, Path(f"{name}.yaml"), f"{name}.yaml", rules=RULES
+    ).model
     assert isinstance(model, Flavor)
     return model
 

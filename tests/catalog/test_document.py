@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from flavorsmith.catalog.document import MAX_FILE_BYTES, parse, render_field
 from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR
 from flavorsmith.catalog.load import load_bytes
+from tests.support.catalogs import RULES
 
 
 def rendered(raw: bytes) -> list[str]:
@@ -92,7 +93,7 @@ yaml_values = st.recursive(
 @given(st.binary(max_size=300))
 def test_arbitrary_bytes_never_crash_the_loader(raw: bytes) -> None:
     for kind in (FLAVOR, DEVICE_TYPE):
-        loaded = load_bytes(raw, kind, __import__("pathlib").Path("x.yaml"), "x.yaml")
+        loaded = load_bytes(raw, kind, __import__("pathlib").Path("x.yaml"), "x.yaml", rules=RULES)
         assert loaded.model is not None or loaded.diagnostics
         for d in loaded.diagnostics:
             assert d.line >= 1 and d.column >= 1 and "\n" not in d.render()
@@ -101,7 +102,9 @@ def test_arbitrary_bytes_never_crash_the_loader(raw: bytes) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab1:- \n\t[]{}&*!|>'\"#%@`,?")), max_size=80))
 def test_yaml_like_text_never_crashes_the_loader(text: str) -> None:
-    loaded = load_bytes(text.encode(), FLAVOR, __import__("pathlib").Path("x.yaml"), "x.yaml")
+    loaded = load_bytes(
+        text.encode(), FLAVOR, __import__("pathlib").Path("x.yaml"), "x.yaml", rules=RULES
+    )
     assert loaded.model is not None or loaded.diagnostics
 
 
@@ -116,6 +119,10 @@ def test_arbitrary_documents_never_crash_the_loader(value: object) -> None:
     YAML(typ="safe", pure=True).dump(value, out)
     for kind in (FLAVOR, DEVICE_TYPE):
         loaded = load_bytes(
-            out.getvalue().encode(), kind, __import__("pathlib").Path("x.yaml"), "x.yaml"
+            out.getvalue().encode(),
+            kind,
+            __import__("pathlib").Path("x.yaml"),
+            "x.yaml",
+            rules=RULES,
         )
         assert loaded.model is not None or loaded.diagnostics

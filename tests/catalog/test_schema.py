@@ -8,6 +8,7 @@ import pytest
 
 from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR
 from flavorsmith.catalog.load import load_bytes
+from tests.support.catalogs import RULES
 
 # Verbatim from the seed: files written for UnderStack's published schema.
 SEED_FLAVORS = [
@@ -63,7 +64,7 @@ power-ports:
 
 
 def load(text: str, kind: object) -> list[str]:
-    loaded = load_bytes(text.encode(), kind, Path("x.yaml"), "x.yaml")  # type: ignore[arg-type]
+    loaded = load_bytes(text.encode(), kind, Path("x.yaml"), "x.yaml", rules=RULES)  # type: ignore[arg-type]
     return [d.render() for d in loaded.diagnostics]
 
 

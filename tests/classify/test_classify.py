@@ -15,13 +15,14 @@ from flavorsmith.classify.inspection import parse
 from flavorsmith.classify.vendors import cpu_model_matches, manufacturer, model
 from flavorsmith.errors import Invalid
 from tests.conftest import EXAMPLES
+from tests.support.catalogs import RULES
 
 INSPECTION = EXAMPLES / "inspection"
 
 
 @pytest.fixture(scope="module")
 def catalog() -> Catalog:
-    return Repository(EXAMPLES).load().catalog
+    return Repository(EXAMPLES, RULES).load().catalog
 
 
 def load(name: str) -> Any:

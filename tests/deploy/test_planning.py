@@ -8,6 +8,7 @@ from flavorsmith.catalog.repo import Repository
 from flavorsmith.ironic.deploy_steps import deploy_problem, order_for_driver, order_steps
 from flavorsmith.ironic.deploy_templates import Step, Template
 from flavorsmith.ironic.driver_steps import CATALOGUES, DriverStep, catalogue
+from tests.support.catalogs import RULES
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -157,7 +158,7 @@ def test_every_driver_catalogue_has_the_core_deploy_step() -> None:
 
 def test_the_seed_example_end_to_end() -> None:
     """FlavorVMXMirror → the instance traits Nova sets → the steps Ironic runs."""
-    catalog = Repository(EXAMPLES).load().catalog
+    catalog = Repository(EXAMPLES, RULES).load().catalog
     flavor = catalog.flavor("c2.large.vmx-mirror")
     assert flavor is not None
     instance_traits = sorted(flavor.required_traits)

@@ -106,7 +106,7 @@ def plugin_path(tmp_path: Path) -> Iterator[Path]:
     (tmp_path / "site_filters.py").write_text(
         "from flavorsmith.extra_specs.model import Validator\n"
         "from flavorsmith.extra_specs.registry import Namespace\n"
-        "from flavorsmith.extra_specs.rules import BOOL, ENUM\n"
+        "from flavorsmith.extra_specs.value_rules import BOOL, ENUM\n"
         "def validators():\n"
         "    return [\n"
         "        Namespace('site', 'site', 'Site filters'),\n"

@@ -26,6 +26,7 @@ from tests.api.conftest import build_app
 from tests.conftest import EXAMPLES
 from tests.database import throwaway_postgres
 from tests.live import serving
+from tests.support.catalogs import RULES
 
 
 class Flaky:
@@ -74,7 +75,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 @pytest.fixture
 def repo(tmp_path: Path) -> Repository:
     shutil.copytree(EXAMPLES / "hardware", tmp_path / "deploy" / "hardware")
-    return Repository(tmp_path / "deploy")
+    return Repository(tmp_path / "deploy", RULES)
 
 
 class Live:

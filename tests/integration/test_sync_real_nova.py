@@ -21,6 +21,7 @@ from flavorsmith.nova.sync import run
 from flavorsmith.nova.targets import SdkTarget
 from tests.conftest import EXAMPLES
 from tests.support import nova_api
+from tests.support.catalogs import RULES
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,7 @@ def edit(repo: Repository, name: str, old: str, new: str) -> None:
 
 def test_sync_cycle_against_real_nova(conn: Any, tmp_path: Path) -> None:
     shutil.copytree(EXAMPLES / "hardware", tmp_path / "deploy" / "hardware")
-    repo = Repository(tmp_path / "deploy")
+    repo = Repository(tmp_path / "deploy", RULES)
     conn.compute.create_flavor(name="operator-made", ram=512, vcpus=1, disk=1, id="operator-made")
 
     first = run(repo, target(conn), prune=False, execute=True)

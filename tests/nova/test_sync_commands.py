@@ -22,6 +22,7 @@ from flavorsmith.nova.watch import watch
 from tests.api.conftest import build_app
 from tests.conftest import EXAMPLES, Invoke
 from tests.live import serving
+from tests.support.catalogs import RULES
 
 
 @pytest.fixture
@@ -120,7 +121,7 @@ def test_watcher_applies_on_start_and_on_file_changes(
 ) -> None:
     engine = make_engine(database)
     migrate.upgrade(engine)
-    repository = Repository(repo)
+    repository = Repository(repo, RULES)
     stop = threading.Event()
     thread = threading.Thread(
         target=watch,
@@ -201,7 +202,7 @@ def test_example_catalog_as_openstack_sees_it(cli: Invoke, tmp_path: Path) -> No
 
         listed = openstack("list", "--all")
         assert sorted(f["Name"] for f in listed) == sorted(
-            f.name for f in Repository(EXAMPLES).load().catalog.flavors
+            f.name for f in Repository(EXAMPLES, RULES).load().catalog.flavors
         )  # type: ignore[union-attr]
         shown = openstack("show", "m1.small")
         assert {k: shown[k] for k in ("vcpus", "ram", "disk", "description")} == {  # type: ignore[index]

@@ -24,6 +24,7 @@ from flavorsmith.nova.watch import watch
 from tests.api.conftest import build_app
 from tests.conftest import EXAMPLES, Invoke
 from tests.database import throwaway_postgres
+from tests.support.catalogs import RULES
 
 
 @pytest.fixture
@@ -36,7 +37,7 @@ def empty_but_valid(repo: Path) -> None:
     """The catalog still loads without errors, but defines nothing at all."""
     shutil.rmtree(repo / "hardware")
     (repo / "hardware").mkdir()
-    assert not Repository(repo).load().diagnostics
+    assert not Repository(repo, RULES).load().diagnostics
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -64,7 +65,7 @@ def managed_templates(engine: Engine) -> set[str]:
 
 
 def test_a_missing_hardware_folder_is_an_error_not_an_empty_catalog(tmp_path: Path) -> None:
-    view = Repository(tmp_path / "gone").load()
+    view = Repository(tmp_path / "gone", RULES).load()
     assert [d.code for d in view.diagnostics] == ["repository-missing"]
     assert view.diagnostics[0].severity == "error"
     assert "has no hardware/ folder" in view.diagnostics[0].message
@@ -78,7 +79,7 @@ def test_the_watcher_deletes_nothing_when_hardware_vanishes(
     stop = threading.Event()
     thread = threading.Thread(
         target=watch,
-        args=(Repository(repo), lambda: DatabaseTarget(engine), engine),
+        args=(Repository(repo, RULES), lambda: DatabaseTarget(engine), engine),
         kwargs={"prune": True, "interval": 0.3, "debounce": 0.2, "poll": 0.05, "stop": stop},
     )
     caplog.set_level("INFO", logger="flavorsmith.sync")
@@ -125,11 +126,11 @@ def test_the_watcher_prunes_everything_only_when_allowed(repo: Path, tmp_path: P
     engine = make_engine(f"sqlite:///{tmp_path / 'watch.db'}")
     migrate.upgrade(engine)
     target = lambda: DatabaseTarget(engine)  # noqa: E731
-    watch(Repository(repo), target, engine, prune=True, rounds=1, poll=0)
+    watch(Repository(repo, RULES), target, engine, prune=True, rounds=1, poll=0)
     empty_but_valid(repo)
-    watch(Repository(repo), target, engine, prune=True, rounds=1, poll=0)
+    watch(Repository(repo, RULES), target, engine, prune=True, rounds=1, poll=0)
     assert len(managed(engine)) == 12
-    watch(Repository(repo), target, engine, prune=True, allow_empty=True, rounds=1, poll=0)
+    watch(Repository(repo, RULES), target, engine, prune=True, allow_empty=True, rounds=1, poll=0)
     assert managed(engine) == set()
     engine.dispose()
 

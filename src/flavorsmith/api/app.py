@@ -45,7 +45,7 @@ from flavorsmith.api.services import CatalogState, Services
 from flavorsmith.config import Settings
 from flavorsmith.db.engine import Engine, make_engine
 from flavorsmith.errors import FlavorsmithError
-from flavorsmith.extra_specs.factory import registry_for
+from flavorsmith.extra_specs.factory import base_registry
 from flavorsmith.inventory.index_cache import IndexCache
 from flavorsmith.providers.context import provider_context
 from flavorsmith.providers.registry import load as load_providers
@@ -73,9 +73,9 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         else NoAuth()
     )
     engine = engine or make_engine(settings.database_url)
-    catalog = CatalogState(settings.repo)
-    registry, _ = registry_for(catalog.view().catalog.extra_specs)
-    for clash in registry.clashes:
+    # Extra-spec plugins are looked up once, here; each catalog load completes a copy.
+    catalog = CatalogState(settings.repo, base_registry())
+    for clash in catalog.registry().clashes:
         log.warning("extra-spec validators: %s", clash)
     index_cache = IndexCache(engine)
     providers = load_providers(
@@ -87,7 +87,6 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         enforcer=Enforcer.from_file(policy_defaults(), settings.policy_file),
         catalog=catalog,
         index_cache=index_cache,
-        registry=registry,
         providers=providers,
     )
     app = FastAPI(

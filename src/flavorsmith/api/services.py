@@ -1,5 +1,5 @@
 """What the handlers share, built once per application by api.app.create_app: the engine, the
-policy, the served catalog, the matcher's index, the extra-spec registry and the providers."""
+policy, the served catalog, the matcher's index and the providers."""
 
 from __future__ import annotations
 
@@ -11,34 +11,46 @@ from flavorsmith.api.policy import Enforcer
 from flavorsmith.catalog.repo import Repository, RepoView
 from flavorsmith.config import Settings
 from flavorsmith.db.engine import Engine
+from flavorsmith.extra_specs.factory import catalog_rules, completed
 from flavorsmith.extra_specs.registry import Registry
 from flavorsmith.inventory.index_cache import IndexCache
 from flavorsmith.providers.registry import Registry as ProviderRegistry
 
 
 class CatalogState:
-    """The catalog repository the service serves, loaded once and reloaded on demand."""
+    """The catalog repository the service serves, loaded once and reloaded on demand, with
+    the extra-spec registry its definition files complete (completed again on every load,
+    from the base registry the app was composed with)."""
 
-    def __init__(self, root: Path | None) -> None:
-        self.repository = Repository(root) if root is not None else None
+    def __init__(self, root: Path | None, base: Registry) -> None:
+        self.rules = catalog_rules(base)
+        self.repository = Repository(root, self.rules) if root is not None else None
+        self._base = base
         self._lock = threading.Lock()
-        self._view: RepoView | None = None
+        self._loaded: tuple[RepoView, Registry] | None = None
 
     def view(self) -> RepoView:
-        with self._lock:
-            if self._view is None:
-                self._view = self._load()
-            return self._view
+        return self._current()[0]
+
+    def registry(self) -> Registry:
+        """The extra-spec registry of the catalog as last loaded."""
+        return self._current()[1]
 
     def reload(self) -> RepoView:
         with self._lock:
-            self._view = self._load()
-            return self._view
+            self._loaded = self._load()
+            return self._loaded[0]
 
-    def _load(self) -> RepoView:
-        if self.repository is None:
-            return RepoView()
-        return self.repository.load()
+    def _current(self) -> tuple[RepoView, Registry]:
+        with self._lock:
+            if self._loaded is None:
+                self._loaded = self._load()
+            return self._loaded
+
+    def _load(self) -> tuple[RepoView, Registry]:
+        view = RepoView() if self.repository is None else self.repository.load()
+        registry, _ = completed(self._base, view.catalog.extra_specs)
+        return view, registry
 
 
 @dataclass
@@ -50,5 +62,4 @@ class Services:
     enforcer: Enforcer
     catalog: CatalogState
     index_cache: IndexCache
-    registry: Registry
     providers: ProviderRegistry

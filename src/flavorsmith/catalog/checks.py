@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from flavorsmith.catalog.document import Document
+from flavorsmith.catalog.injected import CatalogRules
 from flavorsmith.catalog.model import (
     DeployTemplateDef,
     DeviceType,
@@ -204,19 +205,17 @@ def derived_keys(flavor: Flavor) -> set[str]:
 
 
 def check_extra_specs(
-    flavors: Sequence[Flavor], definition_sets: Sequence[ExtraSpecSet]
+    flavors: Sequence[Flavor], definition_sets: Sequence[ExtraSpecSet], rules: CatalogRules
 ) -> list[Diagnostic]:
     """Definition files that clash with registered keys, and every flavor's extra specs checked
     in strict mode against the registry those files complete."""
-    from flavorsmith.extra_specs.factory import registry_for
-
-    registry, refused = registry_for(definition_sets)
+    extra_specs = rules.extra_specs(definition_sets)
     out: list[Diagnostic] = []
     for definition_set in definition_sets:
         doc = definition_set.doc
         if doc is None:
             continue
-        names = refused.get(doc.display, [])
+        names = extra_specs.refused_definitions(doc.display)
         for index, spec in enumerate(definition_set.data["validators"]):
             if spec["name"] in names:
                 out.append(
@@ -232,9 +231,12 @@ def check_extra_specs(
         if doc is None:
             continue
         reserved = derived_keys(flavor)
-        for key, value in flavor.extra_specs:
+        settable = [(k, v) for k, v in flavor.extra_specs if not _reserved(k, reserved)]
+        found = {problem.key: problem for problem in extra_specs.problems(settable)}
+        for key, _ in flavor.extra_specs:
             at: list[str | int] = ["extra_specs", key]
-            if key in reserved or key.startswith("resources:"):
+            problem = found.get(key)
+            if _reserved(key, reserved):
                 out.append(
                     doc.diagnostic(
                         at,
@@ -244,28 +246,29 @@ def check_extra_specs(
                         at_key=True,
                     )
                 )
-                continue
-            verdict = registry.verdict(key, value)
-            if not verdict.allowed("strict"):
-                message = verdict.message.removeprefix(f"{key}: ")
+            elif problem is not None and problem.refused:
                 out.append(
                     doc.diagnostic(
                         at,
-                        message,
-                        code=f"extra-spec-{verdict.status}",
-                        at_key=verdict.status != "invalid-value",
+                        problem.message.removeprefix(f"{key}: "),
+                        code=f"extra-spec-{problem.status}",
+                        at_key=problem.status != "invalid-value",
                     )
                 )
-            elif verdict.deprecated:
+            elif problem is not None and problem.deprecated:
                 out.append(
                     doc.diagnostic(
                         at,
-                        f"{key} is deprecated: use {verdict.deprecated}",
+                        f"{key} is deprecated: use {problem.deprecated}",
                         severity=W,
                         code="extra-spec-deprecated",
                     )
                 )
     return out
+
+
+def _reserved(key: str, reserved: set[str]) -> bool:
+    return key in reserved or key.startswith("resources:")
 
 
 # Traits named like this ask Ironic for a deploy template (the deploy templates spec's

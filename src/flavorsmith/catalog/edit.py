@@ -38,7 +38,7 @@ def add(repo: Repository, kind: Kind, source: Path, *, force: bool = False) -> A
         raw = read_file(source)
     except Unreadable as exc:
         raise EditRefused(f"{source}: {exc.message}") from None
-    candidate = load_bytes(raw, kind, source)
+    candidate = load_bytes(raw, kind, source, rules=repo.rules)
     diagnostics = list(candidate.diagnostics)
     if candidate.model is None:
         return AddResult(None, diagnostics)
@@ -53,7 +53,7 @@ def add(repo: Repository, kind: Kind, source: Path, *, force: bool = False) -> A
     ):
         where = display_path(clashes[0].path if clashes else target)
         raise EditRefused(f"{_label(model)} already exists at {where}; use --force to replace it")
-    diagnostics += repo.check_candidate(_relocated(candidate, target, raw), replace=force)
+    diagnostics += repo.check_candidate(_relocated(repo, candidate, target, raw), replace=force)
     if has_errors(diagnostics):
         return AddResult(None, sorted(diagnostics))
     text = kustomization_text(repo)
@@ -104,10 +104,10 @@ def kustomization_text(repo: Repository) -> str:
     return text
 
 
-def _relocated(candidate: Loaded, target: Path, raw: bytes) -> Loaded:
+def _relocated(repo: Repository, candidate: Loaded, target: Path, raw: bytes) -> Loaded:
     """The candidate as if it already lived at its target (for same-file replacement)."""
     shown = candidate.doc.display if candidate.doc is not None else display_path(target)
-    moved = load_bytes(raw, candidate.kind, target, shown)
+    moved = load_bytes(raw, candidate.kind, target, shown, rules=repo.rules)
     return moved
 
 

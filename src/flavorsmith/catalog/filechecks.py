@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flavorsmith import flavor_ids, traits
 from flavorsmith.catalog.document import Document
+from flavorsmith.catalog.injected import CatalogRules
 from flavorsmith.catalog.model import (
     DeployTemplateDef,
     DeviceType,
@@ -146,101 +147,26 @@ def check_trait_rules(doc: Document, rules: TraitRuleSet) -> list[Diagnostic]:
     return out
 
 
-def check_extra_specs(doc: Document, definitions: ExtraSpecSet) -> list[Diagnostic]:
-    from flavorsmith.extra_specs.declarative import problems
-
+def check_extra_specs(
+    doc: Document, definitions: ExtraSpecSet, rules: CatalogRules
+) -> list[Diagnostic]:
     return [
         doc.diagnostic(path, message, code="extra-spec-definition")
-        for path, message in problems(definitions.data)
+        for path, message in rules.extra_spec_definitions(definitions.data)
     ]
 
 
-def check_deploy_template(doc: Document, template: DeployTemplateDef) -> list[Diagnostic]:
-    """Ironic's rules for one template, and its steps against the shipped driver catalogues."""
-    from flavorsmith.ironic.driver_steps import CATALOGUES
-
-    out: list[Diagnostic] = []
-    if not traits.is_valid_node_trait(template.name):
-        custom = traits.full_name(template.name)
-        hint = (
-            f" (did you mean {custom!r}?)"
-            if not template.name.startswith(traits.CUSTOM_PREFIX)
-            and traits.is_valid_node_trait(custom)
-            else ""
+def check_deploy_template(
+    doc: Document, template: DeployTemplateDef, rules: CatalogRules
+) -> list[Diagnostic]:
+    """Ironic's rules for one template, and its steps against the driver step catalogues,
+    both as ``rules`` holds them."""
+    return [
+        doc.diagnostic(
+            list(problem.path),
+            problem.message,
+            severity=W if problem.warning else Severity.ERROR,
+            code=problem.code,
         )
-        out.append(
-            doc.diagnostic(
-                ["name"],
-                f"{template.name!r} is not a trait Ironic accepts as a deploy template name: a "
-                f"standard os-traits name or CUSTOM_ followed by A-Z, 0-9 and _{hint}",
-                code="deploy-template-name",
-            )
-        )
-    seen: dict[tuple[str, str], int] = {}
-    for index, step in enumerate(template.steps):
-        key = (step["interface"], step["step"])
-        if key in seen:
-            out.append(
-                doc.diagnostic(
-                    ["steps", index, "step"],
-                    f"{step['interface']}.{step['step']} is already steps[{seen[key]}]: Ironic "
-                    "rejects a template with the same interface and step twice",
-                    code="deploy-template-duplicate-step",
-                )
-            )
-            continue
-        seen[key] = index
-        offered = [
-            (driver, found)
-            for driver, steps in CATALOGUES.items()
-            for found in steps
-            if found.key == key
-        ]
-        label = f"{step['interface']}.{step['step']}"
-        if not offered:
-            known = sorted(
-                {s.step for steps in CATALOGUES.values() for s in steps if s.interface == key[0]}
-            )
-            out.append(
-                doc.diagnostic(
-                    ["steps", index, "step"],
-                    f"{label} is not a deploy step of any known driver "
-                    f"({', '.join(CATALOGUES)}); Ironic skips unknown template steps silently. "
-                    f"Deploy steps on {key[0]}: {', '.join(known) or 'none'}",
-                    severity=W,
-                    code="deploy-step-unknown",
-                )
-            )
-            continue
-        core = next((f for _, f in offered if f.core), None)
-        if core is not None and step["priority"] != 0:
-            out.append(
-                doc.diagnostic(
-                    ["steps", index, "priority"],
-                    f"{label} is a core step: a template may only disable it (priority 0), "
-                    f"not set its priority (it runs at {core.priority})",
-                    code="deploy-step-core",
-                )
-            )
-        accepted = set().union(*(set(f.args) for _, f in offered))
-        unexpected = sorted(set(step["args"]) - accepted)
-        if unexpected:
-            out.append(
-                doc.diagnostic(
-                    ["steps", index, "args"],
-                    f"{label} does not accept {', '.join(unexpected)}: it takes "
-                    f"{', '.join(sorted(accepted)) or 'no arguments'}",
-                    code="deploy-step-args",
-                )
-            )
-        required = set.intersection(*({a for a, r in f.args.items() if r} for _, f in offered))
-        missing = sorted(required - set(step["args"]))
-        if missing and step["priority"] > 0:
-            out.append(
-                doc.diagnostic(
-                    ["steps", index, "args"],
-                    f"{label} needs the argument(s) {', '.join(missing)}",
-                    code="deploy-step-args",
-                )
-            )
-    return out
+        for problem in rules.deploy_template(template.as_api())
+    ]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from flavorsmith.catalog import filechecks, schema
 from flavorsmith.catalog.document import MAX_FILE_BYTES, Document, parse
+from flavorsmith.catalog.injected import CatalogRules
 from flavorsmith.catalog.kinds import (
     DEPLOY_TEMPLATE,
     DEVICE_TYPE,
@@ -53,7 +54,9 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def load_bytes(raw: bytes, kind: Kind, path: Path, display: str | None = None) -> Loaded:
+def load_bytes(
+    raw: bytes, kind: Kind, path: Path, display: str | None = None, *, rules: CatalogRules
+) -> Loaded:
     shown = display if display is not None else display_path(path)
     doc, diagnostics = parse(raw, shown)
     if doc is None:
@@ -73,10 +76,10 @@ def load_bytes(raw: bytes, kind: Kind, path: Path, display: str | None = None) -
         diagnostics = filechecks.check_trait_rules(doc, model)
     elif kind is EXTRA_SPEC:
         model = ExtraSpecSet(doc.data["namespace"], doc.data, doc)
-        diagnostics = filechecks.check_extra_specs(doc, model)
+        diagnostics = filechecks.check_extra_specs(doc, model, rules)
     elif kind is DEPLOY_TEMPLATE:
         model = DeployTemplateDef.from_data(doc.data, doc)
-        diagnostics = filechecks.check_deploy_template(doc, model)
+        diagnostics = filechecks.check_deploy_template(doc, model, rules)
     else:  # pragma: no cover - every kind is handled above
         raise ValueError(kind.name)
     return Loaded(path, kind, doc, model, diagnostics)
@@ -130,7 +133,12 @@ def read_file(path: Path, *, roots: Sequence[Path] = (), max_bytes: int = MAX_FI
 
 
 def load_file(
-    path: Path, kind: Kind, display: str | None = None, *, roots: Sequence[Path] = ()
+    path: Path,
+    kind: Kind,
+    display: str | None = None,
+    *,
+    rules: CatalogRules,
+    roots: Sequence[Path] = (),
 ) -> Loaded:
     """Read and load one definition file (see ``read_file`` for what is refused unread)."""
     shown = display if display is not None else display_path(path)
@@ -139,4 +147,4 @@ def load_file(
     except Unreadable as exc:
         diag = Diagnostic(shown, 1, 1, "file", exc.message, Severity.ERROR, exc.code)
         return Loaded(path, kind, None, None, [diag])
-    return load_bytes(raw, kind, path, shown)
+    return load_bytes(raw, kind, path, shown, rules=rules)

@@ -208,7 +208,7 @@ class DeployTemplateDef:
                     "interface": s["interface"],
                     "step": s["step"],
                     "args": _plain(s.get("args", {})),
-                    "priority": s["priority"],
+                    "priority": _priority(s["priority"]),
                 }
                 for s in data["steps"]
             ),
@@ -225,6 +225,12 @@ class DeployTemplateDef:
             "description": self.description,
             "extra": dict(self.extra),
         }
+
+
+def _priority(value: Any) -> Any:
+    """A step's priority as a number: the schema lets a string of at most 19 digits stand
+    for one, as Ironic's API does."""
+    return int(value) if isinstance(value, str) else value
 
 
 def _plain(value: Any) -> Any:

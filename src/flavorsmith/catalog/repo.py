@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flavorsmith.catalog import checks, kustomization
+from flavorsmith.catalog.injected import CatalogRules
 from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR, KINDS, Kind
 from flavorsmith.catalog.load import Loaded, Unreadable, display_path, load_file, read_file
 from flavorsmith.catalog.model import (
@@ -63,8 +64,12 @@ class RepoView:
 
 
 class Repository:
-    def __init__(self, root: Path) -> None:
+    """A deploy repository at ``root``, checked with ``rules`` (the extra-spec registry and
+    Ironic's deploy-template rules, which the catalog does not own)."""
+
+    def __init__(self, root: Path, rules: CatalogRules) -> None:
         self.root = root
+        self.rules = rules
         self.hardware = root / "hardware"
         self.kustomization_path = self.hardware / "base" / "kustomization.yaml"
 
@@ -88,7 +93,7 @@ class Repository:
 
     def load_definition(self, path: Path, kind: Kind) -> Loaded:
         """One definition file of this repository; a link leading out of it is refused."""
-        return load_file(path, kind, roots=self.roots)
+        return load_file(path, kind, rules=self.rules, roots=self.roots)
 
     def load(self) -> RepoView:
         """Load and check every definition, across files and against the kustomization.
@@ -132,6 +137,7 @@ class Repository:
             checks.check_extra_specs(
                 [m for m in models if isinstance(m, Flavor)],
                 [m for m in models if isinstance(m, ExtraSpecSet)],
+                self.rules,
             )
         )
         view.diagnostics.extend(
@@ -168,6 +174,7 @@ class Repository:
         found += checks.check_extra_specs(
             [m for m in models if isinstance(m, Flavor)],
             [m for m in models if isinstance(m, ExtraSpecSet)],
+            self.rules,
         )
         found += checks.check_deploy_templates(
             [m for m in models if isinstance(m, Flavor)],

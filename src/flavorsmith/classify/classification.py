@@ -8,7 +8,7 @@ from typing import Any
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.classify.devices import DeviceMatch, match_device
 from flavorsmith.classify.inspection import Inspection
-from flavorsmith.classify.rules import TraitPlan, plan
+from flavorsmith.classify.trait_rules import TraitPlan, plan
 
 
 @dataclass(frozen=True)

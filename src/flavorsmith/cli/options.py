@@ -9,6 +9,7 @@ import typer
 from flavorsmith.cli.output import Format
 
 if TYPE_CHECKING:
+    from flavorsmith.catalog.injected import CatalogRules
     from flavorsmith.catalog.repo import Repository
 
 RepoOption = Annotated[
@@ -29,12 +30,21 @@ ColumnOption = Annotated[
 ]
 
 
+def catalog_rules() -> CatalogRules:
+    """The rules a command loads catalogs with: the extra-spec registry (built-ins, then the
+    installed plugins, looked up here) and Ironic's deploy-template rules."""
+    from flavorsmith.extra_specs.factory import base_registry
+    from flavorsmith.extra_specs.factory import catalog_rules as rules_from
+
+    return rules_from(base_registry())
+
+
 def repository(repo: str | None, *, required: bool = True) -> Repository:
     """The Repository at ``--repo``/env/cwd; a usage error (exit 2) when it has no hardware/."""
     from flavorsmith.catalog.repo import Repository, resolve_root
 
     root = resolve_root(repo)
-    found = Repository(root)
+    found = Repository(root, catalog_rules())
     if required and not found.exists():
         raise typer.BadParameter(
             f"{root} is not a deploy repository: it has no hardware/ folder "

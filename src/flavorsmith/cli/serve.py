@@ -130,7 +130,11 @@ def serve(
 
         watcher = threading.Thread(
             target=watch,
-            args=(Repository(root), lambda: DatabaseTarget(engine), engine),
+            args=(
+                Repository(root, app.state.services.catalog.rules),
+                lambda: DatabaseTarget(engine),
+                engine,
+            ),
             kwargs={
                 "prune": sync_prune,
                 "allow_empty": sync_allow_empty,

@@ -8,8 +8,8 @@ from typing import Any
 
 from flavorsmith.extra_specs.model import Parameter, Validator
 from flavorsmith.extra_specs.registry import Namespace
-from flavorsmith.extra_specs.rules import BOOL, ENUM, INT, PATTERN, STRING, ValueRule
 from flavorsmith.extra_specs.safety import pattern_problem
+from flavorsmith.extra_specs.value_rules import BOOL, ENUM, INT, PATTERN, STRING, ValueRule
 
 
 def value_rule(spec: dict[str, Any]) -> ValueRule:

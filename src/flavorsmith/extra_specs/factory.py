@@ -1,23 +1,39 @@
-"""Building the registry a deployment uses: built-ins, then plugins, then the catalog's own."""
+"""Building what a deployment checks with, where the application is composed (the CLI, the
+API's app factory): the base registry (built-ins, then plugins: entry points are scanned
+here, once per composition), the registry a catalog completes with its own definition files
+(again on every catalog load, from the same base), and the :class:`CatalogRules` a catalog
+is loaded with."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
+from flavorsmith.catalog.injected import CatalogRules
 from flavorsmith.catalog.model import ExtraSpecSet
 from flavorsmith.extra_specs.builtin import build
-from flavorsmith.extra_specs.declarative import definitions
+from flavorsmith.extra_specs.declarative import definitions, problems
 from flavorsmith.extra_specs.plugins import load_plugins
 from flavorsmith.extra_specs.registry import Registry
+from flavorsmith.extra_specs.validation import Problem, validate
+from flavorsmith.ironic import deploy_templates
+from flavorsmith.ironic.driver_steps import CATALOGUES, DriverStep
 
 
-def registry_for(
-    catalog_sets: Sequence[ExtraSpecSet] = (), *, plugins: bool = True
-) -> tuple[Registry, dict[str, list[str]]]:
-    """The registry, and per catalog file the definitions that clashed and were refused."""
+def base_registry(*, plugins: bool = True) -> Registry:
+    """The built-in validators, then every installed plugin's."""
     registry = build()
     if plugins:
         load_plugins(registry)
+    return registry
+
+
+def completed(
+    base: Registry, catalog_sets: Sequence[ExtraSpecSet] = ()
+) -> tuple[Registry, dict[str, list[str]]]:
+    """A copy of ``base`` completed by the catalog's definition files, and per file the
+    definitions that clashed and were refused (``base`` itself is not changed)."""
+    registry = base.copy()
     refused: dict[str, list[str]] = {}
     for definition_set in catalog_sets:
         source = definition_set.doc.display if definition_set.doc else definition_set.namespace
@@ -27,3 +43,33 @@ def registry_for(
             if not registry.add(validator):
                 refused.setdefault(source, []).append(validator.name)
     return registry, refused
+
+
+@dataclass(frozen=True)
+class CatalogExtraSpecs:
+    """The registry one catalog completed, as the catalog's checks ask it (strict mode)."""
+
+    registry: Registry
+    refused: Mapping[str, list[str]]
+
+    def refused_definitions(self, source: str) -> Sequence[str]:
+        return self.refused.get(source, [])
+
+    def problems(self, specs: Sequence[tuple[str, str]]) -> list[Problem]:
+        return validate(specs, self.registry, "strict")
+
+
+def catalog_rules(
+    base: Registry, catalogues: Mapping[str, Sequence[DriverStep]] = CATALOGUES
+) -> CatalogRules:
+    """The rules a catalog is loaded with: ``base`` completed by its definition files, and
+    Ironic's deploy-template rules with the driver step ``catalogues``."""
+
+    def extra_specs(sets: Sequence[ExtraSpecSet]) -> CatalogExtraSpecs:
+        return CatalogExtraSpecs(*completed(base, sets))
+
+    return CatalogRules(
+        extra_spec_definitions=lambda data: problems(dict(data)),
+        extra_specs=extra_specs,
+        deploy_template=lambda data: deploy_templates.problems(data, catalogues),
+    )

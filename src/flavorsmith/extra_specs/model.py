@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from flavorsmith.extra_specs.rules import ValueRule
+from flavorsmith.extra_specs.value_rules import ValueRule
 
 _PARAM_RE = re.compile(r"\{(\w+)\}")
 
@@ -46,10 +46,6 @@ class Validator:
             position = match.end()
         parts.append(re.escape(self.name[position:]))
         object.__setattr__(self, "regex", re.compile("".join(parts)))
-
-    @property
-    def parameterised(self) -> bool:
-        return bool(self.parameters)
 
     @property
     def namespace(self) -> str | None:

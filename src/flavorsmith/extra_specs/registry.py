@@ -7,7 +7,7 @@ lookups (Nova scans every validator's regex in turn for parameterised keys).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -133,6 +133,13 @@ class Registry:
             return self._group_for(template)
         return group
 
+    def copy(self) -> Registry:
+        """A registry with the same namespaces, validators and clashes, to complete without
+        changing this one (plugins are not looked up again)."""
+        twin = Registry(self.namespaces, self.validators)
+        twin.clashes = list(self.clashes)
+        return twin
+
     def __len__(self) -> int:
         return len(self.validators)
 
@@ -247,7 +254,3 @@ class Registry:
         slack = max(2, len(key) // 4)
         near = [c for c in candidates if abs(len(c) - len(key)) <= slack]
         return closest(key, near, cutoff=0.8)
-
-    def validate(self, pairs: Sequence[tuple[str, str]], mode: Mode = "nova") -> list[Verdict]:
-        """Every pair's verdict; the caller rejects the request when any is not allowed."""
-        return [self.verdict(k, v) for k, v in pairs]

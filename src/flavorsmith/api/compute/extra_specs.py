@@ -15,6 +15,7 @@ from flavorsmith.api.requests import check_query, json_body
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.extra_specs.registry import MODES, Mode
+from flavorsmith.extra_specs.validation import validate
 from flavorsmith.store import nova_flavors as store
 
 router = APIRouter()
@@ -34,21 +35,22 @@ def _mode(request: Request) -> Mode | None:
 
 
 def check(request: Request, specs: dict[str, str], mode: Mode | None) -> None:
-    """Every pair must pass; one bad pair rejects the whole request (nothing is stored)."""
+    """Every pair must pass, against the registry of the catalog as last loaded; one bad pair
+    rejects the whole request (nothing is stored)."""
     if mode is None:
         return
-    registry = services(request).registry
-    problems = []
-    for key, value in specs.items():
-        verdict = registry.verdict(key, value)
-        if not verdict.allowed(mode):
-            problems.append(verdict.message)
-        elif mode == "permissive" and verdict.status != "valid":
+    problems = validate(specs, services(request).catalog.registry(), mode)
+    refused = [p.message for p in problems if p.refused]
+    if refused:
+        raise Invalid("Validation failed; " + "; ".join(refused))
+    for problem in problems:
+        if mode == "permissive" and problem.status != "valid":
             log.info(
-                "extra spec %s=%r accepted in permissive mode: %s", key, value, verdict.message
+                "extra spec %s=%r accepted in permissive mode: %s",
+                problem.key,
+                problem.value,
+                problem.message,
             )
-    if problems:
-        raise Invalid("Validation failed; " + "; ".join(problems))
 
 
 @router.get(PATH)

@@ -31,7 +31,7 @@ def register(app: typer.Typer, kind: Kind) -> None:
 
         found = repository(repo, required=False)
         if not found.exists():
-            found = Repository(resolve_root(repo))
+            found = Repository(resolve_root(repo), found.rules)
         try:
             result = edit.add(found, kind, file, force=force)
         except edit.EditRefused as exc:

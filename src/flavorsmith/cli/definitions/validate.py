@@ -29,7 +29,7 @@ def register(app: typer.Typer, kind: Kind) -> None:
         found = repository(repo, required=False)
         diagnostics = []
         for path in files:
-            loaded = load_file(path, kind)
+            loaded = load_file(path, kind, rules=found.rules)
             diagnostics.extend(loaded.diagnostics)
             if loaded.model is not None:
                 diagnostics.extend(found.check_candidate(loaded))

@@ -7,9 +7,10 @@ from flavorsmith.extra_specs.registry import Registry
 
 def load(repo: str | None) -> Registry:
     from flavorsmith.catalog.repo import Repository, resolve_root
-    from flavorsmith.extra_specs.factory import registry_for
+    from flavorsmith.extra_specs.factory import base_registry, catalog_rules, completed
 
-    repository = Repository(resolve_root(repo))
+    base = base_registry()
+    repository = Repository(resolve_root(repo), catalog_rules(base))
     sets = repository.load().catalog.extra_specs if repository.exists() else ()
-    registry, _ = registry_for(sets)
+    registry, _ = completed(base, sets)
     return registry

@@ -62,10 +62,11 @@ class CatalogSource:
     def _load(self) -> Catalog:
         from flavorsmith.catalog.model import Catalog
         from flavorsmith.catalog.repo import Repository, resolve_root
+        from flavorsmith.cli.options import catalog_rules
         from flavorsmith.diagnostics import Severity
 
         root = resolve_root(self.repo)
-        found = Repository(root)
+        found = Repository(root, catalog_rules())
         if not found.exists():
             typer.echo(
                 f"warning: {root} is not a deploy repository (no hardware/ folder): the "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flavorsmith.extra_specs.model import Parameter, Validator
 from flavorsmith.extra_specs.registry import Namespace
-from flavorsmith.extra_specs.rules import ENUM, STRING
+from flavorsmith.extra_specs.value_rules import ENUM, STRING
 
 NAMESPACES = [
     Namespace(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flavorsmith.extra_specs.model import Parameter, Validator
 from flavorsmith.extra_specs.registry import Namespace
-from flavorsmith.extra_specs.rules import BOOL, CPU_SET, ENUM, INT, PATTERN, PMEM
+from flavorsmith.extra_specs.value_rules import BOOL, CPU_SET, ENUM, INT, PATTERN, PMEM
 
 LIBVIRT = ("libvirt",)
 NUM = Parameter("num", r"\d+", "Index of the guest NUMA node, from 0.")

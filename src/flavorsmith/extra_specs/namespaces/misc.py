@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flavorsmith.extra_specs.model import Parameter, Validator
 from flavorsmith.extra_specs.registry import Namespace
-from flavorsmith.extra_specs.rules import BOOL, ENUM, PATTERN, STRING, pci_alias
+from flavorsmith.extra_specs.value_rules import BOOL, ENUM, PATTERN, STRING, pci_alias
 
 NAMESPACES = [
     Namespace("accel", "accel", "Accelerators requested through Cyborg."),

@@ -8,7 +8,7 @@ import os_traits
 
 from flavorsmith.extra_specs.model import Parameter, Validator
 from flavorsmith.extra_specs.registry import Namespace
-from flavorsmith.extra_specs.rules import ENUM, INT
+from flavorsmith.extra_specs.value_rules import ENUM, INT
 
 GROUP_PATTERN = r"([a-zA-Z0-9_-]{1,64})?"
 GROUP = Parameter(

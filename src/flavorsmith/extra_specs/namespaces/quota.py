@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flavorsmith.extra_specs.model import Validator
 from flavorsmith.extra_specs.registry import Namespace
-from flavorsmith.extra_specs.rules import ENUM, INT
+from flavorsmith.extra_specs.value_rules import ENUM, INT
 
 NAMESPACES = [Namespace("quota", "quota", "Per-instance resource limits, shares and reservations.")]
 

@@ -1,0 +1,16 @@
+"""Loading catalogs in tests as the application composes them: the extra-spec registry
+(built-ins and installed plugins) and Ironic's deploy-template rules, passed to the catalog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flavorsmith.catalog.injected import CatalogRules
+from flavorsmith.catalog.repo import Repository
+from flavorsmith.extra_specs.factory import base_registry, catalog_rules
+
+RULES: CatalogRules = catalog_rules(base_registry())
+
+
+def repository(root: Path, rules: CatalogRules = RULES) -> Repository:
+    return Repository(root, rules)
