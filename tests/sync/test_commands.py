@@ -17,8 +17,9 @@ from fastapi.testclient import TestClient
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
-from flavorsmith.nova.targets import DatabaseTarget
-from flavorsmith.nova.watch import watch
+from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
+from flavorsmith.sync.targets.store import StoreFlavors
+from flavorsmith.sync.watch import watch
 from tests.api.conftest import build_app
 from tests.conftest import EXAMPLES, Invoke
 from tests.live import serving
@@ -124,8 +125,15 @@ def test_watcher_applies_on_start_and_on_file_changes(
     stop = threading.Event()
     thread = threading.Thread(
         target=watch,
-        args=(repository, lambda: DatabaseTarget(engine), engine),
-        kwargs={"prune": False, "interval": 3600, "debounce": 0.2, "poll": 0.05, "stop": stop},
+        args=(repository, lambda _kind: StoreFlavors(engine), engine),
+        kwargs={
+            "kinds": (FLAVORS,),
+            "prune": False,
+            "interval": 3600,
+            "debounce": 0.2,
+            "poll": 0.05,
+            "stop": stop,
+        },
     )
     caplog.set_level("INFO", logger="flavorsmith.sync")
     thread.start()
@@ -151,7 +159,7 @@ def test_watcher_applies_on_start_and_on_file_changes(
     ]
     assert lines[0]["trigger"] == "start" and lines[0]["writes"] == 12
     assert lines[1]["trigger"] == "files" and lines[1]["writes"] == 1
-    target = DatabaseTarget(engine)
+    target = StoreFlavors(engine)
     assert target.observe()["m1.small"].description.endswith("two drives")  # type: ignore[union-attr]
     engine.dispose()
 
