@@ -226,3 +226,32 @@ def test_example_catalog_as_openstack_sees_it(cli: Invoke, tmp_path: Path) -> No
             "resources:VCPU": "0",
         }
     engine.dispose()
+
+
+def test_a_plan_over_the_api_changes_no_state(repo: Path, tmp_path: Path) -> None:
+    """GET /v1/sync/plan plans the catalog on disk now, and leaves the service's loaded catalog
+    (and everything in its database) as it was."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'api.db'}")
+    migrate.upgrade(engine)
+    with TestClient(build_app(engine, repo=repo)) as client:
+        assert client.post("/v1/sync/apply").json()["writes"] == 12
+        services = client.app.state.services  # type: ignore[attr-defined]
+        loaded = services.catalog.view()
+        before = client.get("/v1/catalog/flavors/m1.small").json()
+        flavors_before = client.get("/compute/v2.1/flavors/detail?is_public=None").json()
+        path = repo / "hardware" / "flavors" / "m1.small.yaml"
+        path.write_text(path.read_text().replace("dual 480GB drives", "two drives"))
+        plan = client.get("/v1/sync/plan")
+        assert plan.status_code == 200
+        by_flavor = {a["flavor"]: a for a in plan.json()["actions"]}
+        assert by_flavor["m1.small"]["action"] == "update"  # planned from the disk, now
+        assert services.catalog.view() is loaded  # the service's catalog was not reloaded
+        assert client.get("/v1/catalog/flavors/m1.small").json() == before
+        assert client.get("/compute/v2.1/flavors/detail?is_public=None").json() == flavors_before
+        applied = client.post("/v1/sync/apply")  # an apply reloads it, then applies that
+        assert applied.json()["writes"] == 1
+        assert services.catalog.view() is not loaded
+        unknown = client.get("/v1/sync/plan?only=nodes")
+        assert unknown.status_code == 400
+        assert "only=flavors or only=deploy-templates" in unknown.text
+    engine.dispose()
