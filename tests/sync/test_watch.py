@@ -63,3 +63,12 @@ def test_watch_keeps_deploy_templates_in_sync_from_the_command_line(
     assert result.exit_code == 0, result.output
     assert seen["kinds"] == (deploy_templates.KIND,) and seen["prune"] is True
     assert isinstance(seen["target"], StoreTemplates)
+
+
+def test_an_unknown_kind_is_a_usage_error_naming_the_registry(cli: Invoke, repo: Path) -> None:
+    for command in ("plan", "apply"):
+        result = cli("sync", command, "--repo", str(repo), "--only", "nodes")
+        assert result.exit_code == 2
+        assert "'nodes' is not a sync kind; choose one of flavors, deploy-templates" in " ".join(
+            result.stderr.split()
+        )
