@@ -27,8 +27,9 @@ import requests
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.extra_specs.builtin import build
 from flavorsmith.extra_specs.factory import base_registry, catalog_rules
-from flavorsmith.nova.sync import run
-from flavorsmith.nova.targets import SdkTarget
+from flavorsmith.sync.engine import run
+from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
+from flavorsmith.sync.targets.sdk import SdkFlavors
 
 
 def write_catalog(root: Path, count: int, rng: random.Random) -> None:
@@ -138,9 +139,9 @@ def main() -> None:
                         path.write_text(
                             path.read_text().replace(f"flavor {i * 7}", f"flavor {i * 7}, revised")
                         )
-                target = SdkTarget(connection, refuses)
+                target = SdkFlavors(connection, refuses)
                 started = time.perf_counter()
-                result = run(repository, target, prune=False, execute=True)
+                result = run(FLAVORS, repository, target, prune=False, execute=True)
                 elapsed = time.perf_counter() - started
                 assert result.report is not None and not result.report.failed, (
                     result.report and result.report.failed[:3]

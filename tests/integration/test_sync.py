@@ -19,9 +19,10 @@ from flavorsmith.catalog.repo import Repository
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
 from flavorsmith.extra_specs.builtin import build
-from flavorsmith.nova.reconcile import MARKER
-from flavorsmith.nova.sync import run
-from flavorsmith.nova.targets import SdkTarget
+from flavorsmith.sync.engine import Retry, run
+from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
+from flavorsmith.sync.kinds.flavors import MARKER
+from flavorsmith.sync.targets.sdk import SdkFlavors
 from tests.api.conftest import build_app
 from tests.conftest import EXAMPLES
 from tests.database import throwaway_postgres
@@ -91,8 +92,8 @@ class Live:
         registry = build()
         self.refuses = lambda k, v: not registry.verdict(k, v).allowed("nova")
 
-    def target(self) -> SdkTarget:
-        return SdkTarget(self.conn, self.refuses)
+    def target(self) -> SdkFlavors:
+        return SdkFlavors(self.conn, self.refuses)
 
 
 def live(database_url: str, flaky: bool = False) -> Iterator[Live]:
@@ -122,7 +123,7 @@ def edit(repo: Repository, name: str, old: str, new: str) -> None:
 
 def test_create_update_replace_prune_and_idempotence(server: Live, repo: Repository) -> None:
     server.conn.compute.create_flavor(name="hand-made", ram=1, vcpus=1, disk=1, id="hand-made")
-    first = run(repo, server.target(), prune=False, execute=True)
+    first = run(FLAVORS, repo, server.target(), prune=False, execute=True)
     assert first.report is not None and first.report.failed == []
     assert sorted(a.flavor for a in first.actions if a.kind == "create") == sorted(
         f.name for f in repo.load().catalog.flavors
@@ -136,7 +137,7 @@ def test_create_update_replace_prune_and_idempotence(server: Live, repo: Reposit
         "9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a",
     ]
 
-    again = run(repo, server.target(), prune=False, execute=True)
+    again = run(FLAVORS, repo, server.target(), prune=False, execute=True)
     assert again.report is not None and again.report.writes == 0
     assert {a.kind for a in again.actions} == {"noop", "unmanaged"}
     assert again.report.calls == 2  # one list, one access list for the private managed flavor
@@ -146,7 +147,7 @@ def test_create_update_replace_prune_and_idempotence(server: Live, repo: Reposit
         repo, "device-types/dell-poweredge-r7615.yaml", "size: 262144 # MB (256 GB)", "size: 393216"
     )
     delete(repo, FLAVOR, "c2.diskless")
-    changed = run(repo, server.target(), prune=True, execute=True)
+    changed = run(FLAVORS, repo, server.target(), prune=True, execute=True)
     by_flavor = {a.flavor: a.kind for a in changed.actions}
     assert by_flavor["m1.small"] == "update"
     assert by_flavor["m1.medium"] == "replace" and by_flavor["m1.medium.dedicated"] == "replace"
@@ -161,15 +162,18 @@ def test_create_update_replace_prune_and_idempotence(server: Live, repo: Reposit
     assert len(server.conn.compute.get_flavor_access("m1.medium.dedicated")) == 2
     assert server.conn.compute.find_flavor("c2.diskless") is None
     assert server.conn.compute.get_flavor("hand-made").ram == 1
-    final = run(repo, server.target(), prune=True, execute=True)
+    final = run(FLAVORS, repo, server.target(), prune=True, execute=True)
     assert final.report is not None and final.report.writes == 0
 
 
 def test_transient_failures_are_retried(flaky_server: Live, repo: Repository) -> None:
-    result = run(repo, flaky_server.target(), prune=False, execute=True)
+    slept: list[float] = []
+    retry = Retry(sleep=slept.append)  # the backoff is asked for, never slept
+    result = run(FLAVORS, repo, flaky_server.target(), prune=False, execute=True, retry=retry)
     assert flaky_server.flaky is not None and flaky_server.flaky.failed > 0
+    assert slept and set(slept) <= {0.2, 0.4, 0.8}
     assert result.report is not None and result.report.failed == []
-    assert run(repo, flaky_server.target(), prune=False, execute=True).report.writes == 0  # type: ignore[union-attr]
+    assert run(FLAVORS, repo, flaky_server.target(), prune=False, execute=True).report.writes == 0  # type: ignore[union-attr]
 
 
 class Killed(Exception):
@@ -189,15 +193,15 @@ def test_a_killed_run_converges(server: Live, repo: Repository) -> None:
 
     target.set_specs = dies_on_third  # type: ignore[method-assign]
     with pytest.raises(Killed):
-        run(repo, target, prune=False, execute=True)
-    resumed = run(repo, server.target(), prune=False, execute=True)
+        run(FLAVORS, repo, target, prune=False, execute=True)
+    resumed = run(FLAVORS, repo, server.target(), prune=False, execute=True)
     assert resumed.report is not None and resumed.report.failed == []
     assert "conflict" not in {a.kind for a in resumed.actions}
-    assert run(repo, server.target(), prune=False, execute=True).report.writes == 0  # type: ignore[union-attr]
+    assert run(FLAVORS, repo, server.target(), prune=False, execute=True).report.writes == 0  # type: ignore[union-attr]
 
 
 def test_a_catalog_with_errors_is_never_applied(server: Live, repo: Repository) -> None:
     edit(repo, "flavors/m1.small.yaml", "resource_class: m1.small", "resource_class: m1.smal")
-    result = run(repo, server.target(), prune=True, execute=True)
+    result = run(FLAVORS, repo, server.target(), prune=True, execute=True)
     assert result.blocked and result.actions == [] and result.report is None
     assert list(server.conn.compute.flavors()) == []

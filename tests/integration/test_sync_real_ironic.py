@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from flavorsmith.deploy.reconcile import MARKER
 from flavorsmith.ironic.deploy_steps import deploy_problem
 from flavorsmith.ironic.deploy_templates import Step, Template
+from flavorsmith.sync.kinds.deploy_templates import MARKER
 from tests.conftest import EXAMPLES, Invoke
 from tests.support.ironic_api import running_ironic, sdk_connection
 

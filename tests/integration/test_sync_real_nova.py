@@ -16,9 +16,10 @@ from flavorsmith.catalog.edit import delete
 from flavorsmith.catalog.kinds import FLAVOR
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.extra_specs.builtin import build
-from flavorsmith.nova.reconcile import MARKER
-from flavorsmith.nova.sync import run
-from flavorsmith.nova.targets import SdkTarget
+from flavorsmith.sync.engine import run
+from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
+from flavorsmith.sync.kinds.flavors import MARKER
+from flavorsmith.sync.targets.sdk import SdkFlavors
 from tests.conftest import EXAMPLES
 from tests.support import nova_api
 from tests.support.catalogs import RULES
@@ -41,9 +42,9 @@ def conn(nova: str) -> Any:
     )
 
 
-def target(conn: Any) -> SdkTarget:
+def target(conn: Any) -> SdkFlavors:
     registry = build()
-    return SdkTarget(conn, lambda k, v: not registry.verdict(k, v).allowed("nova"))
+    return SdkFlavors(conn, lambda k, v: not registry.verdict(k, v).allowed("nova"))
 
 
 def edit(repo: Repository, name: str, old: str, new: str) -> None:
@@ -57,7 +58,7 @@ def test_sync_cycle_against_real_nova(conn: Any, tmp_path: Path) -> None:
     repo = Repository(tmp_path / "deploy", RULES)
     conn.compute.create_flavor(name="operator-made", ram=512, vcpus=1, disk=1, id="operator-made")
 
-    first = run(repo, target(conn), prune=False, execute=True)
+    first = run(FLAVORS, repo, target(conn), prune=False, execute=True)
     assert first.report is not None and [o.as_dict() for o in first.report.failed] == []
     gpu = conn.compute.get_flavor("g1.8xh100")
     assert (gpu.vcpus, gpu.ram, gpu.disk) == (112, 2097152, 960)
@@ -67,7 +68,7 @@ def test_sync_cycle_against_real_nova(conn: Any, tmp_path: Path) -> None:
     access = conn.compute.get_flavor_access("m1.medium.dedicated")
     assert len(access) == 2
 
-    again = run(repo, target(conn), prune=False, execute=True)
+    again = run(FLAVORS, repo, target(conn), prune=False, execute=True)
     assert again.report is not None and again.report.writes == 0
 
     edit(repo, "flavors/m1.small.yaml", "dual 480GB drives", "two 480GB drives")
@@ -84,7 +85,7 @@ def test_sync_cycle_against_real_nova(conn: Any, tmp_path: Path) -> None:
         "  - 0a1b2c3d4e5f40718293a4b5c6d7e8f9\n",
     )
     delete(repo, FLAVOR, "c2.diskless")
-    changed = run(repo, target(conn), prune=True, execute=True)
+    changed = run(FLAVORS, repo, target(conn), prune=True, execute=True)
     assert changed.report is not None and [o.as_dict() for o in changed.report.failed] == []
     kinds = {a.flavor: a.kind for a in changed.actions if a.writes or a.kind == "unmanaged"}
     assert kinds == {
@@ -108,5 +109,5 @@ def test_sync_cycle_against_real_nova(conn: Any, tmp_path: Path) -> None:
     assert conn.compute.find_flavor("c2.diskless") is None
     assert conn.compute.get_flavor("operator-made").ram == 512
 
-    final = run(repo, target(conn), prune=True, execute=True)
+    final = run(FLAVORS, repo, target(conn), prune=True, execute=True)
     assert final.report is not None and final.report.writes == 0

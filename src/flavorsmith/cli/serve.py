@@ -34,18 +34,24 @@ def serve(
         int, typer.Option(help="Largest request body accepted.", min=1)
     ] = DEFAULT_MAX_BODY_BYTES,
     sync: Annotated[
-        bool, typer.Option("--sync", help="Keep the service's flavors equal to the catalog.")
+        bool,
+        typer.Option(
+            "--sync",
+            help="Keep the service's flavors and deploy templates (every sync kind) equal to "
+            "the catalog.",
+        ),
     ] = False,
     sync_interval: Annotated[
         float, typer.Option(help="Seconds between timer rounds of --sync.", min=1)
     ] = 60.0,
     sync_prune: Annotated[
-        bool, typer.Option(help="With --sync, delete managed flavors gone from the catalog.")
+        bool, typer.Option(help="With --sync, delete managed objects gone from the catalog.")
     ] = False,
     sync_allow_empty: Annotated[
         bool,
         typer.Option(
-            help="With --sync-prune, let a round delete every managed flavor (refused otherwise)."
+            help="With --sync-prune, let a round delete every managed object of a kind (refused "
+            "otherwise)."
         ),
     ] = False,
     providers: Annotated[
@@ -125,14 +131,14 @@ def serve(
     watcher = None
     if sync:
         from flavorsmith.catalog.repo import Repository
-        from flavorsmith.nova.targets import DatabaseTarget
-        from flavorsmith.nova.watch import watch
+        from flavorsmith.sync.targets import store
+        from flavorsmith.sync.watch import watch
 
         watcher = threading.Thread(
             target=watch,
             args=(
                 Repository(root, app.state.services.catalog.rules),
-                lambda: DatabaseTarget(engine),
+                lambda kind: store.target(kind, engine),
                 engine,
             ),
             kwargs={

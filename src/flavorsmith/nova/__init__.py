@@ -1,1 +1,1 @@
-"""Nova: flavors derived from the catalog, and (later) reconciling them into a Nova API."""
+"""Nova flavors derived from the catalog (pure); syncing them into a Nova is sync/."""

@@ -9,8 +9,9 @@ from flavorsmith.catalog.model import Catalog, Flavor, ResourceClass
 
 
 @dataclass(frozen=True)
-class NovaFlavor:
-    """A flavor as Nova stores it. For bare metal, vcpus/ram/disk are informational only."""
+class DerivedFlavor:
+    """A catalog flavor derived into what Nova stores (not ``db.models.NovaFlavor``, the
+    stored row). For bare metal, vcpus/ram/disk are informational only."""
 
     id: str
     name: str
@@ -57,8 +58,8 @@ def extra_specs(flavor: Flavor, resource_class: ResourceClass) -> dict[str, str]
     return specs
 
 
-def derive_flavor(flavor: Flavor, resource_class: ResourceClass) -> NovaFlavor:
-    return NovaFlavor(
+def derive_flavor(flavor: Flavor, resource_class: ResourceClass) -> DerivedFlavor:
+    return DerivedFlavor(
         id=flavor.name,
         name=flavor.name,
         description=flavor.description,
@@ -71,9 +72,9 @@ def derive_flavor(flavor: Flavor, resource_class: ResourceClass) -> NovaFlavor:
     )
 
 
-def derive(catalog: Catalog) -> tuple[list[NovaFlavor], list[Flavor]]:
-    """Nova flavors for every flavor whose resource class resolves, and the ones that do not."""
-    derived: list[NovaFlavor] = []
+def derive(catalog: Catalog) -> tuple[list[DerivedFlavor], list[Flavor]]:
+    """Derived flavors for every flavor whose resource class resolves, and the ones that do not."""
+    derived: list[DerivedFlavor] = []
     unresolved: list[Flavor] = []
     for flavor in sorted(catalog.flavors, key=lambda f: f.name):
         found = catalog.resource_class(flavor.resource_class)

@@ -1,5 +1,7 @@
-"""/v1/sync/plan and /v1/sync/apply: the flavor (or, with only=deploy-templates, the deploy
-template) sync against the service's own compute (or bare metal) API."""
+"""/v1/sync/plan and /v1/sync/apply: one kind of the sync registry (only=, flavors by default)
+synced into the service's own database. A plan is a read: it loads the catalog on disk once
+and leaves the service's loaded catalog alone; an apply reloads the service's catalog and
+applies that."""
 
 from __future__ import annotations
 
@@ -12,8 +14,12 @@ from starlette.concurrency import run_in_threadpool
 
 from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.requests import check_query, identity
+from flavorsmith.catalog.repo import RepoView
 from flavorsmith.errors import Invalid, ServiceUnavailable
 from flavorsmith.params import parse_bool
+from flavorsmith.sync.engine import AnyKind, exclusive, run_loaded
+from flavorsmith.sync.kinds import DEFAULT, NAMES, UnknownKind, choose
+from flavorsmith.sync.targets import store
 
 router = APIRouter()
 
@@ -25,7 +31,7 @@ POLICIES = [
 
 @dataclass(frozen=True)
 class Choice:
-    only: str
+    kind: AnyKind
     prune: bool
     allow_empty: bool  # let a prune delete every managed object of the kind
 
@@ -38,36 +44,39 @@ def _flag(request: Request, name: str) -> bool:
 def _prepare(request: Request, rule: str) -> Choice:
     request.app.state.services.enforcer.authorize(rule, identity(request))
     check_query(request, ("prune", "only", "allow_empty"))
-    only = request.query_params.get("only", "flavors")
-    if only not in ("flavors", "deploy-templates"):
-        raise Invalid(f"Cannot sync {only!r}: only=flavors or only=deploy-templates")
+    only = request.query_params.get("only", DEFAULT)
+    try:
+        kind = choose(only)
+    except UnknownKind:
+        raise Invalid(
+            f"Cannot sync {only!r}: " + " or ".join(f"only={name}" for name in NAMES)
+        ) from None
     if request.app.state.services.catalog.repository is None:
         raise ServiceUnavailable("The service has no catalog repository (start it with --repo)")
-    return Choice(only, _flag(request, "prune"), _flag(request, "allow_empty"))
+    return Choice(kind, _flag(request, "prune"), _flag(request, "allow_empty"))
 
 
 def _work(services: Any, choice: Choice, execute: bool) -> dict[str, Any]:
-    """One sync round on the service's own flavors or deploy templates, from the catalog as
-    it is on disk now."""
-    from flavorsmith.deploy.sync import run as run_templates
-    from flavorsmith.deploy.targets import DatabaseTemplates
-    from flavorsmith.nova.sync import Round, exclusive
-    from flavorsmith.nova.sync import run as run_flavors
-    from flavorsmith.nova.targets import DatabaseTarget
+    """One round of the chosen kind on the service's own database. A plan loads the catalog
+    on disk once and changes nothing; an apply reloads the service's catalog (so the service
+    serves what it applied) and applies that, under the sync lock."""
+    target = store.target(choice.kind, services.engine)
 
-    services.catalog.reload()
-    repository = services.catalog.repository
-    run: Any = run_flavors
-    target: Any = DatabaseTarget(services.engine)
-    if choice.only == "deploy-templates":
-        run, target = run_templates, DatabaseTemplates(services.engine)
-    options = {"prune": choice.prune, "allow_empty": choice.allow_empty}
+    def round_of(view: RepoView) -> dict[str, Any]:
+        result = run_loaded(
+            choice.kind,
+            view,
+            target,
+            prune=choice.prune,
+            execute=execute,
+            allow_empty=choice.allow_empty,
+        )
+        return result.as_dict()
+
     if not execute:
-        result: Round = run(repository, target, execute=False, **options)
-        return result.as_dict()
+        return round_of(services.catalog.repository.load())
     with exclusive(services.engine, wait=True):
-        result = run(repository, target, execute=True, **options)
-        return result.as_dict()
+        return round_of(services.catalog.reload())
 
 
 @router.get("/sync/plan")

@@ -1,4 +1,5 @@
-"""``flavorsmith sync plan|apply``: push the catalog into Nova (and later Ironic)."""
+"""``flavorsmith sync plan|apply``: push the catalog into a Nova or an Ironic, one kind of the
+sync registry at a time."""
 
 from __future__ import annotations
 

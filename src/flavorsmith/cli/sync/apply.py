@@ -14,21 +14,19 @@ from flavorsmith.cli.sync.common import (
     AllowEmptyOption,
     CloudOption,
     EndpointOption,
-    Only,
     OnlyOption,
     PruneOption,
     check_target,
     make_target,
-    make_template_target,
     print_round,
     run_round,
-    subject,
 )
+from flavorsmith.sync.kinds import DEFAULT, choose
 
 
 def apply(
     ctx: typer.Context,
-    only: OnlyOption = Only.FLAVORS,
+    only: OnlyOption = DEFAULT,
     prune: PruneOption = False,
     allow_empty: AllowEmptyOption = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")] = False,
@@ -44,17 +42,17 @@ def apply(
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
 ) -> None:
-    """Apply the plan; exit 1 if any action failed. A failed flavor does not stop the others."""
+    """Apply the plan; exit 1 if any action failed. A failed flavor does not stop the others.
+
+    --watch keeps the --only kind in sync."""
     import logging
 
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.options import repository
-    from flavorsmith.nova.sync import exclusive
-    from flavorsmith.nova.watch import watch as keep_watching
+    from flavorsmith.sync.engine import exclusive
+    from flavorsmith.sync.watch import watch as keep_watching
 
-    if watch and only is Only.DEPLOY_TEMPLATES:
-        typer.echo("error: --watch keeps flavors in sync; use it with --only flavors", err=True)
-        raise typer.Exit(2)
+    kind = choose(only)
     cloud = check_target(ctx, cloud, endpoint)
     found = repository(repo)
     engine = open_database(database, ctx)
@@ -63,29 +61,25 @@ def apply(
         with contextlib.suppress(KeyboardInterrupt):
             keep_watching(
                 found,
-                lambda: make_target(ctx, cloud, endpoint, database),
+                lambda chosen: make_target(ctx, chosen, cloud, endpoint, database),
                 engine,
+                kinds=(kind,),
                 prune=prune,
                 allow_empty=allow_empty,
                 interval=interval,
             )
         return
-    make = make_template_target if only is Only.DEPLOY_TEMPLATES else make_target
-    target = make(ctx, cloud, endpoint, database)
-    label = subject(only)
+    target = make_target(ctx, kind, cloud, endpoint, database)
+    label = kind.subject
 
     def run(*, execute: bool) -> Any:
         return run_round(
-            ctx,
-            only,
+            kind,
             found,
-            cloud,
-            endpoint,
-            database,
+            target,
             prune=prune,
             execute=execute,
             allow_empty=allow_empty,
-            target=target,
         )
 
     if not yes:

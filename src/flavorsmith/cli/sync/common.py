@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
-import enum
 from typing import Annotated, Any
 
 import typer
 
 from flavorsmith.cli.output import Format, render_list
+from flavorsmith.sync.kinds import NAMES
 
 
-class Only(enum.StrEnum):
-    FLAVORS = "flavors"
-    DEPLOY_TEMPLATES = "deploy-templates"
+def _known_kind(value: str) -> str:
+    """--only names a kind of the sync registry (a usage error otherwise)."""
+    if value not in NAMES:
+        raise typer.BadParameter(f"{value!r} is not a sync kind; choose one of {', '.join(NAMES)}")
+    return value
 
 
-OnlyOption = Annotated[Only, typer.Option("--only", help="What to sync.")]
+OnlyOption = Annotated[
+    str,
+    typer.Option(
+        "--only",
+        callback=_known_kind,
+        help=f"What to sync: one of {', '.join(NAMES)}.",
+    ),
+]
 PruneOption = Annotated[
     bool,
     typer.Option(
@@ -77,74 +86,30 @@ def check_target(ctx: typer.Context, cloud: str | None, endpoint: str | None) ->
 
 
 def run_round(
-    ctx: typer.Context,
-    only: Only,
+    kind: Any,
     repository: Any,
-    cloud: str | None,
-    endpoint: str | None,
-    database: str | None,
+    target: Any,
     *,
     prune: bool,
     execute: bool,
     allow_empty: bool = False,
-    target: Any = None,
 ) -> Any:
-    """One sync round of ``only`` against --cloud, --endpoint or the service itself."""
-    if only is Only.DEPLOY_TEMPLATES:
-        from flavorsmith.deploy.sync import run as run_templates
+    """One sync round of ``kind`` against ``target``."""
+    from flavorsmith.sync.engine import run
 
-        chosen = target or make_template_target(ctx, cloud, endpoint, database)
-        return run_templates(
-            repository, chosen, prune=prune, execute=execute, allow_empty=allow_empty
-        )
-    from flavorsmith.nova.sync import run as run_flavors
-
-    chosen = target or make_target(ctx, cloud, endpoint, database)
-    return run_flavors(repository, chosen, prune=prune, execute=execute, allow_empty=allow_empty)
-
-
-def subject(only: Only) -> str:
-    return "template" if only is Only.DEPLOY_TEMPLATES else "flavor"
-
-
-def _connect(cloud: str | None, **overrides: str) -> Any:
-    import openstack
-
-    try:
-        if cloud:
-            return openstack.connect(cloud=cloud)
-        options: dict[str, Any] = {
-            "auth_type": "none",
-            "load_yaml_config": False,
-            "load_envvars": False,
-            **overrides,
-        }
-        return openstack.connect(**options)
-    except Exception as exc:
-        typer.echo(f"error: cannot configure the target: {exc}", err=True)
-        raise typer.Exit(1) from None
-
-
-def make_template_target(
-    ctx: typer.Context, cloud: str | None, endpoint: str | None, database: str | None
-) -> Any:
-    """--cloud, else --endpoint (a baremetal endpoint), else the service's own templates."""
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.deploy.targets import DatabaseTemplates, SdkTemplates
-
-    if cloud or endpoint:
-        overrides = {} if cloud else {"baremetal_endpoint_override": str(endpoint)}
-        return SdkTemplates(_connect(cloud, **overrides))
-    return DatabaseTemplates(open_database(database, ctx))
+    return run(kind, repository, target, prune=prune, execute=execute, allow_empty=allow_empty)
 
 
 def make_target(
-    ctx: typer.Context, cloud: str | None, endpoint: str | None, database: str | None
+    ctx: typer.Context, kind: Any, cloud: str | None, endpoint: str | None, database: str | None
 ) -> Any:
-    """--cloud, else --endpoint, else the service's own flavors (its database)."""
+    """The target of ``kind``: --cloud, else --endpoint (of the kind's service type, e.g.
+    compute for flavors, baremetal for deploy templates), else the service itself (its
+    database)."""
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.extra_specs.builtin import build
-    from flavorsmith.nova.targets import DatabaseTarget, SdkTarget
+    from flavorsmith.sync.engine import TargetError
+    from flavorsmith.sync.targets import sdk, store
 
     if cloud or endpoint:
         registry = build()
@@ -152,9 +117,13 @@ def make_target(
         def nova_refuses(key: str, value: str) -> bool:
             return not registry.verdict(key, value).allowed("nova")
 
-        overrides = {} if cloud else {"compute_endpoint_override": str(endpoint)}
-        return SdkTarget(_connect(cloud, **overrides), nova_refuses)
-    return DatabaseTarget(open_database(database, ctx))
+        try:
+            connection = sdk.connect(cloud, kind.service, endpoint)
+        except TargetError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(1) from None
+        return sdk.target(kind, connection, spec_check=nova_refuses)
+    return store.target(kind, open_database(database, ctx))
 
 
 def print_round(result: Any, fmt: Format, subject: str = "flavor") -> None:

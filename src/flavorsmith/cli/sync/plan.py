@@ -10,19 +10,19 @@ from flavorsmith.cli.sync.common import (
     AllowEmptyOption,
     CloudOption,
     EndpointOption,
-    Only,
     OnlyOption,
     PruneOption,
     check_target,
+    make_target,
     print_round,
     run_round,
-    subject,
 )
+from flavorsmith.sync.kinds import DEFAULT, choose
 
 
 def plan(
     ctx: typer.Context,
-    only: OnlyOption = Only.FLAVORS,
+    only: OnlyOption = DEFAULT,
     prune: PruneOption = False,
     allow_empty: AllowEmptyOption = False,
     cloud: CloudOption = None,
@@ -36,19 +36,17 @@ def plan(
     --only deploy-templates plans the catalog's deploy templates into an Ironic API."""
     from flavorsmith.cli.options import repository
 
+    kind = choose(only)
     cloud = check_target(ctx, cloud, endpoint)
     found = repository(repo)
     result = run_round(
-        ctx,
-        only,
+        kind,
         found,
-        cloud,
-        endpoint,
-        database,
+        make_target(ctx, kind, cloud, endpoint, database),
         prune=prune,
         execute=False,
         allow_empty=allow_empty,
     )
-    print_round(result, fmt, subject(only))
+    print_round(result, fmt, kind.subject)
     if result.blocked:
         raise typer.Exit(1)

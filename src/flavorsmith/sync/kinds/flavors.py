@@ -1,4 +1,5 @@
-"""The sync plan: a pure diff of the catalog's Nova flavors against what a Nova has.
+"""The flavor kind: the catalog's flavors, derived into Nova flavors, kept equal in a Nova
+(the service's own compute API or a real one).
 
 Identity is the flavor id (= the catalog name); ownership is the extra spec
 ``flavorsmith:managed=true`` on the flavor itself, visible to operators and kept across
@@ -8,11 +9,14 @@ those are a replace: delete and create again with the same id.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, Protocol
 
-from flavorsmith.nova.derive import NovaFlavor
+from flavorsmith.catalog.model import Catalog
+from flavorsmith.nova.derive import DerivedFlavor, derive
+from flavorsmith.sync.engine import Kind, Step
 
 MARKER = "flavorsmith:managed"
 MARKER_VALUE = "true"
@@ -46,7 +50,7 @@ class Action:
     kind: str
     flavor: str
     reason: str
-    desired: NovaFlavor | None = None
+    desired: DerivedFlavor | None = None
     set_specs: dict[str, str] = field(default_factory=dict)
     unset_specs: tuple[str, ...] = ()
     description: str | None = None
@@ -77,11 +81,11 @@ class Action:
         return out
 
 
-def desired_specs(flavor: NovaFlavor) -> dict[str, str]:
+def desired_specs(flavor: DerivedFlavor) -> dict[str, str]:
     return {**flavor.extra_specs, MARKER: MARKER_VALUE}
 
 
-def _immutable(flavor: NovaFlavor) -> dict[str, Any]:
+def _immutable(flavor: DerivedFlavor) -> dict[str, Any]:
     return {k: getattr(flavor, k) for k in IMMUTABLE}
 
 
@@ -89,7 +93,7 @@ def _observed_immutable(flavor: ObservedFlavor) -> dict[str, Any]:
     return {k: getattr(flavor, k) for k in IMMUTABLE}
 
 
-def _interrupted(want: NovaFlavor, have: ObservedFlavor) -> bool:
+def _interrupted(want: DerivedFlavor, have: ObservedFlavor) -> bool:
     """A bare flavor exactly like ours, with no extra specs at all: our own create that was
     cut off before it could mark the flavor. Adopting it lets a killed sync converge."""
     return (
@@ -100,8 +104,9 @@ def _interrupted(want: NovaFlavor, have: ObservedFlavor) -> bool:
 
 
 def plan(
-    desired: Sequence[NovaFlavor], observed: Mapping[str, ObservedFlavor], *, prune: bool = False
+    desired: Sequence[DerivedFlavor], observed: Mapping[str, ObservedFlavor], prune: bool = False
 ) -> list[Action]:
+    """The pure diff; ``prune`` deletes managed flavors gone from the catalog."""
     actions: list[Action] = []
     names = {o.name: o for o in observed.values()}
     wanted_ids = {d.id for d in desired}
@@ -162,7 +167,7 @@ def plan(
     return actions
 
 
-def _in_place(want: NovaFlavor, have: ObservedFlavor) -> list[Action]:
+def _in_place(want: DerivedFlavor, have: ObservedFlavor) -> list[Action]:
     actions: list[Action] = []
     specs = desired_specs(want)
     to_set = {k: v for k, v in specs.items() if have.extra_specs.get(k) != v}
@@ -207,3 +212,67 @@ def _in_place(want: NovaFlavor, have: ObservedFlavor) -> list[Action]:
     if not actions:
         actions.append(Action("noop", want.id, "up to date", want))
     return actions
+
+
+SpecCheck = Callable[[str, str], bool]
+"""``(key, value) -> True`` when a target would refuse that extra spec. The one place the
+extra-spec rules reach the flavor kind: a real Nova's target is given one (it writes the
+keys stock Nova refuses at a microversion that does not validate them)."""
+
+
+class FlavorTarget(Protocol):
+    """A Nova's flavors, as the steps of this kind call them."""
+
+    calls: int
+
+    def observe(self) -> dict[str, ObservedFlavor]: ...
+    def create(self, flavor: DerivedFlavor) -> None: ...
+    def delete(self, flavor_id: str) -> None: ...
+    def set_description(self, flavor_id: str, description: str | None) -> None: ...
+    def set_specs(self, flavor_id: str, specs: Mapping[str, str]) -> None: ...
+    def unset_spec(self, flavor_id: str, key: str) -> None: ...
+    def add_project(self, flavor_id: str, project: str) -> None: ...
+    def remove_project(self, flavor_id: str, project: str) -> None: ...
+
+
+def desired(catalog: Catalog) -> list[DerivedFlavor]:
+    """The Nova flavors of every catalog flavor whose resource class resolves."""
+    return derive(catalog)[0]
+
+
+def steps(action: Action, target: FlavorTarget) -> list[Step]:
+    """The target calls that carry out one action."""
+    flavor_id = action.flavor
+    want = action.desired
+    out: list[Step] = []
+    if action.kind in ("create", "replace"):
+        assert want is not None
+        if action.kind == "replace":
+            out.append(partial(target.delete, flavor_id))
+        out.append(partial(target.create, want))
+        out.append(partial(target.set_specs, flavor_id, desired_specs(want)))
+        if not want.is_public:
+            out += [partial(target.add_project, flavor_id, p) for p in want.projects]
+    elif action.kind == "update":
+        if action.change_description:
+            out.append(partial(target.set_description, flavor_id, action.description))
+        if action.set_specs:
+            out.append(partial(target.set_specs, flavor_id, action.set_specs))
+        out += [partial(target.unset_spec, flavor_id, k) for k in action.unset_specs]
+    elif action.kind == "access":
+        out += [partial(target.add_project, flavor_id, p) for p in action.add_projects]
+        out += [partial(target.remove_project, flavor_id, p) for p in action.remove_projects]
+    elif action.kind == "delete":
+        out.append(partial(target.delete, flavor_id))
+    return out
+
+
+KIND: Kind[list[DerivedFlavor], ObservedFlavor, Action, FlavorTarget] = Kind(
+    name="flavors",
+    noun="flavors",
+    subject="flavor",
+    service="compute",
+    desired=desired,
+    plan=plan,
+    steps=steps,
+)

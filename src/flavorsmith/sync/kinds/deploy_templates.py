@@ -1,4 +1,5 @@
-"""The deploy-template sync plan: a pure diff of the catalog's templates against an Ironic's.
+"""The deploy-template kind: the catalog's deploy templates kept equal in an Ironic (the
+service's own bare metal API or a real one).
 
 Identity is the template name (its trait); ownership is ``extra["flavorsmith:managed"]`` set
 to "true" on the template, written in the same call that creates it. Everything about a
@@ -9,7 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, Protocol
+
+from flavorsmith.catalog.model import Catalog
+from flavorsmith.sync.engine import Kind, Step
 
 MARKER = "flavorsmith:managed"
 MARKER_VALUE = "true"
@@ -70,10 +75,10 @@ def desired_body(template: Mapping[str, Any]) -> dict[str, Any]:
 def plan(
     desired: Sequence[Mapping[str, Any]],
     observed: Mapping[str, ObservedTemplate],
-    *,
     prune: bool = False,
 ) -> list[TemplateAction]:
-    """``desired``: catalog templates as Ironic API bodies; ``observed``: by name."""
+    """The pure diff. ``desired``: catalog templates as Ironic API bodies; ``observed``: by
+    name; ``prune`` deletes managed templates gone from the catalog."""
     actions: list[TemplateAction] = []
     wanted = {t["name"] for t in desired}
     for template in sorted(desired, key=lambda t: str(t["name"])):
@@ -140,3 +145,43 @@ def plan(
                 )
             )
     return actions
+
+
+class TemplateTarget(Protocol):
+    """An Ironic's deploy templates, as the steps of this kind call them."""
+
+    calls: int
+
+    def observe(self) -> dict[str, ObservedTemplate]: ...
+    def create(self, body: dict[str, Any]) -> None: ...
+    def update(self, uuid: str, patch: Sequence[dict[str, Any]]) -> None: ...
+    def delete(self, uuid: str) -> None: ...
+
+
+def desired(catalog: Catalog) -> list[dict[str, Any]]:
+    """The catalog's deploy templates as Ironic API bodies."""
+    return [t.as_api() for t in catalog.deploy_templates]
+
+
+def steps(action: TemplateAction, target: TemplateTarget) -> list[Step]:
+    """The target calls that carry out one action."""
+    if action.kind == "create":
+        assert action.body is not None
+        return [partial(target.create, action.body)]
+    assert action.uuid is not None
+    if action.kind == "update":
+        return [partial(target.update, action.uuid, action.patch)]
+    if action.kind == "delete":
+        return [partial(target.delete, action.uuid)]
+    return []
+
+
+KIND: Kind[list[dict[str, Any]], ObservedTemplate, TemplateAction, TemplateTarget] = Kind(
+    name="deploy-templates",
+    noun="deploy templates",
+    subject="template",
+    service="baremetal",
+    desired=desired,
+    plan=plan,
+    steps=steps,
+)

@@ -17,8 +17,9 @@ from fastapi.testclient import TestClient
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
-from flavorsmith.nova.targets import DatabaseTarget
-from flavorsmith.nova.watch import watch
+from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
+from flavorsmith.sync.targets.store import StoreFlavors
+from flavorsmith.sync.watch import watch
 from tests.api.conftest import build_app
 from tests.conftest import EXAMPLES, Invoke
 from tests.live import serving
@@ -125,8 +126,15 @@ def test_watcher_applies_on_start_and_on_file_changes(
     stop = threading.Event()
     thread = threading.Thread(
         target=watch,
-        args=(repository, lambda: DatabaseTarget(engine), engine),
-        kwargs={"prune": False, "interval": 3600, "debounce": 0.2, "poll": 0.05, "stop": stop},
+        args=(repository, lambda _kind: StoreFlavors(engine), engine),
+        kwargs={
+            "kinds": (FLAVORS,),
+            "prune": False,
+            "interval": 3600,
+            "debounce": 0.2,
+            "poll": 0.05,
+            "stop": stop,
+        },
     )
     caplog.set_level("INFO", logger="flavorsmith.sync")
     thread.start()
@@ -152,7 +160,7 @@ def test_watcher_applies_on_start_and_on_file_changes(
     ]
     assert lines[0]["trigger"] == "start" and lines[0]["writes"] == 12
     assert lines[1]["trigger"] == "files" and lines[1]["writes"] == 1
-    target = DatabaseTarget(engine)
+    target = StoreFlavors(engine)
     assert target.observe()["m1.small"].description.endswith("two drives")  # type: ignore[union-attr]
     engine.dispose()
 
@@ -218,4 +226,33 @@ def test_example_catalog_as_openstack_sees_it(cli: Invoke, tmp_path: Path) -> No
             "resources:MEMORY_MB": "0",
             "resources:VCPU": "0",
         }
+    engine.dispose()
+
+
+def test_a_plan_over_the_api_changes_no_state(repo: Path, tmp_path: Path) -> None:
+    """GET /v1/sync/plan plans the catalog on disk now, and leaves the service's loaded catalog
+    (and everything in its database) as it was."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'api.db'}")
+    migrate.upgrade(engine)
+    with TestClient(build_app(engine, repo=repo)) as client:
+        assert client.post("/v1/sync/apply").json()["writes"] == 12
+        services = client.app.state.services  # type: ignore[attr-defined]
+        loaded = services.catalog.view()
+        before = client.get("/v1/catalog/flavors/m1.small").json()
+        flavors_before = client.get("/compute/v2.1/flavors/detail?is_public=None").json()
+        path = repo / "hardware" / "flavors" / "m1.small.yaml"
+        path.write_text(path.read_text().replace("dual 480GB drives", "two drives"))
+        plan = client.get("/v1/sync/plan")
+        assert plan.status_code == 200
+        by_flavor = {a["flavor"]: a for a in plan.json()["actions"]}
+        assert by_flavor["m1.small"]["action"] == "update"  # planned from the disk, now
+        assert services.catalog.view() is loaded  # the service's catalog was not reloaded
+        assert client.get("/v1/catalog/flavors/m1.small").json() == before
+        assert client.get("/compute/v2.1/flavors/detail?is_public=None").json() == flavors_before
+        applied = client.post("/v1/sync/apply")  # an apply reloads it, then applies that
+        assert applied.json()["writes"] == 1
+        assert services.catalog.view() is not loaded
+        unknown = client.get("/v1/sync/plan?only=nodes")
+        assert unknown.status_code == 400
+        assert "only=flavors or only=deploy-templates" in unknown.text
     engine.dispose()

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from flavorsmith.nova.derive import NovaFlavor
-from flavorsmith.nova.reconcile import MARKER, ObservedFlavor, plan
+from flavorsmith.nova.derive import DerivedFlavor
+from flavorsmith.sync.kinds.flavors import MARKER, ObservedFlavor, plan
 
 SPECS = {"resources:CUSTOM_M1_SMALL": "1", "resources:VCPU": "0"}
 
 
-def want(flavor_id: str = "m1.small", **changes: object) -> NovaFlavor:
-    base = NovaFlavor(flavor_id, flavor_id, "Small", True, (), 16, 131072, 480, dict(SPECS))
+def want(flavor_id: str = "m1.small", **changes: object) -> DerivedFlavor:
+    base = DerivedFlavor(flavor_id, flavor_id, "Small", True, (), 16, 131072, 480, dict(SPECS))
     return replace(base, **changes)  # type: ignore[arg-type]
 
 

@@ -1,16 +1,41 @@
-"""Where a sync writes: the service's own flavors (its database), or any Nova compute API
-through openstacksdk. Both count the calls they make."""
+"""Any OpenStack cloud as a sync target, through openstacksdk: a Nova's flavors (flavors) and
+an Ironic's deploy templates (deploy-templates). The only module that imports openstacksdk
+or keystoneauth."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 from urllib.parse import quote
 
-from sqlalchemy import Engine
+import keystoneauth1.exceptions as ksa
+import openstack
 
-from flavorsmith.nova.derive import NovaFlavor
-from flavorsmith.nova.reconcile import ObservedFlavor
+from flavorsmith.nova.derive import DerivedFlavor
+from flavorsmith.sync.engine import AnyKind, Target, TargetError
+from flavorsmith.sync.kinds import deploy_templates, flavors
+from flavorsmith.sync.kinds.deploy_templates import ObservedTemplate
+from flavorsmith.sync.kinds.flavors import ObservedFlavor, SpecCheck
+
+MICROVERSION = (1, 55)  # deploy templates arrived in Ironic's API 1.55
+
+
+def connect(cloud: str | None, service: str, endpoint: str | None = None) -> Any:
+    """An openstacksdk connection: the clouds.yaml ``cloud``, else ``endpoint`` (of the
+    ``service`` type, without auth). A configuration it cannot use is a TargetError."""
+    try:
+        if cloud:
+            return openstack.connect(cloud=cloud)
+        options: dict[str, Any] = {
+            "auth_type": "none",
+            "load_yaml_config": False,
+            "load_envvars": False,
+            f"{service}_endpoint_override": str(endpoint),
+        }
+        return openstack.connect(**options)
+    except Exception as exc:
+        raise TargetError(f"cannot configure the target: {exc}") from None
 
 
 def sdk_proxy(connection: Any, service: str, label: str) -> Any:
@@ -22,126 +47,7 @@ def sdk_proxy(connection: Any, service: str, label: str) -> Any:
         raise TargetError(f"cannot reach {label}: {first}", transient=True) from None
 
 
-class TargetError(Exception):
-    """A call the target refused; ``transient`` ones are worth retrying."""
-
-    def __init__(self, message: str, *, transient: bool = False, status: int | None = None) -> None:
-        super().__init__(message)
-        self.transient = transient
-        self.status = status
-
-
-class Target(Protocol):
-    calls: int
-
-    def observe(self) -> dict[str, ObservedFlavor]: ...
-    def create(self, flavor: NovaFlavor) -> None: ...
-    def delete(self, flavor_id: str) -> None: ...
-    def set_description(self, flavor_id: str, description: str | None) -> None: ...
-    def set_specs(self, flavor_id: str, specs: Mapping[str, str]) -> None: ...
-    def unset_spec(self, flavor_id: str, key: str) -> None: ...
-    def add_project(self, flavor_id: str, project: str) -> None: ...
-    def remove_project(self, flavor_id: str, project: str) -> None: ...
-
-
-class DatabaseTarget:
-    """The service's own compute API data, written through the same store as its handlers."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self.calls = 0
-
-    def _run(self, work: Callable[[Any], Any], write: bool = True) -> Any:
-        from flavorsmith.db.engine import writer
-        from flavorsmith.errors import FlavorsmithError
-
-        self.calls += 1
-        try:
-            with (writer(self.engine) if write else self.engine).begin() as connection:
-                return work(connection)
-        except FlavorsmithError as exc:
-            raise TargetError(exc.message, status=exc.status, transient=exc.status == 409) from None
-
-    def observe(self) -> dict[str, ObservedFlavor]:
-        from flavorsmith.store import nova_flavors as store
-        from flavorsmith.visibility import OPERATOR
-
-        def work(connection: Any) -> dict[str, ObservedFlavor]:
-            rows = store.list_flavors(
-                connection, store.FlavorQuery(is_public=None, limit=10**9), OPERATOR
-            )
-            specs = store.extra_specs(connection, [r["id"] for r in rows])
-            out = {}
-            for row in rows:
-                projects = () if row["is_public"] else tuple(store.projects(connection, row))
-                out[row["flavorid"]] = ObservedFlavor(
-                    id=row["flavorid"],
-                    name=row["name"],
-                    vcpus=row["vcpus"],
-                    ram=row["memory_mb"],
-                    disk=row["root_gb"],
-                    swap=row["swap"],
-                    ephemeral=row["ephemeral_gb"],
-                    is_public=row["is_public"],
-                    description=row["description"],
-                    extra_specs=specs[row["id"]],
-                    projects=projects,
-                )
-            return out
-
-        result: dict[str, ObservedFlavor] = self._run(work, write=False)
-        return result
-
-    def create(self, flavor: NovaFlavor) -> None:
-        from flavorsmith.store import nova_flavors as store
-
-        values = {
-            "flavorid": flavor.id,
-            "name": flavor.name,
-            "memory_mb": flavor.ram,
-            "vcpus": flavor.vcpus,
-            "root_gb": flavor.disk,
-            "swap": flavor.swap,
-            "ephemeral_gb": flavor.ephemeral,
-            "is_public": flavor.is_public,
-            "description": flavor.description,
-        }
-        self._run(lambda c: store.create(c, values))
-
-    def delete(self, flavor_id: str) -> None:
-        from flavorsmith.store import nova_flavors as store
-
-        self._run(lambda c: store.remove(c, store.get(c, flavor_id, lock=True)))
-
-    def set_description(self, flavor_id: str, description: str | None) -> None:
-        from flavorsmith.store import nova_flavors as store
-
-        self._run(
-            lambda c: store.set_description(c, store.get(c, flavor_id, lock=True), description)
-        )
-
-    def set_specs(self, flavor_id: str, specs: Mapping[str, str]) -> None:
-        from flavorsmith.store import nova_flavors as store
-
-        self._run(lambda c: store.merge_extra_specs(c, store.get(c, flavor_id, lock=True), specs))
-
-    def unset_spec(self, flavor_id: str, key: str) -> None:
-        from flavorsmith.store import nova_flavors as store
-
-        self._run(lambda c: store.delete_extra_spec(c, store.get(c, flavor_id, lock=True), key))
-
-    def add_project(self, flavor_id: str, project: str) -> None:
-        from flavorsmith.store import nova_flavors as store
-
-        self._run(lambda c: store.add_project(c, store.get(c, flavor_id, lock=True), project))
-
-    def remove_project(self, flavor_id: str, project: str) -> None:
-        from flavorsmith.store import nova_flavors as store
-
-        self._run(lambda c: store.remove_project(c, store.get(c, flavor_id, lock=True), project))
-
-
-class SdkTarget:
+class SdkFlavors:
     """Any Nova compute API, through an openstacksdk connection (clouds.yaml or overrides).
 
     Flavors are created at microversion 2.55 (to carry the description); extra specs are
@@ -149,7 +55,7 @@ class SdkTarget:
     capabilities), which go at 2.85, where Nova stores extra specs without validating.
     """
 
-    def __init__(self, connection: Any, nova_refuses: Callable[[str, str], bool]) -> None:
+    def __init__(self, connection: Any, nova_refuses: SpecCheck) -> None:
         self.connection = connection
         self.nova_refuses = nova_refuses
         self.calls = 0
@@ -174,8 +80,6 @@ class SdkTarget:
     def _call(
         self, method: str, path: str, version: tuple[int, int], body: Any = None, params: Any = None
     ) -> Any:
-        import keystoneauth1.exceptions as ksa
-
         self.calls += 1
         try:
             response = self.compute.request(
@@ -238,7 +142,7 @@ class SdkTarget:
                 out[flavor_id] = ObservedFlavor(**{**flavor.__dict__, "projects": projects})
         return out
 
-    def create(self, flavor: NovaFlavor) -> None:
+    def create(self, flavor: DerivedFlavor) -> None:
         body: dict[str, Any] = {
             "id": flavor.id,
             "name": flavor.name,
@@ -295,3 +199,116 @@ class SdkTarget:
             (2, 1),
             body={"removeTenantAccess": {"tenant": project}},
         )
+
+
+class SdkTemplates:
+    """Any Ironic API (1.55 or later), through an openstacksdk connection.
+
+    A real Ironic drops a template's description, so descriptions are sent on create but
+    never compared (Flavorsmith's own API keeps them)."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+        self.calls = 0
+        self._checked = False
+        self._baremetal: Any = None
+
+    @property
+    def baremetal(self) -> Any:
+        """The baremetal proxy, made on first use: openstacksdk discovers the endpoint then."""
+        if self._baremetal is None:
+            self._baremetal = sdk_proxy(self.connection, "baremetal", "Ironic")
+        return self._baremetal
+
+    def _call(self, method: str, path: str, body: Any = None, params: Any = None) -> Any:
+        if not self._checked:
+            self._check_version()
+        self.calls += 1
+        try:
+            response = self.baremetal.request(
+                path,
+                method,
+                json=body,
+                params=params,
+                microversion=f"{MICROVERSION[0]}.{MICROVERSION[1]}",
+                raise_exc=False,
+            )
+        except (ksa.ConnectionError, ksa.ConnectTimeout, ksa.RetriableConnectionFailure) as exc:
+            raise TargetError(f"cannot reach Ironic: {exc}", transient=True) from None
+        except ksa.ClientException as exc:
+            raise TargetError(f"cannot reach Ironic: {exc}") from None
+        if response.status_code >= 400:
+            status = response.status_code
+            raise TargetError(
+                f"{method} {path}: {status} {_fault(response)}",
+                status=status,
+                transient=status >= 500 or status in (409, 503),
+            )
+        return response.json() if response.content else None
+
+    def _check_version(self) -> None:
+        try:
+            data = self.baremetal.get_endpoint_data()
+        except ksa.ClientException as exc:
+            raise TargetError(f"cannot reach Ironic: {exc}", transient=True) from None
+        found = data.max_microversion if data is not None else None
+        if found is not None and (int(found[0]), int(found[1])) < MICROVERSION:
+            raise TargetError(
+                f"this Ironic's API goes up to {found[0]}.{found[1]}; deploy templates need "
+                f"{MICROVERSION[0]}.{MICROVERSION[1]}"
+            )
+        self._checked = True
+
+    def observe(self) -> dict[str, ObservedTemplate]:
+        out: dict[str, ObservedTemplate] = {}
+        params: dict[str, Any] = {"detail": "True", "limit": 1000}
+        while True:
+            body = self._call("GET", "/deploy_templates", params=params)
+            for item in body["deploy_templates"]:
+                out[item["name"]] = ObservedTemplate(
+                    item["uuid"],
+                    item["name"],
+                    item["steps"],
+                    item.get("extra") or {},
+                    item.get("description"),
+                    keeps_description="description" in item,
+                )
+            if not body.get("next") or not body["deploy_templates"]:
+                return out
+            params = {**params, "marker": body["deploy_templates"][-1]["uuid"]}
+
+    def create(self, body: dict[str, Any]) -> None:
+        self._call("POST", "/deploy_templates", body=body)
+
+    def update(self, uuid: str, patch: Sequence[dict[str, Any]]) -> None:
+        self._call("PATCH", f"/deploy_templates/{quote(uuid, safe='')}", body=list(patch))
+
+    def delete(self, uuid: str) -> None:
+        self._call("DELETE", f"/deploy_templates/{quote(uuid, safe='')}")
+
+
+def _fault(response: Any) -> str:
+    """Ironic's error text: a JSON document inside ``error_message``."""
+    try:
+        outer = response.json()["error_message"]
+        return str(json.loads(outer)["faultstring"]) if isinstance(outer, str) else str(outer)
+    except Exception:
+        is_json = "json" in response.headers.get("content-type", "")
+        text = str(response.text[:200]) if is_json else ""
+        return text or f"{response.reason} (is this an Ironic API endpoint?)"
+
+
+def _refuses_nothing(key: str, value: str) -> bool:
+    return False
+
+
+TARGETS: dict[str, Callable[[Any, SpecCheck], Target]] = {
+    flavors.KIND.name: SdkFlavors,
+    deploy_templates.KIND.name: lambda connection, _check: SdkTemplates(connection),
+}
+
+
+def target(kind: AnyKind, connection: Any, *, spec_check: SpecCheck | None = None) -> Any:
+    """The cloud behind ``connection`` as the target of ``kind``; ``spec_check`` tells which
+    extra specs a real Nova refuses (none, when not given)."""
+    return TARGETS[kind.name](connection, spec_check or _refuses_nothing)

@@ -18,9 +18,9 @@ from sqlalchemy import Engine
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
-from flavorsmith.deploy.targets import DatabaseTemplates
-from flavorsmith.nova.targets import DatabaseTarget
-from flavorsmith.nova.watch import watch
+from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
+from flavorsmith.sync.targets.store import StoreFlavors, StoreTemplates
+from flavorsmith.sync.watch import watch
 from tests.api.conftest import build_app
 from tests.conftest import EXAMPLES, Invoke
 from tests.database import throwaway_postgres
@@ -57,11 +57,11 @@ def fresh_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Eng
 
 
 def managed(engine: Engine) -> set[str]:
-    return {f.id for f in DatabaseTarget(engine).observe().values() if f.managed}
+    return {f.id for f in StoreFlavors(engine).observe().values() if f.managed}
 
 
 def managed_templates(engine: Engine) -> set[str]:
-    return {t.name for t in DatabaseTemplates(engine).observe().values() if t.managed}
+    return {t.name for t in StoreTemplates(engine).observe().values() if t.managed}
 
 
 def test_a_missing_hardware_folder_is_an_error_not_an_empty_catalog(tmp_path: Path) -> None:
@@ -79,8 +79,15 @@ def test_the_watcher_deletes_nothing_when_hardware_vanishes(
     stop = threading.Event()
     thread = threading.Thread(
         target=watch,
-        args=(Repository(repo, RULES), lambda: DatabaseTarget(engine), engine),
-        kwargs={"prune": True, "interval": 0.3, "debounce": 0.2, "poll": 0.05, "stop": stop},
+        args=(Repository(repo, RULES), lambda _kind: StoreFlavors(engine), engine),
+        kwargs={
+            "kinds": (FLAVORS,),
+            "prune": True,
+            "interval": 0.3,
+            "debounce": 0.2,
+            "poll": 0.05,
+            "stop": stop,
+        },
     )
     caplog.set_level("INFO", logger="flavorsmith.sync")
 
@@ -125,12 +132,13 @@ def test_the_watcher_deletes_nothing_when_hardware_vanishes(
 def test_the_watcher_prunes_everything_only_when_allowed(repo: Path, tmp_path: Path) -> None:
     engine = make_engine(f"sqlite:///{tmp_path / 'watch.db'}")
     migrate.upgrade(engine)
-    target = lambda: DatabaseTarget(engine)  # noqa: E731
-    watch(Repository(repo, RULES), target, engine, prune=True, rounds=1, poll=0)
+    target = lambda _kind: StoreFlavors(engine)  # noqa: E731
+    only = {"kinds": (FLAVORS,), "rounds": 1, "poll": 0}
+    watch(Repository(repo, RULES), target, engine, prune=True, **only)  # type: ignore[arg-type]
     empty_but_valid(repo)
-    watch(Repository(repo, RULES), target, engine, prune=True, rounds=1, poll=0)
+    watch(Repository(repo, RULES), target, engine, prune=True, **only)  # type: ignore[arg-type]
     assert len(managed(engine)) == 12
-    watch(Repository(repo, RULES), target, engine, prune=True, allow_empty=True, rounds=1, poll=0)
+    watch(Repository(repo, RULES), target, engine, prune=True, allow_empty=True, **only)  # type: ignore[arg-type]
     assert managed(engine) == set()
     engine.dispose()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flavorsmith.deploy.reconcile import MARKER, ObservedTemplate, desired_body, plan
+from flavorsmith.sync.kinds.deploy_templates import MARKER, ObservedTemplate, desired_body, plan
 
 STEPS = [
     {"interface": "bios", "step": "apply_configuration", "args": {"settings": []}, "priority": 9}

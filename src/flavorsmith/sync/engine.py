@@ -1,0 +1,199 @@
+"""The sync engine: one round of any kind — load and validate the catalog, derive the desired
+state, observe the target, plan (a pure function of the two), and optionally apply — with the
+rules that keep a wrong path or a half-checked-out repository from deleting anything: a
+catalog that failed to load or has errors is never applied, and a prune that would delete
+every managed object of a kind is refused unless the caller allows it explicitly. Applying
+takes each action on its own, retries transient failures with backoff (the sleep is
+injected), and reports every outcome. Only one applier runs at a time per database."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from flavorsmith.catalog.model import Catalog
+from flavorsmith.catalog.repo import Repository, RepoView
+from flavorsmith.db import locks
+from flavorsmith.db.engine import Engine
+from flavorsmith.diagnostics import has_errors
+from flavorsmith.sync.report import Outcome, Planned, Report, Round
+
+LOCK = "sync"
+ALLOW_EMPTY_HINT = "--allow-empty, or allow_empty=true over the API"
+
+Step = Callable[[], None]
+
+
+class TargetError(Exception):
+    """A call the target refused; ``transient`` ones are worth retrying."""
+
+    def __init__(self, message: str, *, transient: bool = False, status: int | None = None) -> None:
+        super().__init__(message)
+        self.transient = transient
+        self.status = status
+
+
+class Owned(Protocol):
+    """An object a target holds; ``managed`` when this service created it."""
+
+    @property
+    def managed(self) -> bool: ...
+
+
+class Target(Protocol):
+    """Where a kind writes: it observes what it holds (by identity) and counts its calls."""
+
+    calls: int
+
+    def observe(self) -> Mapping[str, Owned]: ...
+
+
+D = TypeVar("D")
+O = TypeVar("O", bound=Owned)  # noqa: E741
+A = TypeVar("A", bound=Planned)
+T = TypeVar("T", bound=Target)
+
+
+@dataclass(frozen=True)
+class Kind(Generic[D, O, A, T]):
+    """One kind of object a sync keeps equal to the catalog."""
+
+    name: str  # the registry key: --only on the command line, only= over the API
+    noun: str  # plural, in messages ("flavors", "deploy templates")
+    subject: str  # one of them, as a column heading
+    service: str  # the openstacksdk service type of a real target ("compute", "baremetal")
+    desired: Callable[[Catalog], D]  # pure: the catalog's objects of this kind
+    plan: Callable[[D, Mapping[str, O], bool], Sequence[A]]  # pure: (desired, observed, prune)
+    steps: Callable[[A, T], list[Step]]  # the target calls that carry out one action
+
+
+AnyKind = Kind[Any, Any, Any, Any]
+
+
+@dataclass(frozen=True)
+class Retry:
+    """How transient failures are retried: ``attempts`` in all, sleeping backoff * 2**n."""
+
+    attempts: int = 4
+    backoff: float = 0.2
+    sleep: Callable[[float], None] = time.sleep
+
+    def __call__(self, step: Step) -> None:
+        for attempt in range(self.attempts):
+            try:
+                step()
+                return
+            except TargetError as exc:
+                if not exc.transient or attempt == self.attempts - 1:
+                    raise
+                self.sleep(self.backoff * (2**attempt))
+
+
+def carry_out(
+    actions: Sequence[A],
+    steps_of: Callable[[A], list[Step]],
+    calls: Callable[[], int],
+    retry: Retry | None = None,
+) -> Report:
+    """Each action on its own, transient failures retried; conflicts and non-writes reported
+    without a call; ``calls`` reads the target's count at the end."""
+    retry = retry or Retry()
+    report = Report()
+    for action in actions:
+        if action.kind == "conflict":
+            report.outcomes.append(Outcome(action, False, action.reason))
+            continue
+        if not action.writes:
+            report.outcomes.append(Outcome(action, False, None))
+            continue
+        try:
+            for step in steps_of(action):
+                retry(step)
+        except TargetError as exc:
+            report.outcomes.append(Outcome(action, False, str(exc)))
+            continue
+        report.outcomes.append(Outcome(action, True))
+    report.calls = calls()
+    return report
+
+
+def prune_refusal(
+    actions: Sequence[Planned], observed: Mapping[str, Owned], noun: str
+) -> tuple[int, str | None]:
+    """(deletions, why refused) when ``actions`` would delete every managed object."""
+    managed = sum(1 for o in observed.values() if o.managed)
+    deletes = sum(1 for a in actions if a.kind == "delete")
+    if deletes == 0 or deletes < managed:
+        return 0, None
+    what = (
+        f"the only managed {noun.rstrip('s')}" if deletes == 1 else f"all {deletes} managed {noun}"
+    )
+    return deletes, (
+        f"refused: pruning would delete {what} and leave none (is the catalog path right, or "
+        f"are files missing?); to delete them all, allow it explicitly ({ALLOW_EMPTY_HINT})"
+    )
+
+
+def run_loaded(
+    kind: Kind[D, O, A, T],
+    view: RepoView,
+    target: T,
+    *,
+    prune: bool,
+    execute: bool,
+    allow_empty: bool = False,
+    retry: Retry | None = None,
+) -> Round:
+    """One round of ``kind`` from a catalog already loaded; see the module's rules."""
+    result = Round()
+    result.diagnostics = view.diagnostics
+    if has_errors(result.diagnostics):
+        return result
+    wanted = kind.desired(view.catalog)
+    try:
+        observed: Mapping[str, Any] = target.observe()
+    except TargetError as exc:
+        result.error = f"cannot read the target's {kind.noun}: {exc}"
+        return result
+    actions = kind.plan(wanted, observed, prune)
+    result.actions = actions
+    if not allow_empty:
+        result.refused, result.error = prune_refusal(actions, observed, kind.noun)
+        if result.error is not None:
+            return result
+    if execute:
+        result.report = carry_out(
+            actions, lambda action: kind.steps(action, target), lambda: target.calls, retry
+        )
+    return result
+
+
+def run(
+    kind: Kind[D, O, A, T],
+    repository: Repository,
+    target: T,
+    *,
+    prune: bool,
+    execute: bool,
+    allow_empty: bool = False,
+    retry: Retry | None = None,
+) -> Round:
+    """One round of ``kind`` from the catalog as it is on disk now (loaded once; a missing
+    hardware/ folder is an error here, not "empty")."""
+    return run_loaded(
+        kind,
+        repository.load(),
+        target,
+        prune=prune,
+        execute=execute,
+        allow_empty=allow_empty,
+        retry=retry,
+    )
+
+
+def exclusive(engine: Engine, *, wait: bool) -> AbstractContextManager[bool]:
+    """Yield True when this process holds the sync lock (False: another applier runs)."""
+    return locks.exclusive(engine, LOCK, wait=wait)

@@ -1,0 +1,33 @@
+"""The registry of sync kinds. The command line (``sync plan|apply --only``), ``/v1/sync/*``
+(``only=``) and the watcher (``serve --sync``, ``sync apply --watch``) all iterate it; adding a
+kind is one module here and one line below."""
+
+from __future__ import annotations
+
+from flavorsmith.sync.engine import AnyKind
+from flavorsmith.sync.kinds import deploy_templates, flavors
+
+KINDS: tuple[AnyKind, ...] = (
+    flavors.KIND,
+    deploy_templates.KIND,
+)
+
+BY_NAME: dict[str, AnyKind] = {kind.name: kind for kind in KINDS}
+NAMES: tuple[str, ...] = tuple(BY_NAME)
+DEFAULT = flavors.KIND.name
+
+
+class UnknownKind(ValueError):
+    """A kind name not in the registry; the message lists the registry's names."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"cannot sync {name!r}: choose one of {', '.join(NAMES)}")
+        self.name = name
+
+
+def choose(name: str) -> AnyKind:
+    """The kind named ``name``, or UnknownKind."""
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        raise UnknownKind(name) from None

@@ -1,0 +1,82 @@
+"""What a sync round says: its planned actions, each action's outcome, the calls it made."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from flavorsmith.diagnostics import Diagnostic, has_errors
+
+
+class Planned(Protocol):
+    """One planned action of any kind."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def subject(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def writes(self) -> bool: ...
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Outcome:
+    action: Planned
+    ok: bool
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out = self.action.as_dict()
+        out["outcome"] = "done" if self.ok else ("skipped" if self.error is None else "failed")
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+@dataclass
+class Report:
+    outcomes: list[Outcome] = field(default_factory=list)
+    calls: int = 0
+
+    @property
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if not o.ok and o.error]
+
+    @property
+    def writes(self) -> int:
+        return sum(1 for o in self.outcomes if o.ok and o.action.writes)
+
+
+@dataclass
+class Round:
+    """One round of one kind: the catalog's diagnostics, the plan, and what applying it did."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    actions: Sequence[Planned] = field(default_factory=list)
+    report: Report | None = None
+    error: str | None = None
+    refused: int = 0  # deletions a refused prune would have made
+
+    @property
+    def blocked(self) -> bool:
+        return has_errors(self.diagnostics) or self.error is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "diagnostics": [d.as_dict() for d in self.diagnostics],
+            "actions": [a.as_dict() for a in self.actions],
+        }
+        if self.error:
+            out["error"] = self.error
+        if self.refused:
+            out["refused_deletes"] = self.refused
+        if self.report is not None:
+            out["results"] = [o.as_dict() for o in self.report.outcomes]
+            out["api_calls"] = self.report.calls
+            out["writes"] = self.report.writes
+            out["failed"] = len(self.report.failed)
+        return out

@@ -1,0 +1,150 @@
+"""Keeping targets in sync: re-plan every kind when catalog files change (bursts debounced)
+and on a timer; one structured log line per kind and round. A round whose catalog is
+missing, failed to load or has errors applies nothing, and neither does one whose prune
+would delete every managed object of its kind (unless ``allow_empty``): the round is logged
+as blocked and the next change or timer tries again."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from flavorsmith.catalog.repo import Repository
+from flavorsmith.db.engine import Engine
+from flavorsmith.sync.engine import AnyKind, Retry, exclusive, run_loaded
+from flavorsmith.sync.kinds import KINDS
+from flavorsmith.sync.report import Round
+
+log = logging.getLogger("flavorsmith.sync")
+
+
+def fingerprint(root: Path) -> str:
+    """Changes when any file under hardware/ changes (a ConfigMap swap or a Git pull)."""
+    digest = hashlib.sha256()
+    hardware = root / "hardware"
+    if hardware.is_dir():
+        for path in sorted(hardware.rglob("*")):
+            if path.is_file():
+                stat = path.stat()
+                digest.update(f"{path}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def watch(
+    repository: Repository,
+    make_target: Callable[[AnyKind], object],
+    engine: Engine,
+    *,
+    kinds: Sequence[AnyKind] = KINDS,
+    prune: bool,
+    allow_empty: bool = False,
+    interval: float = 60.0,
+    debounce: float = 2.0,
+    poll: float = 1.0,
+    stop: threading.Event | None = None,
+    rounds: int | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    retry: Retry | None = None,
+) -> int:
+    """Run until ``stop`` is set (or ``rounds`` rounds ran); returns the rounds run. Each round
+    syncs every kind of ``kinds`` (all registered kinds by default) into ``make_target(kind)``."""
+    stop = stop or threading.Event()
+    last = fingerprint(repository.root)
+    next_timer = 0.0  # the first round runs at once
+    done = 0
+    trigger = "start"
+    while not stop.is_set() and (rounds is None or done < rounds):
+        now = clock()
+        current = fingerprint(repository.root)
+        if current != last:
+            # Wait for the burst to settle: the fingerprint must hold still for ``debounce``.
+            if stop.wait(debounce):
+                break
+            settled = fingerprint(repository.root)
+            if settled != current:
+                continue  # still changing: wait again
+            last, trigger, next_timer = settled, "files", 0.0
+        if now >= next_timer:
+            options = (prune, allow_empty, trigger, done + 1, retry)
+            _round(repository, make_target, engine, kinds, *options)
+            done += 1
+            trigger = "timer"
+            next_timer = clock() + interval
+        stop.wait(poll)
+    return done
+
+
+def _round(
+    repository: Repository,
+    make_target: Callable[[AnyKind], object],
+    engine: Engine,
+    kinds: Sequence[AnyKind],
+    prune: bool,
+    allow_empty: bool,
+    trigger: str,
+    number: int,
+    retry: Retry | None,
+) -> None:
+    """One round: the catalog loaded once, then every kind in turn, under the sync lock."""
+    started = time.perf_counter()
+    with exclusive(engine, wait=False) as mine:
+        if not mine:
+            for kind in kinds:
+                line = _line(kind, number, trigger)
+                line["skipped"] = "another process is applying"
+                _log(line, started)
+            return
+        try:
+            view = repository.load()
+        except Exception as exc:  # a round must never kill the watcher
+            for kind in kinds:
+                line = _line(kind, number, trigger)
+                line["error"] = f"{type(exc).__name__}: {exc}"
+                _log(line, started)
+            return
+        for kind in kinds:
+            line = _line(kind, number, trigger)
+            try:
+                result = run_loaded(
+                    kind,
+                    view,
+                    make_target(kind),
+                    prune=prune,
+                    execute=True,
+                    allow_empty=allow_empty,
+                    retry=retry,
+                )
+            except Exception as exc:  # a round must never kill the watcher
+                line["error"] = f"{type(exc).__name__}: {exc}"
+            else:
+                line.update(_summary(result))
+            _log(line, started)
+            started = time.perf_counter()
+
+
+def _line(kind: AnyKind, number: int, trigger: str) -> dict[str, object]:
+    return {"event": "sync", "kind": kind.name, "round": number, "trigger": trigger}
+
+
+def _summary(result: Round) -> dict[str, object]:
+    out: dict[str, object] = {}
+    if result.blocked:
+        first = next((d for d in result.diagnostics if d.severity == "error"), None)
+        out["blocked"] = result.error or (
+            f"the catalog has errors: {first.render()}" if first else "blocked"
+        )
+    out["actions"] = sum(1 for a in result.actions if a.writes)
+    report = result.report
+    if report is not None:
+        out.update(writes=report.writes, failed=len(report.failed), api_calls=report.calls)
+    return out
+
+
+def _log(line: dict[str, object], started: float) -> None:
+    line["ms"] = round((time.perf_counter() - started) * 1000, 1)
+    log.info(json.dumps(line))

@@ -1,0 +1,116 @@
+"""The engine's own rules, without a database: retries with an injected sleep (nothing really
+sleeps), each action on its own, the prune refusal, and the registry of kinds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from flavorsmith.sync.engine import Retry, TargetError, carry_out, prune_refusal
+from flavorsmith.sync.kinds import (
+    BY_NAME,
+    KINDS,
+    NAMES,
+    UnknownKind,
+    choose,
+    deploy_templates,
+    flavors,
+)
+
+
+@dataclass(frozen=True)
+class Act:
+    kind: str
+    subject: str
+    reason: str = "because"
+
+    @property
+    def writes(self) -> bool:
+        return self.kind in ("create", "delete")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"action": self.kind, "thing": self.subject}
+
+
+@dataclass(frozen=True)
+class Thing:
+    managed: bool
+
+
+def failing(times: int, *, transient: bool = True) -> tuple[Callable[[], None], list[int]]:
+    calls: list[int] = []
+
+    def step() -> None:
+        calls.append(1)
+        if len(calls) <= times:
+            raise TargetError("busy", transient=transient, status=503)
+
+    return step, calls
+
+
+def test_transient_failures_are_retried_with_doubling_backoff() -> None:
+    slept: list[float] = []
+    step, calls = failing(2)
+    Retry(sleep=slept.append)(step)
+    assert (len(calls), slept) == (3, [0.2, 0.4])
+
+
+def test_retries_stop_after_the_last_attempt_and_never_retry_a_refusal() -> None:
+    slept: list[float] = []
+    step, calls = failing(10)
+    with pytest.raises(TargetError):
+        Retry(attempts=3, backoff=1.0, sleep=slept.append)(step)
+    assert (len(calls), slept) == (3, [1.0, 2.0])
+    slept.clear()
+    step, calls = failing(1, transient=False)
+    with pytest.raises(TargetError):
+        Retry(sleep=slept.append)(step)
+    assert (len(calls), slept) == (1, [])
+
+
+def test_each_action_on_its_own_and_every_outcome_reported() -> None:
+    slept: list[float] = []
+    flaky, _ = failing(1)
+    broken, _ = failing(99, transient=False)
+    steps = {"a": [flaky], "b": [broken], "c": []}
+    actions = [
+        Act("create", "a"),
+        Act("create", "b"),
+        Act("conflict", "x", "someone else's"),
+        Act("noop", "y"),
+        Act("delete", "c"),
+    ]
+    report = carry_out(actions, lambda a: steps[a.subject], lambda: 7, Retry(sleep=slept.append))
+    assert [(o.action.subject, o.ok, o.error) for o in report.outcomes] == [
+        ("a", True, None),
+        ("b", False, "busy"),
+        ("x", False, "someone else's"),
+        ("y", False, None),
+        ("c", True, None),
+    ]
+    assert (report.writes, len(report.failed), report.calls, slept) == (2, 2, 7, [0.2])
+
+
+def test_a_prune_that_empties_a_kind_is_refused() -> None:
+    observed = {"a": Thing(True), "b": Thing(True), "u": Thing(False)}
+    one = [Act("delete", "a")]
+    both = [Act("delete", "a"), Act("delete", "b")]
+    assert prune_refusal(one, observed, "widgets") == (0, None)
+    deletes, why = prune_refusal(both, observed, "widgets")
+    assert deletes == 2 and why is not None
+    assert why.startswith("refused: pruning would delete all 2 managed widgets and leave none")
+    _, why = prune_refusal(one, {"a": Thing(True)}, "widgets")
+    assert why is not None and "the only managed widget " in why
+
+
+def test_the_registry_names_every_kind_once() -> None:
+    assert KINDS == (flavors.KIND, deploy_templates.KIND)
+    assert NAMES == ("flavors", "deploy-templates")
+    assert {name: kind.name for name, kind in BY_NAME.items()} == {n: n for n in NAMES}
+    assert choose("deploy-templates") is deploy_templates.KIND
+    with pytest.raises(UnknownKind) as raised:
+        choose("nodes")
+    assert str(raised.value) == "cannot sync 'nodes': choose one of flavors, deploy-templates"

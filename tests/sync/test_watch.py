@@ -1,0 +1,74 @@
+"""The watcher syncs every registered kind (serve --sync), or the one chosen on the command
+line (sync apply --watch --only ...), deploy templates included."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flavorsmith.catalog.repo import Repository
+from flavorsmith.db import migrate
+from flavorsmith.db.engine import make_engine
+from flavorsmith.sync import watch as watch_module
+from flavorsmith.sync.kinds import deploy_templates
+from flavorsmith.sync.targets import store
+from flavorsmith.sync.targets.store import StoreFlavors, StoreTemplates
+from flavorsmith.sync.watch import watch
+from tests.conftest import EXAMPLES, Invoke
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    shutil.copytree(EXAMPLES / "hardware", tmp_path / "deploy" / "hardware")
+    return tmp_path / "deploy"
+
+
+def test_one_round_syncs_every_kind(
+    repo: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'watch.db'}")
+    migrate.upgrade(engine)
+    caplog.set_level("INFO", logger="flavorsmith.sync")
+    ran = watch(
+        Repository(repo), lambda kind: store.target(kind, engine), engine, prune=False, rounds=1
+    )
+    assert ran == 1
+    lines = [json.loads(r.getMessage()) for r in caplog.records]
+    assert [(line["kind"], line["round"], line["writes"]) for line in lines] == [
+        ("flavors", 1, 12),
+        ("deploy-templates", 1, 4),
+    ]
+    assert len([f for f in StoreFlavors(engine).observe().values() if f.managed]) == 12
+    assert len([t for t in StoreTemplates(engine).observe().values() if t.managed]) == 4
+    engine.dispose()
+
+
+def test_watch_keeps_deploy_templates_in_sync_from_the_command_line(
+    cli: Invoke, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: dict[str, Any] = {}
+
+    def fake_watch(repository: Repository, make_target: Any, engine: Any, **options: Any) -> int:
+        seen.update(options, target=make_target(options["kinds"][0]))
+        return 0
+
+    monkeypatch.setattr(watch_module, "watch", fake_watch)
+    database = f"sqlite:///{tmp_path / 'cli.db'}"
+    args = ["--repo", str(repo), "--database", database, "--only", "deploy-templates"]
+    result = cli("sync", "apply", *args, "--watch", "--prune")
+    assert result.exit_code == 0, result.output
+    assert seen["kinds"] == (deploy_templates.KIND,) and seen["prune"] is True
+    assert isinstance(seen["target"], StoreTemplates)
+
+
+def test_an_unknown_kind_is_a_usage_error_naming_the_registry(cli: Invoke, repo: Path) -> None:
+    for command in ("plan", "apply"):
+        result = cli("sync", command, "--repo", str(repo), "--only", "nodes")
+        assert result.exit_code == 2
+        assert "'nodes' is not a sync kind; choose one of flavors, deploy-templates" in " ".join(
+            result.stderr.split()
+        )
