@@ -19,6 +19,7 @@ from flavorsmith.sync.targets import store
 from flavorsmith.sync.targets.store import StoreFlavors, StoreTemplates
 from flavorsmith.sync.watch import watch
 from tests.conftest import EXAMPLES, Invoke
+from tests.support.catalogs import RULES
 
 
 @pytest.fixture
@@ -34,7 +35,11 @@ def test_one_round_syncs_every_kind(
     migrate.upgrade(engine)
     caplog.set_level("INFO", logger="flavorsmith.sync")
     ran = watch(
-        Repository(repo), lambda kind: store.target(kind, engine), engine, prune=False, rounds=1
+        Repository(repo, RULES),
+        lambda kind: store.target(kind, engine),
+        engine,
+        prune=False,
+        rounds=1,
     )
     assert ran == 1
     lines = [json.loads(r.getMessage()) for r in caplog.records]
