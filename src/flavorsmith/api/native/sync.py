@@ -10,10 +10,11 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from starlette.concurrency import run_in_threadpool
 
+from flavorsmith.api.context import authorize, call, services
 from flavorsmith.api.policy import RuleDefault
-from flavorsmith.api.requests import check_query, identity
+from flavorsmith.api.requests import check_query
+from flavorsmith.api.services import Services
 from flavorsmith.catalog.repo import RepoView
 from flavorsmith.errors import Invalid, ServiceUnavailable
 from flavorsmith.params import parse_bool
@@ -42,7 +43,7 @@ def _flag(request: Request, name: str) -> bool:
 
 
 def _prepare(request: Request, rule: str) -> Choice:
-    request.app.state.services.enforcer.authorize(rule, identity(request))
+    authorize(request, rule)
     check_query(request, ("prune", "only", "allow_empty"))
     only = request.query_params.get("only", DEFAULT)
     try:
@@ -51,16 +52,18 @@ def _prepare(request: Request, rule: str) -> Choice:
         raise Invalid(
             f"Cannot sync {only!r}: " + " or ".join(f"only={name}" for name in NAMES)
         ) from None
-    if request.app.state.services.catalog.repository is None:
+    if services(request).catalog.repository is None:
         raise ServiceUnavailable("The service has no catalog repository (start it with --repo)")
     return Choice(kind, _flag(request, "prune"), _flag(request, "allow_empty"))
 
 
-def _work(services: Any, choice: Choice, execute: bool) -> dict[str, Any]:
+def _work(shared: Services, choice: Choice, execute: bool) -> dict[str, Any]:
     """One round of the chosen kind on the service's own database. A plan loads the catalog
     on disk once and changes nothing; an apply reloads the service's catalog (so the service
     serves what it applied) and applies that, under the sync lock."""
-    target = store.target(choice.kind, services.engine)
+    target = store.target(choice.kind, shared.engine)
+    repository = shared.catalog.repository
+    assert repository is not None  # checked by _prepare
 
     def round_of(view: RepoView) -> dict[str, Any]:
         result = run_loaded(
@@ -74,16 +77,16 @@ def _work(services: Any, choice: Choice, execute: bool) -> dict[str, Any]:
         return result.as_dict()
 
     if not execute:
-        return round_of(services.catalog.repository.load())
-    with exclusive(services.engine, wait=True):
-        return round_of(services.catalog.reload())
+        return round_of(repository.load())
+    with exclusive(shared.engine, wait=True):
+        return round_of(shared.catalog.reload())
 
 
 @router.get("/sync/plan")
 async def sync_plan(request: Request) -> dict[str, Any]:
     choice = _prepare(request, "flavorsmith:sync:plan")
-    body: dict[str, Any] = await run_in_threadpool(_work, request.app.state.services, choice, False)
-    return body
+    shared = services(request)
+    return await call(request, lambda: _work(shared, choice, False))
 
 
 @router.post("/sync/apply")
@@ -92,7 +95,8 @@ async def sync_apply(request: Request) -> JSONResponse:
     errors, a prune would delete every managed object without allow_empty=true, or an action
     failed (the body says which; nothing is applied in the first two cases)."""
     choice = _prepare(request, "flavorsmith:sync:apply")
-    body: dict[str, Any] = await run_in_threadpool(_work, request.app.state.services, choice, True)
+    shared = services(request)
+    body = await call(request, lambda: _work(shared, choice, True))
     failed = (
         bool(body.get("failed"))
         or bool(body.get("error"))
