@@ -26,7 +26,8 @@ import requests
 
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.extra_specs.builtin import build
-from flavorsmith.extra_specs.factory import base_registry, catalog_rules
+from flavorsmith.extra_specs.factory import base_registry
+from flavorsmith.rulebook import catalog_rules
 from flavorsmith.sync.engine import run
 from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
 from flavorsmith.sync.targets.sdk import SdkFlavors

@@ -1,4 +1,4 @@
-"""Deploy-step planning: every rule of the deploy templates spec, as Ironic applies them."""
+"""Deploy-step ordering: every rule of the deploy templates spec, as Ironic applies them."""
 
 from __future__ import annotations
 

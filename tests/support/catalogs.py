@@ -7,7 +7,8 @@ from pathlib import Path
 
 from flavorsmith.catalog.injected import CatalogRules
 from flavorsmith.catalog.repo import Repository
-from flavorsmith.extra_specs.factory import base_registry, catalog_rules
+from flavorsmith.extra_specs.factory import base_registry
+from flavorsmith.rulebook import catalog_rules
 
 RULES: CatalogRules = catalog_rules(base_registry())
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from fastapi import Request
 
 from flavorsmith import params
-from flavorsmith.api.compute import bodies
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic.nodes import is_uuid
 from flavorsmith.jsonsafe import excerpt
@@ -75,11 +74,13 @@ IRONIC = Dialect(
     sort_dir_first=True,
     fields_repeat=False,
 )
+# Nova's words for a value that is not a boolean (a body field's or a query parameter's).
+NOVA_BAD_BOOL = "Invalid input for field/attribute {name}. Value: {value}. Expected true or false"
 NOVA = Dialect(
     true_words=params.TRUE_WORDS,
     false_words=params.FALSE_WORDS,
     strip_booleans=True,
-    bad_bool=bodies.BAD_BOOL,
+    bad_bool=NOVA_BAD_BOOL,
     limit=_nova_limit,
     default_limit=params.MAX_LIMIT,
     uuid_markers=False,

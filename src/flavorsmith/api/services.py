@@ -11,10 +11,11 @@ from flavorsmith.api.policy import Enforcer
 from flavorsmith.catalog.repo import Repository, RepoView
 from flavorsmith.config import Settings
 from flavorsmith.db.engine import Engine
-from flavorsmith.extra_specs.factory import catalog_rules, completed
+from flavorsmith.extra_specs.factory import completed
 from flavorsmith.extra_specs.registry import Registry
 from flavorsmith.inventory.index_cache import IndexCache
 from flavorsmith.providers.registry import Registry as ProviderRegistry
+from flavorsmith.rulebook import catalog_rules
 
 
 class CatalogState:

@@ -34,7 +34,7 @@ def catalog_rules() -> CatalogRules:
     """The rules a command loads catalogs with: the extra-spec registry (built-ins, then the
     installed plugins, looked up here) and Ironic's deploy-template rules."""
     from flavorsmith.extra_specs.factory import base_registry
-    from flavorsmith.extra_specs.factory import catalog_rules as rules_from
+    from flavorsmith.rulebook import catalog_rules as rules_from
 
     return rules_from(base_registry())
 

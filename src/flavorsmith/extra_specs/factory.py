@@ -1,23 +1,20 @@
 """Building what a deployment checks with, where the application is composed (the CLI, the
 API's app factory): the base registry (built-ins, then plugins: entry points are scanned
 here, once per composition), the registry a catalog completes with its own definition files
-(again on every catalog load, from the same base), and the :class:`CatalogRules` a catalog
-is loaded with."""
+(again on every catalog load, from the same base). The rules a catalog is loaded with
+are composed in :mod:`flavorsmith.rulebook`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from flavorsmith.catalog.injected import CatalogRules
 from flavorsmith.catalog.model import ExtraSpecSet
 from flavorsmith.extra_specs.builtin import build
-from flavorsmith.extra_specs.declarative import definitions, problems
+from flavorsmith.extra_specs.declarative import definitions
 from flavorsmith.extra_specs.plugins import load_plugins
 from flavorsmith.extra_specs.registry import Registry
 from flavorsmith.extra_specs.validation import Problem, validate
-from flavorsmith.ironic import deploy_templates
-from flavorsmith.ironic.driver_steps import CATALOGUES, DriverStep
 
 
 def base_registry(*, plugins: bool = True) -> Registry:
@@ -57,19 +54,3 @@ class CatalogExtraSpecs:
 
     def problems(self, specs: Sequence[tuple[str, str]]) -> list[Problem]:
         return validate(specs, self.registry, "strict")
-
-
-def catalog_rules(
-    base: Registry, catalogues: Mapping[str, Sequence[DriverStep]] = CATALOGUES
-) -> CatalogRules:
-    """The rules a catalog is loaded with: ``base`` completed by its definition files, and
-    Ironic's deploy-template rules with the driver step ``catalogues``."""
-
-    def extra_specs(sets: Sequence[ExtraSpecSet]) -> CatalogExtraSpecs:
-        return CatalogExtraSpecs(*completed(base, sets))
-
-    return CatalogRules(
-        extra_spec_definitions=lambda data: problems(dict(data)),
-        extra_specs=extra_specs,
-        deploy_template=lambda data: deploy_templates.problems(data, catalogues),
-    )

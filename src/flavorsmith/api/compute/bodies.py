@@ -6,13 +6,12 @@ import re
 from typing import Any
 
 from flavorsmith import flavor_ids
+from flavorsmith.api.query import NOVA_BAD_BOOL as BAD_BOOL
 from flavorsmith.errors import Invalid
 from flavorsmith.params import parse_bool, shown, shown_repr
 
 INT32_MAX = 2147483647
 _DIGITS = re.compile(r"^[0-9]+$")
-# Nova's words for a value that is not a boolean (a body field's or a query parameter's).
-BAD_BOOL = "Invalid input for field/attribute {name}. Value: {value}. Expected true or false"
 EXTRA_SPEC_KEY = re.compile(r"^[a-zA-Z0-9-_:. ]{1,255}$")
 
 

@@ -7,7 +7,8 @@ from flavorsmith.extra_specs.registry import Registry
 
 def load(repo: str | None) -> Registry:
     from flavorsmith.catalog.repo import Repository, resolve_root
-    from flavorsmith.extra_specs.factory import base_registry, catalog_rules, completed
+    from flavorsmith.extra_specs.factory import base_registry, completed
+    from flavorsmith.rulebook import catalog_rules
 
     base = base_registry()
     repository = Repository(resolve_root(repo), catalog_rules(base))
