@@ -15,6 +15,7 @@ from flavorsmith.extra_specs import factory
 from flavorsmith.extra_specs.builtin import build
 from flavorsmith.extra_specs.registry import MODES, Mode, Registry
 from flavorsmith.extra_specs.validation import refused, validate
+from flavorsmith.rulebook import catalog_rules
 from tests.conftest import EXAMPLES
 
 SPECS = {
@@ -67,7 +68,7 @@ def test_completing_a_registry_leaves_the_base_unchanged() -> None:
 def test_plugins_are_looked_up_once_per_composition(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[Registry] = []
     monkeypatch.setattr(factory, "load_plugins", lambda registry: calls.append(registry) or [])
-    rules = factory.catalog_rules(factory.base_registry())
+    rules = catalog_rules(factory.base_registry())
     repository = Repository(EXAMPLES, rules)
     for _ in range(3):
         assert not [d for d in repository.load().diagnostics if d.severity == "error"]
