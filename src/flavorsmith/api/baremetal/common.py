@@ -7,7 +7,6 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from fastapi import Request
-from sqlalchemy import Connection
 from starlette.concurrency import run_in_threadpool
 
 from flavorsmith.api.links import base
@@ -16,6 +15,7 @@ from flavorsmith.api.requests import identity, microversion
 from flavorsmith.db.engine import writer
 from flavorsmith.errors import Invalid, NotAcceptable
 from flavorsmith.store import nodes as store
+from flavorsmith.store.plumbing import Connection
 
 T = TypeVar("T")
 NAMES_SINCE = Version(1, 5)

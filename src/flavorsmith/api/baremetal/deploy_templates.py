@@ -10,7 +10,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request, Response
-from sqlalchemy import Connection
 
 from flavorsmith.api.baremetal.common import authorize, root, run
 from flavorsmith.api.baremetal.serialize import timestamp
@@ -21,8 +20,9 @@ from flavorsmith.api.requests import check_query, json_body, microversion
 from flavorsmith.errors import Invalid, MethodNotAllowed, NotFound
 from flavorsmith.ironic.deploy_templates import apply_patch, checked
 from flavorsmith.ironic.nodes import is_uuid
+from flavorsmith.params import parse_bool, parse_limit
 from flavorsmith.store import deploy_templates as store
-from flavorsmith.store.node_query import parse_bool, parse_limit
+from flavorsmith.store.plumbing import Connection
 
 router = APIRouter()
 SINCE = Version(1, 55)

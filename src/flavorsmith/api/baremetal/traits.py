@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
-from sqlalchemy import Connection
 
 from flavorsmith.api.baremetal.common import TRAITS_SINCE, authorize, load, require, root, run
 from flavorsmith.api.requests import check_query, json_body
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic import nodes as rules
 from flavorsmith.store import nodes as store
+from flavorsmith.store.plumbing import Connection
 
 router = APIRouter()
 

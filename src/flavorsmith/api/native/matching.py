@@ -21,7 +21,7 @@ from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import Invalid, ServiceUnavailable
 from flavorsmith.matching import views
 from flavorsmith.matching.index import Index
-from flavorsmith.store.node_query import parse_limit
+from flavorsmith.params import parse_limit
 from flavorsmith.visibility import visible_catalog
 
 router = APIRouter()

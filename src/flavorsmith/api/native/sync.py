@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.requests import check_query, identity
 from flavorsmith.errors import Invalid, ServiceUnavailable
-from flavorsmith.store.node_query import parse_bool
+from flavorsmith.params import parse_bool
 
 router = APIRouter()
 
