@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import pytest
 from sqlalchemy import Connection, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from flavorsmith.db.models import Counter
+from flavorsmith.db.models import Counter, FlavorProfile, ServiceFlavor
 from flavorsmith.errors import NotFound
-from flavorsmith.store.plumbing import Duplicate, fetch_all, fetch_one, find, keyset, locked, unique
+from flavorsmith.store.plumbing import (
+    Duplicate,
+    fetch_all,
+    fetch_one,
+    find,
+    keyset,
+    keyset_by,
+    locked,
+    unique,
+)
 
 
 def _name() -> str:
@@ -96,3 +106,67 @@ def test_keyset_on_the_identity_column_alone(connection: Connection) -> None:
         keyset(base, Counter.name, Counter.name, ascending=True, after=(None, f"{prefix}-1")),
     )
     assert [r["name"] for r in page] == [f"{prefix}-2", f"{prefix}-3"]
+
+
+@pytest.mark.parametrize("first_ascending", [True, False])
+@pytest.mark.parametrize("ident_ascending", [True, False])
+def test_keyset_by_several_keys_with_nulls(
+    connection: Connection, first_ascending: bool, ident_ascending: bool
+) -> None:
+    """Several sort keys, NULLs first ascending and last descending, pages of every size."""
+    prefix = _name()
+    profiles = [
+        {
+            "id": f"{prefix}-{i:02d}",
+            "name": ["a", "b", "a", "c", "b", "a"][i],
+            "provider_name": "noop",
+            "flavor_data": "{}",
+        }
+        for i in range(6)
+    ]
+    connection.execute(insert(FlavorProfile), profiles)
+    flavors = [
+        {
+            "id": f"{prefix}-f{i}",
+            "name": f"{prefix}-f{i}",
+            "description": [None, "x", "y", None, "x", "y", None][i],
+            "enabled": i % 2 == 0,
+            "flavor_profile_id": profiles[0]["id"],
+        }
+        for i in range(7)
+    ]
+    connection.execute(insert(ServiceFlavor), flavors)
+    keys = [(ServiceFlavor.description, first_ascending), (ServiceFlavor.enabled, False)]
+    base = select(ServiceFlavor.id, ServiceFlavor.description, ServiceFlavor.enabled).where(
+        ServiceFlavor.id.like(f"{prefix}-f%")
+    )
+
+    ordered: list[dict[str, Any]] = sorted(
+        flavors, key=lambda r: r["id"], reverse=not ident_ascending
+    )
+    ordered.sort(key=lambda r: not r["enabled"])  # enabled descending
+    present = [r for r in ordered if r["description"] is not None]
+    missing = [r for r in ordered if r["description"] is None]
+    present.sort(key=lambda r: r["description"], reverse=not first_ascending)
+    expected = [r["id"] for r in (missing + present if first_ascending else present + missing)]
+    for size in range(1, 8):
+        seen: list[str] = []
+        after = None
+        while True:
+            page = fetch_all(
+                connection,
+                keyset_by(
+                    base,
+                    keys,
+                    ServiceFlavor.id,
+                    ident_ascending=ident_ascending,
+                    after=after,
+                    limit=size,
+                ),
+            )
+            seen.extend(r["id"] for r in page)
+            if len(page) < size:
+                break
+            last = page[-1]
+            after = (last["description"], last["enabled"], last["id"])
+        assert seen == expected, size

@@ -51,3 +51,43 @@ def test_guarded_writes(connection: Connection) -> None:
     assert store.delete_profile(connection, profile["id"])
     with pytest.raises(NotFound, match="Flavor profile"):
         store.profile(connection, profile["id"])
+
+
+def test_pages_forward_and_back(connection: Connection) -> None:
+    profile = _profile(connection)
+    prefix = f"f-{uuid.uuid4().hex[:8]}"
+    rows = [
+        {
+            "id": f"{prefix}-{i}",
+            "name": f"{prefix}-{i}",
+            "description": ["x", None, "y"][i % 3],
+            "enabled": True,
+            "flavor_profile_id": profile["id"],
+        }
+        for i in range(5)
+    ]
+    for row in rows:
+        assert store.insert_flavor(connection, row)
+    sort = [("description", False)]
+    expected = sorted((r for r in rows if r["description"]), key=lambda r: r["id"])
+    expected.sort(key=lambda r: r["description"], reverse=True)
+    expected += [r for r in rows if r["description"] is None]
+    ids = [r["id"] for r in expected]
+    filters = {"flavor_profile_id": profile["id"]}
+    first = store.page(connection, "flavors", filters=filters, sort=sort, limit=2)
+    assert [r["id"] for r in first.rows] == ids[:2]
+    assert (first.more_before, first.more_after) == (False, True)
+    last = store.page(connection, "flavors", filters=filters, sort=sort, marker=ids[1], limit=10)
+    assert [r["id"] for r in last.rows] == ids[2:]
+    assert (last.more_before, last.more_after) == (True, False)
+    back = store.page(
+        connection, "flavors", filters=filters, sort=sort, marker=ids[4], limit=2, reverse=True
+    )
+    assert [r["id"] for r in back.rows] == ids[2:4]
+    assert (back.more_before, back.more_after) == (True, True)
+    huge = store.page(connection, "flavors", filters=filters, sort=sort, limit=2**63 - 1)
+    assert [r["id"] for r in huge.rows] == ids and not huge.more_after
+    missing = store.page(connection, "flavors", filters={**filters, "description": ""})
+    assert [r["id"] for r in missing.rows] == [r["id"] for r in rows if r["description"] is None]
+    with pytest.raises(NotFound, match="Marker"):
+        store.page(connection, "flavors", filters={"enabled": False}, marker=ids[0])

@@ -8,7 +8,7 @@ toolkit."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -26,6 +26,7 @@ __all__ = [
     "fetch_one",
     "find",
     "keyset",
+    "keyset_by",
     "locked",
     "unique",
 ]
@@ -75,34 +76,65 @@ def keyset(
     after: tuple[Any, Any] | None = None,
     limit: int | None = None,
 ) -> S:
-    """A keyset page of ``statement`` in SQL: ordered by ``column`` then the unique ``ident``
-    (NULLs first ascending, last descending, on both databases), starting after the row whose
-    (column, ident) values are ``after``, at most ``limit`` rows."""
-    if ascending:
-        statement = statement.order_by(column.asc().nulls_first(), ident.asc())
-    else:
-        statement = statement.order_by(column.desc().nulls_last(), ident.desc())
+    """A keyset page of ``statement`` in SQL: ordered by ``column`` then the unique ``ident``,
+    both in the same direction (NULLs first ascending, last descending, on both databases),
+    starting after the row whose (column, ident) values are ``after``, at most ``limit``
+    rows."""
+    if column.key == ident.key:
+        return keyset_by(
+            statement,
+            [],
+            ident,
+            ident_ascending=ascending,
+            after=None if after is None else (after[1],),
+            limit=limit,
+        )
+    return keyset_by(
+        statement, [(column, ascending)], ident, ident_ascending=ascending, after=after, limit=limit
+    )
+
+
+def keyset_by(
+    statement: S,
+    keys: Sequence[tuple[Any, bool]],
+    ident: Any,
+    *,
+    ident_ascending: bool = True,
+    after: tuple[Any, ...] | None = None,
+    limit: int | None = None,
+) -> S:
+    """A keyset page of ``statement`` in SQL, ordered by several ``keys`` (column, ascending),
+    each with NULLs first ascending and last descending, then by the unique ``ident``;
+    ``after`` holds the values of the row to start after: one per key, then its ident."""
+    order = [c.asc().nulls_first() if up else c.desc().nulls_last() for c, up in keys]
+    statement = statement.order_by(*order, ident.asc() if ident_ascending else ident.desc())
     if after is not None:
-        statement = statement.where(_beyond(column, ident, after, ascending))
+        statement = statement.where(_beyond([*keys, (ident, ident_ascending)], after))
     if limit is not None:
         statement = statement.limit(limit)
     return statement
 
 
-def _beyond(
-    column: Any, ident: Any, after: tuple[Any, Any], ascending: bool
-) -> ColumnElement[bool]:
-    value, marker_id = after
-    id_after: ColumnElement[bool] = ident > marker_id if ascending else ident < marker_id
-    if column.key == ident.key:
-        return id_after
-    if value is None:
-        same = and_(column.is_(None), id_after)
-        return or_(same, column.isnot(None)) if ascending else same
-    value = literal(value, column.type)  # a bound value, even for True and False
-    beyond = column > value if ascending else column < value
-    rest: ColumnElement[bool] = false() if ascending else column.is_(None)
-    return or_(beyond, and_(column == value, id_after), rest)
+def _beyond(keys: Sequence[tuple[Any, bool]], values: Sequence[Any]) -> ColumnElement[bool]:
+    """Rows strictly after ``values`` in the order of ``keys``: equal on the first keys and
+    beyond on the next one, for some split."""
+    alternatives: list[ColumnElement[bool]] = []
+    equal: list[ColumnElement[bool]] = []
+    for (column, ascending), value in zip(keys, values, strict=True):
+        alternatives.append(and_(*equal, _past(column, value, ascending)))
+        equal.append(column.is_(None) if value is None else column == _bound(column, value))
+    return or_(*alternatives)
+
+
+def _past(column: Any, value: Any, ascending: bool) -> ColumnElement[bool]:
+    if value is None:  # NULLs come first ascending, last descending
+        return column.isnot(None) if ascending else false()
+    bound = _bound(column, value)
+    return column > bound if ascending else or_(column < bound, column.is_(None))
+
+
+def _bound(column: Any, value: Any) -> Any:
+    return literal(value, column.type)  # a bound value, even for True and False
 
 
 class Duplicate(Exception):

@@ -5,12 +5,23 @@ meanwhile) run in a savepoint and answer False instead of breaking the caller's 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
 
 from flavorsmith.db.models import FlavorProfile, ServiceFlavor
-from flavorsmith.store.plumbing import Connection, Duplicate, fetch_all, find, unique
+from flavorsmith.errors import NotFound
+from flavorsmith.store.plumbing import (
+    Connection,
+    Duplicate,
+    fetch_all,
+    fetch_one,
+    find,
+    keyset_by,
+    unique,
+)
 
 PROFILE_FIELDS = ("id", "name", "provider_name", "flavor_data")
 FLAVOR_FIELDS = ("id", "name", "description", "enabled", "flavor_profile_id")
@@ -24,6 +35,64 @@ def profiles(connection: Connection) -> list[dict[str, Any]]:
 def flavors(connection: Connection) -> list[dict[str, Any]]:
     cols = [getattr(ServiceFlavor, f) for f in FLAVOR_FIELDS]
     return fetch_all(connection, select(*cols).order_by(ServiceFlavor.id))
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[dict[str, Any]]
+    more_before: bool  # rows precede the page
+    more_after: bool  # rows follow it
+
+
+def page(
+    connection: Connection,
+    kind: str,
+    *,
+    filters: Mapping[str, str | bool] | None = None,
+    sort: Sequence[tuple[str, bool]] = (),
+    marker: str | None = None,
+    limit: int | None = None,
+    reverse: bool = False,
+) -> Page:
+    """A keyset page of ``kind`` ("profiles" or "flavors") in SQL, Octavia's way: rows equal
+    to ``filters`` (a missing text matches ""), ordered by the ``sort`` keys (field,
+    ascending; NULLs first ascending) then id, after the ``marker`` row, or before it with
+    ``reverse``; 404 when the marker is not among the filtered rows."""
+    model, fields = (
+        (FlavorProfile, PROFILE_FIELDS) if kind == "profiles" else (ServiceFlavor, FLAVOR_FIELDS)
+    )
+    conditions = [
+        getattr(model, k).is_(v)
+        if isinstance(v, bool)
+        else func.coalesce(getattr(model, k), "") == v
+        for k, v in (filters or {}).items()
+    ]
+    statement = select(*(getattr(model, f) for f in fields)).where(*conditions)
+    after = None
+    if marker is not None:
+        found = fetch_one(connection, statement.where(model.id == marker))
+        if found is None:
+            raise NotFound(f"Marker {marker} not found.")
+        after = (*(found[k] for k, _ in sort), found["id"])
+    keys = [(getattr(model, k), ascending != reverse) for k, ascending in sort]
+    # One row more than the page tells whether more follow (no LIMIT past 64 bits).
+    probe = None if limit is None or limit >= 2**62 else limit + 1
+    rows = fetch_all(
+        connection,
+        keyset_by(
+            statement,
+            keys,
+            model.id,
+            ident_ascending=not reverse,
+            after=after,
+            limit=probe,
+        ),
+    )
+    more = probe is not None and len(rows) >= probe
+    rows = rows[:limit] if probe is not None else rows
+    if reverse:
+        return Page(rows[::-1], more_before=more, more_after=marker is not None)
+    return Page(rows, more_before=marker is not None, more_after=more)
 
 
 def profile(connection: Connection, ident: str, *, lock: bool = False) -> dict[str, Any]:

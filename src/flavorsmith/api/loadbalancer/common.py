@@ -2,8 +2,8 @@
 (filters on any attribute, repeated ``fields``, ``sort``/``sort_key``/``sort_dir``,
 ``limit``/``marker``/``page_reverse`` with ``*_links``).
 
-Profiles and flavors are an operator's short lists, so a list is read whole and paged here;
-the order is total (the sort keys, then id), so pages never skip or repeat."""
+The store pages in SQL (keyset on the sort keys, then id): the order is total, so pages never
+skip or repeat."""
 
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ from starlette.concurrency import run_in_threadpool
 from flavorsmith.api.links import base
 from flavorsmith.api.requests import identity, json_body
 from flavorsmith.db.engine import writer
-from flavorsmith.errors import Invalid, NotFound
+from flavorsmith.errors import Invalid
 from flavorsmith.jsonsafe import excerpt
 from flavorsmith.params import ascii_int
+from flavorsmith.store import service_flavors
 
 T = TypeVar("T")
 PAGING = ("fields", "sort", "sort_key", "sort_dir", "limit", "marker", "page_reverse")
@@ -107,19 +108,9 @@ def _direction(value: str) -> bool:
     return value == "asc"
 
 
-def _ordered(rows: list[dict[str, Any]], keys: list[tuple[str, bool]]) -> list[dict[str, Any]]:
-    ordered = sorted(rows, key=lambda r: r["id"])
-    for key, ascending in reversed(keys):
-        present = [r for r in ordered if r[key] is not None]
-        missing = [r for r in ordered if r[key] is None]
-        present.sort(key=lambda r: r[key], reverse=not ascending)
-        ordered = missing + present if ascending else present + missing
-    return ordered
-
-
-def listing(
+async def listing(
     request: Request,
-    rows: list[dict[str, Any]],
+    kind: str,
     *,
     collection: str,
     links_key: str,
@@ -134,15 +125,12 @@ def listing(
         if name not in ("fields",) and len(params.getlist(name)) > 1:
             raise Invalid("One or more arguments are either duplicate or invalid")
     fields = fields_of(request, known)
-    for name in filterable:
-        if name in params:
-            raw = params[name]
-            if name == "enabled":
-                wanted_bool = _bool(name, raw)
-                rows = [r for r in rows if r[name] is wanted_bool]
-            else:
-                rows = [r for r in rows if (r[name] if r[name] is not None else "") == raw]
-    rows = _ordered(rows, _sort_keys(request, known))
+    filters: dict[str, str | bool] = {
+        name: _bool(name, params[name]) if name == "enabled" else params[name]
+        for name in filterable
+        if name in params
+    }
+    sort = _sort_keys(request, known)
     limit: int | None = None
     if "limit" in params:
         limit = ascii_int(params["limit"])
@@ -152,23 +140,14 @@ def listing(
             raise Invalid(f"Invalid limit {limit}: use a positive integer")
     reverse = _bool("page_reverse", params["page_reverse"]) if "page_reverse" in params else False
     marker = params.get("marker")
-    ids = [r["id"] for r in rows]
-    at = None
-    if marker is not None:
-        if marker not in ids:
-            raise NotFound(f"Marker {marker} not found.")
-        at = ids.index(marker)
-    if reverse:
-        # The page that ends just before the marker (or at the end of the list).
-        before = rows[:at] if at is not None else rows
-        page = before[-limit:] if limit is not None else before
-        more_back = len(before) > len(page)
-        more_forward = at is not None
-    else:
-        after = rows[at + 1 :] if at is not None else rows
-        page = after[:limit] if limit is not None else after
-        more_forward = len(after) > len(page)
-        more_back = at is not None
+    found = await run(
+        request,
+        lambda c: service_flavors.page(
+            c, kind, filters=filters, sort=sort, marker=marker, limit=limit, reverse=reverse
+        ),
+        write=False,
+    )
+    page, more_back, more_forward = found.rows, found.more_before, found.more_after
     links = []
     url = collection_url(request, collection)
     query = [(k, v) for k, v in params.multi_items() if k not in ("marker", "page_reverse")]
