@@ -12,7 +12,6 @@ from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from fastapi import Request
-from sqlalchemy import Connection
 from starlette.concurrency import run_in_threadpool
 
 from flavorsmith.api.links import base
@@ -22,6 +21,7 @@ from flavorsmith.errors import Invalid
 from flavorsmith.jsonsafe import excerpt
 from flavorsmith.params import ascii_int
 from flavorsmith.store import service_flavors
+from flavorsmith.store.plumbing import Connection
 
 T = TypeVar("T")
 PAGING = ("fields", "sort", "sort_key", "sort_dir", "limit", "marker", "page_reverse")
