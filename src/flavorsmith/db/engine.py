@@ -96,6 +96,13 @@ def ping(engine: Engine) -> None:
         connection.execute(text("SELECT 1"))
 
 
+def consistent(engine: Engine) -> Engine:
+    """An engine whose transactions see one snapshot (SQLite's WAL readers always do)."""
+    if engine.dialect.name == "postgresql":
+        return engine.execution_options(isolation_level="REPEATABLE READ")
+    return engine
+
+
 def describe(url: str) -> str:
     """The URL without its password, for logs and start-up messages."""
     return make_url(url).render_as_string(hide_password=True)

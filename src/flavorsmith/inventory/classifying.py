@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert
-
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.classify.classification import Classification, classify
 from flavorsmith.classify.inspection import parse
-from flavorsmith.db.models import NodeInspection
+from flavorsmith.db.engine import Connection
 from flavorsmith.store import nodes as store
 
 
@@ -28,10 +26,5 @@ def classify_node(
         if result.traits.result != current:
             store.set_traits(connection, node, sorted(result.traits.result))
             changes["traits"] = sorted(result.traits.result)
-        connection.execute(delete(NodeInspection).where(NodeInspection.node_id == node["id"]))
-        connection.execute(
-            insert(NodeInspection).values(
-                node_id=node["id"], data=data, result=result.as_dict(), created_at=store.now()
-            )
-        )
+        store.record_inspection(connection, node, data, result.as_dict())
     return result, changes

@@ -1,20 +1,18 @@
-"""Importing an inventory file: validated entry by entry, then applied idempotently in bulk."""
+"""Importing an inventory file: each entry checked by the node rules the API uses
+(:func:`flavorsmith.ironic.nodes.checked_node`), then stored idempotently in bulk by the node
+store."""
 
 from __future__ import annotations
 
-import uuid
-from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
-
 from flavorsmith.catalog.document import Document
-from flavorsmith.db.models import Node, NodeTrait
+from flavorsmith.db.engine import Connection
 from flavorsmith.diagnostics import Diagnostic
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic import nodes as rules
-from flavorsmith.store.generations import bump
-from flavorsmith.store.nodes import GENERATION, now
+from flavorsmith.store import nodes as store
+from flavorsmith.store.nodes import ImportReport, NodeSpec
 
 FIELDS = (
     "name",
@@ -29,26 +27,6 @@ FIELDS = (
     "provision_state",
     "maintenance",
 )
-# The stored columns an entry sets (traits live in their own table).
-COLUMNS = tuple(f for f in FIELDS if f not in ("traits", "uuid", "name"))
-BATCH = 5000
-
-
-@dataclass(frozen=True)
-class NodeSpec:
-    name: str
-    uuid: str | None
-    values: dict[str, Any]
-    traits: tuple[str, ...]
-
-
-@dataclass
-class ImportReport:
-    created: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-
-
 Problem = tuple[list[str | int], str, bool]  # where, what, whether it points at the key
 
 
@@ -116,19 +94,12 @@ def _spec(entry: Any) -> NodeSpec:
         "provision_state": entry.get("provision_state", "available"),
         "maintenance": entry.get("maintenance", False),
     }
-    checks: list[tuple[str, Any]] = [
-        ("name", lambda: rules.check_name(name)),
-        ("driver", lambda: rules.check_driver(values["driver"])),
-        ("resource_class", lambda: rules.check_resource_class(values["resource_class"])),
-        ("properties", lambda: rules.check_mapping("properties", values["properties"])),
-        ("driver_info", lambda: rules.check_mapping("driver_info", values["driver_info"])),
-        ("extra", lambda: rules.check_mapping("extra", values["extra"])),
-    ]
-    for key, check in checks:
-        try:
-            check()
-        except Invalid as exc:
-            raise _EntryError([key], exc.message) from None
+    # The same field rules as the API's (a description that is not text, a mapping that is
+    # not one, a value no database stores...), reported at the entry's key.
+    try:
+        rules.checked_node({**values, "name": name}, store.FIELD_LENGTHS)
+    except rules.FieldInvalid as exc:
+        raise _EntryError([exc.field], exc.message) from None
     if values["provision_state"] not in rules.PROVISION_STATES:
         raise _EntryError(
             ["provision_state"],
@@ -154,7 +125,9 @@ def _spec(entry: Any) -> NodeSpec:
     except Invalid as exc:
         raise _EntryError(["traits"], exc.message) from None
     try:
-        checked = rules.checked_node({**values, "name": name, "uuid": node_uuid})
+        checked = rules.checked_node(
+            {**values, "name": name, "uuid": node_uuid}, store.FIELD_LENGTHS
+        )
     except rules.FieldInvalid as exc:
         raise _EntryError([exc.field], exc.message) from None
     node_uuid = checked.pop("uuid")
@@ -163,64 +136,8 @@ def _spec(entry: Any) -> NodeSpec:
 
 
 def apply(connection: Connection, specs: list[NodeSpec]) -> ImportReport:
-    """Create missing nodes, update changed ones, leave the rest; one transaction."""
-    report = ImportReport()
-    existing = {
-        row.name: row
-        for row in connection.execute(
-            select(Node.id, Node.name, Node.uuid, *(getattr(Node, c) for c in COLUMNS))
-        )
-        if row.name is not None
-    }
-    current_traits: dict[int, set[str]] = {}
-    for node_id, trait in connection.execute(select(NodeTrait.node_id, NodeTrait.trait)):
-        current_traits.setdefault(node_id, set()).add(trait)
-    stamp = now()
-    new_rows: list[dict[str, Any]] = []
-    trait_changes: list[tuple[int, tuple[str, ...]]] = []
-    for spec in specs:
-        row = existing.get(spec.name)
-        if row is None:
-            new_rows.append(
-                {"name": spec.name, "uuid": spec.uuid or str(uuid.uuid4()), "created_at": stamp}
-                | spec.values
-            )
-            report.created.append(spec.name)
-            continue
-        changes = {c: spec.values[c] for c in COLUMNS if getattr(row, c) != spec.values[c]}
-        traits_differ = current_traits.get(row.id, set()) != set(spec.traits)
-        if changes:
-            connection.execute(
-                update(Node).where(Node.id == row.id).values(**changes, updated_at=stamp)
-            )
-        if traits_differ:
-            trait_changes.append((row.id, spec.traits))
-        if changes or traits_differ:
-            report.updated.append(spec.name)
-        else:
-            report.unchanged.append(spec.name)
-    for start in range(0, len(new_rows), BATCH):
-        connection.execute(insert(Node), new_rows[start : start + BATCH])
-    by_name = {spec.name: spec for spec in specs}
-    for start in range(0, len(report.created), BATCH):
-        chunk = report.created[start : start + BATCH]
-        for name, node_id in connection.execute(
-            select(Node.name, Node.id).where(Node.name.in_(chunk))
-        ):
-            spec = by_name[str(name)]
-            if spec.traits:
-                trait_changes.append((node_id, spec.traits))
-    if trait_changes:
-        changed_ids = [node_id for node_id, _ in trait_changes]
-        for start in range(0, len(changed_ids), BATCH):
-            connection.execute(
-                delete(NodeTrait).where(NodeTrait.node_id.in_(changed_ids[start : start + BATCH]))
-            )
-        rows = [
-            {"node_id": node_id, "trait": t} for node_id, traits in trait_changes for t in traits
-        ]
-        for start in range(0, len(rows), BATCH):
-            connection.execute(insert(NodeTrait), rows[start : start + BATCH])
-    if report.created or report.updated:
-        bump(connection, GENERATION)
-    return report
+    """Create missing nodes, update changed ones, leave the rest; in the caller's transaction."""
+    return store.import_nodes(connection, specs)
+
+
+__all__ = ["FIELDS", "ImportReport", "NodeSpec", "Problem", "apply", "diagnostics", "parse"]

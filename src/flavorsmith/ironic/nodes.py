@@ -1,16 +1,20 @@
-"""Rules for node fields and traits, as Ironic enforces them (pure functions)."""
+"""Rules for node fields, traits, JSON patches and validation, as Ironic enforces them (pure
+functions: the store's column sizes are passed in)."""
 
 from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+import jsonpatch
 
 from flavorsmith import jsonsafe
 from flavorsmith import traits as trait_names
-from flavorsmith.db.models import Node
 from flavorsmith.errors import Invalid
+from flavorsmith.ironic.deploy_steps import deploy_problem
+from flavorsmith.ironic.deploy_templates import Template
 from flavorsmith.resource_classes import IRONIC_MAX_LENGTH
 
 # Drivers this service knows (Ironic refuses a driver no conductor offers).
@@ -129,11 +133,12 @@ MAPPING_FIELDS = ("properties", "instance_info", "driver_info", "extra")
 UUID_FIELDS = ("uuid", "instance_uuid")
 
 
-def checked_node(values: Mapping[str, Any]) -> dict[str, Any]:
+def checked_node(values: Mapping[str, Any], lengths: Mapping[str, int]) -> dict[str, Any]:
     """The node fields in ``values`` (a create, a patched node, an imported entry), checked
     and normalised in one place: Ironic's rules per field, UUIDs in their canonical form
     (Ironic takes braces and urn:uuid: too, which overflow a 36-character column), values
-    every database can store (see jsonsafe) and no text longer than its column."""
+    every database can store (see jsonsafe) and no text longer than its column (``lengths``:
+    the longest text each stored field holds)."""
     out = dict(values)
     checks: dict[str, Any] = {
         "driver": check_driver,
@@ -156,7 +161,7 @@ def checked_node(values: Mapping[str, Any]) -> dict[str, Any]:
             raise FieldInvalid(field, f"'{field}' must be a string")
     for field, value in out.items():
         _field(field, lambda v, f=field: jsonsafe.check_value(f, v), value)
-    _check_lengths(out)
+    _check_lengths(out, lengths)
     return out
 
 
@@ -178,15 +183,13 @@ def _uuid(field: str, value: Any) -> str:
     return str(uuid.UUID(value))
 
 
-def _check_lengths(values: Mapping[str, Any]) -> None:
+def _check_lengths(values: Mapping[str, Any], lengths: Mapping[str, int]) -> None:
     """No text longer than its column (PostgreSQL refuses it; SQLite would keep it)."""
-    for column in Node.__table__.columns:
-        length = getattr(column.type, "length", None)
-        value = values.get(column.name)
-        if length and isinstance(value, str) and len(value) > length:
+    for name, length in lengths.items():
+        value = values.get(name)
+        if isinstance(value, str) and len(value) > length:
             raise FieldInvalid(
-                column.name,
-                f"'{column.name}' is {len(value)} characters long; at most {length} are allowed",
+                name, f"'{name}' is {len(value)} characters long; at most {length} are allowed"
             )
 
 
@@ -207,3 +210,137 @@ def instance_trait_problem(node_uuid: str, instance_info: dict[str, Any], traits
             f"Node {node_uuid} is missing traits {', '.join(missing)}"
         )
     return ""
+
+
+# -- create, patch, validate ------------------------------------------------------------------
+
+CREATE_FIELDS = frozenset(
+    {
+        "uuid",
+        "name",
+        "driver",
+        "driver_info",
+        "extra",
+        "properties",
+        "instance_info",
+        "instance_uuid",
+        "resource_class",
+        "description",
+    }
+)
+PATCHABLE = (
+    "description",
+    "driver",
+    "driver_info",
+    "extra",
+    "instance_info",
+    "instance_uuid",
+    "maintenance",
+    "maintenance_reason",
+    "name",
+    "properties",
+    "resource_class",
+)
+INTERFACES = (
+    "boot",
+    "deploy",
+    "management",
+    "network",
+    "power",
+    "bios",
+    "console",
+    "firmware",
+    "inspect",
+    "raid",
+    "rescue",
+    "storage",
+)
+
+
+def checked_whole_node(values: Mapping[str, Any], lengths: Mapping[str, int]) -> dict[str, Any]:
+    """The whole node after a create or patch, checked field by field and normalised."""
+    if "driver" not in values:
+        raise Invalid("'driver' is a required property")
+    return checked_node(values, lengths)
+
+
+def new_node(
+    body: Any, lengths: Mapping[str, int], *, resource_class_allowed: bool, enroll: bool
+) -> dict[str, Any]:
+    """The values of a node created from a request ``body``: only the fields a new node may
+    set, resource_class only where the API version allows it, and the initial provision
+    state (``enroll`` from API version 1.11, ``available`` before)."""
+    if not isinstance(body, dict):
+        raise Invalid("The request body must be a JSON object describing the node")
+    unknown = sorted(set(body) - CREATE_FIELDS)
+    if unknown:
+        raise Invalid(
+            f"Unknown node field {unknown[0]!r}; a new node may set: "
+            f"{', '.join(sorted(CREATE_FIELDS))}"
+        )
+    if "driver" not in body:
+        raise Invalid("'driver' is a required property")
+    if "resource_class" in body and not resource_class_allowed:
+        raise Invalid("Setting resource_class needs API version 1.21 or later")
+    values = checked_whole_node(body, lengths)
+    values["provision_state"] = "enroll" if enroll else "available"
+    return values
+
+
+def apply_patch(row: Mapping[str, Any], patch: Any, lengths: Mapping[str, int]) -> dict[str, Any]:
+    """The changed fields after a JSON patch restricted to Ironic's patchable paths."""
+    if not isinstance(patch, list) or not all(isinstance(op, dict) for op in patch):
+        raise Invalid("A node update is a JSON patch: a list of operations")
+    for op in patch:
+        path = op.get("path")
+        if op.get("op") not in ("add", "replace", "remove"):
+            raise Invalid(
+                f"Unsupported patch operation {op.get('op')!r}: use add, replace or remove"
+            )
+        top = path.split("/")[1] if isinstance(path, str) and path.startswith("/") else None
+        if top not in PATCHABLE:
+            raise Invalid(
+                f"Cannot patch {path}. Only the following can be updated: {', '.join(PATCHABLE)}"
+            )
+        if op["op"] == "remove" and path == f"/{top}" and top in ("driver",):
+            raise Invalid(f"Cannot remove {path}: a node always has a driver")
+    document = {name: row[name] for name in PATCHABLE}
+    try:
+        patched = jsonpatch.JsonPatch(patch).apply(document)
+    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
+        raise Invalid(f"Couldn't apply patch: {exc}") from None
+    for name in PATCHABLE:
+        patched.setdefault(name, {} if name in MAPPING_FIELDS else None)
+    if patched.get("maintenance") is None:
+        patched["maintenance"] = False
+    patched = checked_whole_node(patched, lengths)
+    return {k: v for k, v in patched.items() if row[k] != v}
+
+
+def instance_trait_names(instance_info: Mapping[str, Any]) -> list[str]:
+    """The trait names in ``instance_info.traits`` (the deploy templates they may name)."""
+    wanted = instance_info.get("traits")
+    return [t for t in wanted if isinstance(t, str)] if isinstance(wanted, list) else []
+
+
+def validation(
+    row: Mapping[str, Any], traits: Sequence[str], templates: Sequence[Template] = ()
+) -> dict[str, dict[str, Any]]:
+    """Per-interface results as Ironic reports them; ``templates`` are the deploy templates
+    named by the node's instance traits."""
+    results: dict[str, dict[str, Any]] = {name: {"result": True} for name in INTERFACES}
+    missing = [
+        k for k in DRIVER_INFO_REQUIRED.get(row["driver"], ()) if k not in row["driver_info"]
+    ]
+    if missing:
+        reason = (
+            f"Some parameters were missing in node's driver_info. Missing are: {', '.join(missing)}"
+        )
+        for name in ("power", "management"):
+            results[name] = {"result": False, "reason": reason}
+    problem = instance_trait_problem(row["uuid"], row["instance_info"], set(traits))
+    if not problem and templates:
+        problem = deploy_problem(row["driver"], templates, row["instance_info"]["traits"])
+    if problem:
+        results["deploy"] = {"result": False, "reason": problem}
+    return results

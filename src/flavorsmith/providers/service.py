@@ -10,9 +10,7 @@ from __future__ import annotations
 import uuid as uuidlib
 from typing import Any
 
-from sqlalchemy import Connection
-from sqlalchemy.exc import IntegrityError
-
+from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Conflict, Invalid, NotFound
 from flavorsmith.ironic.nodes import is_uuid
 from flavorsmith.providers.registry import Registry
@@ -80,11 +78,8 @@ def create_profile(
         "provider_name": values["provider_name"],
         "flavor_data": values["flavor_data"],
     }
-    try:
-        with connection.begin_nested():
-            store.insert_profile(connection, row)
-    except IntegrityError:
-        raise Conflict(f"A flavor profile with id {row['id']} already exists.") from None
+    if not store.insert_profile(connection, row):
+        raise Conflict(f"A flavor profile with id {row['id']} already exists.")
     return row
 
 
@@ -116,11 +111,8 @@ def delete_profile(connection: Connection, ident: str) -> None:
     store.profile(connection, ident, lock=True)
     if store.profile_in_use(connection, ident):
         raise Conflict(f"Flavor profile {ident} is in use and cannot be modified.")
-    try:
-        with connection.begin_nested():
-            store.delete_profile(connection, ident)
-    except IntegrityError:  # a flavor was created on it meanwhile
-        raise Conflict(f"Flavor profile {ident} is in use and cannot be modified.") from None
+    if not store.delete_profile(connection, ident):  # a flavor was created on it meanwhile
+        raise Conflict(f"Flavor profile {ident} is in use and cannot be modified.")
 
 
 def _enabled(values: dict[str, Any]) -> None:
@@ -151,16 +143,13 @@ def create_flavor(connection: Connection, values: dict[str, Any]) -> dict[str, A
         "enabled": values.get("enabled", True),
         "flavor_profile_id": profile_id,
     }
-    try:
-        with connection.begin_nested():
-            store.insert_flavor(connection, row)
-    except IntegrityError:
+    if not store.insert_flavor(connection, row):
         # The profile was deleted meanwhile, or the name or id is taken (as Octavia words it).
         try:
             store.profile(connection, profile_id)
         except NotFound:
             raise Invalid(f"Flavor profile {profile_id} not found.") from None
-        raise Conflict(f"A flavor of {values['name']} already exists.") from None
+        raise Conflict(f"A flavor of {values['name']} already exists.")
     return row
 
 
@@ -177,12 +166,8 @@ def update_flavor(connection: Connection, ident: str, values: dict[str, Any]) ->
         if other is not None:
             raise Conflict(f"A flavor of {values['name']} already exists.")
     changes = {k: v for k, v in values.items() if row[k] != v}
-    if changes:
-        try:
-            with connection.begin_nested():
-                store.update_flavor(connection, ident, changes)
-        except IntegrityError:
-            raise Conflict(f"A flavor of {values.get('name')} already exists.") from None
+    if changes and not store.update_flavor(connection, ident, changes):
+        raise Conflict(f"A flavor of {values.get('name')} already exists.")
     return {**row, **changes}
 
 

@@ -6,21 +6,18 @@ import uuid as uuidlib
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, insert, or_, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Connection, delete, insert, select, update
 
 from flavorsmith.db.models import DeployTemplate
-from flavorsmith.errors import Conflict, NotFound
+from flavorsmith.errors import Conflict
 from flavorsmith.ironic.deploy_templates import Step, Template
 from flavorsmith.ironic.nodes import is_uuid
 from flavorsmith.store.generations import bump
+from flavorsmith.store.plumbing import Duplicate, fetch_all, keyset, unique
+from flavorsmith.store.plumbing import find as find_row
 
 GENERATION = "deploy_templates"
 COLUMNS = list(DeployTemplate.__table__.columns)
-
-
-def _row(result: Any) -> dict[str, Any]:
-    return dict(result._mapping)
 
 
 def as_template(row: dict[str, Any]) -> Template:
@@ -34,13 +31,12 @@ def as_template(row: dict[str, Any]) -> Template:
 
 def find(connection: Connection, ident: str, *, lock: bool = False) -> dict[str, Any]:
     column = DeployTemplate.uuid if is_uuid(ident) else DeployTemplate.name
-    statement = select(*COLUMNS).where(column == ident)
-    if lock and connection.dialect.name == "postgresql":
-        statement = statement.with_for_update()
-    found = connection.execute(statement).first()
-    if found is None:
-        raise NotFound(f"Deploy template {ident} could not be found.")
-    return _row(found)
+    return find_row(
+        connection,
+        select(*COLUMNS).where(column == ident),
+        missing=f"Deploy template {ident} could not be found.",
+        lock=lock,
+    )
 
 
 SORT_KEYS = ("id", "uuid", "name", "description", "created_at", "updated_at")
@@ -54,33 +50,19 @@ def list_all(
     sort_key: str = "id",
 ) -> list[dict[str, Any]]:
     """A keyset page in (sort_key, id) order; NULLs sort first ascending, last descending."""
-    column = getattr(DeployTemplate, sort_key)
-    ascending = sort_dir == "asc"
-    statement = select(*COLUMNS)
+    after = None
     if marker is not None:
         row = find(connection, marker)
-        statement = statement.where(_after(column, row[sort_key], row["id"], ascending))
-    ident = DeployTemplate.id
-    if ascending:
-        statement = statement.order_by(column.asc().nulls_first(), ident.asc())
-    else:
-        statement = statement.order_by(column.desc().nulls_last(), ident.desc())
-    if limit is not None:
-        statement = statement.limit(limit)
-    return [_row(r) for r in connection.execute(statement)]
-
-
-def _after(column: Any, value: Any, marker_id: int, ascending: bool) -> Any:
-    ident = DeployTemplate.id
-    id_after = ident > marker_id if ascending else ident < marker_id
-    if column is ident:
-        return id_after
-    if value is None:
-        same = and_(column.is_(None), id_after)
-        return or_(same, column.isnot(None)) if ascending else same
-    beyond = column > value if ascending else column < value
-    tie = and_(column == value, id_after)
-    return or_(beyond, tie) if ascending else or_(beyond, tie, column.is_(None))
+        after = (row[sort_key], row["id"])
+    statement = keyset(
+        select(*COLUMNS),
+        getattr(DeployTemplate, sort_key),
+        DeployTemplate.id,
+        ascending=sort_dir == "asc",
+        after=after,
+        limit=limit,
+    )
+    return fetch_all(connection, statement)
 
 
 def all_templates(connection: Connection) -> list[Template]:
@@ -92,7 +74,7 @@ def named(connection: Connection, names: list[str]) -> list[Template]:
     if not names:
         return []
     statement = select(*COLUMNS).where(DeployTemplate.name.in_(sorted(set(names))))
-    return [as_template(_row(r)) for r in connection.execute(statement)]
+    return [as_template(r) for r in fetch_all(connection, statement)]
 
 
 def _duplicate(name: str) -> Conflict:
@@ -113,9 +95,9 @@ def create(connection: Connection, values: dict[str, Any]) -> dict[str, Any]:
         "created_at": datetime.now(UTC),
     }
     try:
-        with connection.begin_nested():
+        with unique(connection):
             connection.execute(insert(DeployTemplate).values(**row))
-    except IntegrityError:
+    except Duplicate:
         raise Conflict(
             f"A deploy template with UUID {row['uuid']} or name {row['name']} already exists."
         ) from None
@@ -137,11 +119,11 @@ def save(connection: Connection, row: dict[str, Any], changes: dict[str, Any]) -
         raise _duplicate(changes["name"])
     changes = {**changes, "updated_at": datetime.now(UTC)}
     try:
-        with connection.begin_nested():
+        with unique(connection):
             connection.execute(
                 update(DeployTemplate).where(DeployTemplate.id == row["id"]).values(**changes)
             )
-    except IntegrityError:
+    except Duplicate:
         raise _duplicate(str(changes.get("name"))) from None
     bump(connection, GENERATION)
     return {**row, **changes}

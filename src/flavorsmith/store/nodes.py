@@ -1,32 +1,126 @@
-"""Reading and writing nodes and traits: every write is one transaction that also bumps the
-node generation, so caches (the matcher's index) know they are stale."""
+"""The node store: the only SQL on nodes, their traits and their inspections.
+
+Every write is one transaction that also bumps the node generation, so caches (the matcher's
+index) know they are stale. Field rules live in :mod:`flavorsmith.ironic.nodes`; callers check
+values there before they reach this module."""
 
 from __future__ import annotations
 
 import uuid as uuidlib
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import ColumnElement, Connection, String, delete, func, insert, not_, select, update
 
-from flavorsmith.db.models import Node, NodeTrait
-from flavorsmith.errors import Conflict, NotFound
+from flavorsmith.db.models import Node, NodeInspection, NodeTrait
+from flavorsmith.errors import Conflict, Invalid, NotFound
 from flavorsmith.ironic import nodes as rules
+from flavorsmith.matching.snapshot import NodeInfo, Snapshot
+from flavorsmith.params import MAX_LIMIT
+from flavorsmith.store import generations
 from flavorsmith.store.generations import bump
-from flavorsmith.store.node_query import NodeQuery, conditions, ordered_page
+from flavorsmith.store.plumbing import Duplicate, as_dict, fetch_all, fetch_one, keyset, unique
+from flavorsmith.store.plumbing import (
+    find as find_row,
+)
 
 GENERATION = "nodes"
-COLUMNS = [c for c in Node.__table__.columns]
+COLUMNS = list(Node.__table__.columns)
+# The longest text each column holds, for rules.checked_node (PostgreSQL refuses longer text).
+FIELD_LENGTHS: dict[str, int] = {
+    c.name: c.type.length for c in COLUMNS if isinstance(c.type, String) and c.type.length
+}
+SORT_KEYS = (
+    "id",
+    "uuid",
+    "name",
+    "driver",
+    "resource_class",
+    "provision_state",
+    "power_state",
+    "maintenance",
+    "instance_uuid",
+    "created_at",
+    "updated_at",
+)
+# Rows per statement in bulk writes (within every database's parameter limit).
+BATCH = 5000
 
 
 def now() -> datetime:
     return datetime.now(UTC)
 
 
-def _row(result_row: Any) -> dict[str, Any]:
-    return dict(result_row._mapping)
+# -- reading ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NodeQuery:
+    resource_class: str | None = None
+    provision_state: str | None = None
+    maintenance: bool | None = None
+    associated: bool | None = None
+    driver: str | None = None
+    traits: tuple[str, ...] = ()  # has all
+    traits_any: tuple[str, ...] = ()  # has at least one
+    not_traits: tuple[str, ...] = ()  # does not have all of them
+    not_traits_any: tuple[str, ...] = ()  # has none
+    sort_key: str = "id"
+    sort_dir: str = "asc"
+    limit: int = MAX_LIMIT
+    marker: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def validate(self) -> None:
+        if self.sort_key not in SORT_KEYS:
+            raise Invalid(
+                f"The sort_key value {self.sort_key!r} is an invalid field for sorting; "
+                f"choose from {', '.join(SORT_KEYS)}"
+            )
+        if self.sort_dir not in ("asc", "desc"):
+            raise Invalid(f"Invalid sort direction {self.sort_dir!r}: choose asc or desc")
+
+
+def _has_all(traits: tuple[str, ...]) -> ColumnElement[bool]:
+    matching = (
+        select(NodeTrait.node_id)
+        .where(NodeTrait.trait.in_(traits))
+        .group_by(NodeTrait.node_id)
+        .having(func.count() == len(set(traits)))
+    )
+    return Node.id.in_(matching)
+
+
+def _has_any(traits: tuple[str, ...]) -> ColumnElement[bool]:
+    return Node.id.in_(select(NodeTrait.node_id).where(NodeTrait.trait.in_(traits)))
+
+
+def conditions(query: NodeQuery) -> list[ColumnElement[bool]]:
+    """WHERE clauses; trait filters are subqueries on the (trait, node_id) index."""
+    out: list[ColumnElement[bool]] = []
+    if query.resource_class is not None:
+        out.append(Node.resource_class == query.resource_class)
+    if query.provision_state is not None:
+        out.append(Node.provision_state == query.provision_state)
+    if query.maintenance is not None:
+        out.append(Node.maintenance == query.maintenance)
+    if query.associated is not None:
+        out.append(
+            Node.instance_uuid.isnot(None) if query.associated else Node.instance_uuid.is_(None)
+        )
+    if query.driver is not None:
+        out.append(Node.driver == query.driver)
+    if query.traits:
+        out.append(_has_all(query.traits))
+    if query.traits_any:
+        out.append(_has_any(query.traits_any))
+    if query.not_traits:
+        out.append(not_(_has_all(query.not_traits)))
+    if query.not_traits_any:
+        out.append(not_(_has_any(query.not_traits_any)))
+    return out
 
 
 def find(
@@ -39,13 +133,12 @@ def find(
         where = Node.name == ident
     else:
         raise NotFound(f"Node {ident} could not be found.")
-    statement = select(*COLUMNS).where(where)
-    if lock and connection.dialect.name == "postgresql":
-        statement = statement.with_for_update()
-    found = connection.execute(statement).first()
-    if found is None:
-        raise NotFound(f"Node {ident} could not be found.")
-    return _row(found)
+    return find_row(
+        connection,
+        select(*COLUMNS).where(where),
+        missing=f"Node {ident} could not be found.",
+        lock=lock,
+    )
 
 
 def traits_of(connection: Connection, node_ids: Sequence[int]) -> dict[int, list[str]]:
@@ -62,14 +155,72 @@ def traits_of(connection: Connection, node_ids: Sequence[int]) -> dict[int, list
     return out
 
 
-def list_nodes(
-    connection: Connection, query: NodeQuery, *, by_name: bool = True
-) -> list[dict[str, Any]]:
+def list_nodes(connection: Connection, query: NodeQuery) -> list[dict[str, Any]]:
+    """One keyset page: filtered, sorted by (sort_key, id), after the marker node (a UUID)."""
     query.validate()
-    marker_row = find(connection, query.marker, by_name=False) if query.marker else None
-    statement = select(*COLUMNS).where(*conditions(query))
-    rows = connection.execute(ordered_page(statement, query, marker_row))
-    return [_row(r) for r in rows]
+    after = None
+    if query.marker:
+        marker = find(connection, query.marker, by_name=False)
+        after = (marker[query.sort_key], marker["id"])
+    statement = keyset(
+        select(*COLUMNS).where(*conditions(query)),
+        getattr(Node, query.sort_key),
+        Node.id,
+        ascending=query.sort_dir == "asc",
+        after=after,
+        limit=query.limit,
+    )
+    return fetch_all(connection, statement)
+
+
+def snapshot(connection: Connection) -> Snapshot:
+    """Every node with its traits, read in one transaction (so all of one generation)."""
+    generation = generations.read(connection, GENERATION)
+    traits: dict[int, list[str]] = {}
+    for node_id, trait in connection.execute(select(NodeTrait.node_id, NodeTrait.trait)):
+        traits.setdefault(node_id, []).append(trait)
+    rows = connection.execute(
+        select(
+            Node.id,
+            Node.uuid,
+            Node.name,
+            Node.resource_class,
+            Node.provision_state,
+            Node.instance_uuid,
+            Node.maintenance,
+        ).order_by(Node.id)
+    )
+    nodes = tuple(
+        NodeInfo(
+            uuid=row.uuid,
+            name=row.name,
+            resource_class=row.resource_class,
+            traits=frozenset(traits.get(row.id, ())),
+            provisioned=row.provision_state in rules.PROVISIONED_STATES
+            or row.instance_uuid is not None,
+            maintenance=row.maintenance,
+        )
+        for row in rows
+    )
+    return Snapshot(nodes, generation)
+
+
+def generation(connection: Connection) -> int:
+    """The node generation: it changes with every committed node or trait write."""
+    return generations.read(connection, GENERATION)
+
+
+def inspection(connection: Connection, node: dict[str, Any]) -> dict[str, Any] | None:
+    """The last inspection stored for ``node``: its data, result and time; None if none."""
+    return fetch_one(
+        connection,
+        select(NodeInspection.data, NodeInspection.result, NodeInspection.created_at).where(
+            NodeInspection.node_id == node["id"]
+        ),
+    )
+
+
+# -- writing ----------------------------------------------------------------------------------
 
 
 def create(connection: Connection, values: dict[str, Any]) -> dict[str, Any]:
@@ -92,9 +243,9 @@ def create(connection: Connection, values: dict[str, Any]) -> dict[str, Any]:
         "created_at": stamp,
     }
     try:
-        with connection.begin_nested():
+        with unique(connection):
             node_id = connection.execute(insert(Node).values(**row).returning(Node.id)).scalar_one()
-    except IntegrityError:
+    except Duplicate:
         raise _duplicate(connection, row) from None
     traits = values.get("traits") or []
     if traits:
@@ -115,9 +266,9 @@ def save(connection: Connection, node: dict[str, Any], changes: dict[str, Any]) 
         return node
     changes = {**changes, "updated_at": now()}
     try:
-        with connection.begin_nested():
+        with unique(connection):
             connection.execute(update(Node).where(Node.id == node["id"]).values(**changes))
-    except IntegrityError:
+    except Duplicate:
         raise Conflict(f"A node with name {changes.get('name')} already exists.") from None
     bump(connection, GENERATION)
     return {**node, **changes}
@@ -175,3 +326,136 @@ def remove_trait(connection: Connection, node: dict[str, Any], trait: str) -> No
 def remove_all_traits(connection: Connection, node: dict[str, Any]) -> None:
     connection.execute(delete(NodeTrait).where(NodeTrait.node_id == node["id"]))
     _touch(connection, node)
+
+
+def record_inspection(
+    connection: Connection, node: dict[str, Any], data: Any, result: dict[str, Any]
+) -> None:
+    """Keep ``data`` and what classifying it decided as the node's last inspection (no
+    generation bump: the matcher does not read inspections)."""
+    connection.execute(delete(NodeInspection).where(NodeInspection.node_id == node["id"]))
+    connection.execute(
+        insert(NodeInspection).values(
+            node_id=node["id"], data=data, result=result, created_at=now()
+        )
+    )
+
+
+# -- bulk import ------------------------------------------------------------------------------
+
+# The stored columns an import entry sets (traits live in their own table; name and uuid
+# identify the node).
+IMPORTED = (
+    "driver",
+    "resource_class",
+    "properties",
+    "driver_info",
+    "extra",
+    "description",
+    "provision_state",
+    "maintenance",
+)
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """One node of an import, already checked by the node rules: matched by name."""
+
+    name: str
+    uuid: str | None
+    values: dict[str, Any]
+    traits: tuple[str, ...]
+
+
+@dataclass
+class ImportReport:
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+
+
+def import_nodes(connection: Connection, specs: Sequence[NodeSpec]) -> ImportReport:
+    """Create missing nodes, update changed ones, leave the rest; in the caller's transaction,
+    in batches, with one generation bump when anything changed."""
+    report = ImportReport()
+    existing = {
+        row.name: row
+        for row in connection.execute(
+            select(Node.id, Node.name, Node.uuid, *(getattr(Node, c) for c in IMPORTED))
+        )
+        if row.name is not None
+    }
+    current_traits: dict[int, set[str]] = {}
+    for node_id, trait in connection.execute(select(NodeTrait.node_id, NodeTrait.trait)):
+        current_traits.setdefault(node_id, set()).add(trait)
+    stamp = now()
+    new_rows: list[dict[str, Any]] = []
+    trait_changes: list[tuple[int, tuple[str, ...]]] = []
+    for spec in specs:
+        row = existing.get(spec.name)
+        if row is None:
+            new_rows.append(
+                {"name": spec.name, "uuid": spec.uuid or str(uuidlib.uuid4()), "created_at": stamp}
+                | {c: spec.values[c] for c in IMPORTED}
+            )
+            report.created.append(spec.name)
+            continue
+        changes = {c: spec.values[c] for c in IMPORTED if getattr(row, c) != spec.values[c]}
+        traits_differ = current_traits.get(row.id, set()) != set(spec.traits)
+        if changes:
+            connection.execute(
+                update(Node).where(Node.id == row.id).values(**changes, updated_at=stamp)
+            )
+        if traits_differ:
+            trait_changes.append((row.id, spec.traits))
+        if changes or traits_differ:
+            report.updated.append(spec.name)
+        else:
+            report.unchanged.append(spec.name)
+    for start in range(0, len(new_rows), BATCH):
+        connection.execute(insert(Node), new_rows[start : start + BATCH])
+    by_name = {spec.name: spec for spec in specs}
+    for start in range(0, len(report.created), BATCH):
+        chunk = report.created[start : start + BATCH]
+        for name, node_id in connection.execute(
+            select(Node.name, Node.id).where(Node.name.in_(chunk))
+        ):
+            spec = by_name[str(name)]
+            if spec.traits:
+                trait_changes.append((node_id, spec.traits))
+    if trait_changes:
+        changed_ids = [node_id for node_id, _ in trait_changes]
+        for start in range(0, len(changed_ids), BATCH):
+            connection.execute(
+                delete(NodeTrait).where(NodeTrait.node_id.in_(changed_ids[start : start + BATCH]))
+            )
+        rows = [
+            {"node_id": node_id, "trait": t} for node_id, traits in trait_changes for t in traits
+        ]
+        for start in range(0, len(rows), BATCH):
+            connection.execute(insert(NodeTrait), rows[start : start + BATCH])
+    if report.created or report.updated:
+        bump(connection, GENERATION)
+    return report
+
+
+__all__ = [
+    "FIELD_LENGTHS",
+    "GENERATION",
+    "SORT_KEYS",
+    "ImportReport",
+    "NodeQuery",
+    "NodeSpec",
+    "as_dict",
+    "create",
+    "find",
+    "generation",
+    "import_nodes",
+    "list_nodes",
+    "record_inspection",
+    "remove",
+    "save",
+    "set_traits",
+    "snapshot",
+    "traits_of",
+]

@@ -10,12 +10,23 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Connection, and_, delete, insert, literal, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Connection,
+    and_,
+    delete,
+    insert,
+    literal,
+    or_,
+    select,
+    update,
+)
 
 from flavorsmith.db.models import NovaFlavor, NovaFlavorExtraSpec, NovaFlavorProject
 from flavorsmith.errors import Conflict, Invalid, NotFound
 from flavorsmith.store.generations import bump
+from flavorsmith.store.plumbing import Duplicate, fetch_all, fetch_one, keyset, locked, unique
 from flavorsmith.visibility import Viewer, may_see
 
 GENERATION = "flavors"
@@ -52,10 +63,6 @@ class FlavorQuery:
     marker: str | None = None
 
 
-def _row(result: Any) -> dict[str, Any]:
-    return dict(result._mapping)
-
-
 def _access(connection: Connection, rows: list[dict[str, Any]]) -> dict[int, set[str]]:
     """The access lists of the private flavors among ``rows``."""
     private = [r["id"] for r in rows if not r["is_public"]]
@@ -86,10 +93,8 @@ def get(
 ) -> dict[str, Any]:
     """One flavor; a flavor the viewer may not see is as missing as one that does not exist."""
     statement = select(*COLUMNS).where(NovaFlavor.flavorid == flavorid)
-    if lock and connection.dialect.name == "postgresql":
-        statement = statement.with_for_update()
-    found = connection.execute(statement).first()
-    rows = [_row(found)] if found is not None else []
+    found = fetch_one(connection, locked(connection, statement, lock))
+    rows = [found] if found is not None else []
     if viewer is not None:
         rows = _visible(connection, rows, viewer)
     if not rows:
@@ -97,10 +102,28 @@ def get(
     return rows[0]
 
 
+def _may_see(viewer: Viewer) -> list[ColumnElement[bool]]:
+    """The visibility rule (see :func:`flavorsmith.visibility.may_see`) as SQL conditions."""
+    if viewer.admin:
+        return []
+    if viewer.project_id is None:
+        return [NovaFlavor.is_public.is_(True)]
+    shared = select(NovaFlavorProject.flavor_id).where(
+        NovaFlavorProject.project_id == viewer.project_id
+    )
+    return [or_(NovaFlavor.is_public.is_(True), NovaFlavor.id.in_(shared))]
+
+
+# Rows read per statement while a name pattern filters them.
+NAME_BATCH = 200
+
+
 def list_flavors(
     connection: Connection, query: FlavorQuery, viewer: Viewer
 ) -> list[dict[str, Any]]:
-    statement = select(*COLUMNS)
+    """One keyset page in (sort_key, id) order, after the marker flavor. As in Nova, the
+    marker is any flavor the viewer may see (the filters do not apply to it)."""
+    statement = select(*COLUMNS).where(*_may_see(viewer))
     if viewer.admin and query.is_public is not None:  # Nova: only admins filter on is_public
         statement = statement.where(NovaFlavor.is_public.is_(query.is_public))
     # The filters are 64-bit (a filter beyond the 32-bit columns simply matches nothing).
@@ -108,23 +131,33 @@ def list_flavors(
         statement = statement.where(NovaFlavor.memory_mb >= literal(query.min_ram, BigInteger()))
     if query.min_disk is not None:
         statement = statement.where(NovaFlavor.root_gb >= literal(query.min_disk, BigInteger()))
-    column = getattr(NovaFlavor, query.sort_key)
-    order = (
-        [column.asc(), NovaFlavor.id.asc()]
-        if query.sort_dir == "asc"
-        else [column.desc(), NovaFlavor.id.desc()]
-    )
-    rows = _visible(
-        connection, [_row(r) for r in connection.execute(statement.order_by(*order))], viewer
-    )
-    if query.name is not None:
-        rows = [r for r in rows if query.name.search(r["name"])]
+    after = None
     if query.marker is not None:
-        positions = [i for i, r in enumerate(rows) if r["flavorid"] == query.marker]
-        if not positions:
+        marker = fetch_one(
+            connection,
+            select(*COLUMNS).where(NovaFlavor.flavorid == query.marker, *_may_see(viewer)),
+        )
+        if marker is None:
             raise Invalid(f"marker [{query.marker}] not found")
-        rows = rows[positions[0] + 1 :]
-    return rows[: query.limit]
+        after = (marker[query.sort_key], marker["id"])
+    column = getattr(NovaFlavor, query.sort_key)
+    ascending = query.sort_dir == "asc"
+    if query.name is None:
+        page = keyset(statement, column, NovaFlavor.id, ascending=ascending, after=after)
+        return fetch_all(connection, page.limit(query.limit))
+    # The name filter is a Python regular expression (the same on both databases): read keyset
+    # batches and keep the matching rows until the page is full.
+    out: list[dict[str, Any]] = []
+    while len(out) < query.limit:
+        page = keyset(
+            statement, column, NovaFlavor.id, ascending=ascending, after=after, limit=NAME_BATCH
+        )
+        rows = fetch_all(connection, page)
+        out.extend(r for r in rows if query.name.search(r["name"]))
+        if len(rows) < NAME_BATCH:
+            break
+        after = (rows[-1][query.sort_key], rows[-1]["id"])
+    return out[: query.limit]
 
 
 def now() -> datetime:
@@ -157,11 +190,11 @@ def create(
         if connection.execute(select(NovaFlavor.id).where(column == row[field])).first():
             raise Conflict(message.format(row[field]))
     try:
-        with connection.begin_nested():
+        with unique(connection):
             flavor_id = connection.execute(
                 insert(NovaFlavor).values(**row).returning(NovaFlavor.id)
             ).scalar_one()
-    except IntegrityError:  # a concurrent create won the race
+    except Duplicate:  # a concurrent create won the race
         raise Conflict(
             f"Flavor with ID {row['flavorid']} or name {row['name']} already exists."
         ) from None

@@ -1,57 +1,107 @@
-"""Flavor profiles and service flavors in the service's database (rows as dicts)."""
+"""Flavor profiles and service flavors in the service's database (rows as dicts).
+
+The writes that may break a constraint (a taken id or name, a profile deleted or used
+meanwhile) run in a savepoint and answer False instead of breaking the caller's transaction."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select, update
 
 from flavorsmith.db.models import FlavorProfile, ServiceFlavor
 from flavorsmith.errors import NotFound
+from flavorsmith.store.plumbing import Duplicate, fetch_all, fetch_one, find, keyset_by, unique
 
 PROFILE_FIELDS = ("id", "name", "provider_name", "flavor_data")
 FLAVOR_FIELDS = ("id", "name", "description", "enabled", "flavor_profile_id")
 
 
-def _rows(connection: Connection, statement: Any) -> list[dict[str, Any]]:
-    return [dict(r._mapping) for r in connection.execute(statement)]
-
-
 def profiles(connection: Connection) -> list[dict[str, Any]]:
     cols = [getattr(FlavorProfile, f) for f in PROFILE_FIELDS]
-    return _rows(connection, select(*cols).order_by(FlavorProfile.id))
+    return fetch_all(connection, select(*cols).order_by(FlavorProfile.id))
 
 
 def flavors(connection: Connection) -> list[dict[str, Any]]:
     cols = [getattr(ServiceFlavor, f) for f in FLAVOR_FIELDS]
-    return _rows(connection, select(*cols).order_by(ServiceFlavor.id))
+    return fetch_all(connection, select(*cols).order_by(ServiceFlavor.id))
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[dict[str, Any]]
+    more_before: bool  # rows precede the page
+    more_after: bool  # rows follow it
+
+
+def page(
+    connection: Connection,
+    kind: str,
+    *,
+    filters: Mapping[str, str | bool] | None = None,
+    sort: Sequence[tuple[str, bool]] = (),
+    marker: str | None = None,
+    limit: int | None = None,
+    reverse: bool = False,
+) -> Page:
+    """A keyset page of ``kind`` ("profiles" or "flavors") in SQL, Octavia's way: rows equal
+    to ``filters`` (a missing text matches ""), ordered by the ``sort`` keys (field,
+    ascending; NULLs first ascending) then id, after the ``marker`` row, or before it with
+    ``reverse``; 404 when the marker is not among the filtered rows."""
+    model, fields = (
+        (FlavorProfile, PROFILE_FIELDS) if kind == "profiles" else (ServiceFlavor, FLAVOR_FIELDS)
+    )
+    conditions = [
+        getattr(model, k).is_(v)
+        if isinstance(v, bool)
+        else func.coalesce(getattr(model, k), "") == v
+        for k, v in (filters or {}).items()
+    ]
+    statement = select(*(getattr(model, f) for f in fields)).where(*conditions)
+    after = None
+    if marker is not None:
+        found = fetch_one(connection, statement.where(model.id == marker))
+        if found is None:
+            raise NotFound(f"Marker {marker} not found.")
+        after = (*(found[k] for k, _ in sort), found["id"])
+    keys = [(getattr(model, k), ascending != reverse) for k, ascending in sort]
+    # One row more than the page tells whether more follow (no LIMIT past 64 bits).
+    probe = None if limit is None or limit >= 2**62 else limit + 1
+    rows = fetch_all(
+        connection,
+        keyset_by(
+            statement,
+            keys,
+            model.id,
+            ident_ascending=not reverse,
+            after=after,
+            limit=probe,
+        ),
+    )
+    more = probe is not None and len(rows) >= probe
+    rows = rows[:limit] if probe is not None else rows
+    if reverse:
+        return Page(rows[::-1], more_before=more, more_after=marker is not None)
+    return Page(rows, more_before=marker is not None, more_after=more)
 
 
 def profile(connection: Connection, ident: str, *, lock: bool = False) -> dict[str, Any]:
     cols = [getattr(FlavorProfile, f) for f in PROFILE_FIELDS]
     statement = select(*cols).where(FlavorProfile.id == ident)
-    if lock and connection.dialect.name == "postgresql":
-        statement = statement.with_for_update()
-    found = _rows(connection, statement)
-    if not found:
-        raise NotFound(f"Flavor profile {ident} not found.")
-    return found[0]
+    return find(connection, statement, missing=f"Flavor profile {ident} not found.", lock=lock)
 
 
 def flavor(connection: Connection, ident: str, *, lock: bool = False) -> dict[str, Any]:
     cols = [getattr(ServiceFlavor, f) for f in FLAVOR_FIELDS]
     statement = select(*cols).where(ServiceFlavor.id == ident)
-    if lock and connection.dialect.name == "postgresql":
-        statement = statement.with_for_update()
-    found = _rows(connection, statement)
-    if not found:
-        raise NotFound(f"Flavor {ident} not found.")
-    return found[0]
+    return find(connection, statement, missing=f"Flavor {ident} not found.", lock=lock)
 
 
 def flavor_named(connection: Connection, name: str) -> dict[str, Any] | None:
     cols = [getattr(ServiceFlavor, f) for f in FLAVOR_FIELDS]
-    found = _rows(connection, select(*cols).where(ServiceFlavor.name == name))
+    found = fetch_all(connection, select(*cols).where(ServiceFlavor.name == name))
     return found[0] if found else None
 
 
@@ -60,24 +110,39 @@ def profile_in_use(connection: Connection, ident: str) -> bool:
     return bool(connection.execute(statement).scalar())
 
 
-def insert_profile(connection: Connection, row: dict[str, Any]) -> None:
-    connection.execute(insert(FlavorProfile).values(**row))
+def _guarded(connection: Connection, statement: Any) -> bool:
+    """Run ``statement`` in a savepoint; False when it broke a constraint."""
+    try:
+        with unique(connection):
+            connection.execute(statement)
+    except Duplicate:
+        return False
+    return True
+
+
+def insert_profile(connection: Connection, row: dict[str, Any]) -> bool:
+    """False when a profile with this id exists."""
+    return _guarded(connection, insert(FlavorProfile).values(**row))
 
 
 def update_profile(connection: Connection, ident: str, changes: dict[str, Any]) -> None:
     connection.execute(update(FlavorProfile).where(FlavorProfile.id == ident).values(**changes))
 
 
-def delete_profile(connection: Connection, ident: str) -> None:
-    connection.execute(delete(FlavorProfile).where(FlavorProfile.id == ident))
+def delete_profile(connection: Connection, ident: str) -> bool:
+    """False when a flavor uses the profile (created since the caller checked)."""
+    return _guarded(connection, delete(FlavorProfile).where(FlavorProfile.id == ident))
 
 
-def insert_flavor(connection: Connection, row: dict[str, Any]) -> None:
-    connection.execute(insert(ServiceFlavor).values(**row))
+def insert_flavor(connection: Connection, row: dict[str, Any]) -> bool:
+    """False when the id or name is taken or the profile is gone."""
+    return _guarded(connection, insert(ServiceFlavor).values(**row))
 
 
-def update_flavor(connection: Connection, ident: str, changes: dict[str, Any]) -> None:
-    connection.execute(update(ServiceFlavor).where(ServiceFlavor.id == ident).values(**changes))
+def update_flavor(connection: Connection, ident: str, changes: dict[str, Any]) -> bool:
+    """False when the new name is taken."""
+    statement = update(ServiceFlavor).where(ServiceFlavor.id == ident).values(**changes)
+    return _guarded(connection, statement)
 
 
 def delete_flavor(connection: Connection, ident: str) -> None:

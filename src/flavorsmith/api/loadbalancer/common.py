@@ -2,8 +2,8 @@
 (filters on any attribute, repeated ``fields``, ``sort``/``sort_key``/``sort_dir``,
 ``limit``/``marker``/``page_reverse`` with ``*_links``).
 
-Profiles and flavors are an operator's short lists, so a list is read whole and paged here;
-the order is total (the sort keys, then id), so pages never skip or repeat."""
+The store pages in SQL (keyset on the sort keys, then id): the order is total, so pages never
+skip or repeat."""
 
 from __future__ import annotations
 
@@ -12,11 +12,13 @@ from typing import Any
 
 from fastapi import Request
 
+from flavorsmith.api.context import run
 from flavorsmith.api.links import base
-from flavorsmith.api.paging import cut, octavia_links
+from flavorsmith.api.paging import Page, octavia_links
 from flavorsmith.api.query import OCTAVIA, Query, boolean
 from flavorsmith.api.requests import json_body
-from flavorsmith.errors import Invalid, NotFound
+from flavorsmith.errors import Invalid
+from flavorsmith.store import service_flavors
 
 PAGING = ("fields", "sort", "sort_key", "sort_dir", "limit", "marker", "page_reverse")
 ROOTS = ("/v2/lbaas", "/v2.0/lbaas")
@@ -51,19 +53,9 @@ def select_fields(row: dict[str, Any], fields: list[str] | None) -> dict[str, An
     return dict(row) if fields is None else {f: row[f] for f in fields}
 
 
-def _ordered(rows: list[dict[str, Any]], keys: list[tuple[str, bool]]) -> list[dict[str, Any]]:
-    ordered = sorted(rows, key=lambda r: r["id"])
-    for key, ascending in reversed(keys):
-        present = [r for r in ordered if r[key] is not None]
-        missing = [r for r in ordered if r[key] is None]
-        present.sort(key=lambda r: r[key], reverse=not ascending)
-        ordered = missing + present if ascending else present + missing
-    return ordered
-
-
-def listing(
+async def listing(
     request: Request,
-    rows: list[dict[str, Any]],
+    kind: str,
     *,
     collection: str,
     links_key: str,
@@ -79,25 +71,23 @@ def listing(
             raise Invalid("One or more arguments are either duplicate or invalid")
     query = Query(request, OCTAVIA)
     fields = fields_of(request, known)
-    for name in filterable:
-        if name in params:
-            raw = params[name]
-            if name == "enabled":
-                wanted_bool = boolean(OCTAVIA, name, raw)
-                rows = [r for r in rows if r[name] is wanted_bool]
-            else:
-                rows = [r for r in rows if (r[name] if r[name] is not None else "") == raw]
-    rows = _ordered(rows, query.sorting(known))
+    filters: dict[str, str | bool] = {
+        name: boolean(OCTAVIA, name, params[name]) if name == "enabled" else params[name]
+        for name in filterable
+        if name in params
+    }
+    sort = query.sorting(known)
     limit = query.limit()
     reverse = query.flag("page_reverse") or False
-    page = cut(
-        rows,
-        _id,
-        marker=params.get("marker"),
-        limit=limit,
-        reverse=reverse,
-        missing=lambda marker: NotFound(f"Marker {marker} not found."),
+    marker = params.get("marker")
+    found = await run(
+        request,
+        lambda c: service_flavors.page(
+            c, kind, filters=filters, sort=sort, marker=marker, limit=limit, reverse=reverse
+        ),
+        write=False,
     )
+    page = Page(found.rows, more_forward=found.more_after, more_back=found.more_before)
     links = octavia_links(request, collection_url(request, collection), page, _id)
     return {
         collection: [select_fields(shown(r), fields) for r in page.items],

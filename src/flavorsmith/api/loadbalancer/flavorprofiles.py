@@ -24,10 +24,9 @@ P = "os_load-balancer_api:flavor-profile"
 
 async def list_profiles(request: Request) -> dict[str, Any]:
     authorize(request, f"{P}:get_all")
-    rows = await run(request, store.profiles, write=False)
-    return listing(
+    return await listing(
         request,
-        rows,
+        "profiles",
         collection="flavorprofiles",
         links_key="flavorprofile_links",
         known=store.PROFILE_FIELDS,

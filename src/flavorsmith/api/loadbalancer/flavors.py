@@ -24,10 +24,9 @@ P = "os_load-balancer_api:flavor"
 
 async def list_flavors(request: Request) -> dict[str, Any]:
     authorize(request, f"{P}:get_all")
-    rows = await run(request, store.flavors, write=False)
-    return listing(
+    return await listing(
         request,
-        rows,
+        "flavors",
         collection="flavors",
         links_key="flavors_links",
         known=store.FLAVOR_FIELDS,

@@ -28,7 +28,7 @@ from flavorsmith.api.openapi.schemas import (
 from flavorsmith.ironic import deploy_templates as template_rules
 from flavorsmith.ironic import nodes as node_rules
 from flavorsmith.store import deploy_templates as template_store
-from flavorsmith.store import node_query
+from flavorsmith.store import nodes as node_store
 from flavorsmith.store import nova_flavors as nova_store
 
 # --- Ironic
@@ -68,7 +68,7 @@ NODE_QUERY_TYPES: dict[str, Schema] = {
     "fields": FIELDS_LIST,
     "limit": QUERY_LIMIT,
     "marker": UUID,
-    "sort_key": string(enum=list(node_query.SORT_KEYS)),
+    "sort_key": string(enum=list(node_store.SORT_KEYS)),
     "sort_dir": SORT_DIR,
     "maintenance": QUERY_BOOL,
     "associated": QUERY_BOOL,
@@ -93,7 +93,7 @@ NODE_WRITE_TYPES: dict[str, Schema] = {
     "description": nullable(string(maxLength=4096)),
 }
 NODE_CREATE = obj(
-    {f: NODE_WRITE_TYPES[f] for f in sorted(bm_nodes.CREATE_FIELDS)},
+    {f: NODE_WRITE_TYPES[f] for f in sorted(node_rules.CREATE_FIELDS)},
     required=("driver",),
     additional=False,
 )
@@ -101,9 +101,9 @@ TRAIT = string(pattern="^(CUSTOM_[A-Z0-9_]+|[A-Z][A-Z0-9_]*)$", maxLength=255)
 VALIDATION = obj(
     {
         name: obj({"result": BOOLEAN, "reason": string()}, required=("result",))
-        for name in bm_nodes.INTERFACES
+        for name in node_rules.INTERFACES
     },
-    required=bm_nodes.INTERFACES,
+    required=node_rules.INTERFACES,
 )
 STEP = obj(
     {

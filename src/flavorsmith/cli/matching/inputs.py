@@ -12,8 +12,9 @@ def load(ctx: typer.Context, repo: str | None, database: str | None) -> tuple[Ca
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.options import repository
     from flavorsmith.cli.report import emit
+    from flavorsmith.db.engine import consistent
     from flavorsmith.diagnostics import has_errors
-    from flavorsmith.inventory.index_cache import consistent, load_snapshot
+    from flavorsmith.store import nodes as node_store
 
     view = repository(repo).load()
     if has_errors(view.diagnostics):
@@ -22,5 +23,5 @@ def load(ctx: typer.Context, repo: str | None, database: str | None) -> tuple[Ca
         raise typer.Exit(1)
     engine = open_database(database, ctx)
     with consistent(engine).begin() as connection:
-        snapshot = load_snapshot(connection)
+        snapshot = node_store.snapshot(connection)
     return view.catalog, Index.build(snapshot)

@@ -32,8 +32,9 @@ def list_nodes(
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.errors import Invalid
     from flavorsmith.ironic import nodes as rules
+    from flavorsmith.params import MAX_LIMIT
     from flavorsmith.store import nodes as store
-    from flavorsmith.store.node_query import MAX_LIMIT, NodeQuery
+    from flavorsmith.store.nodes import NodeQuery
 
     try:
         for value in [*(trait or []), *(not_trait or [])]:

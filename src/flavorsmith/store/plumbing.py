@@ -1,0 +1,147 @@
+"""What every store module shares, written once: rows as dicts, the locked lookup, keyset pages
+in SQL and the transaction-scoped unique check. Generation counters live in
+:mod:`flavorsmith.store.generations`. (Callers above the store name the Connection and
+Engine types through :mod:`flavorsmith.db.engine`.)"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from sqlalchemy import ColumnElement, Connection, Select, and_, false, literal, or_
+from sqlalchemy.exc import IntegrityError
+
+from flavorsmith.errors import NotFound
+
+__all__ = [
+    "Duplicate",
+    "as_dict",
+    "fetch_all",
+    "fetch_one",
+    "find",
+    "keyset",
+    "keyset_by",
+    "locked",
+    "unique",
+]
+
+S = TypeVar("S", bound=Select[Any])
+
+
+def as_dict(row: Any) -> dict[str, Any]:
+    """A result row as a plain dict of column name to value."""
+    return dict(row._mapping)
+
+
+def fetch_all(connection: Connection, statement: Any) -> list[dict[str, Any]]:
+    return [as_dict(r) for r in connection.execute(statement)]
+
+
+def fetch_one(connection: Connection, statement: Any) -> dict[str, Any] | None:
+    found = connection.execute(statement).first()
+    return None if found is None else as_dict(found)
+
+
+def locked(connection: Connection, statement: S, lock: bool) -> S:
+    """``statement`` locking the rows it reads until the transaction ends, when ``lock``:
+    SELECT ... FOR UPDATE on PostgreSQL; SQLite needs nothing, since a writer holds the
+    database's only write lock from its first statement (see ``db.engine.writer``)."""
+    if lock and connection.dialect.name == "postgresql":
+        return statement.with_for_update()
+    return statement
+
+
+def find(
+    connection: Connection, statement: Select[Any], *, missing: str, lock: bool = False
+) -> dict[str, Any]:
+    """The one row ``statement`` selects (locked with ``lock``); NotFound(``missing``) if none."""
+    found = fetch_one(connection, locked(connection, statement, lock))
+    if found is None:
+        raise NotFound(missing)
+    return found
+
+
+def keyset(
+    statement: S,
+    column: Any,
+    ident: Any,
+    *,
+    ascending: bool,
+    after: tuple[Any, Any] | None = None,
+    limit: int | None = None,
+) -> S:
+    """A keyset page of ``statement`` in SQL: ordered by ``column`` then the unique ``ident``,
+    both in the same direction (NULLs first ascending, last descending, on both databases),
+    starting after the row whose (column, ident) values are ``after``, at most ``limit``
+    rows."""
+    if column.key == ident.key:
+        return keyset_by(
+            statement,
+            [],
+            ident,
+            ident_ascending=ascending,
+            after=None if after is None else (after[1],),
+            limit=limit,
+        )
+    return keyset_by(
+        statement, [(column, ascending)], ident, ident_ascending=ascending, after=after, limit=limit
+    )
+
+
+def keyset_by(
+    statement: S,
+    keys: Sequence[tuple[Any, bool]],
+    ident: Any,
+    *,
+    ident_ascending: bool = True,
+    after: tuple[Any, ...] | None = None,
+    limit: int | None = None,
+) -> S:
+    """A keyset page of ``statement`` in SQL, ordered by several ``keys`` (column, ascending),
+    each with NULLs first ascending and last descending, then by the unique ``ident``;
+    ``after`` holds the values of the row to start after: one per key, then its ident."""
+    order = [c.asc().nulls_first() if up else c.desc().nulls_last() for c, up in keys]
+    statement = statement.order_by(*order, ident.asc() if ident_ascending else ident.desc())
+    if after is not None:
+        statement = statement.where(_beyond([*keys, (ident, ident_ascending)], after))
+    if limit is not None:
+        statement = statement.limit(limit)
+    return statement
+
+
+def _beyond(keys: Sequence[tuple[Any, bool]], values: Sequence[Any]) -> ColumnElement[bool]:
+    """Rows strictly after ``values`` in the order of ``keys``: equal on the first keys and
+    beyond on the next one, for some split."""
+    alternatives: list[ColumnElement[bool]] = []
+    equal: list[ColumnElement[bool]] = []
+    for (column, ascending), value in zip(keys, values, strict=True):
+        alternatives.append(and_(*equal, _past(column, value, ascending)))
+        equal.append(column.is_(None) if value is None else column == _bound(column, value))
+    return or_(*alternatives)
+
+
+def _past(column: Any, value: Any, ascending: bool) -> ColumnElement[bool]:
+    if value is None:  # NULLs come first ascending, last descending
+        return column.isnot(None) if ascending else false()
+    bound = _bound(column, value)
+    return column > bound if ascending else or_(column < bound, column.is_(None))
+
+
+def _bound(column: Any, value: Any) -> Any:
+    return literal(value, column.type)  # a bound value, even for True and False
+
+
+class Duplicate(Exception):
+    """A write broke a unique or foreign-key constraint (a concurrent writer won the race)."""
+
+
+@contextmanager
+def unique(connection: Connection) -> Iterator[None]:
+    """Run the writes inside in a savepoint; a constraint violation rolls back only them and
+    raises :class:`Duplicate`, leaving the transaction usable."""
+    try:
+        with connection.begin_nested():
+            yield
+    except IntegrityError:
+        raise Duplicate from None

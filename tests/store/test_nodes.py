@@ -1,0 +1,283 @@
+"""The node store on SQLite and PostgreSQL: writes, traits, the generation, keyset pages,
+locked lookups, the bulk import and the matcher's snapshot."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import Connection, Engine, text
+from sqlalchemy.exc import OperationalError
+
+from flavorsmith.db import migrate
+from flavorsmith.db.engine import make_engine, writer
+from flavorsmith.errors import Conflict, Invalid, NotFound
+from flavorsmith.store import nodes as store
+from flavorsmith.store.nodes import NodeQuery, NodeSpec
+
+
+def _rc() -> str:
+    return f"rc-{uuid.uuid4().hex[:8]}"
+
+
+def _node(connection: Connection, **values: Any) -> dict[str, Any]:
+    return store.create(connection, {"driver": "fake-hardware", **values})
+
+
+def test_create_find_save_remove(connection: Connection) -> None:
+    name = f"n-{uuid.uuid4().hex[:8]}"
+    node = _node(connection, name=name, resource_class="baremetal", traits=["CUSTOM_A"])
+    assert node["provision_state"] == "enroll" and node["properties"] == {}
+    assert store.find(connection, name, by_name=True) == node
+    assert store.find(connection, node["uuid"].upper(), by_name=False)["id"] == node["id"]
+    with pytest.raises(NotFound):
+        store.find(connection, name, by_name=False)
+    saved = store.save(connection, node, {"description": "rack 4"})
+    assert store.find(connection, node["uuid"], by_name=False)["description"] == "rack 4"
+    assert saved["updated_at"] is not None
+    assert store.save(connection, saved, {}) is saved
+    store.remove(connection, saved)
+    with pytest.raises(NotFound):
+        store.find(connection, node["uuid"], by_name=False)
+
+
+def test_duplicates_are_conflicts_and_keep_the_transaction(connection: Connection) -> None:
+    first = _node(connection, name=f"n-{uuid.uuid4().hex[:8]}")
+    with pytest.raises(Conflict, match="UUID"):
+        _node(connection, uuid=first["uuid"])
+    with pytest.raises(Conflict, match="name"):
+        _node(connection, name=first["name"])
+    other = _node(connection)
+    with pytest.raises(Conflict, match="name"):
+        store.save(connection, other, {"name": first["name"]})
+    assert store.find(connection, first["uuid"], by_name=False)["name"] == first["name"]
+
+
+def test_provisioned_nodes_cannot_be_removed(connection: Connection) -> None:
+    node = _node(connection, instance_uuid=str(uuid.uuid4()))
+    with pytest.raises(Conflict, match="associated"):
+        store.remove(connection, node)
+    active = _node(connection, provision_state="active")
+    with pytest.raises(Conflict, match="provision state"):
+        store.remove(connection, active)
+
+
+def test_traits(connection: Connection) -> None:
+    node = _node(connection)
+    assert store.set_traits(connection, node, ["CUSTOM_B", "CUSTOM_A", "CUSTOM_B"]) == [
+        "CUSTOM_B",
+        "CUSTOM_A",
+    ]
+    store.add_trait(connection, node, "CUSTOM_C")
+    store.add_trait(connection, node, "CUSTOM_C")
+    assert store.traits_of(connection, [node["id"]]) == {
+        node["id"]: ["CUSTOM_A", "CUSTOM_B", "CUSTOM_C"]
+    }
+    store.remove_trait(connection, node, "CUSTOM_A")
+    with pytest.raises(NotFound, match="CUSTOM_A"):
+        store.remove_trait(connection, node, "CUSTOM_A")
+    store.remove_all_traits(connection, node)
+    assert store.traits_of(connection, [node["id"]]) == {node["id"]: []}
+    assert store.traits_of(connection, []) == {}
+    with pytest.raises(Invalid, match="maximum"):
+        store.set_traits(connection, node, [f"CUSTOM_T{i}" for i in range(51)])
+
+
+def test_every_write_bumps_the_generation(connection: Connection) -> None:
+    def bumped(write: Any) -> bool:
+        before = store.generation(connection)
+        write()
+        return store.generation(connection) > before
+
+    node = _node(connection)
+    assert bumped(lambda: _node(connection))
+    assert bumped(lambda: store.save(connection, node, {"description": "x"}))
+    assert bumped(lambda: store.set_traits(connection, node, ["CUSTOM_X"]))
+    assert bumped(lambda: store.add_trait(connection, node, "CUSTOM_Y"))
+    assert bumped(lambda: store.remove_trait(connection, node, "CUSTOM_Y"))
+    assert bumped(lambda: store.remove_all_traits(connection, node))
+    assert bumped(lambda: store.remove(connection, node))
+    other = _node(connection)
+    assert not bumped(lambda: store.save(connection, other, {}))
+
+
+def _page_all(connection: Connection, query: NodeQuery) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    marker = None
+    while True:
+        page = store.list_nodes(
+            connection,
+            NodeQuery(**{**query.__dict__, "marker": marker}),
+        )
+        out.extend(page)
+        if len(page) < query.limit:
+            return out
+        marker = page[-1]["uuid"]
+
+
+@pytest.mark.parametrize("sort_key", ["id", "name", "instance_uuid", "maintenance", "created_at"])
+@pytest.mark.parametrize("sort_dir", ["asc", "desc"])
+def test_keyset_pages_with_markers(connection: Connection, sort_key: str, sort_dir: str) -> None:
+    rc = _rc()
+    names = [None, "b", None, "a", "c", "a2", None]
+    descriptions = ["x", None, "y", "x", None, "z", "x"]
+    created = [
+        _node(
+            connection,
+            resource_class=rc,
+            name=f"{rc}-{name}" if name else None,
+            instance_uuid=str(uuid.uuid4()) if description else None,
+            maintenance=index % 2 == 0,
+        )
+        for index, (name, description) in enumerate(zip(names, descriptions, strict=True))
+    ]
+    _node(connection, resource_class=_rc())  # another class: filtered out
+    query = NodeQuery(resource_class=rc, sort_key=sort_key, sort_dir=sort_dir, limit=2)
+    paged = _page_all(connection, query)
+    whole = store.list_nodes(connection, NodeQuery(**{**query.__dict__, "limit": 100}))
+    assert [r["id"] for r in paged] == [r["id"] for r in whole]
+    assert sorted(r["id"] for r in paged) == sorted(r["id"] for r in created)
+
+    def key(row: dict[str, Any]) -> tuple[bool, Any, int]:
+        value = row[sort_key]
+        return (value is not None, value if value is not None else 0, row["id"])
+
+    expected = sorted(created, key=key, reverse=sort_dir == "desc")
+    assert [r["id"] for r in paged] == [r["id"] for r in expected]
+
+
+def test_filters(connection: Connection) -> None:
+    rc = _rc()
+    gpu = _node(connection, resource_class=rc, traits=["CUSTOM_GPU", "CUSTOM_NVME"])
+    nvme = _node(connection, resource_class=rc, traits=["CUSTOM_NVME"], maintenance=True)
+    bare = _node(connection, resource_class=rc, instance_uuid=str(uuid.uuid4()))
+
+    def ids(**filters: Any) -> list[int]:
+        return [
+            r["id"] for r in store.list_nodes(connection, NodeQuery(resource_class=rc, **filters))
+        ]
+
+    assert ids(traits=("CUSTOM_GPU", "CUSTOM_NVME")) == [gpu["id"]]
+    assert ids(traits_any=("CUSTOM_GPU", "CUSTOM_NVME")) == [gpu["id"], nvme["id"]]
+    assert ids(not_traits=("CUSTOM_GPU", "CUSTOM_NVME")) == [nvme["id"], bare["id"]]
+    assert ids(not_traits_any=("CUSTOM_GPU",)) == [nvme["id"], bare["id"]]
+    assert ids(maintenance=True) == [nvme["id"]]
+    assert ids(associated=True) == [bare["id"]]
+    assert ids(associated=False) == [gpu["id"], nvme["id"]]
+
+
+def test_bad_sort_and_marker(connection: Connection) -> None:
+    with pytest.raises(Invalid, match="sort_key"):
+        store.list_nodes(connection, NodeQuery(sort_key="properties"))
+    with pytest.raises(Invalid, match="direction"):
+        store.list_nodes(connection, NodeQuery(sort_dir="up"))
+    with pytest.raises(NotFound):
+        store.list_nodes(connection, NodeQuery(marker=str(uuid.uuid4())))
+
+
+def test_import_creates_updates_and_leaves_alone(connection: Connection) -> None:
+    rc = _rc()
+    values = {
+        "driver": "fake-hardware",
+        "resource_class": rc,
+        "properties": {},
+        "driver_info": {},
+        "extra": {},
+        "description": None,
+        "provision_state": "available",
+        "maintenance": False,
+    }
+    first = [
+        NodeSpec(f"{rc}-a", None, values, ("CUSTOM_A",)),
+        NodeSpec(f"{rc}-b", None, values, ()),
+    ]
+    before = store.generation(connection)
+    report = store.import_nodes(connection, first)
+    assert report.created == [f"{rc}-a", f"{rc}-b"] and store.generation(connection) > before
+    second = [
+        NodeSpec(f"{rc}-a", None, values, ("CUSTOM_A",)),
+        NodeSpec(f"{rc}-b", None, {**values, "description": "new"}, ("CUSTOM_B",)),
+    ]
+    report = store.import_nodes(connection, second)
+    assert report.unchanged == [f"{rc}-a"] and report.updated == [f"{rc}-b"]
+    b = store.find(connection, f"{rc}-b", by_name=True)
+    assert b["description"] == "new"
+    assert store.traits_of(connection, [b["id"]])[b["id"]] == ["CUSTOM_B"]
+    before = store.generation(connection)
+    assert store.import_nodes(connection, second).unchanged == [f"{rc}-a", f"{rc}-b"]
+    assert store.generation(connection) == before
+
+
+def test_snapshot_and_inspection(connection: Connection) -> None:
+    rc = _rc()
+    node = _node(connection, resource_class=rc, traits=["CUSTOM_S"], provision_state="active")
+    snapshot = store.snapshot(connection)
+    assert snapshot.generation == store.generation(connection)
+    (info,) = [n for n in snapshot.nodes if n.uuid == node["uuid"]]
+    assert info.resource_class == rc and info.traits == {"CUSTOM_S"} and info.provisioned
+    assert store.inspection(connection, node) is None
+    store.record_inspection(connection, node, {"cpu": 1}, {"traits": []})
+    store.record_inspection(connection, node, {"cpu": 2}, {"traits": ["X"]})
+    found = store.inspection(connection, node)
+    assert (
+        found is not None and found["data"] == {"cpu": 2} and found["result"] == {"traits": ["X"]}
+    )
+
+
+def test_locked_lookup_holds_other_writers(migrated_engine: Engine) -> None:
+    """A node read with ``lock`` cannot be locked by a second transaction until the first
+    ends: FOR UPDATE on PostgreSQL, the database's write lock on SQLite."""
+    engine = writer(migrated_engine)
+    with engine.begin() as connection:
+        node = _node(connection)
+    try:
+        order: list[str] = []
+        locked_event = threading.Event()
+
+        def second() -> None:
+            locked_event.wait(10)
+            with engine.begin() as other:
+                store.find(other, node["uuid"], by_name=False, lock=True)
+                order.append("second")
+
+        thread = threading.Thread(target=second)
+        with engine.begin() as connection:
+            store.find(connection, node["uuid"], by_name=False, lock=True)
+            thread.start()
+            locked_event.set()
+            thread.join(0.5)
+            order.append("first")
+        thread.join(30)
+        assert order == ["first", "second"]
+    finally:
+        with engine.begin() as connection:
+            store.remove(connection, store.find(connection, node["uuid"], by_name=False))
+
+
+@pytest.fixture
+def postgres_engine(postgres_url: str) -> Iterator[Engine]:
+    engine = make_engine(postgres_url)
+    migrate.upgrade(engine)
+    yield engine
+    engine.dispose()
+
+
+def test_locked_lookup_times_out_on_postgresql(postgres_engine: Engine) -> None:
+    """The row lock itself (SQLite serialises writers at BEGIN instead: no row lock)."""
+    engine = writer(postgres_engine)
+    with engine.begin() as connection:
+        node = _node(connection)
+    try:
+        with engine.begin() as connection, engine.connect() as other:
+            store.find(connection, node["uuid"], by_name=False, lock=True)
+            other.execute(text("SET lock_timeout = '200ms'"))
+            assert store.find(other, node["uuid"], by_name=False)["id"] == node["id"]
+            with pytest.raises(OperationalError):
+                store.find(other, node["uuid"], by_name=False, lock=True)
+            other.rollback()
+    finally:
+        with engine.begin() as connection:
+            store.remove(connection, store.find(connection, node["uuid"], by_name=False))
