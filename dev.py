@@ -2,7 +2,7 @@
 """Set up Flavorsmith in a local virtual environment and run its main job or its tests.
 
     python3 dev.py demo    # set up, check the example catalog, load the example nodes, serve
-    python3 dev.py test    # set up, run the whole test suite, ruff and mypy
+    python3 dev.py test    # set up, run the whole test suite, ruff, mypy and the import contracts
 
 Needs only python3 (with venv and pip, as CPython ships them); packages come from PyPI.
 """
@@ -123,6 +123,9 @@ def test(extra: list[str]) -> int:
         failures.append("ruff format")
     if run(PY, "-m", "mypy") != 0:
         failures.append("mypy")
+    # The layers and the rules of docs/architecture.md (contracts in pyproject.toml).
+    if run(BIN / "lint-imports") != 0:
+        failures.append("import contracts")
     if failures:
         print(f"FAILED: {', '.join(failures)}", flush=True)
         return 1
