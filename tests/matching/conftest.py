@@ -23,7 +23,7 @@ def load_examples(engine: Engine) -> None:
     specs, problems = importer.parse(doc.data)
     assert problems == []
     with writer(engine).begin() as connection:
-        importer.apply(connection, specs)
+        importer.store_nodes(connection, specs)
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])

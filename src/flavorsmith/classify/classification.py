@@ -8,13 +8,13 @@ from typing import Any
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.classify.devices import DeviceMatch, match_device
 from flavorsmith.classify.inspection import Inspection
-from flavorsmith.classify.trait_rules import TraitPlan, plan
+from flavorsmith.classify.trait_rules import TraitChanges, trait_changes
 
 
 @dataclass(frozen=True)
 class Classification:
     device: DeviceMatch
-    traits: TraitPlan
+    traits: TraitChanges
 
     @property
     def resource_class(self) -> str | None:
@@ -53,5 +53,5 @@ def classify(
 ) -> Classification:
     return Classification(
         device=match_device(inspection, catalog.device_types),
-        traits=plan(catalog.trait_rules, inspection, current_traits),
+        traits=trait_changes(catalog.trait_rules, inspection, current_traits),
     )

@@ -20,7 +20,7 @@ class TraitDecision:
 
 
 @dataclass(frozen=True)
-class TraitPlan:
+class TraitChanges:
     decisions: tuple[TraitDecision, ...]
     result: frozenset[str]
     added: frozenset[str]
@@ -38,9 +38,9 @@ def evaluate(rule_sets: Sequence[TraitRuleSet], inspection: Inspection) -> list[
     return decisions
 
 
-def plan(
+def trait_changes(
     rule_sets: Sequence[TraitRuleSet], inspection: Inspection, current: frozenset[str]
-) -> TraitPlan:
+) -> TraitChanges:
     """Owned traits become exactly what the rules say; every other trait stays as it is."""
     decisions = evaluate(rule_sets, inspection)
     wanted = frozenset(d.trait for d in decisions)
@@ -50,7 +50,7 @@ def plan(
 
     kept = frozenset(t for t in current if not owned(t))
     result = kept | wanted
-    return TraitPlan(
+    return TraitChanges(
         decisions=tuple(decisions),
         result=result,
         added=result - current,

@@ -135,9 +135,9 @@ def _spec(entry: Any) -> NodeSpec:
     return NodeSpec(name=str(name), uuid=node_uuid, values=checked, traits=traits)
 
 
-def apply(connection: Connection, specs: list[NodeSpec]) -> ImportReport:
+def store_nodes(connection: Connection, specs: list[NodeSpec]) -> ImportReport:
     """Create missing nodes, update changed ones, leave the rest; in the caller's transaction."""
     return store.import_nodes(connection, specs)
 
 
-__all__ = ["FIELDS", "ImportReport", "NodeSpec", "Problem", "apply", "diagnostics", "parse"]
+__all__ = ["FIELDS", "ImportReport", "NodeSpec", "Problem", "diagnostics", "parse", "store_nodes"]

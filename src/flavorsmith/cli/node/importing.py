@@ -64,7 +64,7 @@ def import_nodes(
         raise typer.Exit(1)
     engine = open_database(database, ctx)
     with writer(engine).begin() as connection:
-        report = importer.apply(connection, specs)
+        report = importer.store_nodes(connection, specs)
     for outcome in ("created", "updated", "unchanged"):
         names = getattr(report, outcome)
         typer.echo(f"{outcome}: {len(names)}")
