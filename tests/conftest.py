@@ -37,7 +37,7 @@ def _no_repo_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def example_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private copy of the example deploy repository, as the working directory."""
+    """A private copy of the example catalog repository, as the working directory."""
     repo = tmp_path / "deploy"
     shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
     monkeypatch.chdir(repo)

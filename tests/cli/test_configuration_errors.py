@@ -115,7 +115,7 @@ def test_serve_refuses_a_path_that_is_not_a_catalog(
     for path in (tmp_path / "does" / "not" / "exist", tmp_path):
         result = cli("serve", "--repo", str(path), *sync)
         line = usage_error(result)
-        assert f"{path} is not a deploy repository: it has no hardware/ folder" in line
+        assert f"{path} is not a catalog repository: it has no hardware/ folder" in line
         assert "serving on" not in result.stderr
 
 
@@ -135,5 +135,5 @@ def test_the_installed_command_says_a_usage_error_in_one_line(tmp_path: Path) ->
     assert done.stdout == ""
     (line,) = done.stderr.splitlines()
     assert line.startswith("flavorsmith serve: error: Invalid value for '--repo': ")
-    assert f"{missing} is not a deploy repository" in line
+    assert f"{missing} is not a catalog repository" in line
     assert line.endswith("(see flavorsmith serve --help)")

@@ -345,7 +345,7 @@ def test_a_missing_repository_is_a_warning(cli: Invoke, tmp_path: Path) -> None:
     result = cli("provider", "capabilities", "baremetal", "--repo", str(empty), "-f", "json")
     assert result.exit_code == 0
     assert json.loads(result.stdout)[0]["description"].endswith("one of: none defined")
-    assert result.stderr.startswith(f"warning: {empty} is not a deploy repository")
+    assert result.stderr.startswith(f"warning: {empty} is not a catalog repository")
     # The noop provider never reads the catalog, so it needs no repository.
     noop = cli("provider", "capabilities", "noop", "--repo", str(empty))
     assert (noop.exit_code, noop.stderr) == (0, "")

@@ -28,7 +28,7 @@ def test_repository_resolution_order(
     monkeypatch.chdir(tmp_path)
     not_repo = cli("validate")
     assert not_repo.exit_code == 2
-    assert f"{tmp_path} is not a deploy repository" in not_repo.stderr
+    assert f"{tmp_path} is not a catalog repository" in not_repo.stderr
     monkeypatch.setenv("UC_DEPLOY", str(EXAMPLES))
     assert cli("validate").exit_code == 0
     monkeypatch.setenv("FLAVORSMITH_REPO", str(tmp_path))

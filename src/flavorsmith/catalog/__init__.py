@@ -1,1 +1,1 @@
-"""The hardware catalog: device-types and flavors in a GitOps deploy repository."""
+"""The hardware catalog: device-types and flavors in a GitOps catalog repository."""

@@ -1,4 +1,4 @@
-"""The deploy repository: where definitions live, loading and checking all of them, edits."""
+"""The catalog repository: where definitions live, loading and checking all of them, edits."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ class RepoView:
 
 
 class Repository:
-    """A deploy repository at ``root``, checked with ``rules`` (the extra-spec registry and
+    """A catalog repository at ``root``, checked with ``rules`` (the extra-spec registry and
     Ironic's deploy-template rules, which the catalog does not own)."""
 
     def __init__(self, root: Path, rules: CatalogRules) -> None:
@@ -109,7 +109,7 @@ class Repository:
                     1,
                     1,
                     "hardware",
-                    f"{self.root} is not a deploy repository (any more): it has no hardware/ "
+                    f"{self.root} is not a catalog repository (any more): it has no hardware/ "
                     "folder; nothing is loaded from it",
                     code="repository-missing",
                 )

@@ -47,7 +47,7 @@ def repository(repo: str | None, *, required: bool = True) -> Repository:
     found = Repository(root, catalog_rules())
     if required and not found.exists():
         raise typer.BadParameter(
-            f"{root} is not a deploy repository: it has no hardware/ folder "
+            f"{root} is not a catalog repository: it has no hardware/ folder "
             "(set --repo, FLAVORSMITH_REPO or UC_DEPLOY)",
             param_hint="'--repo'",
         )
