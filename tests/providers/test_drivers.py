@@ -16,7 +16,7 @@ from flavorsmith.providers import registry as registry_module
 from flavorsmith.providers.baremetal import BaremetalDriver
 from flavorsmith.providers.driver import ProviderContext, ProviderDriver, UnsupportedOption
 from flavorsmith.providers.noop import NoopDriver
-from flavorsmith.providers.registry import GROUP, Provider, Registry, load, parse_enabled
+from flavorsmith.providers.registry import GROUP, DriverRegistry, Provider, load, parse_enabled
 from flavorsmith.providers.validation import (
     MAX_FLAVOR_DATA,
     DriverFault,
@@ -511,7 +511,7 @@ def test_load_reports_broken_drivers(
 
 
 def test_registry_get() -> None:
-    registry = Registry({"noop": Provider("noop", "d", NoopDriver())})
+    registry = DriverRegistry({"noop": Provider("noop", "d", NoopDriver())})
     assert registry.get("noop").name == "noop"
     with pytest.raises(Invalid) as caught:
         registry.get("baremetal")

@@ -14,7 +14,7 @@ from flavorsmith.db.engine import writer
 from flavorsmith.errors import FlavorsmithError
 from flavorsmith.providers import service
 from flavorsmith.providers.driver import ProviderContext
-from flavorsmith.providers.registry import Registry, load
+from flavorsmith.providers.registry import DriverRegistry, load
 from flavorsmith.store import service_flavors as store
 
 
@@ -27,7 +27,7 @@ def attempt(engine: Engine, work: Callable[..., object], *args: object) -> str:
     return "ok"
 
 
-def race(engine: Engine, registry: Registry) -> tuple[str, str, str, str]:
+def race(engine: Engine, registry: DriverRegistry) -> tuple[str, str, str, str]:
     with writer(engine).begin() as connection:
         profile = service.create_profile(
             connection, registry, {"name": "race", "provider_name": "noop", "flavor_data": "{}"}

@@ -14,7 +14,7 @@ from flavorsmith.db.engine import Engine
 from flavorsmith.extra_specs.factory import completed
 from flavorsmith.extra_specs.registry import Registry
 from flavorsmith.inventory.index_cache import IndexCache
-from flavorsmith.providers.registry import Registry as ProviderRegistry
+from flavorsmith.providers.registry import DriverRegistry
 from flavorsmith.rulebook import catalog_rules
 
 
@@ -63,4 +63,4 @@ class Services:
     enforcer: Enforcer
     catalog: CatalogState
     index_cache: IndexCache
-    providers: ProviderRegistry
+    providers: DriverRegistry

@@ -3,7 +3,7 @@
 ``--providers name:description,...`` (default :data:`DEFAULT`) names the providers the
 service offers; each is loaded from the entry point of the same name in
 :data:`GROUP`. A provider whose driver is missing or fails to load is reported in
-:attr:`Registry.failures` (and logged) and left disabled; the API keeps running.
+:attr:`DriverRegistry.failures` (and logged) and left disabled; the API keeps running.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class Provider:
 
 
 @dataclass
-class Registry:
+class DriverRegistry:
     providers: dict[str, Provider] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
 
@@ -55,8 +55,8 @@ def parse_enabled(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def load(enabled: str, context: ProviderContext, group: str = GROUP) -> Registry:
-    registry = Registry()
+def load(enabled: str, context: ProviderContext, group: str = GROUP) -> DriverRegistry:
+    registry = DriverRegistry()
     available = {e.name: e for e in entry_points(group=group)}
     for name, description in parse_enabled(enabled):
         entry = available.get(name)

@@ -13,7 +13,7 @@ from typing import Any
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Conflict, Invalid, NotFound
 from flavorsmith.ironic.nodes import is_uuid
-from flavorsmith.providers.registry import Registry
+from flavorsmith.providers.registry import DriverRegistry
 from flavorsmith.providers.validation import expand, parse_flavor_data, validate
 from flavorsmith.store import service_flavors as store
 
@@ -56,7 +56,7 @@ def _new_id(values: dict[str, Any]) -> str:
     return str(uuidlib.UUID(given))
 
 
-def check_profile(registry: Registry, provider_name: Any, flavor_data: Any) -> None:
+def check_profile(registry: DriverRegistry, provider_name: Any, flavor_data: Any) -> None:
     if not isinstance(provider_name, str):
         raise Invalid("provider_name must be a string")
     provider = registry.get(provider_name)
@@ -64,7 +64,7 @@ def check_profile(registry: Registry, provider_name: Any, flavor_data: Any) -> N
 
 
 def create_profile(
-    connection: Connection, registry: Registry, values: dict[str, Any]
+    connection: Connection, registry: DriverRegistry, values: dict[str, Any]
 ) -> dict[str, Any]:
     _known(values, PROFILE_CREATE, "flavorprofile")
     _text(values, "name", required=True, nullable=False)
@@ -84,7 +84,7 @@ def create_profile(
 
 
 def update_profile(
-    connection: Connection, registry: Registry, ident: str, values: dict[str, Any]
+    connection: Connection, registry: DriverRegistry, ident: str, values: dict[str, Any]
 ) -> dict[str, Any]:
     _known(values, PROFILE_UPDATE, "flavorprofile")
     _text(values, "name", required=False, nullable=False)
@@ -178,7 +178,7 @@ def delete_flavor(connection: Connection, ident: str) -> None:
 
 def resolve(
     connection: Connection,
-    registry: Registry,
+    registry: DriverRegistry,
     ident: str,
     provider: str | None = None,
     *,

@@ -18,7 +18,7 @@ from flavorsmith.config import DEFAULT_PROVIDERS
 if TYPE_CHECKING:
     from flavorsmith.catalog.model import Catalog
     from flavorsmith.db.engine import Engine
-    from flavorsmith.providers.registry import Registry
+    from flavorsmith.providers.registry import DriverRegistry
 
 ProvidersOption = Annotated[
     str,
@@ -102,7 +102,7 @@ class _DriverLog(logging.Handler):
 
 def load_registry(
     ctx: typer.Context, providers: str, repo: str | None, engine: Engine | None
-) -> Registry:
+) -> DriverRegistry:
     """The enabled drivers; each one that failed to load is a warning on stderr. Without an
     engine the drivers see no nodes (listing providers and capabilities needs none)."""
     from flavorsmith.inventory.index_cache import IndexCache
