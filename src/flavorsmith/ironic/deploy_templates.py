@@ -18,11 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
-import jsonpatch
-
 from flavorsmith import jsonsafe, traits
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic.driver_steps import DriverStep
+from flavorsmith.ironic.patch import patched
 from flavorsmith.params import ascii_int, shown_repr
 
 INTERFACES = ("deploy", "bios", "raid", "management", "power", "firmware", "vendor")
@@ -309,25 +308,17 @@ def _in_ironic_words(values: Mapping[str, Any], errors: Sequence[TemplateProblem
 
 def apply_patch(row: dict[str, Any], patch: Any) -> dict[str, Any]:
     """Changed fields after a JSON patch of /name, /steps, /extra, /description (pure)."""
-    if not isinstance(patch, list) or not patch or not all(isinstance(op, dict) for op in patch):
-        raise Invalid("A deploy template update is a JSON patch: a non-empty list of operations")
-    for op in patch:
-        path = op.get("path")
-        if op.get("op") not in ("add", "replace", "remove"):
-            raise Invalid(
-                f"Unsupported patch operation {op.get('op')!r}: use add, replace or remove"
-            )
-        top = path.split("/")[1] if isinstance(path, str) and path.startswith("/") else None
-        if top not in PATCHABLE:
-            raise Invalid(
-                f"Cannot patch {path}. Only the following can be updated: {', '.join(PATCHABLE)}"
-            )
-        if path in ("/name", "/steps") and op["op"] == "remove":
-            raise Invalid(f"Cannot remove {path}: a deploy template always has one")
-    document = {name: row[name] for name in PATCHABLE}
-    try:
-        patched = jsonpatch.JsonPatch(patch).apply(document)
-    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
-        raise Invalid(f"Couldn't apply patch: {exc}") from None
-    result = checked(patched)
+    result = checked(
+        patched(
+            row,
+            patch,
+            noun="deploy template",
+            patchable=PATCHABLE,
+            required={
+                "/name": "a deploy template always has one",
+                "/steps": "a deploy template always has one",
+            },
+            allow_empty=False,
+        )
+    )
     return {k: v for k, v in result.items() if row[k] != v}

@@ -8,13 +8,12 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import jsonpatch
-
 from flavorsmith import jsonsafe
 from flavorsmith import traits as trait_names
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic.deploy_steps import deploy_problem
 from flavorsmith.ironic.deploy_templates import Template
+from flavorsmith.ironic.patch import patched
 from flavorsmith.resource_classes import IRONIC_MAX_LENGTH
 
 # Drivers this service knows (Ironic refuses a driver no conductor offers).
@@ -289,32 +288,20 @@ def new_node(
 
 def apply_patch(row: Mapping[str, Any], patch: Any, lengths: Mapping[str, int]) -> dict[str, Any]:
     """The changed fields after a JSON patch restricted to Ironic's patchable paths."""
-    if not isinstance(patch, list) or not all(isinstance(op, dict) for op in patch):
-        raise Invalid("A node update is a JSON patch: a list of operations")
-    for op in patch:
-        path = op.get("path")
-        if op.get("op") not in ("add", "replace", "remove"):
-            raise Invalid(
-                f"Unsupported patch operation {op.get('op')!r}: use add, replace or remove"
-            )
-        top = path.split("/")[1] if isinstance(path, str) and path.startswith("/") else None
-        if top not in PATCHABLE:
-            raise Invalid(
-                f"Cannot patch {path}. Only the following can be updated: {', '.join(PATCHABLE)}"
-            )
-        if op["op"] == "remove" and path == f"/{top}" and top in ("driver",):
-            raise Invalid(f"Cannot remove {path}: a node always has a driver")
-    document = {name: row[name] for name in PATCHABLE}
-    try:
-        patched = jsonpatch.JsonPatch(patch).apply(document)
-    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
-        raise Invalid(f"Couldn't apply patch: {exc}") from None
+    document = patched(
+        row,
+        patch,
+        noun="node",
+        patchable=PATCHABLE,
+        required={"/driver": "a node always has a driver"},
+        allow_empty=True,
+    )
     for name in PATCHABLE:
-        patched.setdefault(name, {} if name in MAPPING_FIELDS else None)
-    if patched.get("maintenance") is None:
-        patched["maintenance"] = False
-    patched = checked_whole_node(patched, lengths)
-    return {k: v for k, v in patched.items() if row[k] != v}
+        document.setdefault(name, {} if name in MAPPING_FIELDS else None)
+    if document.get("maintenance") is None:
+        document["maintenance"] = False
+    result = checked_whole_node(document, lengths)
+    return {k: v for k, v in result.items() if row[k] != v}
 
 
 def instance_trait_names(instance_info: Mapping[str, Any]) -> list[str]:
