@@ -1,36 +1,19 @@
-"""Any OpenStack cloud as a sync target, through openstacksdk. This module holds only what
-every such target shares — the connection, the service proxy, and one request path that
-turns openstacksdk's and keystoneauth's failures into TargetErrors — and is the only module
-that imports openstacksdk or keystoneauth. Each kind's module holds its own target, built on
-:class:`SdkTarget` (it talks to the duck-typed proxy), and names it in its ``Kind``."""
+"""Any OpenStack cloud as a sync target, through an openstacksdk connection (made by
+``cloud.connect``). This module holds only what every such target shares — the service
+proxy, and one request path that turns openstacksdk's and keystoneauth's failures into
+TargetErrors — and is the only module that imports keystoneauth. Each kind's module holds
+its own target, built on :class:`SdkTarget` (it talks to the duck-typed proxy), and names it
+in its ``Kind``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import keystoneauth1.exceptions as ksa
-import openstack
 
 from flavorsmith.sync.engine import AnyKind, SpecCheck, TargetError
 
 UNREACHABLE = (ksa.ConnectionError, ksa.ConnectTimeout, ksa.RetriableConnectionFailure)
-
-
-def connect(cloud: str | None, service: str, endpoint: str | None = None) -> Any:
-    """An openstacksdk connection: the clouds.yaml ``cloud``, else ``endpoint`` (of the
-    ``service`` type, without auth). A configuration it cannot use is a TargetError."""
-    try:
-        if cloud:
-            return openstack.connect(cloud=cloud)
-        options: dict[str, Any] = {
-            "auth_type": "none",
-            "load_yaml_config": False,
-            "load_envvars": False,
-            f"{service}_endpoint_override": str(endpoint),
-        }
-        return openstack.connect(**options)
-    except Exception as exc:
-        raise TargetError(f"cannot configure the target: {exc}") from None
 
 
 def sdk_proxy(connection: Any, service: str, label: str) -> Any:
