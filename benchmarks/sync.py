@@ -30,7 +30,7 @@ from flavorsmith.extra_specs.factory import base_registry
 from flavorsmith.rulebook import catalog_rules
 from flavorsmith.sync.engine import run
 from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
-from flavorsmith.sync.targets.sdk import SdkFlavors
+from flavorsmith.sync.kinds.flavors import SdkFlavors
 
 
 def write_catalog(root: Path, count: int, rng: random.Random) -> None:

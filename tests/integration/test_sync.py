@@ -21,8 +21,7 @@ from flavorsmith.db.engine import make_engine
 from flavorsmith.extra_specs.builtin import build
 from flavorsmith.sync.engine import Retry, run
 from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
-from flavorsmith.sync.kinds.flavors import MARKER
-from flavorsmith.sync.targets.sdk import SdkFlavors
+from flavorsmith.sync.kinds.flavors import MARKER, SdkFlavors
 from tests.api.conftest import build_app
 from tests.conftest import EXAMPLES
 from tests.database import throwaway_postgres

@@ -15,8 +15,9 @@ from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
 from flavorsmith.sync import watch as watch_module
 from flavorsmith.sync.kinds import deploy_templates
+from flavorsmith.sync.kinds.deploy_templates import StoreTemplates
+from flavorsmith.sync.kinds.flavors import StoreFlavors
 from flavorsmith.sync.targets import store
-from flavorsmith.sync.targets.store import StoreFlavors, StoreTemplates
 from flavorsmith.sync.watch import watch
 from tests.conftest import EXAMPLES, Invoke
 from tests.support.catalogs import RULES

@@ -26,6 +26,11 @@ ALLOW_EMPTY_HINT = "--allow-empty, or allow_empty=true over the API"
 
 Step = Callable[[], None]
 
+SpecCheck = Callable[[str, str], bool]
+"""``(key, value) -> True`` when a target would refuse that extra spec. The one place the
+extra-spec rules reach the sync: a real Nova's flavor target is given one (it writes the keys
+stock Nova refuses at a microversion that does not validate them); other kinds ignore it."""
+
 
 class TargetError(Exception):
     """A call the target refused; ``transient`` ones are worth retrying."""
@@ -59,7 +64,8 @@ T = TypeVar("T", bound=Target)
 
 @dataclass(frozen=True)
 class Kind(Generic[D, O, A, T]):
-    """One kind of object a sync keeps equal to the catalog."""
+    """One kind of object a sync keeps equal to the catalog, with everything a sync of it
+    needs: its module in ``sync.kinds`` defines all of it, targets included."""
 
     name: str  # the registry key: --only on the command line, only= over the API
     noun: str  # plural, in messages ("flavors", "deploy templates")
@@ -68,6 +74,8 @@ class Kind(Generic[D, O, A, T]):
     desired: Callable[[Catalog], D]  # pure: the catalog's objects of this kind
     plan: Callable[[D, Mapping[str, O], bool], Sequence[A]]  # pure: (desired, observed, prune)
     steps: Callable[[A, T], list[Step]]  # the target calls that carry out one action
+    store_target: Callable[[Engine], T]  # the service's own database as its target
+    sdk_target: Callable[[Any, SpecCheck], T]  # an openstacksdk connection as its target
 
 
 AnyKind = Kind[Any, Any, Any, Any]

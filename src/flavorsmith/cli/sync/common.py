@@ -109,6 +109,7 @@ def make_target(
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.extra_specs.builtin import build
     from flavorsmith.sync.engine import TargetError
+    from flavorsmith.sync.targets import cloud as clouds
     from flavorsmith.sync.targets import sdk, store
 
     if cloud or endpoint:
@@ -118,7 +119,7 @@ def make_target(
             return not registry.verdict(key, value).allowed("nova")
 
         try:
-            connection = sdk.connect(cloud, kind.service, endpoint)
+            connection = clouds.connect(cloud, kind.service, endpoint)
         except TargetError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(1) from None

@@ -1,6 +1,8 @@
 """The registry of sync kinds. The command line (``sync plan|apply --only``), ``/v1/sync/*``
-(``only=``) and the watcher (``serve --sync``, ``sync apply --watch``) all iterate it; adding a
-kind is one module here and one line below."""
+(``only=``), the targets (``--cloud``/``--endpoint`` or the service's own database) and the
+watcher (``serve --sync``, ``sync apply --watch``) all go through it; adding a kind is one
+module here (its desired state, plan, steps and both targets, in its ``KIND``) and one line
+below."""
 
 from __future__ import annotations
 

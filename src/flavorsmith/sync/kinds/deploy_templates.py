@@ -8,16 +8,23 @@ template can change in place (one JSON patch), so there is no replace.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
+from urllib.parse import quote
 
 from flavorsmith.catalog.model import Catalog
-from flavorsmith.sync.engine import Kind, Step
+from flavorsmith.ironic.deploy_templates import apply_patch, checked
+from flavorsmith.store import deploy_templates as template_store
+from flavorsmith.sync.engine import Kind, SpecCheck, Step, TargetError
+from flavorsmith.sync.targets.sdk import SdkTarget
+from flavorsmith.sync.targets.store import StoreTarget
 
 MARKER = "flavorsmith:managed"
 MARKER_VALUE = "true"
+MICROVERSION = (1, 55)  # deploy templates arrived in Ironic's API 1.55
 
 
 @dataclass(frozen=True)
@@ -176,6 +183,95 @@ def steps(action: TemplateAction, target: TemplateTarget) -> list[Step]:
     return []
 
 
+class StoreTemplates(StoreTarget):
+    """The service's own deploy templates."""
+
+    def observe(self) -> dict[str, ObservedTemplate]:
+        rows: list[dict[str, Any]] = self._run(template_store.list_all, write=False)
+        return {
+            r["name"]: ObservedTemplate(
+                r["uuid"], r["name"], r["steps"], r["extra"], r["description"]
+            )
+            for r in rows
+        }
+
+    def create(self, body: dict[str, Any]) -> None:
+        self._run(lambda c: template_store.create(c, checked(body)))
+
+    def update(self, uuid: str, patch: Sequence[dict[str, Any]]) -> None:
+        def work(connection: Any) -> None:
+            row = template_store.find(connection, uuid, lock=True)
+            template_store.save(connection, row, apply_patch(row, list(patch)))
+
+        self._run(work)
+
+    def delete(self, uuid: str) -> None:
+        self._run(lambda c: template_store.remove(c, template_store.find(c, uuid, lock=True)))
+
+
+class SdkTemplates(SdkTarget):
+    """Any Ironic API (1.55 or later), through an openstacksdk connection.
+
+    A real Ironic drops a template's description, so descriptions are sent on create but
+    never compared (Flavorsmith's own API keeps them)."""
+
+    service = "baremetal"
+    label = "Ironic"
+
+    def __init__(self, connection: Any, spec_check: SpecCheck | None = None) -> None:
+        super().__init__(connection)  # extra specs are no concern of deploy templates
+        self._checked = False
+
+    def microversion(self, wanted: tuple[int, int]) -> str:
+        if not self._checked:
+            found = self.max_microversion()
+            if found is not None and found < MICROVERSION:
+                raise TargetError(
+                    f"this Ironic's API goes up to {found[0]}.{found[1]}; deploy templates "
+                    f"need {MICROVERSION[0]}.{MICROVERSION[1]}"
+                )
+            self._checked = True
+        return f"{MICROVERSION[0]}.{MICROVERSION[1]}"
+
+    def fault(self, response: Any) -> str:
+        """Ironic's error text: a JSON document inside ``error_message``."""
+        try:
+            outer = response.json()["error_message"]
+            return str(json.loads(outer)["faultstring"]) if isinstance(outer, str) else str(outer)
+        except Exception:
+            is_json = "json" in response.headers.get("content-type", "")
+            text = str(response.text[:200]) if is_json else ""
+            return text or f"{response.reason} (is this an Ironic API endpoint?)"
+
+    def observe(self) -> dict[str, ObservedTemplate]:
+        out: dict[str, ObservedTemplate] = {}
+        params: dict[str, Any] = {"detail": "True", "limit": 1000}
+        while True:
+            body = self.request("GET", "/deploy_templates", MICROVERSION, params=params)
+            for item in body["deploy_templates"]:
+                out[item["name"]] = ObservedTemplate(
+                    item["uuid"],
+                    item["name"],
+                    item["steps"],
+                    item.get("extra") or {},
+                    item.get("description"),
+                    keeps_description="description" in item,
+                )
+            if not body.get("next") or not body["deploy_templates"]:
+                return out
+            params = {**params, "marker": body["deploy_templates"][-1]["uuid"]}
+
+    def create(self, body: dict[str, Any]) -> None:
+        self.request("POST", "/deploy_templates", MICROVERSION, body=body)
+
+    def update(self, uuid: str, patch: Sequence[dict[str, Any]]) -> None:
+        path = f"/deploy_templates/{quote(uuid, safe='')}"
+        self.request("PATCH", path, MICROVERSION, body=list(patch))
+
+    def delete(self, uuid: str) -> None:
+        self.request("DELETE", f"/deploy_templates/{quote(uuid, safe='')}", MICROVERSION)
+
+
 KIND: Kind[list[dict[str, Any]], ObservedTemplate, TemplateAction, TemplateTarget] = Kind(
     name="deploy-templates",
     noun="deploy templates",
@@ -184,4 +280,6 @@ KIND: Kind[list[dict[str, Any]], ObservedTemplate, TemplateAction, TemplateTarge
     desired=desired,
     plan=plan,
     steps=steps,
+    store_target=StoreTemplates,
+    sdk_target=SdkTemplates,
 )

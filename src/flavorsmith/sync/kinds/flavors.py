@@ -9,14 +9,19 @@ those are a replace: delete and create again with the same id.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
+from urllib.parse import quote
 
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.nova.derive import DerivedFlavor, derive
-from flavorsmith.sync.engine import Kind, Step
+from flavorsmith.store import nova_flavors as flavor_store
+from flavorsmith.sync.engine import Kind, SpecCheck, Step
+from flavorsmith.sync.targets.sdk import SdkTarget
+from flavorsmith.sync.targets.store import StoreTarget
+from flavorsmith.visibility import OPERATOR
 
 MARKER = "flavorsmith:managed"
 MARKER_VALUE = "true"
@@ -214,12 +219,6 @@ def _in_place(want: DerivedFlavor, have: ObservedFlavor) -> list[Action]:
     return actions
 
 
-SpecCheck = Callable[[str, str], bool]
-"""``(key, value) -> True`` when a target would refuse that extra spec. The one place the
-extra-spec rules reach the flavor kind: a real Nova's target is given one (it writes the
-keys stock Nova refuses at a microversion that does not validate them)."""
-
-
 class FlavorTarget(Protocol):
     """A Nova's flavors, as the steps of this kind call them."""
 
@@ -267,6 +266,196 @@ def steps(action: Action, target: FlavorTarget) -> list[Step]:
     return out
 
 
+class StoreFlavors(StoreTarget):
+    """The service's own compute API flavors."""
+
+    transient_conflicts = True
+
+    def observe(self) -> dict[str, ObservedFlavor]:
+        def work(connection: Any) -> dict[str, ObservedFlavor]:
+            rows = flavor_store.list_flavors(
+                connection, flavor_store.FlavorQuery(is_public=None, limit=10**9), OPERATOR
+            )
+            specs = flavor_store.extra_specs(connection, [r["id"] for r in rows])
+            out = {}
+            for row in rows:
+                projects = () if row["is_public"] else tuple(flavor_store.projects(connection, row))
+                out[row["flavorid"]] = ObservedFlavor(
+                    id=row["flavorid"],
+                    name=row["name"],
+                    vcpus=row["vcpus"],
+                    ram=row["memory_mb"],
+                    disk=row["root_gb"],
+                    swap=row["swap"],
+                    ephemeral=row["ephemeral_gb"],
+                    is_public=row["is_public"],
+                    description=row["description"],
+                    extra_specs=specs[row["id"]],
+                    projects=projects,
+                )
+            return out
+
+        result: dict[str, ObservedFlavor] = self._run(work, write=False)
+        return result
+
+    def create(self, flavor: DerivedFlavor) -> None:
+        values = {
+            "flavorid": flavor.id,
+            "name": flavor.name,
+            "memory_mb": flavor.ram,
+            "vcpus": flavor.vcpus,
+            "root_gb": flavor.disk,
+            "swap": flavor.swap,
+            "ephemeral_gb": flavor.ephemeral,
+            "is_public": flavor.is_public,
+            "description": flavor.description,
+        }
+        self._run(lambda c: flavor_store.create(c, values))
+
+    def _locked(self, connection: Any, flavor_id: str) -> dict[str, Any]:
+        return flavor_store.get(connection, flavor_id, lock=True)
+
+    def delete(self, flavor_id: str) -> None:
+        self._run(lambda c: flavor_store.remove(c, self._locked(c, flavor_id)))
+
+    def set_description(self, flavor_id: str, description: str | None) -> None:
+        self._run(
+            lambda c: flavor_store.set_description(c, self._locked(c, flavor_id), description)
+        )
+
+    def set_specs(self, flavor_id: str, specs: Mapping[str, str]) -> None:
+        self._run(lambda c: flavor_store.merge_extra_specs(c, self._locked(c, flavor_id), specs))
+
+    def unset_spec(self, flavor_id: str, key: str) -> None:
+        self._run(lambda c: flavor_store.delete_extra_spec(c, self._locked(c, flavor_id), key))
+
+    def add_project(self, flavor_id: str, project: str) -> None:
+        self._run(lambda c: flavor_store.add_project(c, self._locked(c, flavor_id), project))
+
+    def remove_project(self, flavor_id: str, project: str) -> None:
+        self._run(lambda c: flavor_store.remove_project(c, self._locked(c, flavor_id), project))
+
+
+class SdkFlavors(SdkTarget):
+    """Any Nova compute API, through an openstacksdk connection (clouds.yaml or overrides).
+
+    Flavors are created at microversion 2.55 (to carry the description); extra specs are
+    written at 2.86 so Nova validates them too, except keys stock Nova refuses (Ironic's
+    capabilities), which go at 2.85, where Nova stores extra specs without validating.
+    """
+
+    service = "compute"
+    label = "Nova"
+
+    def __init__(self, connection: Any, nova_refuses: SpecCheck) -> None:
+        super().__init__(connection)
+        self.nova_refuses = nova_refuses
+        self._max: tuple[int, int] | None = None
+
+    def microversion(self, wanted: tuple[int, int]) -> str:
+        if self._max is None:
+            self._max = self.max_microversion() or (2, 1)
+        major, minor = min(wanted, self._max)
+        return f"{major}.{minor}"
+
+    def fault(self, response: Any) -> str:
+        try:
+            return str(next(iter(response.json().values()))["message"])
+        except Exception:
+            return super().fault(response)
+
+    def observe(self) -> dict[str, ObservedFlavor]:
+        out: dict[str, ObservedFlavor] = {}
+        params: dict[str, Any] | None = {"is_public": "None", "limit": 1000}
+        path = "/flavors/detail"
+        while True:
+            body = self.request("GET", path, (2, 61), params=params)
+            for item in body["flavors"]:
+                swap = item.get("swap") or 0
+                out[item["id"]] = ObservedFlavor(
+                    id=item["id"],
+                    name=item["name"],
+                    vcpus=item["vcpus"],
+                    ram=item["ram"],
+                    disk=item["disk"],
+                    swap=int(swap),
+                    ephemeral=item.get("OS-FLV-EXT-DATA:ephemeral", 0),
+                    is_public=item["os-flavor-access:is_public"],
+                    description=item.get("description"),
+                    extra_specs=item.get("extra_specs") or {},
+                )
+            links = body.get("flavors_links") or []
+            if not links or not body["flavors"]:
+                break
+            params = {"is_public": "None", "limit": 1000, "marker": body["flavors"][-1]["id"]}
+        for flavor_id, flavor in list(out.items()):
+            if not flavor.is_public and flavor.managed:
+                access = self.request(
+                    "GET", f"/flavors/{quote(flavor_id, safe='')}/os-flavor-access", (2, 1)
+                )
+                projects = tuple(sorted(a["tenant_id"] for a in access["flavor_access"]))
+                out[flavor_id] = ObservedFlavor(**{**flavor.__dict__, "projects": projects})
+        return out
+
+    def create(self, flavor: DerivedFlavor) -> None:
+        body: dict[str, Any] = {
+            "id": flavor.id,
+            "name": flavor.name,
+            "ram": flavor.ram,
+            "vcpus": flavor.vcpus,
+            "disk": flavor.disk,
+            "swap": flavor.swap,
+            "OS-FLV-EXT-DATA:ephemeral": flavor.ephemeral,
+            "os-flavor-access:is_public": flavor.is_public,
+        }
+        if flavor.description is not None:
+            body["description"] = flavor.description
+        self.request("POST", "/flavors", (2, 55), body={"flavor": body})
+
+    def delete(self, flavor_id: str) -> None:
+        self.request("DELETE", f"/flavors/{quote(flavor_id, safe='')}", (2, 1))
+
+    def set_description(self, flavor_id: str, description: str | None) -> None:
+        self.request(
+            "PUT",
+            f"/flavors/{quote(flavor_id, safe='')}",
+            (2, 55),
+            body={"flavor": {"description": description}},
+        )
+
+    def set_specs(self, flavor_id: str, specs: Mapping[str, str]) -> None:
+        refused = {k: v for k, v in specs.items() if self.nova_refuses(k, v)}
+        accepted = {k: v for k, v in specs.items() if k not in refused}
+        path = f"/flavors/{quote(flavor_id, safe='')}/os-extra_specs"
+        if accepted:
+            self.request("POST", path, (2, 86), body={"extra_specs": accepted})
+        if refused:
+            self.request("POST", path, (2, 85), body={"extra_specs": refused})
+
+    def unset_spec(self, flavor_id: str, key: str) -> None:
+        self.request(
+            "DELETE",
+            f"/flavors/{quote(flavor_id, safe='')}/os-extra_specs/{quote(key, safe=':')}",
+            (2, 1),
+        )
+
+    def add_project(self, flavor_id: str, project: str) -> None:
+        self.request(
+            "POST",
+            f"/flavors/{quote(flavor_id, safe='')}/action",
+            (2, 1),
+            body={"addTenantAccess": {"tenant": project}},
+        )
+
+    def remove_project(self, flavor_id: str, project: str) -> None:
+        self.request(
+            "POST",
+            f"/flavors/{quote(flavor_id, safe='')}/action",
+            (2, 1),
+            body={"removeTenantAccess": {"tenant": project}},
+        )
+
+
 KIND: Kind[list[DerivedFlavor], ObservedFlavor, Action, FlavorTarget] = Kind(
     name="flavors",
     noun="flavors",
@@ -275,4 +464,6 @@ KIND: Kind[list[DerivedFlavor], ObservedFlavor, Action, FlavorTarget] = Kind(
     desired=desired,
     plan=plan,
     steps=steps,
+    store_target=StoreFlavors,
+    sdk_target=SdkFlavors,
 )

@@ -1,0 +1,28 @@
+"""An openstacksdk connection to the cloud a sync writes to. The only module that imports
+openstacksdk itself (a quarter of a second at import): it is loaded only when a command
+names a cloud or an endpoint, not by every kind's module as ``sdk`` is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openstack
+
+from flavorsmith.sync.engine import TargetError
+
+
+def connect(cloud: str | None, service: str, endpoint: str | None = None) -> Any:
+    """An openstacksdk connection: the clouds.yaml ``cloud``, else ``endpoint`` (of the
+    ``service`` type, without auth). A configuration it cannot use is a TargetError."""
+    try:
+        if cloud:
+            return openstack.connect(cloud=cloud)
+        options: dict[str, Any] = {
+            "auth_type": "none",
+            "load_yaml_config": False,
+            "load_envvars": False,
+            f"{service}_endpoint_override": str(endpoint),
+        }
+        return openstack.connect(**options)
+    except Exception as exc:
+        raise TargetError(f"cannot configure the target: {exc}") from None
