@@ -27,6 +27,7 @@ import requests
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.extra_specs.builtin import build
 from flavorsmith.extra_specs.factory import base_registry
+from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.rulebook import catalog_rules
 from flavorsmith.sync.engine import run
 from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
@@ -107,10 +108,7 @@ def main() -> None:
         "--cloud", help="a clouds.yaml cloud to sync into instead of a local server"
     )
     args = parser.parse_args()
-    registry = build()
-
-    def refuses(key: str, value: str) -> bool:
-        return not registry.verdict(key, value).allowed("nova")
+    refuses = refusal(build(), "nova")
 
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)

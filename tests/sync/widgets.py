@@ -96,6 +96,10 @@ def sdk_shelf(connection: Any, spec_check: SpecCheck) -> Shelf:
     return Shelf(connection)
 
 
+def store_shelf(engine: Any, spec_check: SpecCheck) -> Shelf:
+    return Shelf(engine)
+
+
 KIND: Kind[list[str], Widget, WidgetAction, Shelf] = Kind(
     name="widgets",
     noun="widgets",
@@ -104,6 +108,6 @@ KIND: Kind[list[str], Widget, WidgetAction, Shelf] = Kind(
     desired=desired,
     plan=plan,
     steps=steps,
-    store_target=Shelf,
+    store_target=store_shelf,
     sdk_target=sdk_shelf,
 )

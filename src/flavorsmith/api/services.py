@@ -37,6 +37,11 @@ class CatalogState:
         """The extra-spec registry of the catalog as last loaded."""
         return self._current()[1]
 
+    def rules_registry(self, view: RepoView) -> Registry:
+        """The registry ``view`` completes (a catalog loaded outside this state, e.g. a plan's),
+        from the same base; the served catalog's is not changed."""
+        return completed(self._base, view.catalog.extra_specs)[0]
+
     def reload(self) -> RepoView:
         with self._lock:
             self._loaded = self._load()

@@ -75,6 +75,7 @@ def serve(
     from flavorsmith.config import Settings
     from flavorsmith.db import migrate
     from flavorsmith.db.engine import describe, is_sqlite, make_engine
+    from flavorsmith.extra_specs.validation import refusal
 
     if auth not in ("noauth", "token-file"):
         raise typer.BadParameter("choose noauth or token-file", param_hint="'--auth'")
@@ -138,7 +139,11 @@ def serve(
             target=watch,
             args=(
                 Repository(root, app.state.services.catalog.rules),
-                lambda kind: store.target(kind, engine),
+                lambda kind: store.target(
+                    kind,
+                    engine,
+                    spec_check=refusal(app.state.services.catalog.registry(), "permissive"),
+                ),
                 engine,
             ),
             kwargs={

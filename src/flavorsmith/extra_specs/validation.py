@@ -6,7 +6,7 @@ to do with the problems, never which pairs are refused."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from flavorsmith.extra_specs.registry import Mode, Registry, Status, Verdict
@@ -60,3 +60,14 @@ def validate(
 def refused(problems: Iterable[Problem]) -> list[Problem]:
     """The problems that refuse the specs."""
     return [p for p in problems if p.refused]
+
+
+def refusal(registry: Registry, mode: Mode) -> Callable[[str, str], str | None]:
+    """One pair at a time, as a sync target asks: why ``mode`` refuses ``key=value`` against
+    ``registry``, or None when it is allowed."""
+
+    def why(key: str, value: str) -> str | None:
+        bad = refused(validate({key: value}, registry, mode))
+        return bad[0].message if bad else None
+
+    return why

@@ -26,10 +26,16 @@ ALLOW_EMPTY_HINT = "--allow-empty, or allow_empty=true over the API"
 
 Step = Callable[[], None]
 
-SpecCheck = Callable[[str, str], bool]
-"""``(key, value) -> True`` when a target would refuse that extra spec. The one place the
-extra-spec rules reach the sync: a real Nova's flavor target is given one (it writes the keys
-stock Nova refuses at a microversion that does not validate them); other kinds ignore it."""
+SpecCheck = Callable[[str, str], str | None]
+"""``(key, value) -> why`` when the target refuses that extra spec, else None. Built by
+:func:`flavorsmith.extra_specs.validation.refusal` (the one extra-spec validation path) from a
+registry and a mode: the service's own flavors refuse what its compute API refuses; a real
+Nova's target writes the keys stock Nova refuses at a microversion that does not validate
+them. Kinds without extra specs ignore it."""
+
+
+def refuses_nothing(key: str, value: str) -> str | None:
+    return None
 
 
 class TargetError(Exception):
@@ -74,7 +80,7 @@ class Kind(Generic[D, O, A, T]):
     desired: Callable[[Catalog], D]  # pure: the catalog's objects of this kind
     plan: Callable[[D, Mapping[str, O], bool], Sequence[A]]  # pure: (desired, observed, prune)
     steps: Callable[[A, T], list[Step]]  # the target calls that carry out one action
-    store_target: Callable[[Engine], T]  # the service's own database as its target
+    store_target: Callable[[Engine, SpecCheck], T]  # the service's own database as its target
     sdk_target: Callable[[Any, SpecCheck], T]  # an openstacksdk connection as its target
 
 

@@ -17,6 +17,7 @@ from flavorsmith.api.requests import check_query
 from flavorsmith.api.services import Services
 from flavorsmith.catalog.repo import RepoView
 from flavorsmith.errors import Invalid, ServiceUnavailable
+from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.params import parse_bool
 from flavorsmith.sync.engine import AnyKind, exclusive, run_loaded
 from flavorsmith.sync.kinds import DEFAULT, NAMES, UnknownKind, choose
@@ -61,15 +62,18 @@ def _work(shared: Services, choice: Choice, execute: bool) -> dict[str, Any]:
     """One round of the chosen kind on the service's own database. A plan loads the catalog
     on disk once and changes nothing; an apply reloads the service's catalog (so the service
     serves what it applied) and applies that, under the sync lock."""
-    target = store.target(choice.kind, shared.engine)
     repository = shared.catalog.repository
     assert repository is not None  # checked by _prepare
 
     def round_of(view: RepoView) -> dict[str, Any]:
+        # Extra specs go through the one validation path (permissive: a bad value of a known
+        # key is refused as the compute API refuses it; Ironic's capabilities are kept).
+        registry = shared.catalog.registry() if execute else shared.catalog.rules_registry(view)
+        check = refusal(registry, "permissive")
         result = run_loaded(
             choice.kind,
             view,
-            target,
+            store.target(choice.kind, shared.engine, spec_check=check),
             prune=choice.prune,
             execute=execute,
             allow_empty=choice.allow_empty,

@@ -61,7 +61,7 @@ def apply(
         with contextlib.suppress(KeyboardInterrupt):
             keep_watching(
                 found,
-                lambda chosen: make_target(ctx, chosen, cloud, endpoint, database),
+                lambda chosen: make_target(ctx, chosen, cloud, endpoint, database, found),
                 engine,
                 kinds=(kind,),
                 prune=prune,
@@ -69,7 +69,7 @@ def apply(
                 interval=interval,
             )
         return
-    target = make_target(ctx, kind, cloud, endpoint, database)
+    target = make_target(ctx, kind, cloud, endpoint, database, found)
     label = kind.subject
 
     def run(*, execute: bool) -> Any:

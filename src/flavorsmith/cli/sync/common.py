@@ -101,30 +101,39 @@ def run_round(
 
 
 def make_target(
-    ctx: typer.Context, kind: Any, cloud: str | None, endpoint: str | None, database: str | None
+    ctx: typer.Context,
+    kind: Any,
+    cloud: str | None,
+    endpoint: str | None,
+    database: str | None,
+    repository: Any,
 ) -> Any:
     """The target of ``kind``: --cloud, else --endpoint (of the kind's service type, e.g.
     compute for flavors, baremetal for deploy templates), else the service itself (its
-    database)."""
+    database). Extra specs are checked on the one validation path: in Nova's mode against
+    stock Nova's validators for a real Nova (the keys it refuses, Ironic's capabilities, go at
+    a microversion that does not validate); in permissive mode against the catalog's completed
+    registry for the service's own flavors (a bad value of a known key is refused, as its
+    compute API refuses it; Ironic's capabilities are kept, as a real Nova keeps them)."""
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.extra_specs.builtin import build
+    from flavorsmith.extra_specs.factory import base_registry, completed
+    from flavorsmith.extra_specs.validation import refusal
     from flavorsmith.sync.engine import TargetError
     from flavorsmith.sync.targets import cloud as clouds
     from flavorsmith.sync.targets import sdk, store
 
     if cloud or endpoint:
-        registry = build()
-
-        def nova_refuses(key: str, value: str) -> bool:
-            return not registry.verdict(key, value).allowed("nova")
-
         try:
             connection = clouds.connect(cloud, kind.service, endpoint)
         except TargetError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(1) from None
-        return sdk.target(kind, connection, spec_check=nova_refuses)
-    return store.target(kind, open_database(database, ctx))
+        return sdk.target(kind, connection, spec_check=refusal(build(), "nova"))
+    registry, _ = completed(base_registry(), repository.load().catalog.extra_specs)
+    return store.target(
+        kind, open_database(database, ctx), spec_check=refusal(registry, "permissive")
+    )
 
 
 def print_round(result: Any, fmt: Format, subject: str = "flavor") -> None:

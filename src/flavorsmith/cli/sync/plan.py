@@ -42,7 +42,7 @@ def plan(
     result = run_round(
         kind,
         found,
-        make_target(ctx, kind, cloud, endpoint, database),
+        make_target(ctx, kind, cloud, endpoint, database, found),
         prune=prune,
         execute=False,
         allow_empty=allow_empty,

@@ -18,7 +18,7 @@ from urllib.parse import quote
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.nova.derive import DerivedFlavor, derive
 from flavorsmith.store import nova_flavors as flavor_store
-from flavorsmith.sync.engine import Kind, SpecCheck, Step
+from flavorsmith.sync.engine import Kind, SpecCheck, Step, TargetError
 from flavorsmith.sync.targets.sdk import SdkTarget
 from flavorsmith.sync.targets.store import StoreTarget
 from flavorsmith.visibility import OPERATOR
@@ -324,6 +324,9 @@ class StoreFlavors(StoreTarget):
         )
 
     def set_specs(self, flavor_id: str, specs: Mapping[str, str]) -> None:
+        refusals = [why for k, v in specs.items() if (why := self.spec_check(k, v)) is not None]
+        if refusals:  # what the compute API answers for the same request, and nothing stored
+            raise TargetError("Validation failed; " + "; ".join(refusals), status=400)
         self._run(lambda c: flavor_store.merge_extra_specs(c, self._locked(c, flavor_id), specs))
 
     def unset_spec(self, flavor_id: str, key: str) -> None:
@@ -347,9 +350,9 @@ class SdkFlavors(SdkTarget):
     service = "compute"
     label = "Nova"
 
-    def __init__(self, connection: Any, nova_refuses: SpecCheck) -> None:
+    def __init__(self, connection: Any, spec_check: SpecCheck) -> None:
         super().__init__(connection)
-        self.nova_refuses = nova_refuses
+        self.spec_check = spec_check
         self._max: tuple[int, int] | None = None
 
     def microversion(self, wanted: tuple[int, int]) -> str:
@@ -424,7 +427,7 @@ class SdkFlavors(SdkTarget):
         )
 
     def set_specs(self, flavor_id: str, specs: Mapping[str, str]) -> None:
-        refused = {k: v for k, v in specs.items() if self.nova_refuses(k, v)}
+        refused = {k: v for k, v in specs.items() if self.spec_check(k, v) is not None}
         accepted = {k: v for k, v in specs.items() if k not in refused}
         path = f"/flavors/{quote(flavor_id, safe='')}/os-extra_specs"
         if accepted:

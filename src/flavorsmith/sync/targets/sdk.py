@@ -11,7 +11,7 @@ from typing import Any
 
 import keystoneauth1.exceptions as ksa
 
-from flavorsmith.sync.engine import AnyKind, SpecCheck, TargetError
+from flavorsmith.sync.engine import AnyKind, SpecCheck, TargetError, refuses_nothing
 
 UNREACHABLE = (ksa.ConnectionError, ksa.ConnectTimeout, ksa.RetriableConnectionFailure)
 
@@ -93,10 +93,6 @@ class SdkTarget:
                 transient=status >= 500 or status == 409,
             )
         return response.json() if response.content else None
-
-
-def refuses_nothing(key: str, value: str) -> bool:
-    return False
 
 
 def target(kind: AnyKind, connection: Any, *, spec_check: SpecCheck | None = None) -> Any:

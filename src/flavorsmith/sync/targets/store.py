@@ -10,7 +10,7 @@ from typing import Any
 
 from flavorsmith.db.engine import Engine, writer
 from flavorsmith.errors import FlavorsmithError
-from flavorsmith.sync.engine import AnyKind, TargetError
+from flavorsmith.sync.engine import AnyKind, SpecCheck, TargetError, refuses_nothing
 
 
 class StoreTarget:
@@ -18,8 +18,9 @@ class StoreTarget:
 
     transient_conflicts = False  # whether a 409 is worth retrying
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, spec_check: SpecCheck = refuses_nothing) -> None:
         self.engine = engine
+        self.spec_check = spec_check
         self.calls = 0
 
     def _run(self, work: Callable[[Any], Any], write: bool = True) -> Any:
@@ -32,6 +33,7 @@ class StoreTarget:
             raise TargetError(exc.message, status=exc.status, transient=transient) from None
 
 
-def target(kind: AnyKind, engine: Engine) -> Any:
-    """The service's own database as the target of ``kind``."""
-    return kind.store_target(engine)
+def target(kind: AnyKind, engine: Engine, *, spec_check: SpecCheck | None = None) -> Any:
+    """The service's own database as the target of ``kind``; ``spec_check`` refuses the extra
+    specs its compute API would refuse (none, when not given)."""
+    return kind.store_target(engine, spec_check or refuses_nothing)
