@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from flavorsmith.sync.kinds import deploy_templates
 from flavorsmith.sync.kinds.deploy_templates import StoreTemplates
 from flavorsmith.sync.kinds.flavors import StoreFlavors
 from flavorsmith.sync.targets import store
-from flavorsmith.sync.watch import watch
+from flavorsmith.sync.watch import fingerprint, watch
 from tests.conftest import EXAMPLES, Invoke
 from tests.support.catalogs import RULES
 
@@ -78,3 +80,35 @@ def test_an_unknown_kind_is_a_usage_error_naming_the_registry(cli: Invoke, repo:
         assert "'nodes' is not a sync kind; choose one of flavors, deploy-templates" in " ".join(
             result.stderr.split()
         )
+
+
+def test_the_fingerprint_outlives_folders_removed_while_it_looks(tmp_path: Path) -> None:
+    """A checkout that deletes hardware/ under a running watcher: every look succeeds (the old
+    walk raised FileNotFoundError here hundreds of times in two seconds and killed the
+    watcher's thread)."""
+    folder = tmp_path / "hardware" / "flavors"
+    stop = threading.Event()
+
+    def churn() -> None:
+        while not stop.is_set():
+            for i in range(20):
+                (folder / f"d{i}").mkdir(parents=True, exist_ok=True)
+                (folder / f"d{i}" / "f.yaml").write_text("x")
+            shutil.rmtree(folder, ignore_errors=True)
+
+    worker = threading.Thread(target=churn)
+    worker.start()
+    looks = 0
+    try:
+        deadline = time.monotonic() + 1.5
+        while time.monotonic() < deadline:
+            fingerprint(tmp_path)
+            looks += 1
+    finally:
+        stop.set()
+        worker.join()
+    assert looks > 100
+    (tmp_path / "hardware" / "a.yaml").write_text("a")
+    before = fingerprint(tmp_path)
+    (tmp_path / "hardware" / "a.yaml").write_text("ab")
+    assert fingerprint(tmp_path) != before

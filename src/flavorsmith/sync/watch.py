@@ -9,10 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from stat import S_ISREG
 
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.db.engine import Engine
@@ -24,14 +26,24 @@ log = logging.getLogger("flavorsmith.sync")
 
 
 def fingerprint(root: Path) -> str:
-    """Changes when any file under hardware/ changes (a ConfigMap swap or a Git pull)."""
+    """Changes when any file under hardware/ changes (a ConfigMap swap or a Git pull). Files or
+    folders removed while it looks are left out, never an error: the watcher must outlive a
+    checkout that deletes hardware/ under it (the next look sees the rest of the change)."""
+    entries: list[str] = []
+    # os.walk skips a folder that vanished between listing and scanning; like Path.rglob it
+    # does not descend into linked folders.
+    for folder, _dirs, files in os.walk(root / "hardware"):
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                stat = os.stat(path)
+            except OSError:
+                continue  # removed (or a dangling link): not a file to fingerprint
+            if S_ISREG(stat.st_mode):
+                entries.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}")
     digest = hashlib.sha256()
-    hardware = root / "hardware"
-    if hardware.is_dir():
-        for path in sorted(hardware.rglob("*")):
-            if path.is_file():
-                stat = path.stat()
-                digest.update(f"{path}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    for entry in sorted(entries):
+        digest.update(f"{entry}\n".encode())
     return digest.hexdigest()
 
 
