@@ -110,6 +110,21 @@ def test_near_miss_memory(catalog: Catalog) -> None:
     assert checks["memory.size"][1] == "98304 MB is not within 3% of 131072 MB"
 
 
+def test_a_missing_cpu_count_is_named(catalog: Catalog) -> None:
+    """An agent inventory without cpu.count: the reason says so, instead of "0 logical CPUs
+    give 0 cores"."""
+    document = load("near-miss-r7615-no-cpu-count.json")
+    assert "count" not in document["inventory"]["cpu"]
+    result = classify(parse(document), catalog)
+    assert result.device.outcome != "matched"
+    checks = checks_of(result, "m1.small")
+    assert [f for f, (ok, _) in checks.items() if not ok] == ["cpu.cores"]
+    assert checks["cpu.cores"][1] == (
+        "the inventory lacks the CPU count (inventory.cpu.count), so the cores cannot be "
+        "checked; the catalog says 16"
+    )
+
+
 def test_unknown_hardware_lists_every_candidate(catalog: Catalog) -> None:
     result = classify(parse(load("near-miss-supermicro.json")), catalog)
     assert result.device.outcome == "no-match"

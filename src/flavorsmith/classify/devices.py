@@ -103,6 +103,13 @@ def _cpu_model(inspection: Inspection, rc: ResourceClass) -> Check:
 
 def _cores(inspection: Inspection, rc: ResourceClass) -> Check:
     count = inspection.cpu_count
+    if count <= 0:
+        return Check(
+            "cpu.cores",
+            False,
+            "the inventory lacks the CPU count (inventory.cpu.count), so the cores cannot be "
+            f"checked; the catalog says {rc.cpu_cores}",
+        )
     per_socket = vendors.cores_per_socket(inspection.cpu_model)
     for threads in (2, 1):
         if count % threads or count // threads != rc.cpu_cores:
