@@ -12,21 +12,11 @@ from flavorsmith.diagnostics import Diagnostic
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic import nodes as rules
 from flavorsmith.store import nodes as store
-from flavorsmith.store.nodes import ImportReport, NodeSpec
+from flavorsmith.store.nodes import IMPORTED, ImportReport, NodeSpec
 
-FIELDS = (
-    "name",
-    "uuid",
-    "driver",
-    "resource_class",
-    "traits",
-    "properties",
-    "driver_info",
-    "extra",
-    "description",
-    "provision_state",
-    "maintenance",
-)
+# The keys a node entry may have, in the order the error message lists them: name and uuid,
+# then the stored columns (the store's list) with traits after the resource class.
+FIELDS = ("name", "uuid", *IMPORTED[:2], "traits", *IMPORTED[2:])
 Problem = tuple[list[str | int], str, bool]  # where, what, whether it points at the key
 
 

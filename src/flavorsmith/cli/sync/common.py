@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -130,10 +131,17 @@ def make_target(
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(1) from None
         return sdk.target(kind, connection, spec_check=refusal(build(), "nova"))
-    registry, _ = completed(base_registry(), repository.load().catalog.extra_specs)
-    return store.target(
-        kind, open_database(database, ctx), spec_check=refusal(registry, "permissive")
-    )
+    checks: list[Callable[[str, str], str | None]] = []
+
+    def check(key: str, value: str) -> str | None:
+        # Built on the first extra spec written: a plan, or a kind without extra specs, never
+        # loads the catalog a second time or scans the plugins for it.
+        if not checks:
+            registry, _ = completed(base_registry(), repository.load().catalog.extra_specs)
+            checks.append(refusal(registry, "permissive"))
+        return checks[0](key, value)
+
+    return store.target(kind, open_database(database, ctx), spec_check=check)
 
 
 def print_round(result: Any, fmt: Format, subject: str = "flavor") -> None:
