@@ -76,3 +76,26 @@ def database_url(option: str | None) -> str:
         return check_database_url(resolve_database_url(option))
     except ConfigError as exc:
         raise typer.BadParameter(str(exc), param_hint="'--database'") from None
+
+
+# A real Ironic as the node source of match, capacity, deploy plan, node list and classify.
+# $OS_CLOUD is not read here: a shell that has it set must not silently switch a command from
+# the service's database to a cloud.
+IronicCloudOption = Annotated[
+    str | None,
+    typer.Option(
+        "--cloud",
+        help="Read nodes from the Ironic of this clouds.yaml cloud (openstacksdk: Keystone or "
+        "auth_type none) instead of the service's database.",
+        show_default=False,
+    ),
+]
+IronicEndpointOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ironic-endpoint",
+        help="Read nodes from this unauthenticated Ironic (e.g. http://127.0.0.1:6385) instead "
+        "of the service's database.",
+        show_default=False,
+    ),
+]

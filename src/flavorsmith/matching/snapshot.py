@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
+from flavorsmith.ironic.nodes import PROVISIONED_STATES
 from flavorsmith.resource_classes import placement_name
 
 
@@ -47,3 +50,29 @@ class Snapshot:
     def find(self, ident: str) -> int | None:
         """A node's position by UUID or name."""
         return self.positions.get(ident)
+
+
+def is_provisioned(provision_state: str | None, instance_uuid: str | None) -> bool:
+    """A node that holds (or is getting) an instance: it is not available to schedule on."""
+    return provision_state in PROVISIONED_STATES or instance_uuid is not None
+
+
+def from_records(records: Iterable[Mapping[str, Any]], generation: int = 0) -> Snapshot:
+    """A snapshot of nodes as Ironic's API shows them (``uuid``, ``name``, ``resource_class``,
+    ``traits``, ``provision_state``, ``instance_uuid``, ``maintenance``), in the given order."""
+    return Snapshot(
+        tuple(
+            NodeInfo(
+                uuid=str(record["uuid"]),
+                name=record.get("name"),
+                resource_class=record.get("resource_class"),
+                traits=frozenset(record.get("traits") or ()),
+                provisioned=is_provisioned(
+                    record.get("provision_state"), record.get("instance_uuid")
+                ),
+                maintenance=bool(record.get("maintenance")),
+            )
+            for record in records
+        ),
+        generation,
+    )

@@ -24,8 +24,8 @@ def as_template(row: dict[str, Any]) -> Template:
     return Template(
         row["name"],
         tuple(Step(s["interface"], s["step"], s["args"], s["priority"]) for s in row["steps"]),
-        row["description"],
-        row["extra"],
+        row.get("description"),  # a real Ironic's templates have none
+        row.get("extra") or {},
     )
 
 

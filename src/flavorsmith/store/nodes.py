@@ -17,7 +17,7 @@ from sqlalchemy import ColumnElement, Connection, String, delete, func, insert, 
 from flavorsmith.db.models import Node, NodeInspection, NodeTrait
 from flavorsmith.errors import Conflict, Invalid, NotFound
 from flavorsmith.ironic import nodes as rules
-from flavorsmith.matching.snapshot import NodeInfo, Snapshot
+from flavorsmith.matching.snapshot import NodeInfo, Snapshot, is_provisioned
 from flavorsmith.params import MAX_LIMIT
 from flavorsmith.store import generations
 from flavorsmith.store.generations import bump
@@ -196,8 +196,7 @@ def snapshot(connection: Connection) -> Snapshot:
             name=row.name,
             resource_class=row.resource_class,
             traits=frozenset(traits.get(row.id, ())),
-            provisioned=row.provision_state in rules.PROVISIONED_STATES
-            or row.instance_uuid is not None,
+            provisioned=is_provisioned(row.provision_state, row.instance_uuid),
             maintenance=row.maintenance,
         )
         for row in rows

@@ -6,7 +6,13 @@ from typing import Annotated, Any
 
 import typer
 
-from flavorsmith.cli.options import DatabaseOption, FormatOption, RepoOption
+from flavorsmith.cli.options import (
+    DatabaseOption,
+    FormatOption,
+    IronicCloudOption,
+    IronicEndpointOption,
+    RepoOption,
+)
 from flavorsmith.cli.output import Format, render_list, to_yaml
 
 
@@ -25,15 +31,19 @@ def plan(
         bool,
         typer.Option(
             "--catalog",
-            help="Use the repository's deploy templates instead of the service's.",
+            help="Use the repository's deploy templates instead of the service's (or the "
+            "real Ironic's).",
         ),
     ] = False,
     repo: RepoOption = None,
     database: DatabaseOption = None,
+    cloud: IronicCloudOption = None,
+    ironic_endpoint: IronicEndpointOption = None,
     fmt: FormatOption = Format.TABLE,
 ) -> None:
     """Show the ordered deploy steps provisioning NODE would run, where each comes from, and
     why each deploy template was or was not applied. Exits 1 when Ironic would refuse."""
+    from flavorsmith.cli.ironic_source import ironic_nodes
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.errors import FlavorsmithError
     from flavorsmith.ironic.deploy_steps import order_for_driver
@@ -54,15 +64,20 @@ def plan(
                 )
                 raise typer.Exit(1)
         repo_templates = [template_store.as_template(t.as_api()) for t in view.deploy_templates]
-    engine = open_database(database, ctx)
-    try:
-        with engine.connect() as connection:
-            row = store.find(connection, node, by_name=True)
-            node_traits = store.traits_of(connection, [row["id"]])[row["id"]]
-            templates = repo_templates if catalog else template_store.all_templates(connection)
-    except FlavorsmithError as exc:
-        typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(1) from None
+    source = ironic_nodes(cloud, ironic_endpoint)
+    if source is not None:
+        row, node_traits, templates = _from_ironic(source, node)
+        templates = repo_templates if catalog else templates
+    else:
+        engine = open_database(database, ctx)
+        try:
+            with engine.connect() as connection:
+                row = store.find(connection, node, by_name=True)
+                node_traits = store.traits_of(connection, [row["id"]])[row["id"]]
+                templates = repo_templates if catalog else template_store.all_templates(connection)
+        except FlavorsmithError as exc:
+            typer.echo(f"error: {exc.message}", err=True)
+            raise typer.Exit(1) from None
     if wanted_flavor is not None:
         instance_traits = sorted(wanted_flavor.required_traits)
     else:
@@ -91,6 +106,22 @@ def plan(
     _print(report, fmt)
     if errors:
         raise typer.Exit(1)
+
+
+def _from_ironic(source: Any, node: str) -> tuple[dict[str, Any], list[str], list[Any]]:
+    """The node (driver, traits, instance_info) and the deploy templates of a real Ironic."""
+    from flavorsmith.cli.ironic_source import fail, reading
+    from flavorsmith.store import deploy_templates as template_store
+    from flavorsmith.sync.engine import TargetError
+
+    fields = ("uuid", "name", "driver", "traits", "instance_info")
+    try:
+        row = source.node(node, fields)
+    except TargetError as exc:
+        fail(f"no node {node!r} in that Ironic" if exc.status == 404 else str(exc))
+    templates = reading(source.deploy_templates)
+    row["instance_info"] = row.get("instance_info") or {}
+    return row, list(row.get("traits") or []), [template_store.as_template(t) for t in templates]
 
 
 def _catalog(repo: str | None) -> Any:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from flavorsmith.cli.options import DatabaseOption, FormatOption, RepoOption
+from flavorsmith.cli.options import (
+    DatabaseOption,
+    FormatOption,
+    IronicCloudOption,
+    IronicEndpointOption,
+    RepoOption,
+)
 from flavorsmith.cli.output import Format, render_list, render_show, to_yaml
 
 COLUMNS = [
@@ -22,6 +28,8 @@ def capacity(
     ctx: typer.Context,
     repo: RepoOption = None,
     database: DatabaseOption = None,
+    cloud: IronicCloudOption = None,
+    ironic_endpoint: IronicEndpointOption = None,
     fmt: FormatOption = Format.TABLE,
 ) -> None:
     """Capacity per flavor, and findings: idle flavors and nodes, unused classes and traits."""
@@ -30,7 +38,7 @@ def capacity(
     from flavorsmith.cli.matching.inputs import load
     from flavorsmith.matching import views
 
-    catalog, index = load(ctx, repo, database)
+    catalog, index = load(ctx, repo, database, cloud, ironic_endpoint)
     result = views.capacity(index, views.rules_of(catalog))
     if fmt is Format.JSON:
         typer.echo(json.dumps(result, indent=2))

@@ -1,4 +1,5 @@
-"""Loading what matching needs: a valid catalog and the nodes of the service's database."""
+"""Loading what matching needs: a valid catalog and the nodes — of the service's database, or
+of a real Ironic (``--cloud`` / ``--ironic-endpoint``)."""
 
 from __future__ import annotations
 
@@ -7,20 +8,43 @@ import typer
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.matching.index import Index
 
+# What matching reads of each node of a real Ironic (no driver_info, no properties).
+MATCH_FIELDS = (
+    "uuid",
+    "name",
+    "resource_class",
+    "traits",
+    "provision_state",
+    "maintenance",
+    "instance_uuid",
+)
 
-def load(ctx: typer.Context, repo: str | None, database: str | None) -> tuple[Catalog, Index]:
+
+def load(
+    ctx: typer.Context,
+    repo: str | None,
+    database: str | None,
+    cloud: str | None = None,
+    endpoint: str | None = None,
+) -> tuple[Catalog, Index]:
+    from flavorsmith.cli.ironic_source import ironic_nodes, reading
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.options import repository
     from flavorsmith.cli.report import emit
     from flavorsmith.db.engine import consistent
     from flavorsmith.diagnostics import has_errors
+    from flavorsmith.matching.snapshot import from_records
     from flavorsmith.store import nodes as node_store
 
+    source = ironic_nodes(cloud, endpoint)
     view = repository(repo).load()
     if has_errors(view.diagnostics):
         typer.echo("the catalog has errors; fix them first:", err=True)
         emit(view.diagnostics, err=True)
         raise typer.Exit(1)
+    if source is not None:
+        records = reading(lambda: source.nodes(MATCH_FIELDS))
+        return view.catalog, Index.build(from_records(records))
     engine = open_database(database, ctx)
     with consistent(engine).begin() as connection:
         snapshot = node_store.snapshot(connection)

@@ -6,7 +6,13 @@ from typing import Annotated, Any
 
 import typer
 
-from flavorsmith.cli.options import DatabaseOption, FormatOption, RepoOption
+from flavorsmith.cli.options import (
+    DatabaseOption,
+    FormatOption,
+    IronicCloudOption,
+    IronicEndpointOption,
+    RepoOption,
+)
 from flavorsmith.cli.output import Format, render_list, render_show
 
 TABLE_NODES = 6
@@ -23,6 +29,8 @@ def match(
     ] = False,
     repo: RepoOption = None,
     database: DatabaseOption = None,
+    cloud: IronicCloudOption = None,
+    ironic_endpoint: IronicEndpointOption = None,
     fmt: FormatOption = Format.TABLE,
 ) -> None:
     """Which nodes each flavor can land on (and with --explain, why not)."""
@@ -30,7 +38,7 @@ def match(
     from flavorsmith.errors import NotFound
     from flavorsmith.matching import views
 
-    catalog, index = load(ctx, repo, database)
+    catalog, index = load(ctx, repo, database, cloud, ironic_endpoint)
     rules = views.rules_of(catalog)
     try:
         chosen = [views.find_flavor(rules, flavor)] if flavor else rules

@@ -8,7 +8,6 @@ template can change in place (one JSON patch), so there is no replace.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -18,8 +17,8 @@ from urllib.parse import quote
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.ironic.deploy_templates import apply_patch, checked
 from flavorsmith.store import deploy_templates as template_store
-from flavorsmith.sync.engine import Kind, SpecCheck, Step, TargetError
-from flavorsmith.sync.targets.sdk import SdkTarget
+from flavorsmith.sync.engine import Kind, SpecCheck, Step
+from flavorsmith.sync.targets.ironic import IronicTarget
 from flavorsmith.sync.targets.store import StoreTarget
 
 MARKER = "flavorsmith:managed"
@@ -209,39 +208,17 @@ class StoreTemplates(StoreTarget):
         self._run(lambda c: template_store.remove(c, template_store.find(c, uuid, lock=True)))
 
 
-class SdkTemplates(SdkTarget):
+class SdkTemplates(IronicTarget):
     """Any Ironic API (1.55 or later), through an openstacksdk connection.
 
     A real Ironic drops a template's description, so descriptions are sent on create but
     never compared (Flavorsmith's own API keeps them)."""
 
-    service = "baremetal"
-    label = "Ironic"
+    version = MICROVERSION
+    needs = "deploy templates need"
 
     def __init__(self, connection: Any, spec_check: SpecCheck | None = None) -> None:
         super().__init__(connection)  # extra specs are no concern of deploy templates
-        self._checked = False
-
-    def microversion(self, wanted: tuple[int, int]) -> str:
-        if not self._checked:
-            found = self.max_microversion()
-            if found is not None and found < MICROVERSION:
-                raise TargetError(
-                    f"this Ironic's API goes up to {found[0]}.{found[1]}; deploy templates "
-                    f"need {MICROVERSION[0]}.{MICROVERSION[1]}"
-                )
-            self._checked = True
-        return f"{MICROVERSION[0]}.{MICROVERSION[1]}"
-
-    def fault(self, response: Any) -> str:
-        """Ironic's error text: a JSON document inside ``error_message``."""
-        try:
-            outer = response.json()["error_message"]
-            return str(json.loads(outer)["faultstring"]) if isinstance(outer, str) else str(outer)
-        except Exception:
-            is_json = "json" in response.headers.get("content-type", "")
-            text = str(response.text[:200]) if is_json else ""
-            return text or f"{response.reason} (is this an Ironic API endpoint?)"
 
     def observe(self) -> dict[str, ObservedTemplate]:
         out: dict[str, ObservedTemplate] = {}
