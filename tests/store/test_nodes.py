@@ -169,6 +169,65 @@ def test_filters(connection: Connection) -> None:
     assert ids(associated=False) == [gpu["id"], nvme["id"]]
 
 
+def test_ironic_data_fields_are_stored_with_ironic_defaults(connection: Connection) -> None:
+    plain = _node(connection)
+    assert plain["conductor_group"] == "" and plain["network_data"] == {}
+    assert plain["retired"] is False and plain["protected"] is False
+    assert plain["disable_power_off"] is False and plain["automated_clean"] is None
+    assert all(plain[f"{name}_interface"] is None for name in store.INTERFACES)
+    values: dict[str, Any] = {
+        "owner": "p-owner",
+        "lessee": "p-lessee",
+        "conductor_group": "rack-1",
+        "automated_clean": False,
+        "retired": True,
+        "retired_reason": "old",
+        "network_data": {"links": []},
+        "shard": "s1",
+        "instance_name": "web-1",
+        "deploy_interface": "direct",
+        "vendor_interface": "no-vendor",
+    }
+    node = _node(connection, **values)
+    found = store.find(connection, node["uuid"], by_name=False)
+    assert {k: found[k] for k in values} == values
+    saved = store.save(connection, found, {"protected": True, "protected_reason": "keep"})
+    again = store.find(connection, node["uuid"], by_name=False)
+    assert (
+        again["protected"] is True
+        and again["protected_reason"] == "keep" == saved["protected_reason"]
+    )
+
+
+def test_ironic_data_filters(connection: Connection) -> None:
+    rc = _rc()
+    parent = _node(connection, resource_class=rc, owner="o1", shard="s1", conductor_group="g")
+    child = _node(
+        connection, resource_class=rc, lessee="o1", parent_node=parent["uuid"], retired=True
+    )
+    other = _node(connection, resource_class=rc, owner="o2", description="50% off_sale")
+
+    def ids(**filters: Any) -> list[int]:
+        return [
+            r["id"] for r in store.list_nodes(connection, NodeQuery(resource_class=rc, **filters))
+        ]
+
+    assert ids() == [parent["id"], child["id"], other["id"]]
+    assert ids(include_children=False) == [parent["id"], other["id"]]
+    assert ids(include_children=False, parent_node=parent["uuid"]) == [child["id"]]
+    assert ids(owner="o1") == [parent["id"]]
+    assert ids(lessee="o1") == [child["id"]]
+    assert ids(project="o1") == [parent["id"], child["id"]]
+    assert ids(retired=True) == [child["id"]]
+    assert ids(retired=False) == [parent["id"], other["id"]]
+    assert ids(shards=("s1", "s9")) == [parent["id"]]
+    assert ids(sharded=False) == [child["id"], other["id"]]
+    assert ids(conductor_group="g") == [parent["id"]]
+    assert ids(conductor_group="") == [child["id"], other["id"]]
+    assert ids(description_contains="% off_") == [other["id"]]
+    assert ids(description_contains="%_") == []
+
+
 def test_bad_sort_and_marker(connection: Connection) -> None:
     with pytest.raises(Invalid, match="sort_key"):
         store.list_nodes(connection, NodeQuery(sort_key="properties"))

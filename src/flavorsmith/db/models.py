@@ -17,6 +17,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -69,6 +70,47 @@ class Node(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     provision_updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # Ironic's data fields (migration 0007); lengths as Ironic's own tables.
+    owner: Mapped[str | None] = mapped_column(String(255), index=True)
+    lessee: Mapped[str | None] = mapped_column(String(255), index=True)
+    conductor_group: Mapped[str] = mapped_column(
+        String(255), nullable=False, default="", server_default="", index=True
+    )
+    chassis_uuid: Mapped[str | None] = mapped_column(String(36))
+    instance_name: Mapped[str | None] = mapped_column(String(255))
+    automated_clean: Mapped[bool | None] = mapped_column(Boolean)
+    protected: Mapped[bool] = mapped_column(
+        Boolean, nullable=False, default=False, server_default=false()
+    )
+    protected_reason: Mapped[str | None] = mapped_column(Text)
+    retired: Mapped[bool] = mapped_column(
+        Boolean, nullable=False, default=False, server_default=false()
+    )
+    retired_reason: Mapped[str | None] = mapped_column(Text)
+    disable_power_off: Mapped[bool] = mapped_column(
+        Boolean, nullable=False, default=False, server_default=false()
+    )
+    network_data: Mapped[dict[str, Any]] = mapped_column(
+        JSON, nullable=False, default=dict, server_default="{}"
+    )
+    # Set by Ironic's conductor from the hardware; kept so a copy of a real node keeps them.
+    boot_mode: Mapped[str | None] = mapped_column(String(16))
+    secure_boot: Mapped[bool | None] = mapped_column(Boolean)
+    shard: Mapped[str | None] = mapped_column(String(255), index=True)
+    parent_node: Mapped[str | None] = mapped_column(String(36), index=True)
+    bios_interface: Mapped[str | None] = mapped_column(String(255))
+    boot_interface: Mapped[str | None] = mapped_column(String(255))
+    console_interface: Mapped[str | None] = mapped_column(String(255))
+    deploy_interface: Mapped[str | None] = mapped_column(String(255))
+    firmware_interface: Mapped[str | None] = mapped_column(String(255))
+    inspect_interface: Mapped[str | None] = mapped_column(String(255))
+    management_interface: Mapped[str | None] = mapped_column(String(255))
+    network_interface: Mapped[str | None] = mapped_column(String(255))
+    power_interface: Mapped[str | None] = mapped_column(String(255))
+    raid_interface: Mapped[str | None] = mapped_column(String(255))
+    rescue_interface: Mapped[str | None] = mapped_column(String(255))
+    storage_interface: Mapped[str | None] = mapped_column(String(255))
+    vendor_interface: Mapped[str | None] = mapped_column(String(255))
 
 
 class NodeTrait(Base):

@@ -12,7 +12,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, String, delete, func, insert, not_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    String,
+    delete,
+    func,
+    insert,
+    not_,
+    or_,
+    select,
+    update,
+)
 
 from flavorsmith.db.models import Node, NodeInspection, NodeTrait
 from flavorsmith.errors import Conflict, Invalid, NotFound
@@ -67,6 +78,18 @@ class NodeQuery:
     traits_any: tuple[str, ...] = ()  # has at least one
     not_traits: tuple[str, ...] = ()  # does not have all of them
     not_traits_any: tuple[str, ...] = ()  # has none
+    owner: str | None = None
+    lessee: str | None = None
+    project: str | None = None  # owner or lessee
+    conductor_group: str | None = None  # stored lowercased, compared as given (as Ironic)
+    retired: bool | None = None
+    shards: tuple[str, ...] = ()  # in any of them
+    sharded: bool | None = None
+    instance_name: str | None = None
+    instance_uuid: str | None = None
+    description_contains: str | None = None
+    parent_node: str | None = None  # only the children of this node (a UUID)
+    include_children: bool = True  # Ironic's API lists no child node unless asked
     sort_key: str = "id"
     sort_dir: str = "asc"
     limit: int = MAX_LIMIT
@@ -112,6 +135,7 @@ def conditions(query: NodeQuery) -> list[ColumnElement[bool]]:
         )
     if query.driver is not None:
         out.append(Node.driver == query.driver)
+    out.extend(_data_conditions(query))
     if query.traits:
         out.append(_has_all(query.traits))
     if query.traits_any:
@@ -120,6 +144,33 @@ def conditions(query: NodeQuery) -> list[ColumnElement[bool]]:
         out.append(not_(_has_all(query.not_traits)))
     if query.not_traits_any:
         out.append(not_(_has_any(query.not_traits_any)))
+    return out
+
+
+def _data_conditions(query: NodeQuery) -> list[ColumnElement[bool]]:
+    """The filters on Ironic's data fields, as Ironic's database layer applies them."""
+    out: list[ColumnElement[bool]] = []
+    equal = {
+        Node.owner: query.owner,
+        Node.lessee: query.lessee,
+        Node.conductor_group: query.conductor_group,
+        Node.retired: query.retired,
+        Node.instance_name: query.instance_name,
+        Node.instance_uuid: query.instance_uuid,
+    }
+    out.extend(column == value for column, value in equal.items() if value is not None)
+    if query.project is not None:
+        out.append(or_(Node.owner == query.project, Node.lessee == query.project))
+    if query.shards:
+        out.append(Node.shard.in_(query.shards))
+    if query.sharded is not None:
+        out.append(Node.shard.isnot(None) if query.sharded else Node.shard.is_(None))
+    if query.description_contains is not None:
+        out.append(Node.description.contains(query.description_contains, autoescape=True))
+    if query.parent_node is not None:
+        out.append(Node.parent_node == query.parent_node)
+    elif not query.include_children:
+        out.append(Node.parent_node.is_(None))
     return out
 
 
@@ -222,6 +273,43 @@ def inspection(connection: Connection, node: dict[str, Any]) -> dict[str, Any] |
 # -- writing ----------------------------------------------------------------------------------
 
 
+# Ironic's hardware interfaces (each stored as <name>_interface).
+INTERFACES = (
+    "bios",
+    "boot",
+    "console",
+    "deploy",
+    "firmware",
+    "inspect",
+    "management",
+    "network",
+    "power",
+    "raid",
+    "rescue",
+    "storage",
+    "vendor",
+)
+# Ironic's data fields a create may set, and what a node has when it sets none.
+DATA_DEFAULTS: dict[str, Any] = {
+    "owner": None,
+    "lessee": None,
+    "conductor_group": "",
+    "chassis_uuid": None,
+    "instance_name": None,
+    "automated_clean": None,
+    "protected": False,
+    "protected_reason": None,
+    "retired": False,
+    "retired_reason": None,
+    "disable_power_off": False,
+    "boot_mode": None,
+    "secure_boot": None,
+    "shard": None,
+    "parent_node": None,
+    **{f"{name}_interface": None for name in INTERFACES},
+}
+
+
 def create(connection: Connection, values: dict[str, Any]) -> dict[str, Any]:
     stamp = now()
     row = {
@@ -239,8 +327,9 @@ def create(connection: Connection, values: dict[str, Any]) -> dict[str, Any]:
         "instance_info": values.get("instance_info") or {},
         "driver_info": values.get("driver_info") or {},
         "extra": values.get("extra") or {},
+        "network_data": values.get("network_data") or {},
         "created_at": stamp,
-    }
+    } | {name: values.get(name, default) for name, default in DATA_DEFAULTS.items()}
     try:
         with unique(connection):
             node_id = connection.execute(insert(Node).values(**row).returning(Node.id)).scalar_one()
@@ -439,8 +528,10 @@ def import_nodes(connection: Connection, specs: Sequence[NodeSpec]) -> ImportRep
 
 
 __all__ = [
+    "DATA_DEFAULTS",
     "FIELD_LENGTHS",
     "GENERATION",
+    "INTERFACES",
     "SORT_KEYS",
     "ImportReport",
     "NodeQuery",
