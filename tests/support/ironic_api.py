@@ -8,6 +8,14 @@ interfaces, so nodes and deploy templates (bios/raid steps) work without any rea
 
     with running_ironic() as url:      # "http://127.0.0.1:PORT"; GET / lists versions
         conn = sdk_connection(url)     # openstacksdk, no auth, /v1 as the baremetal endpoint
+
+In-band inspection as the agent does it: ``running_ironic(agent_inspection=True)`` also enables
+the ``agent`` inspect interface (unmanaged boot: fake power and management stand in for the
+ramdisk's boot), and ``inspect_with_inventory(conn, node, document)`` creates the node's ports,
+starts inspection and posts an inventory to ``/v1/continue_inspection`` as the agent would, so
+Ironic runs its inspection hooks and stores the inventory. Extra configuration (``conf``), Python
+path entries (``pythonpath``) and environment variables (``env``) reach the service process, so a
+test can load its own inspection hooks into it.
 """
 
 from __future__ import annotations
@@ -23,9 +31,10 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 import openstack.connection
 
@@ -35,6 +44,8 @@ CONSTRAINTS = HERE / "ironic-constraints.txt"
 CACHE = Path(os.environ.get("FLAVORSMITH_TEST_CACHE", Path.home() / ".cache" / "flavorsmith-tests"))
 START_TIMEOUT = 120.0
 STOP_TIMEOUT = 20.0
+INSPECTION_TIMEOUT = 60.0
+CONTINUE_INSPECTION_VERSION = "1.84"  # the agent's lookup-free /v1/continue_inspection
 
 CONF = """
 [DEFAULT]
@@ -84,6 +95,21 @@ lock_path = {state}/locks
 
 [vnc]
 enabled = false
+"""
+
+# In-band inspection by the agent: the `agent` inspect interface, unmanaged boot (fake-hardware's
+# boot interface cannot boot a ramdisk, so Ironic only powers the node on and waits for the
+# agent's post), and the API's own URL, without which inspection cannot start. The default hooks
+# stay as they are; a test adds its own with `[inspector]hooks` in ``conf``.
+AGENT_INSPECTION_CONF = """
+[DEFAULT]
+enabled_inspect_interfaces = agent,fake,no-inspect
+
+[inspector]
+require_managed_boot = false
+
+[service_catalog]
+endpoint_override = {url}
 """
 
 
@@ -168,40 +194,68 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     process.wait()
 
 
+def _environment(pythonpath: Sequence[Path], env: Mapping[str, str]) -> dict[str, str]:
+    """The service's environment: this one, without this interpreter's PYTHONPATH (the
+    service has its own virtual environment), plus ``pythonpath`` and ``env``."""
+    result = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if pythonpath:
+        result["PYTHONPATH"] = os.pathsep.join(str(p) for p in pythonpath)
+    result.update(env)
+    return result
+
+
 @contextmanager
-def running_ironic() -> Iterator[str]:
+def running_ironic(
+    *,
+    agent_inspection: bool = False,
+    conf: str = "",
+    pythonpath: Sequence[Path] = (),
+    env: Mapping[str, str] | None = None,
+) -> Iterator[str]:
     """Start Ironic with a fresh SQLite database on a free loopback port; yields its root URL
     (``http://127.0.0.1:PORT``; the API is under ``/v1``). Stops it and removes its state on exit.
+
+    ``agent_inspection`` enables in-band inspection (see ``inspect_with_inventory``); ``conf``
+    is more configuration (ini text, a second ``--config-file``, so its values win);
+    ``pythonpath`` and ``env`` reach the service's process (and ``ironic-dbsync``).
     """
     home = venv()
     with tempfile.TemporaryDirectory(prefix="flavorsmith-ironic-") as tmp:
         state = Path(tmp)
         (state / "locks").mkdir()
         port = _free_port()
-        conf = state / "ironic.conf"
-        conf.write_text(CONF.format(state=state, port=port))
+        url = f"http://127.0.0.1:{port}"
+        main_conf = state / "ironic.conf"
+        main_conf.write_text(CONF.format(state=state, port=port))
+        extra = (AGENT_INSPECTION_CONF.format(url=url) if agent_inspection else "") + conf
+        conf_args = ["--config-file", str(main_conf)]
+        if extra:
+            (state / "extra.conf").write_text(extra)
+            conf_args += ["--config-file", str(state / "extra.conf")]
+        environment = _environment(pythonpath, env or {})
         schema = subprocess.run(
-            [str(home / "bin" / "ironic-dbsync"), "--config-file", str(conf), "create_schema"],
+            [str(home / "bin" / "ironic-dbsync"), *conf_args, "create_schema"],
             capture_output=True,
             text=True,
             check=False,
             cwd=state,
+            env=environment,
         )
         if schema.returncode != 0:
             raise RuntimeError(
                 f"ironic-dbsync create_schema failed (exit {schema.returncode}):\n"
                 f"{_tail(schema.stdout + schema.stderr)}"
             )
-        url = f"http://127.0.0.1:{port}"
         with (state / "ironic.stdout").open("wb") as out:
             started = time.monotonic()
             process = subprocess.Popen(
-                [str(home / "bin" / "ironic"), "--config-file", str(conf)],
+                [str(home / "bin" / "ironic"), *conf_args],
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 cwd=state,
                 start_new_session=True,
+                env=environment,
             )
             try:
                 while not _ready(url):
@@ -234,3 +288,78 @@ def sdk_connection(url: str) -> openstack.connection.Connection:
         auth_type="none",
         baremetal_endpoint_override=f"{url}/v1",
     )
+
+
+def agent_post(document: Mapping[str, Any]) -> dict[str, Any]:
+    """What the agent posts to ``/v1/continue_inspection`` for stored-shape inspection data
+    (``{"inventory": ..., "plugin_data": ...}``, as ``GET /v1/nodes/{node}/inventory`` returns
+    it): the inventory and, beside it, the collectors' plugin data. A bare inventory is posted
+    as the inventory."""
+    if "inventory" not in document:
+        return {"inventory": dict(document)}
+    return {"inventory": document["inventory"], **(document.get("plugin_data") or {})}
+
+
+def inspect_with_inventory(
+    conn: openstack.connection.Connection,
+    node: Any,
+    document: Mapping[str, Any],
+    *,
+    timeout: float = INSPECTION_TIMEOUT,
+) -> Any:
+    """In-band inspection of ``node`` (a name, UUID or SDK node of fake-hardware, in
+    ``enroll`` or ``manageable``) with ``document`` as the agent's data, on an Ironic started
+    with ``agent_inspection=True``: sets its inspect interface to ``agent``, creates a port for
+    each MAC address of the inventory that has none, moves it to ``manageable``, starts
+    inspection, posts the data to ``/v1/continue_inspection`` (API 1.84) once the node waits
+    for it, and waits until inspection ends. Returns the node as it then is (``manageable``
+    after a success; ``inspect failed`` with ``last_error`` otherwise). Afterwards
+    ``GET /v1/nodes/{node}/inventory`` (API 1.81) returns the stored inventory."""
+    baremetal = conn.baremetal
+    found = baremetal.get_node(node)
+    if found.inspect_interface != "agent":
+        found = baremetal.patch_node(
+            found, [{"op": "replace", "path": "/inspect_interface", "value": "agent"}]
+        )
+    body = agent_post(document)
+    have = {port.address.lower() for port in baremetal.ports(node_uuid=found.id)}
+    for interface in body["inventory"].get("interfaces") or []:
+        mac = str(interface.get("mac_address") or "").lower()
+        if mac and mac not in have:
+            baremetal.create_port(node_uuid=found.id, address=mac)
+            have.add(mac)
+    if found.provision_state == "enroll":
+        found = baremetal.set_node_provision_state(found, "manage", wait=True, timeout=timeout)
+    baremetal.set_node_provision_state(found, "inspect")
+    _wait_for(conn, found.id, lambda state: state != "inspecting", timeout)
+    answer = baremetal.post(
+        "/continue_inspection",
+        json=body,
+        microversion=CONTINUE_INSPECTION_VERSION,
+        raise_exc=False,
+    )
+    if answer.status_code != 202:
+        raise RuntimeError(
+            f"POST /v1/continue_inspection answered {answer.status_code}: {answer.text}"
+        )
+    return _wait_for(
+        conn, found.id, lambda state: state not in ("inspect wait", "inspecting"), timeout
+    )
+
+
+def _wait_for(
+    conn: openstack.connection.Connection, node_id: str, done: Any, timeout: float
+) -> Any:
+    """The node once ``done(provision_state)`` holds; an error naming its state and last error
+    if it does not within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        node = conn.baremetal.get_node(node_id)
+        if done(node.provision_state):
+            return node
+        if time.monotonic() > deadline:
+            raise RuntimeError(
+                f"node {node_id} still {node.provision_state!r} after {timeout:.0f}s"
+                f" (last_error: {node.last_error})"
+            )
+        time.sleep(0.2)
