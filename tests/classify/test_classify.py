@@ -39,6 +39,7 @@ def checks_of(result: Any, resource_class: str) -> dict[str, tuple[bool, str]]:
     [
         ("r7615-m1-small.json", "m1.small"),
         ("r7615-m1-small-smt-off.json", "m1.small"),
+        ("r7615-m1-small-socket-count.json", "m1.small"),
         ("r7615-m1-medium.json", "m1.medium"),
         ("dl360-c2-large.json", "c2.large"),
         ("dl360-c2-diskless.json", "c2.diskless"),
@@ -58,11 +59,93 @@ def test_cores_from_the_model_string(catalog: Catalog) -> None:
     result = classify(parse(load("r7615-m1-small.json")), catalog)
     assert checks_of(result, "m1.small")["cpu.cores"] == (
         True,
-        "16 cores from the model string: 1 x 16-Core, 2 thread(s) per core (32 logical CPUs)",
+        "16 cores from the model string: 1 x 16-Core, 2 thread(s) per core (32 logical CPUs; "
+        "SMT assumed on: no cpu.socket_count rules out 2 x 16-Core at 1 thread per core)",
     )
     smt_off = classify(parse(load("r7615-m1-small-smt-off.json")), catalog)
     assert checks_of(smt_off, "m1.small")["cpu.cores"][1].endswith(
         "1 thread(s) per core (16 logical CPUs)"
+    )
+
+
+def with_cores(catalog: Catalog, resource_class: str, cores: int) -> Catalog:
+    return replace(
+        catalog,
+        device_types=tuple(
+            replace(
+                dt,
+                resource_classes=tuple(
+                    replace(rc, cpu_cores=cores) if rc.name == resource_class else rc
+                    for rc in dt.resource_classes
+                ),
+            )
+            for dt in catalog.device_types
+        ),
+    )
+
+
+def test_cores_from_the_socket_count(catalog: Catalog) -> None:
+    """An agent that reports cpu.socket_count (IPA 9.9 and later, lscpu's Socket(s)): the
+    sockets come from the inventory, the cores per socket from the model string."""
+    document = load("r7615-m1-small-socket-count.json")
+    assert document["inventory"]["cpu"]["socket_count"] == 1
+    result = classify(parse(document), catalog)
+    assert result.resource_class == "m1.small"
+    assert checks_of(result, "m1.small")["cpu.cores"] == (
+        True,
+        "16 cores from cpu.socket_count and the model string: 1 x 16-Core, 2 thread(s) per core "
+        "(32 logical CPUs)",
+    )
+
+
+def test_cores_written_as_threads_do_not_match(catalog: Catalog) -> None:
+    """A device type declaring 32 cores for a one-socket EPYC 9124 (16 cores, 32 threads) does
+    not match its 32-thread box read as 2 x 16-Core at 1 thread per core."""
+    threads_as_cores = with_cores(catalog, "m1.small", 32)
+    socket_count = classify(parse(load("r7615-m1-small-socket-count.json")), threads_as_cores)
+    assert socket_count.device.outcome == "no-match"
+    checks = checks_of(socket_count, "m1.small")
+    assert [f for f, (ok, _) in checks.items() if not ok] == ["cpu.cores"]
+    assert checks["cpu.cores"][1] == (
+        "16 cores from cpu.socket_count and the model string: 1 x 16-Core, 2 thread(s) per core "
+        "(32 logical CPUs); the catalog says 32, the number of logical CPUs: "
+        "declare physical cores"
+    )
+    # An older agent without cpu.socket_count: SMT on is assumed, and the detail says so.
+    older = classify(parse(load("r7615-m1-small.json")), threads_as_cores)
+    assert older.device.outcome == "no-match"
+    checks = checks_of(older, "m1.small")
+    assert [f for f, (ok, _) in checks.items() if not ok] == ["cpu.cores"]
+    assert checks["cpu.cores"][1] == (
+        "16 cores from the model string: 1 x 16-Core, 2 thread(s) per core (32 logical CPUs; "
+        "SMT assumed on: no cpu.socket_count rules out 2 x 16-Core at 1 thread per core); "
+        "the catalog says 32, the number of logical CPUs: declare physical cores"
+    )
+
+
+def test_two_sockets_without_smt_still_match(catalog: Catalog) -> None:
+    """Guard: a real two-socket EPYC 9124 box with SMT off (32 logical CPUs, socket_count 2)
+    matches 32 cores; the socket count rules out the one-socket reading."""
+    document = load("r7615-m1-small-socket-count.json")
+    document["inventory"]["cpu"]["socket_count"] = 2
+    result = classify(parse(document), with_cores(catalog, "m1.small", 32))
+    assert result.resource_class == "m1.small"
+    assert checks_of(result, "m1.small")["cpu.cores"][1].endswith(
+        "2 x 16-Core, 1 thread(s) per core (32 logical CPUs)"
+    )
+
+
+def test_logical_cpus_that_fit_no_socket_count_are_named(catalog: Catalog) -> None:
+    """24 logical CPUs on one 16-Core socket are neither 1 nor 2 threads per core (cores
+    switched off in the firmware): the detail says so instead of guessing."""
+    document = load("r7615-m1-small-socket-count.json")
+    document["inventory"]["cpu"]["count"] = 24
+    result = classify(parse(document), catalog)
+    assert result.device.outcome == "no-match"
+    assert checks_of(result, "m1.small")["cpu.cores"] == (
+        False,
+        "24 logical CPUs are not 1 x 16-Core (cpu.socket_count and the model string) at 1 or 2 "
+        "threads per core: cores disabled in the firmware?; the catalog says 16",
     )
 
 

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from flavorsmith.catalog.model import DeviceType, ResourceClass
-from flavorsmith.classify import vendors
+from flavorsmith.classify import cores, vendors
 from flavorsmith.classify.inspection import Inspection
+from flavorsmith.cpu_brands import cores_per_socket
 
 MEMORY_TOLERANCE = 0.03  # firmware reserves a little; DIMM sizes differ by far more
 DRIVE_TOLERANCE = 0.03  # "480 GB" drives report 479,559,942,144 bytes
@@ -110,24 +111,30 @@ def _cores(inspection: Inspection, rc: ResourceClass) -> Check:
             "the inventory lacks the CPU count (inventory.cpu.count), so the cores cannot be "
             f"checked; the catalog says {rc.cpu_cores}",
         )
-    per_socket = vendors.cores_per_socket(inspection.cpu_model)
-    for threads in (2, 1):
+    per_socket = cores_per_socket(inspection.cpu_model)
+    if per_socket is None:
+        return _cores_from_threads(count, rc)
+    reading = cores.read(count, per_socket, inspection.cpu_sockets)
+    if isinstance(reading, str):
+        return Check("cpu.cores", False, f"{reading}; the catalog says {rc.cpu_cores}")
+    if reading.cores == rc.cpu_cores:
+        return Check("cpu.cores", True, reading.describe())
+    detail = f"{reading.describe()}; the catalog says {rc.cpu_cores}"
+    if rc.cpu_cores == count and reading.threads > 1:
+        detail += ", the number of logical CPUs: declare physical cores"
+    return Check("cpu.cores", False, detail)
+
+
+def _cores_from_threads(count: int, rc: ResourceClass) -> Check:
+    """The model string does not say its cores (Intel's do not): threads per core, 2 or 1,
+    whichever gives the catalog's cores."""
+    for threads in cores.THREADS_PER_CORE:
         if count % threads or count // threads != rc.cpu_cores:
             continue
-        cores = count // threads
-        if per_socket is not None:
-            if cores % per_socket:
-                continue
-            return Check(
-                "cpu.cores",
-                True,
-                f"{cores} cores from the model string: {cores // per_socket} x {per_socket}-Core, "
-                f"{threads} thread(s) per core ({count} logical CPUs)",
-            )
         return Check(
             "cpu.cores",
             True,
-            f"{cores} cores from threads per core: {count} logical CPUs at {threads} "
+            f"{count // threads} cores from threads per core: {count} logical CPUs at {threads} "
             "thread(s) per core (the model string does not say)",
         )
     options = " or ".join(f"{count // t} ({t} thread(s) per core)" for t in (2, 1) if not count % t)

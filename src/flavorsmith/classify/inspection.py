@@ -46,6 +46,7 @@ class Inspection:
     product: str
     cpu_model: str
     cpu_count: int  # logical CPUs (threads), as the agent reports them
+    cpu_sockets: int  # cpu.socket_count (IPA 9.9 and later); 0 when not reported
     cpu_flags: frozenset[str]
     memory_mb: int
     disks: tuple[Disk, ...]
@@ -101,6 +102,7 @@ def parse(data: Any) -> Inspection:
             product=str(system.get("product_name") or ""),
             cpu_model=str(cpu.get("model_name") or ""),
             cpu_count=int(cpu.get("count") or 0),
+            cpu_sockets=int(cpu.get("socket_count") or 0),
             cpu_flags=frozenset(str(f) for f in cpu.get("flags") or []),
             memory_mb=int(memory_mb),
             disks=disks,
