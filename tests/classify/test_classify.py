@@ -40,6 +40,7 @@ def checks_of(result: Any, resource_class: str) -> dict[str, tuple[bool, str]]:
         ("r7615-m1-small.json", "m1.small"),
         ("r7615-m1-small-smt-off.json", "m1.small"),
         ("r7615-m1-small-socket-count.json", "m1.small"),
+        ("r7615-m1-small-no-physical-mb.json", "m1.small"),
         ("r7615-m1-medium.json", "m1.medium"),
         ("dl360-c2-large.json", "c2.large"),
         ("dl360-c2-diskless.json", "c2.diskless"),
@@ -190,7 +191,47 @@ def test_near_miss_memory(catalog: Catalog) -> None:
     result = classify(parse(load("near-miss-r7615-failed-dimm.json")), catalog)
     checks = checks_of(result, "m1.small")
     assert [f for f, (ok, _) in checks.items() if not ok] == ["memory.size"]
-    assert checks["memory.size"][1] == "98304 MB is not within 3% of 131072 MB"
+    assert checks["memory.size"][1] == (
+        "98304 MB (memory.physical_mb) is not within 3% of 131072 MB"
+    )
+
+
+def test_memory_from_the_kernel_figure(catalog: Catalog) -> None:
+    """An agent without memory.physical_mb (lshw failed: null): memory.total is what the kernel
+    sees, 126,484 MB of a 128 GB box (3.5 % under), and it matches with the window for that
+    figure; the detail names the figure."""
+    document = load("r7615-m1-small-no-physical-mb.json")
+    assert document["inventory"]["memory"]["physical_mb"] is None
+    result = classify(parse(document), catalog)
+    assert result.resource_class == "m1.small"
+    assert checks_of(result, "m1.small")["memory.size"] == (
+        True,
+        "126484 MB (memory.total; the inventory has no memory.physical_mb) is within 6% under "
+        "or 3% over 131072 MB",
+    )
+
+
+def test_the_kernel_figure_still_finds_a_failed_dimm(catalog: Catalog) -> None:
+    """Guard: the wider window of memory.total still refuses 120 GB (one of sixteen 8 GB DIMMs
+    failed) and 135 GB (more than is installed) against 128 GB."""
+    document = load("r7615-m1-small-no-physical-mb.json")
+    for mb in (120 * 1024, 135 * 1024):
+        document["inventory"]["memory"]["total"] = mb * 1024 * 1024
+        result = classify(parse(document), catalog)
+        assert result.device.outcome == "no-match"
+        checks = checks_of(result, "m1.small")
+        assert [f for f, (ok, _) in checks.items() if not ok] == ["memory.size"]
+
+
+def test_no_memory_figure_is_named(catalog: Catalog) -> None:
+    """An inventory with neither memory figure says so instead of "0 MB"."""
+    document = load("r7615-m1-small-no-physical-mb.json")
+    document["inventory"]["memory"] = {}
+    checks = checks_of(classify(parse(document), catalog), "m1.small")
+    assert checks["memory.size"] == (
+        False,
+        "the inventory has neither memory.physical_mb nor memory.total; the catalog says 131072 MB",
+    )
 
 
 def test_a_missing_cpu_count_is_named(catalog: Catalog) -> None:

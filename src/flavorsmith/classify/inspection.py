@@ -7,6 +7,11 @@ from typing import Any
 
 from flavorsmith.errors import Invalid
 
+# Where the memory size came from: the agent's installed size (from lshw), else the kernel's
+# MemTotal in bytes, which leaves out what firmware and the kernel reserve.
+PHYSICAL_MB = "memory.physical_mb"
+TOTAL = "memory.total"
+
 
 @dataclass(frozen=True)
 class Disk:
@@ -49,6 +54,7 @@ class Inspection:
     cpu_sockets: int  # cpu.socket_count (IPA 9.9 and later); 0 when not reported
     cpu_flags: frozenset[str]
     memory_mb: int
+    memory_source: str  # PHYSICAL_MB, TOTAL, or "" when the inventory has neither
     disks: tuple[Disk, ...]
     interfaces: tuple[Interface, ...]
     pci: tuple[PciDevice, ...]
@@ -71,7 +77,12 @@ def parse(data: Any) -> Inspection:
         system = inventory.get("system_vendor") or {}
         cpu = inventory.get("cpu") or {}
         memory = inventory.get("memory") or {}
-        memory_mb = memory.get("physical_mb") or int((memory.get("total") or 0) / 1024 / 1024)
+        if memory.get("physical_mb"):
+            memory_mb, memory_source = int(memory["physical_mb"]), PHYSICAL_MB
+        elif memory.get("total"):
+            memory_mb, memory_source = int(memory["total"]) // 1024**2, TOTAL
+        else:
+            memory_mb, memory_source = 0, ""
         disks = tuple(
             Disk(
                 str(d.get("name", "")),
@@ -104,7 +115,8 @@ def parse(data: Any) -> Inspection:
             cpu_count=int(cpu.get("count") or 0),
             cpu_sockets=int(cpu.get("socket_count") or 0),
             cpu_flags=frozenset(str(f) for f in cpu.get("flags") or []),
-            memory_mb=int(memory_mb),
+            memory_mb=memory_mb,
+            memory_source=memory_source,
             disks=disks,
             interfaces=interfaces,
             pci=pci,
