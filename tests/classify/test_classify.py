@@ -41,6 +41,7 @@ def checks_of(result: Any, resource_class: str) -> dict[str, tuple[bool, str]]:
         ("r7615-m1-small-smt-off.json", "m1.small"),
         ("r7615-m1-small-socket-count.json", "m1.small"),
         ("r7615-m1-small-no-physical-mb.json", "m1.small"),
+        ("r7615-m1-small-usb-stick.json", "m1.small"),
         ("r7615-m1-medium.json", "m1.medium"),
         ("dl360-c2-large.json", "c2.large"),
         ("dl360-c2-diskless.json", "c2.diskless"),
@@ -247,6 +248,68 @@ def test_a_missing_cpu_count_is_named(catalog: Catalog) -> None:
         "the inventory lacks the CPU count (inventory.cpu.count), so the cores cannot be "
         "checked; the catalog says 16"
     )
+
+
+def test_a_usb_stick_is_not_a_drive(catalog: Catalog) -> None:
+    """A 32 GB USB stick left in the box (lsblk's transport usb, IPA 11.2 and later) is not a
+    third drive against the two declared; the detail lists it as left out."""
+    document = load("r7615-m1-small-usb-stick.json")
+    assert [d["tran"] for d in document["inventory"]["disks"]] == ["nvme", "nvme", "usb"]
+    result = classify(parse(document), catalog)
+    assert result.resource_class == "m1.small"
+    assert checks_of(result, "m1.small")["drives"] == (
+        True,
+        "disks of 480, 480 GB match 480, 480 GB; left out: /dev/sda (31 GB SanDisk Ultra Fit, USB)",
+    )
+
+
+IDSDM = {
+    "name": "/dev/sdb",
+    "model": "Internal Dual SD",
+    "size": 31914983424,
+    "rotational": True,
+    "wwn": None,
+    "serial": "0123456789AB",
+    "vendor": "DELL",
+    "wwn_with_extension": None,
+    "wwn_vendor_extension": None,
+    "hctl": "7:0:0:0",
+    "by_path": "/dev/disk/by-path/pci-0000:43:00.4-usb-0:2:1.0-scsi-0:0:0:0",
+}
+
+
+def test_usb_by_path_and_sd_cards_are_not_drives(catalog: Catalog) -> None:
+    """An agent before transport (no tran): a Dell IDSDM's by-path names its USB bus; an SD or
+    eMMC card is an mmcblk device. Neither counts, and both are listed."""
+    document = load("r7615-m1-small.json")
+    assert all("tran" not in d for d in document["inventory"]["disks"])
+    sd_card = {**IDSDM, "name": "/dev/mmcblk0", "model": "", "by_path": None, "hctl": None}
+    document["inventory"]["disks"] += [IDSDM, sd_card]
+    result = classify(parse(document), catalog)
+    assert result.resource_class == "m1.small"
+    assert checks_of(result, "m1.small")["drives"][1] == (
+        "disks of 480, 480 GB match 480, 480 GB; left out: /dev/sdb (32 GB DELL Internal Dual "
+        "SD, USB), /dev/mmcblk0 (32 GB DELL, SD/MMC card)"
+    )
+
+
+def test_a_third_real_drive_still_counts(catalog: Catalog) -> None:
+    """Guard: a SAS drive on a SCSI by-path is a drive, so three drives against two declared
+    still do not match."""
+    document = load("r7615-m1-small-usb-stick.json")
+    sas = {
+        **IDSDM,
+        "name": "/dev/sdc",
+        "model": "MZILT480HBHQ0D3",
+        "size": 479559942144,
+        "by_path": "/dev/disk/by-path/pci-0000:c1:00.0-sas-exp0x500056b3d0c7a4ff-phy2-lun-0",
+        "tran": "sas",
+    }
+    document["inventory"]["disks"].append(sas)
+    result = classify(parse(document), catalog)
+    assert result.device.outcome == "no-match"
+    checks = checks_of(result, "m1.small")
+    assert [f for f, (ok, _) in checks.items() if not ok] == ["drives"]
 
 
 def test_unknown_hardware_lists_every_candidate(catalog: Catalog) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from flavorsmith.catalog.model import DeviceType, ResourceClass
 from flavorsmith.classify import cores, vendors
-from flavorsmith.classify.inspection import PHYSICAL_MB, TOTAL, Inspection
+from flavorsmith.classify.inspection import PHYSICAL_MB, TOTAL, Disk, Inspection
 from flavorsmith.cpu_brands import cores_per_socket
 
 MEMORY_TOLERANCE = 0.03  # firmware reserves a little; DIMM sizes differ by far more
@@ -22,7 +22,7 @@ MEMORY_TOLERANCE = 0.03  # firmware reserves a little; DIMM sizes differ by far 
 # It is never more than what is installed, so over keeps the physical window.
 KERNEL_MEMORY_UNDER = 0.06
 DRIVE_TOLERANCE = 0.03  # "480 GB" drives report 479,559,942,144 bytes
-MIN_DISK_BYTES = 4 * 1000**3  # smaller devices are virtual media and SD cards, not drives
+MIN_DISK_BYTES = 4 * 1000**3  # smaller devices are virtual media and boot modules, not drives
 
 
 @dataclass(frozen=True)
@@ -190,8 +190,31 @@ def _expected_disks(rc: ResourceClass) -> tuple[list[float], str]:
     ], f"RAID {rc.raid_level} of {n} x {smallest} GB appears as one {size:g} GB virtual disk"
 
 
+def _not_a_drive(disk: Disk) -> str | None:
+    """Why a block device is no drive of the resource class, or None when it is one.
+
+    The agent reports no removable flag: USB (virtual media, IDSDM and vFlash modules, sticks)
+    shows in lsblk's transport or, from older agents, in the by-path name; SD and eMMC cards
+    are mmcblk devices."""
+    if disk.tran == "usb" or "-usb-" in disk.by_path:
+        return "USB"
+    if disk.name.split("/")[-1].startswith("mmcblk"):
+        return "SD/MMC card"
+    if disk.size_bytes < MIN_DISK_BYTES:
+        return f"under {MIN_DISK_BYTES / 1e9:.0f} GB"
+    return None
+
+
+def _left_out(disks: Sequence[Disk]) -> str:
+    shown = []
+    for disk in disks:
+        what = " ".join(x for x in (f"{disk.size_gb:.0f} GB", disk.vendor, disk.model) if x)
+        shown.append(f"{disk.name} ({what}, {_not_a_drive(disk)})")
+    return f"; left out: {', '.join(shown)}" if shown else ""
+
+
 def _drives(inspection: Inspection, rc: ResourceClass) -> Check:
-    seen = sorted(d.size_gb for d in inspection.disks if d.size_bytes >= MIN_DISK_BYTES)
+    seen = sorted(d.size_gb for d in inspection.disks if _not_a_drive(d) is None)
     want, raid = _expected_disks(rc)
     want.sort()
     shown = ", ".join(f"{s:.0f}" for s in seen) or "none"
@@ -206,4 +229,5 @@ def _drives(inspection: Inspection, rc: ResourceClass) -> Check:
         detail += (
             "; one disk where several drives are expected: a RAID virtual disk? declare raid_level"
         )
+    detail += _left_out([d for d in inspection.disks if _not_a_drive(d) is not None])
     return Check("drives", ok, detail)

@@ -19,6 +19,9 @@ class Disk:
     size_bytes: int
     rotational: bool
     model: str
+    vendor: str
+    tran: str  # lsblk's transport (usb, sata, sas, nvme, ...), IPA 11.2 and later
+    by_path: str  # /dev/disk/by-path/..., names the bus (pci-...-usb-...) on older agents
 
     @property
     def size_gb(self) -> float:
@@ -88,7 +91,10 @@ def parse(data: Any) -> Inspection:
                 str(d.get("name", "")),
                 int(d.get("size") or 0),
                 bool(d.get("rotational")),
-                str(d.get("model") or ""),
+                str(d.get("model") or "").strip(),
+                str(d.get("vendor") or "").strip(),
+                str(d.get("tran") or "").strip().lower(),
+                str(d.get("by_path") or ""),
             )
             for d in inventory.get("disks") or []
         )
