@@ -25,7 +25,8 @@ def test_classify_prints_reasons(cli: Invoke) -> None:
     assert "| result     " in out or "| result " in out
     assert "device type dell-poweredge-r7615, resource class m1.small" in out
     assert (
-        "cpu.cores: 16 cores from the model string: 1 x 16-Core, 2 thread(s) per core (32 logical CPUs)"
+        "cpu.cores: 16 cores from the model string: 1 x 16-Core, 2 thread(s) per core (32 logical "
+        "CPUs; SMT assumed on: no cpu.socket_count rules out 2 x 16-Core at 1 thread per core)"
         in out
     )
     assert "CUSTOM_NVME: disk /dev/nvme0n1 (480 GB, NVMe) (storage: NVMe disk)" in out
