@@ -30,9 +30,9 @@ from tests.conftest import Invoke
 )
 def test_entries_are_checked_by_the_api_rules(field: str, value: Any) -> None:
     entry = {"name": "n1", field: value}
-    specs, problems = importer.parse([{"name": "ok"}, entry])
-    assert [s.name for s in specs] == ["ok"]
-    ((where, message, _),) = problems
+    parsed = importer.parse([{"name": "ok"}, entry])
+    assert [s.name for s in parsed.specs] == ["ok"]
+    ((where, message, _),) = parsed.problems
     assert where[:2] == [1, field]
     if field != "uuid":  # the importer names a bad UUID before the API rule would
         with pytest.raises(rules.FieldInvalid) as refused:
