@@ -180,15 +180,10 @@ def _key_field(key: Any) -> str | None:
     return HEADERS.get(key)
 
 
-def _ironic_keys(entry: Any, inventory_keys: Collection[str]) -> bool:
-    """Whether a mapping has a key only Ironic output has (a CLI header, or a field of
-    Ironic's node that the inventory format does not take)."""
-    if not isinstance(entry, dict):
-        return False
-    return any(
-        isinstance(key, str)
-        and (key in HEADERS or (key in IRONIC_FIELDS and key not in inventory_keys))
-        for key in entry
+def _ironic_keys(entry: Any, only_ironic: frozenset[str]) -> bool:
+    """Whether a mapping has one of the keys only Ironic output has."""
+    return isinstance(entry, dict) and any(
+        isinstance(key, str) and key in only_ironic for key in entry
     )
 
 
@@ -202,11 +197,13 @@ def _short_list(entries: list[Any]) -> bool:
 def read(data: Any, inventory_keys: Collection[str]) -> Dump:
     """Recognise the representation of a parsed import file (see the module docstring);
     ``inventory_keys`` are the keys the inventory format takes. Raises NotNodes."""
+    # A CLI header, or a field of Ironic's node that the inventory format does not take.
+    only_ironic = frozenset(HEADERS) | (frozenset(IRONIC_FIELDS) - frozenset(inventory_keys))
     if isinstance(data, dict) and "nodes" in data:
         entries = data["nodes"]
         if not isinstance(entries, list):
             raise NotNodes(["nodes"], "expected a list of nodes")
-        ironic = any(_ironic_keys(e, inventory_keys) for e in entries) or "next" in data
+        ironic = any(_ironic_keys(e, only_ironic) for e in entries) or "next" in data
         extra = sorted(str(k) for k in data if k not in ("nodes", "next"))
         if not ironic and extra:
             raise NotNodes(
@@ -223,12 +220,12 @@ def read(data: Any, inventory_keys: Collection[str]) -> Dump:
             )
         return Dump(Kind.API, entries, ("nodes",), tuple(notes))
     if isinstance(data, list):
-        if any(_ironic_keys(e, inventory_keys) for e in data):
+        if any(_ironic_keys(e, only_ironic) for e in data):
             _refuse_short(data, ())
             return Dump(Kind.CLI_LIST, data)
         _refuse_short(data, ())
         return Dump(Kind.INVENTORY, data)
-    if isinstance(data, dict) and _ironic_keys(data, inventory_keys):
+    if isinstance(data, dict) and _ironic_keys(data, only_ironic):
         return Dump(Kind.CLI_SHOW, [data])
     raise NotNodes([], "expected a list of nodes (or a mapping with 'nodes', or one Ironic node)")
 
