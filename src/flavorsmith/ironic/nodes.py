@@ -28,22 +28,63 @@ DRIVER_INFO_REQUIRED = {
 }
 # Ironic's logical names: URL-unreserved characters, and never something shaped like a UUID.
 _NAME_RE = re.compile(r"^[A-Za-z0-9\-._~]+$")
+# Every provision state an Ironic 39 node can be in.
 PROVISION_STATES = (
     "enroll",
+    "verifying",
     "manageable",
     "available",
     "active",
     "deploying",
     "wait call-back",
     "deploy failed",
+    "deploy hold",
+    "deleting",
     "cleaning",
     "clean wait",
     "clean failed",
+    "clean hold",
     "inspecting",
+    "inspect wait",
     "inspect failed",
+    "adopting",
+    "adopt failed",
+    "rescuing",
+    "rescue wait",
+    "rescue failed",
+    "rescue",
+    "unrescuing",
+    "unrescue failed",
+    "servicing",
+    "service wait",
+    "service failed",
+    "service hold",
     "error",
 )
-PROVISIONED_STATES = frozenset({"active", "deploying", "wait call-back", "deploy failed"})
+# The states of a node that holds (or is getting, or still has) an instance.
+PROVISIONED_STATES = frozenset(
+    {
+        "active",
+        "deploying",
+        "wait call-back",
+        "deploy failed",
+        "deploy hold",
+        "deleting",
+        "adopting",
+        "rescuing",
+        "rescue wait",
+        "rescue failed",
+        "rescue",
+        "unrescuing",
+        "unrescue failed",
+        "servicing",
+        "service wait",
+        "service failed",
+        "service hold",
+    }
+)
+# Ironic's power states (None: not known yet).
+POWER_STATES = ("power on", "power off", "rebooting", "soft rebooting", "soft power off", "error")
 TRAIT_RULE = (
     "a trait is a standard os-traits name, or CUSTOM_ followed by A-Z, 0-9 and _, "
     f"at most {trait_names.MAX_TRAIT_LENGTH} characters"
@@ -111,6 +152,26 @@ def check_trait_count(node_uuid: str, traits: Iterable[str]) -> None:
         raise Invalid(
             f"Could not modify traits for node {node_uuid}: it would have {count} traits, "
             f"more than the maximum of {trait_names.MAX_TRAITS_PER_NODE}"
+        )
+
+
+def check_provision_state(values: Mapping[str, Any]) -> None:
+    """FieldInvalid unless ``values`` has no provision_state or one Ironic has."""
+    state = values.get("provision_state", "enroll")
+    if state not in PROVISION_STATES:
+        raise FieldInvalid(
+            "provision_state",
+            f"unknown provision state {state!r}; allowed: {', '.join(PROVISION_STATES)}",
+        )
+
+
+def check_power_state(values: Mapping[str, Any]) -> None:
+    """FieldInvalid unless ``values`` has no power_state, null or one Ironic has."""
+    state = values.get("power_state")
+    if state is not None and state not in POWER_STATES:
+        raise FieldInvalid(
+            "power_state",
+            f"unknown power state {state!r}; allowed: {', '.join(POWER_STATES)} or null",
         )
 
 
