@@ -70,23 +70,33 @@ class Site:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    tmp = tmp_path_factory.mktemp("hook")
+def hook_path(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Ironic's extra Python path: the built wheel (installed without its dependencies) and
+    the dependencies Ironic lacks."""
     pip = venv() / "bin" / "pip"
     wheel = build_wheel(tmp_path_factory.mktemp("wheel"))
-    target = tmp / "site-packages"
+    target = tmp_path_factory.mktemp("hook") / "site-packages"
     install = [str(pip), "install", "-q", "--disable-pip-version-check", "--no-deps"]
     subprocess.run([*install, "--target", str(target), str(wheel)], check=True, timeout=300)
-    catalog = tmp / "catalog"
-    shutil.copytree(EXAMPLES / "hardware", catalog / "hardware")
+    return [target, hook_dependencies(pip)]
+
+
+def copy_catalog(tmp: Path) -> Path:
+    shutil.copytree(EXAMPLES / "hardware", tmp / "catalog" / "hardware")
+    return tmp / "catalog"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, hook_path: list[Path]) -> Iterator[Site]:
+    tmp = tmp_path_factory.mktemp("ironic")
+    catalog = copy_catalog(tmp)
     log = tmp / "ironic.log"
     conf = (
         f"[DEFAULT]\nlog_file = {log}\n"
         "[inspector]\nhooks = $default_hooks,flavorsmith\n"
         f"[flavorsmith]\ncatalog = {catalog}\n"
     )
-    paths = [target, hook_dependencies(pip)]
-    with running_ironic(agent_inspection=True, conf=conf, pythonpath=paths) as url:
+    with running_ironic(agent_inspection=True, conf=conf, pythonpath=hook_path) as url:
         yield Site(url, sdk_connection(url), catalog, log)
 
 
@@ -180,3 +190,14 @@ def test_catalog_changes_are_picked_up_and_errors_never_fail_inspection(site: Si
     )
     assert f"node {node.id}: left as it is: the catalog at {site.catalog} has 1 error(s)" in log
     nics.write_text(good)
+
+
+def test_the_catalog_can_come_from_the_environment(tmp_path: Path, hook_path: list[Path]) -> None:
+    catalog = copy_catalog(tmp_path)
+    conf = "[inspector]\nhooks = $default_hooks,flavorsmith\n"
+    env = {"FLAVORSMITH_CATALOG": str(catalog)}
+    with running_ironic(agent_inspection=True, conf=conf, pythonpath=hook_path, env=env) as url:
+        conn = sdk_connection(url)
+        node = conn.baremetal.create_node(driver="fake-hardware", name="from-env")
+        done = inspect_with_inventory(conn, node, example("r7615-m1-medium.json"))
+        assert (done.provision_state, done.resource_class) == ("manageable", "m1.medium")
