@@ -3,11 +3,10 @@ sleeps), each action on its own, the prune refusal, and the registry of kinds.""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-import inspect
 
 import pytest
 

@@ -173,9 +173,7 @@ def test_one_registry_line_offers_the_kind_on_the_command_line_and_over_the_api(
     assert child.returncode == 0, child.stderr
     out = json.loads(child.stdout.splitlines()[-1])
     assert out["names"] == ["flavors", "deploy-templates", "widgets", "classification"]
-    assert "oneofflavors,deploy-templates,widgets,classification." in "".join(
-        out["help"].split()
-    )
+    assert "oneofflavors,deploy-templates,widgets,classification." in "".join(out["help"].split())
     assert "choose one of flavors, deploy-templates, widgets, classification" in out["unknown"]
     for channel in ("cli", "cloud", "api"):
         status, body = out[channel]

@@ -84,10 +84,10 @@ def resource_class_refusal(current: str | None, state: str | None) -> str | None
     maintenance or not."""
     if not current or state in RESOURCE_CLASS_UPDATE_STATES:
         return None
-    return (
-        f"Ironic changes the resource class only in the {', '.join(RESOURCE_CLASS_UPDATE_STATES)} "
-        f"states; the node is {state}"
+    allowed = (
+        ", ".join(RESOURCE_CLASS_UPDATE_STATES[:-1]) + f" or {RESOURCE_CLASS_UPDATE_STATES[-1]}"
     )
+    return f"the node is {state}; Ironic changes a resource class only when {allowed}"
 
 
 def check_resource_class(value: Any) -> None:

@@ -124,7 +124,7 @@ def plan_node(catalog: Catalog, node: ObservedNode) -> NodeAction:
     why = [] if wanted is not None else [f"resource class left alone: {result.device.summary}"]
     refusal = resource_class_refusal(current, node.provision_state) if new else None
     if refusal is not None:
-        reason = f"blocked: {refusal}; resource class {current} → {new}"
+        reason = f"blocked: resource class {current} → {new}, but {refusal}"
         return replace(planned, kind="blocked", reason=reason)
     if not (new or planned.added or planned.removed):
         now = f"up to date (resource class {current})" if wanted else "traits up to date"
