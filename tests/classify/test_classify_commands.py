@@ -62,6 +62,27 @@ def test_classify_bad_input(cli: Invoke, tmp_path: Path) -> None:
     assert cli("classify", str(bad), "--apply", "--repo", str(EXAMPLES)).exit_code == 2
 
 
+def test_classify_usage_errors(cli: Invoke) -> None:
+    """The file is optional only when an Ironic gives the inventory; contradictions are
+    usage errors (exit 2) before anything is read."""
+    small = str(EXAMPLES / "inspection" / "r7615-m1-small.json")
+    ironic = ("--ironic-endpoint", "http://127.0.0.1:9")
+    cases = {
+        (): "give INSPECTION.json, or --cloud/--ironic-endpoint with --node or --all",
+        ("--all",): "--all classifies the nodes of a real Ironic",
+        (small, "--all"): "--all classifies the nodes of a real Ironic",
+        ironic: "give --node NODE or --all (one of them)",
+        (*ironic, "--node", "n", "--all"): "give --node NODE or --all (one of them)",
+        (small, *ironic, "--node", "n"): "two sources of inspection data",
+        (*ironic, "--cloud", "c", "--node", "n"): "name two Ironics: give one of them",
+        ("--ironic-endpoint", "ironic:6385", "--node", "n"): "is not an http:// or https:// URL",
+    }
+    for args, message in cases.items():
+        result = cli("classify", *args, "--repo", str(EXAMPLES))
+        assert result.exit_code == 2, (args, result.stdout, result.stderr)
+        assert message in " ".join(result.stderr.replace("│", " ").split()), (args, result.stderr)
+
+
 def test_classify_apply_updates_the_node(cli: Invoke, tmp_path: Path) -> None:
     database = f"sqlite:///{tmp_path / 'c.db'}"
     inventory = tmp_path / "nodes.yaml"
