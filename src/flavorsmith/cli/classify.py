@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from flavorsmith.cli.classification_table import cells
 from flavorsmith.cli.options import (
     DatabaseOption,
     FormatOption,
@@ -140,32 +141,3 @@ def classify(
         typer.echo(render_show(cells(body), fmt), nl=False)
     if result.resource_class is None:
         raise typer.Exit(1)
-
-
-def cells(body: dict[str, Any]) -> dict[str, Any]:
-    """A classification's body as the rows of its table."""
-    candidates = []
-    for candidate in body["candidates"]:
-        head = f"{candidate['resource_class']} ({candidate['device_type']}): "
-        if candidate["match"]:
-            candidates.append(head + "match")
-        else:
-            failed = [f"{c['field']}: {c['detail']}" for c in candidate["checks"] if not c["ok"]]
-            candidates.append(head + "; ".join(failed))
-    matched = next((c for c in body["candidates"] if c["match"]), None)
-    cells: dict[str, Any] = {
-        "result": body["summary"],
-        "device_type": body["device_type"],
-        "resource_class": body["resource_class"],
-        "why": [f"{c['field']}: {c['detail']}" for c in matched["checks"]] if matched else [],
-        "candidates": candidates if not matched or body["outcome"] != "matched" else [],
-        "traits": body["traits"],
-        "trait reasons": [
-            f"{r['trait']}: {r['because']} ({r['rules']}: {r['rule']})"
-            for r in body["trait_reasons"]
-        ],
-        "traits kept (not owned by rules)": body["traits_kept"],
-    }
-    if "applied" in body:
-        cells["applied"] = body["applied"]
-    return cells

@@ -63,7 +63,7 @@ def _reading_failed(kind: Any, error: str) -> str:
 
 def one(nodes: IronicNodes, view: RepoView, node: str, *, apply: bool, fmt: Format) -> None:
     """One node: its classification with the reasons, what would change (or changed)."""
-    from flavorsmith.cli.classify import cells
+    from flavorsmith.cli.classification_table import cells
     from flavorsmith.sync.engine import run_loaded
 
     kind, target = _kind_and_target(nodes)
