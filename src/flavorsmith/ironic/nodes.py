@@ -85,6 +85,9 @@ PROVISIONED_STATES = frozenset(
 )
 # Ironic's power states (None: not known yet).
 POWER_STATES = ("power on", "power off", "rebooting", "soft rebooting", "soft power off", "error")
+# The states in which Ironic changes a node's resource class once it has one (Ironic 39's
+# conductor, ``update_node``: Nova would not notice a deployed node changing class).
+RESOURCE_CLASS_UPDATE_STATES = ("enroll", "inspecting", "inspect wait", "manageable", "available")
 TRAIT_RULE = (
     "a trait is a standard os-traits name, or CUSTOM_ followed by A-Z, 0-9 and _, "
     f"at most {trait_names.MAX_TRAIT_LENGTH} characters"
@@ -114,6 +117,18 @@ def check_name(name: Any) -> None:
 def check_driver(driver: Any) -> None:
     if not isinstance(driver, str) or driver not in DRIVERS:
         raise Invalid(f"Unknown driver {driver!r}; enabled drivers: {', '.join(DRIVERS)}")
+
+
+def resource_class_refusal(current: str | None, state: str | None) -> str | None:
+    """Why Ironic refuses to change the resource class of a node that has ``current`` in
+    provision ``state`` (None when it allows it): a node without one may get one in any state,
+    maintenance or not."""
+    if not current or state in RESOURCE_CLASS_UPDATE_STATES:
+        return None
+    return (
+        f"Ironic changes the resource class only in the {', '.join(RESOURCE_CLASS_UPDATE_STATES)} "
+        f"states; the node is {state}"
+    )
 
 
 def check_resource_class(value: Any) -> None:

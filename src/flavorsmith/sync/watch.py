@@ -16,7 +16,7 @@ from flavorsmith.catalog.fingerprint import fingerprint
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.db.engine import Engine
 from flavorsmith.sync.engine import AnyKind, Retry, exclusive, run_loaded
-from flavorsmith.sync.kinds import KINDS
+from flavorsmith.sync.kinds import WATCHED
 from flavorsmith.sync.report import Round
 
 log = logging.getLogger("flavorsmith.sync")
@@ -27,7 +27,7 @@ def watch(
     make_target: Callable[[AnyKind], object],
     engine: Engine,
     *,
-    kinds: Sequence[AnyKind] = KINDS,
+    kinds: Sequence[AnyKind] = WATCHED,
     prune: bool,
     allow_empty: bool = False,
     interval: float = 60.0,
@@ -39,7 +39,8 @@ def watch(
     retry: Retry | None = None,
 ) -> int:
     """Run until ``stop`` is set (or ``rounds`` rounds ran); returns the rounds run. Each round
-    syncs every kind of ``kinds`` (all registered kinds by default) into ``make_target(kind)``."""
+    syncs every kind of ``kinds`` (the registered kinds that are watched, by default) into
+    ``make_target(kind)``."""
     stop = stop or threading.Event()
     last = fingerprint(repository.root)
     next_timer = 0.0  # the first round runs at once

@@ -53,6 +53,12 @@ def apply(
     from flavorsmith.sync.watch import watch as keep_watching
 
     kind = choose(only)
+    if watch and not kind.watched:
+        raise typer.BadParameter(
+            f"{kind.name} is never watched (it writes what others set too); apply it without "
+            "--watch",
+            param_hint="'--watch'",
+        )
     cloud = check_target(ctx, cloud, endpoint)
     found = repository(repo)
     engine = open_database(database, ctx)
