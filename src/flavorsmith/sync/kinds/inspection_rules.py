@@ -137,7 +137,8 @@ def plan(
                 )
             else:
                 actions.append(RuleAction("noop", label, "up to date", uuid=have.uuid))
-    for have in [r for r in have_by_description.values() if r.description not in bodies] + extra:
+    gone = [r for r in have_by_description.values() if r.description not in bodies]
+    for have in gone + extra:
         if not have.managed:
             actions.append(
                 RuleAction(
@@ -148,23 +149,17 @@ def plan(
                     uuid=have.uuid,
                 )
             )
-        elif prune:
-            actions.append(
-                RuleAction(
-                    "delete",
-                    have.label,
-                    "managed by Flavorsmith and no longer in the catalog",
-                    uuid=have.uuid,
-                )
-            )
+            continue
+        why = (
+            "managed by Flavorsmith and no longer in the catalog"
+            if have in gone
+            else "a second managed rule with the same description"
+        )
+        if prune:
+            actions.append(RuleAction("delete", have.label, why, uuid=have.uuid))
         else:
             actions.append(
-                RuleAction(
-                    "keep",
-                    have.label,
-                    "managed but no longer in the catalog; --prune deletes it",
-                    uuid=have.uuid,
-                )
+                RuleAction("keep", have.label, f"{why}; --prune deletes it", uuid=have.uuid)
             )
     actions += [RuleAction("needs-hook", n.subject, n.reason) for n in wanted.needs_hook]
     return actions
