@@ -109,36 +109,9 @@ def translate(rule_sets: Sequence[TraitRuleSet]) -> Translation:
                 )
             )
         for trait in sorted(adders):
-            found = adders[trait]
-            if all(c is None for c in found):
-                continue  # its rules are noted: the hook sets and removes it
-            if any(c is None for c in found):
-                notes.append(
-                    NeedsHook(
-                        trait,
-                        "removing it when no rule sets it needs the hook: a rule that sets it "
-                        "is not translated",
-                    )
-                )
-                continue
-            terms = removal_terms([c for c in found if c is not None])
-            if terms is None:
-                notes.append(
-                    NeedsHook(
-                        trait,
-                        f"removing it when no rule sets it takes more than {MAX_REMOVAL_RULES} "
-                        "Ironic rules (Ironic's conditions have no OR): it needs the hook",
-                    )
-                )
-                continue
-            for index, term in enumerate(terms, start=1):
-                rules.append(
-                    _body(
-                        f"{rule_set.name} removes {trait} #{index}",
-                        term,
-                        [{"op": "remove-trait", "args": {"name": trait}}],
-                    )
-                )
+            removals, note = _removals(rule_set.name, trait, adders[trait])
+            rules += removals
+            notes += [note] if note is not None else []
         if any(c is not None for found in adders.values() for c in found):
             notes.append(
                 NeedsHook(
@@ -148,6 +121,32 @@ def translate(rule_sets: Sequence[TraitRuleSet]) -> Translation:
                 )
             )
     return Translation(tuple(rules), tuple(notes))
+
+
+def _removals(
+    file: str, trait: str, adders: Sequence[list[dict[str, Any]] | None]
+) -> tuple[list[dict[str, Any]], NeedsHook | None]:
+    """The rules that remove ``trait`` when none of its ``adders`` (their translated
+    conditions; None: not translated) holds, or why only the hook can."""
+    if all(c is None for c in adders):
+        return [], None  # its rules are noted: the hook sets and removes it
+    if any(c is None for c in adders):
+        why = (
+            "removing it when no rule sets it needs the hook: a rule that sets it is not translated"
+        )
+        return [], NeedsHook(trait, why)
+    terms = removal_terms([c for c in adders if c is not None])
+    if terms is None:
+        why = (
+            f"removing it when no rule sets it takes more than {MAX_REMOVAL_RULES} Ironic "
+            "rules (Ironic's conditions have no OR): it needs the hook"
+        )
+        return [], NeedsHook(trait, why)
+    action = [{"op": "remove-trait", "args": {"name": trait}}]
+    return [
+        _body(f"{file} removes {trait} #{index}", term, action)
+        for index, term in enumerate(terms, start=1)
+    ], None
 
 
 def conditions_of(rule: TraitRule) -> tuple[list[dict[str, Any]] | None, str | None]:
