@@ -21,6 +21,7 @@ from flavorsmith.sync.kinds import (
     classification,
     deploy_templates,
     flavors,
+    inspection_rules,
 )
 from flavorsmith.sync.watch import watch
 
@@ -119,14 +120,20 @@ def test_a_prune_that_empties_a_kind_is_refused() -> None:
 
 
 def test_the_registry_names_every_kind_once() -> None:
-    assert KINDS == (flavors.KIND, deploy_templates.KIND, classification.KIND)
-    assert NAMES == ("flavors", "deploy-templates", "classification")
+    assert KINDS == (
+        flavors.KIND,
+        deploy_templates.KIND,
+        classification.KIND,
+        inspection_rules.KIND,
+    )
+    assert NAMES == ("flavors", "deploy-templates", "classification", "inspection-rules")
     assert {name: kind.name for name, kind in BY_NAME.items()} == {n: n for n in NAMES}
     assert choose("deploy-templates") is deploy_templates.KIND
     with pytest.raises(UnknownKind) as raised:
         choose("nodes")
     assert str(raised.value) == (
-        "cannot sync 'nodes': choose one of flavors, deploy-templates, classification"
+        "cannot sync 'nodes': choose one of flavors, deploy-templates, classification, "
+        "inspection-rules"
     )
 
 
@@ -135,4 +142,5 @@ def test_the_watcher_keeps_only_the_kinds_that_are_watched() -> None:
     a fleet because a catalog file changed; it runs only when named."""
     assert WATCHED == (flavors.KIND, deploy_templates.KIND)
     assert not classification.KIND.watched
+    assert not inspection_rules.KIND.watched
     assert inspect.signature(watch).parameters["kinds"].default == WATCHED

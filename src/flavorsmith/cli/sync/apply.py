@@ -55,7 +55,7 @@ def apply(
     kind = choose(only)
     if watch and not kind.watched:
         raise typer.BadParameter(
-            f"{kind.name} is never watched (it writes what others set too); apply it without "
+            f"{kind.name} is synced only when named, never by the watcher; apply it without "
             "--watch",
             param_hint="'--watch'",
         )

@@ -7,12 +7,13 @@ below."""
 from __future__ import annotations
 
 from flavorsmith.sync.engine import AnyKind
-from flavorsmith.sync.kinds import classification, deploy_templates, flavors
+from flavorsmith.sync.kinds import classification, deploy_templates, flavors, inspection_rules
 
 KINDS: tuple[AnyKind, ...] = (
     flavors.KIND,
     deploy_templates.KIND,
     classification.KIND,
+    inspection_rules.KIND,
 )
 
 BY_NAME: dict[str, AnyKind] = {kind.name: kind for kind in KINDS}
