@@ -275,7 +275,9 @@ def test_classification_runs_only_when_named_and_only_into_a_cloud(
     args = ["--only", "classification", "--repo", str(repo), "--database", database]
     watched = cli("sync", "apply", *args, "--watch")
     assert watched.exit_code == 2
-    assert "classification is never watched" in " ".join(watched.stderr.split())
+    assert "classification is synced only when named, never by the watcher" in " ".join(
+        watched.stderr.split()
+    )
     for command in (["plan"], ["apply", "--yes"]):
         result = cli("sync", *command, *args)
         assert (result.exit_code, result.stdout, result.stderr) == (
