@@ -119,9 +119,7 @@ def fields(query: Query, version: Version) -> list[str] | None:
             f"Field {too_new[0]!r} needs API version {FIELDS[too_new[0]]} or later "
             f"(this request asked for {version})"
         )
-    if "uuid" not in wanted:
-        wanted.insert(0, "uuid")
-    return wanted
+    return wanted  # only these (and the links), as Ironic: uuid too only when asked for
 
 
 def timestamp(value: datetime | None) -> str | None:

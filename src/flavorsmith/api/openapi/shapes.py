@@ -93,7 +93,7 @@ NODE_FIELD_TYPES: dict[str, Schema] = {
 }
 NODE = obj(
     {**{f: NODE_FIELD_TYPES[f] for f in bm_serialize.FIELDS}, "links": LINKS},
-    required=("uuid", "links"),
+    required=("links",),
     additional=False,
 )
 NODE_LIST = obj({"nodes": array(NODE), "next": string()}, required=("nodes",), additional=False)
