@@ -6,6 +6,8 @@ retry nothing (they retry 409 and 503, and a 5xx reads as a server fault)."""
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, Request
@@ -66,8 +68,8 @@ def message(node: str, action: str) -> str:
     )
 
 
-def _route(action: str) -> Callable[[Request, str], Awaitable[None]]:
-    async def refuse(request: Request, ident: str) -> None:
+def _route(action: str, path: str) -> Callable[..., Awaitable[None]]:
+    async def refuse(request: Request, ident: str, **_: str) -> None:
         authorize(request, "baremetal:node:get")
         check_query(request, ())
 
@@ -77,6 +79,19 @@ def _route(action: str) -> Callable[[Request, str], Awaitable[None]]:
         node = await run(request, work, write=False)
         raise ConductorOnly(message(node, action))
 
+    # FastAPI reads path parameters from the signature: declare the path's others (a VIF, a
+    # BIOS setting, an indicator) as the strings they are.
+    others = [name for name in re.findall(r"\{(\w+)\}", path) if name != "ident"]
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    refuse.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter("request", positional, annotation=Request),
+            inspect.Parameter("ident", positional, annotation=str),
+            *(inspect.Parameter(name, keyword, annotation=str) for name in others),
+        ],
+        return_annotation=None,
+    )
     return refuse
 
 
@@ -84,7 +99,7 @@ for _methods, _path, _action in ACTIONS:
     for _method in _methods:
         router.add_api_route(
             _path,
-            _route(_action),
+            _route(_action, _path),
             methods=[_method],
             name=f"not served: {_action} ({_method})",
         )
