@@ -145,3 +145,19 @@ def test_validation_reports_missing_driver_info_and_instance_traits() -> None:
     assert "missing traits CUSTOM_X" in results["deploy"]["reason"]
     assert results["boot"] == {"result": True}
     assert rules.instance_trait_names(row["instance_info"]) == ["CUSTOM_X"]
+
+
+def test_leaving_maintenance_clears_its_reason_and_interfaces_change_only_when_allowed() -> None:
+    down = {**ROW, "maintenance": True, "maintenance_reason": "fan"}
+    leave = [{"op": "replace", "path": "/maintenance", "value": False}]
+    assert rules.apply_patch(down, leave, LENGTHS) == {
+        "maintenance": False,
+        "maintenance_reason": None,
+    }
+    boot = [{"op": "add", "path": "/boot_interface", "value": "pxe"}]
+    assert rules.apply_patch(ROW, boot, LENGTHS) == {"boot_interface": "pxe"}  # available
+    active = {**ROW, "provision_state": "active"}
+    with pytest.raises(Conflict, match="can not have boot_interface updated unless"):
+        rules.apply_patch(active, boot, LENGTHS)
+    in_maintenance = {**active, "maintenance": True}
+    assert rules.apply_patch(in_maintenance, boot, LENGTHS) == {"boot_interface": "pxe"}

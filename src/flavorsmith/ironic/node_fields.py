@@ -131,17 +131,31 @@ def default_interfaces(values: Mapping[str, Any]) -> dict[str, Any]:
     return {f: d for f, d in FAKE_HARDWARE_DEFAULTS.items() if values.get(f) is None}
 
 
+# Where a node's interfaces may change (else only in maintenance), as Ironic's conductor.
+INTERFACE_STATES = ("enroll", "inspecting", "inspect wait", "manageable", "available")
+
+
 def checked_update(row: Mapping[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
-    """``changes`` after Ironic's update rules for protection and retirement: clearing the
-    flag clears its reason; a node is protected only when active or in rescue, never retired
-    while available; a reason needs its flag (409 for the state, 400 for the reason)."""
+    """``changes`` after Ironic's update rules: leaving maintenance clears its reason;
+    clearing protection or retirement clears its reason; a node is protected only when active
+    or in rescue, never retired while available; a reason needs its flag; interfaces change
+    only in the states Ironic allows or in maintenance (409 for a state, 400 otherwise)."""
     out = dict(changes)
+    if "maintenance" in out and not out["maintenance"] and row.get("maintenance_reason"):
+        out["maintenance_reason"] = None
     after = {**row, **out}
+    interfaces = sorted(f for f in out if f in INTERFACE_FIELDS)
+    state = after.get("provision_state")
+    if interfaces and state not in INTERFACE_STATES and not after.get("maintenance"):
+        raise Conflict(
+            f"Node {row['uuid']} can not have {interfaces[0]} updated unless it is in one "
+            f"of allowed ({', '.join(INTERFACE_STATES)}) states or in maintenance mode. "
+            f"Current state is '{state}'."
+        )
     for flag_name, reason in (("protected", "protected_reason"), ("retired", "retired_reason")):
         if flag_name in out and not after[flag_name] and after[reason] is not None:
             out[reason] = None
             after[reason] = None
-    state = after.get("provision_state")
     if out.get("protected") and state not in ("active", "rescue"):
         raise Conflict(
             f"Node {row['uuid']} can only be made protected in provision states 'active' or "
