@@ -17,6 +17,7 @@ from sqlalchemy import (
     Connection,
     String,
     delete,
+    false,
     func,
     insert,
     not_,
@@ -28,6 +29,7 @@ from sqlalchemy import (
 from flavorsmith.db.models import Node, NodeInspection, NodeTrait
 from flavorsmith.errors import Conflict, Invalid, NotFound
 from flavorsmith.ironic import nodes as rules
+from flavorsmith.ironic.node_fields import INTERFACES
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot, is_provisioned
 from flavorsmith.params import MAX_LIMIT
 from flavorsmith.store import generations
@@ -55,6 +57,13 @@ SORT_KEYS = (
     "instance_uuid",
     "created_at",
     "updated_at",
+    "conductor_group",
+    "owner",
+    "lessee",
+    "retired",
+    "protected",
+    "shard",
+    "instance_name",
 )
 # Rows per statement in bulk writes (within every database's parameter limit).
 BATCH = 5000
@@ -90,6 +99,7 @@ class NodeQuery:
     description_contains: str | None = None
     parent_node: str | None = None  # only the children of this node (a UUID)
     include_children: bool = True  # Ironic's API lists no child node unless asked
+    fault: str | None = None  # faults are the conductor's: no stored node has one
     sort_key: str = "id"
     sort_dir: str = "asc"
     limit: int = MAX_LIMIT
@@ -171,6 +181,8 @@ def _data_conditions(query: NodeQuery) -> list[ColumnElement[bool]]:
         out.append(Node.parent_node == query.parent_node)
     elif not query.include_children:
         out.append(Node.parent_node.is_(None))
+    if query.fault is not None:
+        out.append(false())
     return out
 
 
@@ -273,22 +285,6 @@ def inspection(connection: Connection, node: dict[str, Any]) -> dict[str, Any] |
 # -- writing ----------------------------------------------------------------------------------
 
 
-# Ironic's hardware interfaces (each stored as <name>_interface).
-INTERFACES = (
-    "bios",
-    "boot",
-    "console",
-    "deploy",
-    "firmware",
-    "inspect",
-    "management",
-    "network",
-    "power",
-    "raid",
-    "rescue",
-    "storage",
-    "vendor",
-)
 # Ironic's data fields a create may set, and what a node has when it sets none.
 DATA_DEFAULTS: dict[str, Any] = {
     "owner": None,
