@@ -441,6 +441,11 @@ IMPORTED = (
     "maintenance",
     "power_state",
     "instance_uuid",
+    "owner",
+    "lessee",
+    "conductor_group",
+    "retired",
+    "retired_reason",
 )
 # What a new node gets for a column its entry does not set (other columns: NULL).
 NEW_NODE: dict[str, Any] = {
@@ -450,6 +455,8 @@ NEW_NODE: dict[str, Any] = {
     "extra": {},
     "provision_state": "available",
     "maintenance": False,
+    "retired": False,
+    "conductor_group": "",
 }
 
 
