@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from flavorsmith.ironic.mirror import MirrorError, delete_refusal, mirrored, mirrored_all
+from flavorsmith.ironic.mirror import FIELDS, MirrorError, delete_refusal, mirrored, mirrored_all
+from flavorsmith.sync.targets.ironic import NODE_FIELDS
 
 UUID = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"
 
@@ -71,3 +72,7 @@ def test_a_node_that_cannot_be_mirrored_is_named(record: dict[str, object], mess
 def test_a_node_listed_twice_is_not_one_answer() -> None:
     with pytest.raises(MirrorError, match="listed twice"):
         mirrored_all([{"uuid": UUID}, {"uuid": UUID.upper()}])
+
+
+def test_the_node_sources_read_the_mirrors_fields() -> None:
+    assert NODE_FIELDS == FIELDS
