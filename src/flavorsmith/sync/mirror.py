@@ -54,6 +54,7 @@ class Refresh:
     unchanged: int = 0
     generation: int | None = None
     error: str | None = None
+    reading: float = 0.0  # seconds spent reading Ironic's pages (the rest is the database's)
 
     @property
     def writes(self) -> int:
@@ -144,6 +145,7 @@ class Mirror:
             out["last"] = {
                 "ok": last.error is None,
                 "seconds": round(last.seconds, 3),
+                "reading_seconds": round(last.reading, 3),
                 "requests": last.requests,
                 "writes": last.writes,
                 "created": last.created,
@@ -185,6 +187,7 @@ class Mirror:
     def _refresh(self, started: datetime, before: int, begun: float) -> Refresh:
         records = [node for page in self.source.pages(FIELDS) for node in page]
         requests = self.source.calls - before
+        reading = time.perf_counter() - begun
         nodes = mirrored_all(records)
         with writer(self.engine).begin() as connection:
             report = store.mirror(connection, nodes, max_delete=self.max_delete)
@@ -200,6 +203,7 @@ class Mirror:
             unchanged=report.unchanged,
             generation=generation,
             error=report.refused,
+            reading=reading,
         )
 
     def run(self, stop: threading.Event, *, refreshes: int | None = None) -> int:
