@@ -175,6 +175,7 @@ def serve(
             label=label,
             interval=ironic_refresh,
             max_delete=ironic_max_delete / 100,
+            advice=" (--ironic-max-delete 100 lets such a refresh through)",
         )
         app.state.services.mirror = mirror
         refresher = threading.Thread(

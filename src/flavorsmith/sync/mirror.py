@@ -76,13 +76,16 @@ class Mirror:
         label: str,
         interval: float = 60.0,
         max_delete: float = MAX_DELETE,
+        advice: str = "",
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
+        """``advice`` follows a refused refresh's reason (how the operator lets it through)."""
         self.source = source
         self.engine = engine
         self.label = label
         self.interval = interval
         self.max_delete = max_delete
+        self.advice = advice
         self.clock = clock
         self._lock = threading.Lock()
         self._last: Refresh | None = None  # the last refresh, good or not
@@ -202,7 +205,7 @@ class Mirror:
             deleted=len(report.deleted),
             unchanged=report.unchanged,
             generation=generation,
-            error=report.refused,
+            error=f"{report.refused}{self.advice}" if report.refused else None,
             reading=reading,
         )
 
