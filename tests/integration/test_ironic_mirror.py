@@ -1,13 +1,15 @@
 """``flavorsmith serve --ironic-endpoint`` mirrors a real Ironic 39 (the example inventory's
 350 nodes created through its API): the first load equals Ironic, a trait changed in Ironic
 reaches ``/v1/flavors/{f}/nodes`` within one refresh, a refresh without change costs one GET
-and writes nothing, node writes are refused with Ironic's error body, and an Ironic stopped
-mid-run leaves the mirror intact while ``/readyz`` and ``/v1/nodes/source`` say why."""
+and writes nothing, node writes are refused with Ironic's error body, a refresh that would
+delete more than a tenth of the mirror changes nothing, and an Ironic stopped mid-run leaves
+the mirror intact while ``/readyz`` and ``/v1/nodes/source`` say why."""
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -132,7 +134,9 @@ def mirrored_names(url: str) -> dict[str, list[str]]:
 
 def test_serve_mirrors_a_real_ironic(tmp_path: Path) -> None:
     with ExitStack() as ironic_running:
-        ironic = ironic_running.enter_context(running_ironic())
+        ironic_db = tmp_path / "ironic.sqlite"
+        conf = f"[database]\nconnection = sqlite:///{ironic_db}\n"
+        ironic = ironic_running.enter_context(running_ironic(conf=conf))
         create_nodes(ironic, example_nodes())
         with serve(tmp_path, ironic) as url:
             wait_for("ready", lambda: call(f"{url}/readyz")[0] == 200)
@@ -178,10 +182,33 @@ def test_serve_mirrors_a_real_ironic(tmp_path: Path) -> None:
             )
             assert source(url)["generation"] == second["generation"]
 
-            # Ironic stops mid-run: the mirror stays as it was and the service says why.
+            # 36 of the 350 nodes vanish from Ironic's answer at once (more than 10 %, as a
+            # credential scoped to one project would see it; deleted in Ironic's database in one
+            # transaction, so no refresh sees a part of it): nothing changes, and it is said.
             names, nodes = mirrored_names(url), flavor_nodes(url)
+            with sqlite3.connect(ironic_db, timeout=30) as db:
+                gone = [row[0] for row in db.execute("SELECT id FROM nodes LIMIT 36")]
+                marks = ",".join("?" for _ in gone)
+                db.execute(f"DELETE FROM node_traits WHERE node_id IN ({marks})", gone)
+                db.execute(f"DELETE FROM nodes WHERE id IN ({marks})", gone)
+            assert len(ironic_names(ironic)) == 314
+            state = after_next_refresh(url)
+            assert state["error"] == (
+                "refused: this refresh would delete 36 of the 350 mirrored nodes, more than 10% "
+                "(is the credential scoped to one project, or did Ironic lose nodes?); nothing "
+                "was changed (--ironic-max-delete 100 lets such a refresh through)"
+            )
+            assert state["nodes"] == 350 and state["generation"] == second["generation"]
+            assert state["last"]["writes"] == 0 and state["last"]["ok"] is False
+            assert mirrored_names(url) == names and flavor_nodes(url) == nodes
+            status, body = call(f"{url}/readyz")
+            assert status == 200 and body["ironic"]["error"] == state["error"]
+
+            # Ironic stops mid-run: the mirror stays as it was and the service says why.
             ironic_running.close()
             state = wait_for("a failed refresh", lambda: (s := source(url))["error"] and s)
+            wait_for("an unreachable Ironic", lambda: "cannot reach" in source(url)["error"])
+            state = source(url)
             assert "cannot reach Ironic" in state["error"], state
             assert state["loaded"] and state["nodes"] == 350 and state["last"]["ok"] is False
             status, body = call(f"{url}/readyz")

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from flavorsmith.db.engine import Engine, writer
-from flavorsmith.ironic.mirror import FIELDS, MAX_DELETE, mirrored_all
+from flavorsmith.ironic.mirror import FIELDS, MAX_DELETE, MirrorError, mirrored_all
 from flavorsmith.store import nodes as store
 from flavorsmith.sync.engine import TargetError
 
@@ -59,6 +59,15 @@ class Refresh:
     @property
     def writes(self) -> int:
         return self.created + self.updated + self.deleted
+
+
+def _reason(exc: Exception) -> str:
+    """One line: Ironic's or the mirror rules' own words, else the error's type and first line
+    (a database error's statement and parameters are left out)."""
+    text = (str(exc).strip().splitlines() or [""])[0]
+    if isinstance(exc, (TargetError, MirrorError)):
+        return text
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -171,12 +180,8 @@ class Mirror:
         try:
             result = self._refresh(started, before, begun)
         except Exception as exc:  # a refresh must never kill the loop or empty the mirror
-            reason = str(exc) if isinstance(exc, (TargetError, ValueError)) else None
             result = Refresh(
-                started,
-                time.perf_counter() - begun,
-                self.source.calls - before,
-                error=reason or f"{type(exc).__name__}: {exc}",
+                started, time.perf_counter() - begun, self.source.calls - before, error=_reason(exc)
             )
         with self._lock:
             self._last = result
