@@ -73,6 +73,10 @@ def test_first_load_then_changes_by_uuid(connection: Connection) -> None:
     a2 = {**a, "traits": ["CUSTOM_A", "CUSTOM_B"]}
     b2 = {**b, "power_state": "power on", "lessee": "p2"}
     d = _record()
+    # The report alone: what the refresh would do, nothing written.
+    dry = store.mirror(connection, _nodes([a2, b2, d, *others]), apply=False)
+    assert (len(dry.created), len(dry.updated), len(dry.deleted)) == (1, 2, 1)
+    assert store.generation(connection) == before and c["uuid"] in _stored(connection)
     # One of ten deleted: 10 % may go.
     report = store.mirror(connection, _nodes([a2, b2, d, *others]))
     assert sorted(report.updated) == sorted([a["uuid"], b["uuid"]])

@@ -559,12 +559,14 @@ def mirror(
     nodes: Sequence[MirroredNode],
     *,
     max_delete: float = mirroring.MAX_DELETE,
+    apply: bool = True,
 ) -> MirrorReport:
     """Make the stored nodes equal to ``nodes`` (the whole of a real Ironic), keyed by UUID:
     create the missing, update the changed (fields and traits), delete the stored nodes Ironic
     no longer has; in the caller's transaction, in batches, with one generation bump when
     anything changed and no write at all when nothing did. A refresh that would delete more
-    than ``max_delete`` of the stored nodes writes nothing and says why (``refused``)."""
+    than ``max_delete`` of the stored nodes writes nothing and says why (``refused``). With
+    ``apply`` false, only the report: what a refresh would do, nothing written."""
     columns = mirroring.COLUMNS
     stored = {
         row.uuid: row
@@ -603,7 +605,7 @@ def mirror(
             report.unchanged += 1
     report.created = [node.uuid for node in new]
     report.deleted = [row.uuid for row in gone]
-    if not report.writes:
+    if not report.writes or not apply:
         return report
     stamp = now()
     for chunk in _batches([row.id for row in gone]):

@@ -197,9 +197,15 @@ class Mirror:
         requests = self.source.calls - before
         reading = time.perf_counter() - begun
         nodes = mirrored_all(records)
-        with writer(self.engine).begin() as connection:
-            report = store.mirror(connection, nodes, max_delete=self.max_delete)
+        # Diffed first without the write lock: a refresh that changes nothing (the usual one)
+        # never takes it; one that does diffs again under it and writes.
+        with self.engine.begin() as connection:
+            report = store.mirror(connection, nodes, max_delete=self.max_delete, apply=False)
             generation = store.generation(connection)
+        if report.writes and report.refused is None:
+            with writer(self.engine).begin() as connection:
+                report = store.mirror(connection, nodes, max_delete=self.max_delete)
+                generation = store.generation(connection)
         return Refresh(
             started,
             time.perf_counter() - begun,
