@@ -15,7 +15,8 @@ from flavorsmith.sync.mirror import Mirror
 from flavorsmith.sync.targets import cloud
 from flavorsmith.sync.targets.ironic import IronicNodes
 from tests.api.conftest import ClientFactory, build_app
-from tests.live import free_port
+from tests.integration.clients import OpenStack
+from tests.live import free_port, serving
 
 IRONIC = {"X-OpenStack-Ironic-API-Version": "1.65"}
 
@@ -94,3 +95,12 @@ def test_node_writes_are_refused_while_mirroring(
     assert template.status_code == 201, template.text
     plain.delete(f"/baremetal/v1/deploy_templates/{name}", headers=IRONIC)
     assert plain.delete(f"/baremetal/v1/nodes/{node}", headers=IRONIC).status_code == 204
+
+
+def test_the_openstack_client_shows_the_refusal(migrated_engine: Engine) -> None:
+    client, _, endpoint = _mirrored(migrated_engine)
+    with serving(client.app) as url:  # type: ignore[arg-type]
+        baremetal = OpenStack.noauth(url, "baremetal", "--os-baremetal-api-version", "1.65")
+        error = baremetal.error("baremetal", "node", "create", "--driver", "fake-hardware")
+    assert f"Nodes are managed by the Ironic at {endpoint}; change them there" in error
+    assert "Traceback" not in error
