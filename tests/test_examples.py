@@ -28,6 +28,15 @@ EXPECTED: dict[str, tuple[int, list[str]]] = {
             "is_full_depth, interfaces, power-ports, console-ports, module-bays, resource_class",
         ],
     ),
+    "cores-not-whole-sockets": (
+        0,
+        [
+            f"{D}/dell-poweredge-r7615.yaml:9:14: resource_class[0].cpu.cores: warning: 24 cores "
+            "are not whole sockets of 'AMD EPYC 9124 16-Core Processor' (16 cores per socket): "
+            "cores counts the physical cores of all sockets, not threads (one socket at 2 threads "
+            "per core shows 32 logical CPUs)",
+        ],
+    ),
     "custom-prefix": (
         1,
         [

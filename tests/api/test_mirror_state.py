@@ -74,6 +74,8 @@ def test_node_writes_are_refused_while_mirroring(
         ("PUT", f"/baremetal/v1/nodes/{node}/traits/CUSTOM_A", None),
         ("DELETE", f"/baremetal/v1/nodes/{node}/traits/CUSTOM_A", None),
         ("DELETE", f"/baremetal/v1/nodes/{node}/traits", None),
+        ("PUT", f"/baremetal/v1/nodes/{node}/maintenance", {"reason": "disk"}),
+        ("DELETE", f"/baremetal/v1/nodes/{node}/maintenance", None),
         ("DELETE", f"/baremetal/v1/nodes/{node}", None),
     ]
     for method, path, body in writes:

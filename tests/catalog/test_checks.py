@@ -89,3 +89,31 @@ def test_device_type_slug_is_one_file_name() -> None:
     model = device_type("PA-5410/X  Rev 2", "fw1")
     assert model.slug == "acme-pa-5410-x-rev-2"
     assert model.canonical_file == "acme-pa-5410-x-rev-2.yaml"
+
+
+def cpu_diagnostics(cores: int, model: str) -> list[str]:
+    text = (
+        "class: server\nmanufacturer: Dell\nmodel: PowerEdge R7615\nu_height: 1\n"
+        "is_full_depth: true\nresource_class:\n- name: m1.small\n"
+        f"  cpu: {{cores: {cores}, model: {model}}}\n  memory: {{size: 131072}}\n"
+        "  drives: []\n  nic_count: 2\n"
+    )
+    loaded = load_bytes(text.encode(), DEVICE_TYPE, Path("r.yaml"), "r.yaml", rules=RULES)
+    return [d.render() for d in loaded.diagnostics]
+
+
+def test_cores_that_are_not_whole_sockets_are_a_warning() -> None:
+    """24 cores of a 16-Core model are one and a half sockets: threads counted as cores, or
+    the wrong model."""
+    assert cpu_diagnostics(24, "AMD EPYC 9124 16-Core Processor") == [
+        "r.yaml:8:16: resource_class[0].cpu.cores: warning: 24 cores are not whole sockets of "
+        "'AMD EPYC 9124 16-Core Processor' (16 cores per socket): cores counts the physical cores "
+        "of all sockets, not threads (one socket at 2 threads per core shows 32 logical CPUs)"
+    ]
+
+
+def test_whole_sockets_and_unsaid_core_counts_are_quiet() -> None:
+    """Guard: one or two whole sockets, or a model string without N-Core, give no warning."""
+    assert cpu_diagnostics(16, "AMD EPYC 9124 16-Core Processor") == []
+    assert cpu_diagnostics(32, "AMD EPYC 9124 16-Core Processor") == []
+    assert cpu_diagnostics(24, "AMD EPYC 9124") == []

@@ -25,7 +25,8 @@ def test_classify_prints_reasons(cli: Invoke) -> None:
     assert "| result     " in out or "| result " in out
     assert "device type dell-poweredge-r7615, resource class m1.small" in out
     assert (
-        "cpu.cores: 16 cores from the model string: 1 x 16-Core, 2 thread(s) per core (32 logical CPUs)"
+        "cpu.cores: 16 cores from the model string: 1 x 16-Core, 2 thread(s) per core (32 logical "
+        "CPUs; SMT assumed on: no cpu.socket_count rules out 2 x 16-Core at 1 thread per core)"
         in out
     )
     assert "CUSTOM_NVME: disk /dev/nvme0n1 (480 GB, NVMe) (storage: NVMe disk)" in out
@@ -59,6 +60,27 @@ def test_classify_bad_input(cli: Invoke, tmp_path: Path) -> None:
         "error: Inspection data must be a JSON object (an inventory, or {inventory: ...})\n",
     )
     assert cli("classify", str(bad), "--apply", "--repo", str(EXAMPLES)).exit_code == 2
+
+
+def test_classify_usage_errors(cli: Invoke) -> None:
+    """The file is optional only when an Ironic gives the inventory; contradictions are
+    usage errors (exit 2) before anything is read."""
+    small = str(EXAMPLES / "inspection" / "r7615-m1-small.json")
+    ironic = ("--ironic-endpoint", "http://127.0.0.1:9")
+    cases = {
+        (): "give INSPECTION.json, or --cloud/--ironic-endpoint with --node or --all",
+        ("--all",): "--all classifies the nodes of a real Ironic",
+        (small, "--all"): "--all classifies the nodes of a real Ironic",
+        ironic: "give --node NODE or --all (one of them)",
+        (*ironic, "--node", "n", "--all"): "give --node NODE or --all (one of them)",
+        (small, *ironic, "--node", "n"): "two sources of inspection data",
+        (*ironic, "--cloud", "c", "--node", "n"): "name two Ironics: give one of them",
+        ("--ironic-endpoint", "ironic:6385", "--node", "n"): "is not an http:// or https:// URL",
+    }
+    for args, message in cases.items():
+        result = cli("classify", *args, "--repo", str(EXAMPLES))
+        assert result.exit_code == 2, (args, result.stdout, result.stderr)
+        assert message in " ".join(result.stderr.replace("│", " ").split()), (args, result.stderr)
 
 
 def test_classify_apply_updates_the_node(cli: Invoke, tmp_path: Path) -> None:

@@ -52,7 +52,7 @@ def test_import_refuses_a_bad_file_whole(cli: Invoke, database: str, tmp_path: P
     assert result.stderr.splitlines() == [
         f"{inventory}:3:38: nodes[1].traits[1]: Invalid trait 'nicx': a trait is a standard os-traits name, or CUSTOM_ followed by A-Z, 0-9 and _, at most 255 characters (did you mean 'CUSTOM_NICX'?)",
         f"{inventory}:4:12: nodes[2].name: 'ok-1' is listed twice (first as entry 0)",
-        f"{inventory}:5:19: nodes[3].resource_clas: unknown key 'resource_clas'; allowed: name, uuid, driver, resource_class, traits, properties, driver_info, extra, description, provision_state, maintenance",
+        f"{inventory}:5:19: nodes[3].resource_clas: unknown key 'resource_clas'; allowed: name, uuid, driver, resource_class, traits, properties, driver_info, extra, description, provision_state, maintenance, power_state, instance_uuid",
         "3 errors, 0 warnings",
         "error: nothing was imported",
     ]
@@ -112,3 +112,41 @@ def test_trait_add_remove_list(cli: Invoke, database: str, tmp_path: Path) -> No
     )
     unknown = cli("node", "trait", "list", "nope", "--database", database)
     assert (unknown.exit_code, unknown.stderr) == (1, "error: Node nope could not be found.\n")
+
+
+U1 = "e700c660-7f67-4790-a0bb-25afb6b7a3a9"
+U2 = "861c24fd-58e9-480d-b4be-6b65b01f6065"
+
+
+def test_import_matches_by_uuid_then_by_name(cli: Invoke, database: str, tmp_path: Path) -> None:
+    inventory = tmp_path / "nodes.yaml"
+    inventory.write_text(f"- {{name: a, uuid: '{U1}'}}\n- {{uuid: '{U2}', traits: [CUSTOM_X]}}\n")
+    first = cli("node", "import", "-v", str(inventory), "--database", database)
+    assert first.stdout == f"created: 2\n  a\n  {U2}\nupdated: 0\nunchanged: 0\n"
+    # renamed by UUID; the nameless node gets a name; names may swap within one import
+    inventory.write_text(f"- {{name: b, uuid: '{U1}'}}\n- {{name: a, uuid: '{U2}'}}\n")
+    second = cli("node", "import", "-v", str(inventory), "--database", database)
+    assert second.stdout == "created: 0\nupdated: 2\n  b\n  a\nunchanged: 0\n"
+    listed = cli("node", "list", "--database", database, "-f", "value", "-c", "uuid", "-c", "name")
+    assert sorted(listed.stdout.splitlines()) == sorted([f"{U1} b", f"{U2} a"])
+    inventory.write_text("- {name: b, resource_class: m1}\n")
+    third = cli("node", "import", "-v", str(inventory), "--database", database)
+    assert third.stdout == "created: 0\nupdated: 1\n  b\nunchanged: 0\n"
+
+
+def test_import_refuses_two_nodes_with_one_name(cli: Invoke, database: str, tmp_path: Path) -> None:
+    inventory = tmp_path / "nodes.yaml"
+    inventory.write_text(f"- {{name: a, uuid: '{U1}'}}\n")
+    cli("node", "import", str(inventory), "--database", database)
+    inventory.write_text(f"- {{name: a, uuid: '{U2}'}}\n")
+    result = cli("node", "import", str(inventory), "--database", database)
+    assert (result.exit_code, result.stderr.splitlines()) == (
+        1,
+        [
+            f"error: the name 'a' would belong to two nodes, {U1} and {U2} (the import matches "
+            "a node by UUID when the entry has one, else by name)",
+            "error: nothing was imported",
+        ],
+    )
+    listed = cli("node", "list", "--database", database, "-f", "value", "-c", "uuid")
+    assert listed.stdout == f"{U1}\n"

@@ -1,18 +1,21 @@
 """A real Ironic 39 as the node source of match, capacity, node list and deploy plan
 (``--ironic-endpoint``): with the example inventory's 350 nodes created through Ironic's API,
-every answer equals the answer about the same nodes imported into the service's database; and
+every answer equals the answer about the same nodes dumped with the real `openstack baremetal
+node list --long -f json` and imported into the service's database; and
 a source that cannot be used is one line, exit 1 (or a usage error, exit 2)."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import EXAMPLES, Invoke
+from tests.integration.clients import OPENSTACK
 from tests.support.ironic_api import running_ironic
 from tests.support.ironic_fleet import IronicHttp, create_nodes, example_nodes
 
@@ -32,15 +35,39 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def database(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The same inventory imported into the service's own database."""
+def database(ironic: str, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The same fleet in the service's own database: dumped with the real
+    `openstack baremetal node list --long -f json` and imported."""
     from typer.testing import CliRunner
 
     from flavorsmith.cli import build
 
-    url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'nodes.db'}"
+    assert OPENSTACK is not None, "the openstack CLI is part of the test extras"
+    folder = tmp_path_factory.mktemp("dump")
+    dump = subprocess.run(
+        [
+            OPENSTACK,
+            "--os-endpoint",
+            f"{ironic}/v1",
+            "--os-auth-type",
+            "none",
+            "baremetal",
+            "node",
+            "list",
+            "--long",
+            "-f",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    (folder / "nodes.json").write_text(dump.stdout)
+    assert len(json.loads(dump.stdout)) == len(example_nodes())
+    url = f"sqlite:///{folder / 'nodes.db'}"
     result = CliRunner().invoke(
-        build(), ["node", "import", str(EXAMPLES / "nodes.yaml"), "--database", url]
+        build(), ["node", "import", str(folder / "nodes.json"), "--database", url]
     )
     assert result.exit_code == 0, result.output
     return url

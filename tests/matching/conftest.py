@@ -20,10 +20,10 @@ def load_examples(engine: Engine) -> None:
     migrate.upgrade(engine)
     doc, _ = parse((EXAMPLES / "nodes.yaml").read_bytes(), "nodes.yaml", max_bytes=None)
     assert doc is not None
-    specs, problems = importer.parse(doc.data)
-    assert problems == []
+    parsed = importer.parse(doc.data)
+    assert parsed.problems == []
     with writer(engine).begin() as connection:
-        importer.store_nodes(connection, specs)
+        importer.store_nodes(connection, parsed.specs)
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])

@@ -322,12 +322,13 @@ def inspect_with_inventory(
             found, [{"op": "replace", "path": "/inspect_interface", "value": "agent"}]
         )
     body = agent_post(document)
-    have = {port.address.lower() for port in baremetal.ports(node_uuid=found.id)}
     for interface in body["inventory"].get("interfaces") or []:
         mac = str(interface.get("mac_address") or "").lower()
-        if mac and mac not in have:
+        owners = {port.node_id for port in baremetal.ports(address=mac, fields=["node_uuid"])}
+        if mac and not owners:
             baremetal.create_port(node_uuid=found.id, address=mac)
-            have.add(mac)
+        elif mac and owners != {found.id}:
+            raise RuntimeError(f"MAC address {mac} is a port of another node: {owners.pop()}")
     if found.provision_state == "enroll":
         found = baremetal.set_node_provision_state(found, "manage", wait=True, timeout=timeout)
     baremetal.set_node_provision_state(found, "inspect")

@@ -255,4 +255,34 @@ def test_a_plan_over_the_api_changes_no_state(repo: Path, tmp_path: Path) -> Non
         unknown = client.get("/v1/sync/plan?only=nodes")
         assert unknown.status_code == 400
         assert "only=flavors or only=deploy-templates" in unknown.text
+        # classification writes a real Ironic's nodes: the service's database is no target
+        for answer in (
+            client.get("/v1/sync/plan?only=classification"),
+            client.post("/v1/sync/apply?only=classification"),
+        ):
+            assert answer.status_code == 400
+            assert "classification cannot be synced into the service's own database" in (
+                answer.text
+            )
     engine.dispose()
+
+
+def test_classification_runs_only_when_named_and_only_into_a_cloud(
+    cli: Invoke, repo: Path, database: str
+) -> None:
+    """It writes nodes others write too: never watched, and not into the service's database
+    (``flavorsmith classify --cloud/--ironic-endpoint --all`` is its command)."""
+    args = ["--only", "classification", "--repo", str(repo), "--database", database]
+    watched = cli("sync", "apply", *args, "--watch")
+    assert watched.exit_code == 2
+    assert "classification is synced only when named, never by the watcher" in " ".join(
+        watched.stderr.split()
+    )
+    for command in (["plan"], ["apply", "--yes"]):
+        result = cli("sync", *command, *args)
+        assert (result.exit_code, result.stdout, result.stderr) == (
+            1,
+            "",
+            "error: classification cannot be synced into the service's own database, only "
+            "into a real cloud's baremetal service (give --cloud or --endpoint)\n",
+        )

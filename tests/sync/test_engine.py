@@ -3,6 +3,7 @@ sleeps), each action on its own, the prune refusal, and the registry of kinds.""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,11 +15,15 @@ from flavorsmith.sync.kinds import (
     BY_NAME,
     KINDS,
     NAMES,
+    WATCHED,
     UnknownKind,
     choose,
+    classification,
     deploy_templates,
     flavors,
+    inspection_rules,
 )
+from flavorsmith.sync.watch import watch
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,15 @@ def test_each_action_on_its_own_and_every_outcome_reported() -> None:
         Act("noop", "y"),
         Act("delete", "c"),
     ]
-    report = carry_out(actions, lambda a: steps[a.subject], lambda: 7, Retry(sleep=slept.append))
+    heard: list[str] = []
+    report = carry_out(
+        actions,
+        lambda a: steps[a.subject],
+        lambda: 7,
+        Retry(sleep=slept.append),
+        progress=lambda outcome: heard.append(outcome.action.subject),
+    )
+    assert heard == ["a", "b", "x", "y", "c"]  # each outcome as it is known, in order
     assert [(o.action.subject, o.ok, o.error) for o in report.outcomes] == [
         ("a", True, None),
         ("b", False, "busy"),
@@ -107,10 +120,27 @@ def test_a_prune_that_empties_a_kind_is_refused() -> None:
 
 
 def test_the_registry_names_every_kind_once() -> None:
-    assert KINDS == (flavors.KIND, deploy_templates.KIND)
-    assert NAMES == ("flavors", "deploy-templates")
+    assert KINDS == (
+        flavors.KIND,
+        deploy_templates.KIND,
+        classification.KIND,
+        inspection_rules.KIND,
+    )
+    assert NAMES == ("flavors", "deploy-templates", "classification", "inspection-rules")
     assert {name: kind.name for name, kind in BY_NAME.items()} == {n: n for n in NAMES}
     assert choose("deploy-templates") is deploy_templates.KIND
     with pytest.raises(UnknownKind) as raised:
         choose("nodes")
-    assert str(raised.value) == "cannot sync 'nodes': choose one of flavors, deploy-templates"
+    assert str(raised.value) == (
+        "cannot sync 'nodes': choose one of flavors, deploy-templates, classification, "
+        "inspection-rules"
+    )
+
+
+def test_the_watcher_keeps_only_the_kinds_that_are_watched() -> None:
+    """Classification writes nodes others write too: the watcher (serve --sync) never retypes
+    a fleet because a catalog file changed; it runs only when named."""
+    assert WATCHED == (flavors.KIND, deploy_templates.KIND)
+    assert not classification.KIND.watched
+    assert not inspection_rules.KIND.watched
+    assert inspect.signature(watch).parameters["kinds"].default == WATCHED

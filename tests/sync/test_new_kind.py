@@ -36,6 +36,8 @@ def test_no_module_outside_the_registry_names_a_kind() -> None:
     assert kind_modules == {
         "flavorsmith.sync.kinds.flavors",
         "flavorsmith.sync.kinds.deploy_templates",
+        "flavorsmith.sync.kinds.classification",
+        "flavorsmith.sync.kinds.inspection_rules",
     }
     offenders = []
     for path in SRC.rglob("*.py"):
@@ -141,8 +143,8 @@ def test_one_registry_line_offers_the_kind_on_the_command_line_and_over_the_api(
     line = "    deploy_templates.KIND,\n"
     assert source.count(line) == 1
     registered = source.replace(
-        "from flavorsmith.sync.kinds import deploy_templates, flavors\n",
-        "from flavorsmith.sync.kinds import deploy_templates, flavors, widgets\n",
+        "from flavorsmith.sync.kinds import classification, deploy_templates, flavors, inspection_rules\n",
+        "from flavorsmith.sync.kinds import classification, deploy_templates, flavors, inspection_rules, widgets\n",
     ).replace(line, line + "    widgets.KIND,\n")
     assert registered.count("widgets") == 2  # the import and the line
     registry = tmp_path / "registry.py"
@@ -171,9 +173,20 @@ def test_one_registry_line_offers_the_kind_on_the_command_line_and_over_the_api(
     )
     assert child.returncode == 0, child.stderr
     out = json.loads(child.stdout.splitlines()[-1])
-    assert out["names"] == ["flavors", "deploy-templates", "widgets"]
-    assert "oneofflavors,deploy-templates,widgets." in "".join(out["help"].split())
-    assert "choose one of flavors, deploy-templates, widgets" in out["unknown"]
+    assert out["names"] == [
+        "flavors",
+        "deploy-templates",
+        "widgets",
+        "classification",
+        "inspection-rules",
+    ]
+    assert "oneofflavors,deploy-templates,widgets,classification,inspection-rules." in "".join(
+        out["help"].split()
+    )
+    assert (
+        "choose one of flavors, deploy-templates, widgets, classification, inspection-rules"
+        in out["unknown"]
+    )
     for channel in ("cli", "cloud", "api"):
         status, body = out[channel]
         assert status in (0, 200), channel
@@ -183,4 +196,7 @@ def test_one_registry_line_offers_the_kind_on_the_command_line_and_over_the_api(
         }
     status, body = out["api_unknown"]
     assert status == 400
-    assert "only=flavors or only=deploy-templates or only=widgets" in json.dumps(body)
+    assert (
+        "only=flavors or only=deploy-templates or only=widgets or only=classification or "
+        "only=inspection-rules" in json.dumps(body)
+    )

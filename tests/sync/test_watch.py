@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from flavorsmith.catalog.fingerprint import fingerprint
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
@@ -20,7 +21,7 @@ from flavorsmith.sync.kinds import deploy_templates
 from flavorsmith.sync.kinds.deploy_templates import StoreTemplates
 from flavorsmith.sync.kinds.flavors import StoreFlavors
 from flavorsmith.sync.targets import store
-from flavorsmith.sync.watch import fingerprint, watch
+from flavorsmith.sync.watch import watch
 from tests.conftest import EXAMPLES, Invoke
 from tests.support.catalogs import RULES
 

@@ -11,7 +11,9 @@ from starlette.responses import Response
 
 from flavorsmith.api import health, openapi
 from flavorsmith.api.auth import Authenticator, NoAuth, TokenFile
+from flavorsmith.api.baremetal import conductor as baremetal_conductor
 from flavorsmith.api.baremetal import deploy_templates as baremetal_templates
+from flavorsmith.api.baremetal import maintenance as baremetal_maintenance
 from flavorsmith.api.baremetal import nodes as baremetal_nodes
 from flavorsmith.api.baremetal import traits as baremetal_traits
 from flavorsmith.api.baremetal import versions as baremetal
@@ -102,6 +104,8 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(baremetal.router, prefix="/baremetal")
     app.include_router(baremetal_nodes.router, prefix="/baremetal")
     app.include_router(baremetal_traits.router, prefix="/baremetal")
+    app.include_router(baremetal_maintenance.router, prefix="/baremetal")
+    app.include_router(baremetal_conductor.router, prefix="/baremetal")
     app.include_router(baremetal_templates.router, prefix="/baremetal")
     app.include_router(compute.router, prefix="/compute")
     app.include_router(compute_flavors.router, prefix="/compute")

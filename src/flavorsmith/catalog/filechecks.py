@@ -10,8 +10,10 @@ from flavorsmith.catalog.model import (
     DeviceType,
     ExtraSpecSet,
     Flavor,
+    ResourceClass,
     TraitRuleSet,
 )
+from flavorsmith.cpu_brands import cores_per_socket
 from flavorsmith.diagnostics import Diagnostic, Severity
 from flavorsmith.resource_classes import IRONIC_MAX_LENGTH
 
@@ -117,7 +119,25 @@ def check_device_type(doc: Document, device_type: DeviceType) -> list[Diagnostic
                     code="resource-class-too-long",
                 )
             )
+        out.extend(_check_cores(doc, index, rc))
     return out
+
+
+def _check_cores(doc: Document, index: int, rc: ResourceClass) -> list[Diagnostic]:
+    """Cores that are not whole sockets of a model whose string says its cores per socket."""
+    per_socket = cores_per_socket(rc.cpu_model)
+    if per_socket is None or rc.cpu_cores % per_socket == 0:
+        return []
+    return [
+        doc.diagnostic(
+            ["resource_class", index, "cpu", "cores"],
+            f"{rc.cpu_cores} cores are not whole sockets of {rc.cpu_model!r} ({per_socket} cores "
+            "per socket): cores counts the physical cores of all sockets, not threads (one "
+            f"socket at 2 threads per core shows {2 * per_socket} logical CPUs)",
+            severity=W,
+            code="resource-class-cores-per-socket",
+        )
+    ]
 
 
 def check_trait_rules(doc: Document, rules: TraitRuleSet) -> list[Diagnostic]:

@@ -10,12 +10,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from flavorsmith.catalog.model import DeviceType, ResourceClass
-from flavorsmith.classify import vendors
-from flavorsmith.classify.inspection import Inspection
+from flavorsmith.classify import cores, vendors
+from flavorsmith.classify.inspection import PHYSICAL_MB, TOTAL, Disk, Inspection
+from flavorsmith.cpu_brands import cores_per_socket
 
 MEMORY_TOLERANCE = 0.03  # firmware reserves a little; DIMM sizes differ by far more
+# memory.total is the kernel's MemTotal: installed memory less what firmware (ACPI, PCI holes,
+# the BMC's shared memory) and the kernel (its image, memmap, crashkernel) keep; 2-4 % under
+# nominal on servers, 5 % with a large crashkernel reservation. 6 % under accepts that and still
+# refuses one missing DIMM of sixteen (6.25 %); with more DIMMs only memory.physical_mb can tell.
+# It is never more than what is installed, so over keeps the physical window.
+KERNEL_MEMORY_UNDER = 0.06
 DRIVE_TOLERANCE = 0.03  # "480 GB" drives report 479,559,942,144 bytes
-MIN_DISK_BYTES = 4 * 1000**3  # smaller devices are virtual media and SD cards, not drives
+MIN_DISK_BYTES = 4 * 1000**3  # smaller devices are virtual media and boot modules, not drives
 
 
 @dataclass(frozen=True)
@@ -110,24 +117,30 @@ def _cores(inspection: Inspection, rc: ResourceClass) -> Check:
             "the inventory lacks the CPU count (inventory.cpu.count), so the cores cannot be "
             f"checked; the catalog says {rc.cpu_cores}",
         )
-    per_socket = vendors.cores_per_socket(inspection.cpu_model)
-    for threads in (2, 1):
+    per_socket = cores_per_socket(inspection.cpu_model)
+    if per_socket is None:
+        return _cores_from_threads(count, rc)
+    reading = cores.read(count, per_socket, inspection.cpu_sockets)
+    if isinstance(reading, str):
+        return Check("cpu.cores", False, f"{reading}; the catalog says {rc.cpu_cores}")
+    if reading.cores == rc.cpu_cores:
+        return Check("cpu.cores", True, reading.describe())
+    detail = f"{reading.describe()}; the catalog says {rc.cpu_cores}"
+    if rc.cpu_cores == count and reading.threads > 1:
+        detail += ", the number of logical CPUs: declare physical cores"
+    return Check("cpu.cores", False, detail)
+
+
+def _cores_from_threads(count: int, rc: ResourceClass) -> Check:
+    """The model string does not say its cores (Intel's do not): threads per core, 2 or 1,
+    whichever gives the catalog's cores."""
+    for threads in cores.THREADS_PER_CORE:
         if count % threads or count // threads != rc.cpu_cores:
             continue
-        cores = count // threads
-        if per_socket is not None:
-            if cores % per_socket:
-                continue
-            return Check(
-                "cpu.cores",
-                True,
-                f"{cores} cores from the model string: {cores // per_socket} x {per_socket}-Core, "
-                f"{threads} thread(s) per core ({count} logical CPUs)",
-            )
         return Check(
             "cpu.cores",
             True,
-            f"{cores} cores from threads per core: {count} logical CPUs at {threads} "
+            f"{count // threads} cores from threads per core: {count} logical CPUs at {threads} "
             "thread(s) per core (the model string does not say)",
         )
     options = " or ".join(f"{count // t} ({t} thread(s) per core)" for t in (2, 1) if not count % t)
@@ -140,9 +153,23 @@ def _cores(inspection: Inspection, rc: ResourceClass) -> Check:
 
 def _memory(inspection: Inspection, rc: ResourceClass) -> Check:
     have, want = inspection.memory_mb, rc.memory_mb
-    ok = abs(have - want) <= MEMORY_TOLERANCE * want
-    verb = "within" if ok else "not within"
-    return Check("memory.size", ok, f"{have} MB is {verb} 3% of {want} MB")
+    if inspection.memory_source == TOTAL:
+        under, over = KERNEL_MEMORY_UNDER, MEMORY_TOLERANCE
+        window = f"within {under:.0%} under or {over:.0%} over"
+        figure = f"{TOTAL}; the inventory has no {PHYSICAL_MB}"
+    elif inspection.memory_source == PHYSICAL_MB:
+        under = over = MEMORY_TOLERANCE
+        window = f"within {MEMORY_TOLERANCE:.0%} of"
+        figure = PHYSICAL_MB
+    else:
+        return Check(
+            "memory.size",
+            False,
+            f"the inventory has neither {PHYSICAL_MB} nor {TOTAL}; the catalog says {want} MB",
+        )
+    ok = want * (1 - under) <= have <= want * (1 + over)
+    verb = "is" if ok else "is not"
+    return Check("memory.size", ok, f"{have} MB ({figure}) {verb} {window} {want} MB")
 
 
 def _expected_disks(rc: ResourceClass) -> tuple[list[float], str]:
@@ -163,8 +190,31 @@ def _expected_disks(rc: ResourceClass) -> tuple[list[float], str]:
     ], f"RAID {rc.raid_level} of {n} x {smallest} GB appears as one {size:g} GB virtual disk"
 
 
+def _not_a_drive(disk: Disk) -> str | None:
+    """Why a block device is no drive of the resource class, or None when it is one.
+
+    The agent reports no removable flag: USB (virtual media, IDSDM and vFlash modules, sticks)
+    shows in lsblk's transport or, from older agents, in the by-path name; SD and eMMC cards
+    are mmcblk devices."""
+    if disk.tran == "usb" or "-usb-" in disk.by_path:
+        return "USB"
+    if disk.name.split("/")[-1].startswith("mmcblk"):
+        return "SD/MMC card"
+    if disk.size_bytes < MIN_DISK_BYTES:
+        return f"under {MIN_DISK_BYTES / 1e9:.0f} GB"
+    return None
+
+
+def _left_out(disks: Sequence[Disk]) -> str:
+    shown = []
+    for disk in disks:
+        what = " ".join(x for x in (f"{disk.size_gb:.0f} GB", disk.vendor, disk.model) if x)
+        shown.append(f"{disk.name} ({what}, {_not_a_drive(disk)})")
+    return f"; left out: {', '.join(shown)}" if shown else ""
+
+
 def _drives(inspection: Inspection, rc: ResourceClass) -> Check:
-    seen = sorted(d.size_gb for d in inspection.disks if d.size_bytes >= MIN_DISK_BYTES)
+    seen = sorted(d.size_gb for d in inspection.disks if _not_a_drive(d) is None)
     want, raid = _expected_disks(rc)
     want.sort()
     shown = ", ".join(f"{s:.0f}" for s in seen) or "none"
@@ -179,4 +229,5 @@ def _drives(inspection: Inspection, rc: ResourceClass) -> Check:
         detail += (
             "; one disk where several drives are expected: a RAID virtual disk? declare raid_level"
         )
+    detail += _left_out([d for d in inspection.disks if _not_a_drive(d) is not None])
     return Check("drives", ok, detail)

@@ -7,6 +7,11 @@ from typing import Any
 
 from flavorsmith.errors import Invalid
 
+# Where the memory size came from: the agent's installed size (from lshw), else the kernel's
+# MemTotal in bytes, which leaves out what firmware and the kernel reserve.
+PHYSICAL_MB = "memory.physical_mb"
+TOTAL = "memory.total"
+
 
 @dataclass(frozen=True)
 class Disk:
@@ -14,6 +19,9 @@ class Disk:
     size_bytes: int
     rotational: bool
     model: str
+    vendor: str
+    tran: str  # lsblk's transport (usb, sata, sas, nvme, ...), IPA 11.2 and later
+    by_path: str  # /dev/disk/by-path/..., names the bus (pci-...-usb-...) on older agents
 
     @property
     def size_gb(self) -> float:
@@ -46,8 +54,10 @@ class Inspection:
     product: str
     cpu_model: str
     cpu_count: int  # logical CPUs (threads), as the agent reports them
+    cpu_sockets: int  # cpu.socket_count (IPA 9.9 and later); 0 when not reported
     cpu_flags: frozenset[str]
     memory_mb: int
+    memory_source: str  # PHYSICAL_MB, TOTAL, or "" when the inventory has neither
     disks: tuple[Disk, ...]
     interfaces: tuple[Interface, ...]
     pci: tuple[PciDevice, ...]
@@ -70,13 +80,21 @@ def parse(data: Any) -> Inspection:
         system = inventory.get("system_vendor") or {}
         cpu = inventory.get("cpu") or {}
         memory = inventory.get("memory") or {}
-        memory_mb = memory.get("physical_mb") or int((memory.get("total") or 0) / 1024 / 1024)
+        if memory.get("physical_mb"):
+            memory_mb, memory_source = int(memory["physical_mb"]), PHYSICAL_MB
+        elif memory.get("total"):
+            memory_mb, memory_source = int(memory["total"]) // 1024**2, TOTAL
+        else:
+            memory_mb, memory_source = 0, ""
         disks = tuple(
             Disk(
                 str(d.get("name", "")),
                 int(d.get("size") or 0),
                 bool(d.get("rotational")),
-                str(d.get("model") or ""),
+                str(d.get("model") or "").strip(),
+                str(d.get("vendor") or "").strip(),
+                str(d.get("tran") or "").strip().lower(),
+                str(d.get("by_path") or ""),
             )
             for d in inventory.get("disks") or []
         )
@@ -101,8 +119,10 @@ def parse(data: Any) -> Inspection:
             product=str(system.get("product_name") or ""),
             cpu_model=str(cpu.get("model_name") or ""),
             cpu_count=int(cpu.get("count") or 0),
+            cpu_sockets=int(cpu.get("socket_count") or 0),
             cpu_flags=frozenset(str(f) for f in cpu.get("flags") or []),
-            memory_mb=int(memory_mb),
+            memory_mb=memory_mb,
+            memory_source=memory_source,
             disks=disks,
             interfaces=interfaces,
             pci=pci,

@@ -45,9 +45,3 @@ def cpu_model_matches(catalog: str, reported: str) -> bool:
     wanted = cpu_model(catalog)
     have = cpu_model(reported)
     return bool(wanted) and re.search(rf"(?:^|\s){re.escape(wanted)}(?:\s|$)", have) is not None
-
-
-def cores_per_socket(reported: str) -> int | None:
-    """``AMD EPYC 9124 16-Core Processor`` -> 16."""
-    match = re.search(r"(\d+)-core", reported, re.IGNORECASE)
-    return int(match.group(1)) if match else None

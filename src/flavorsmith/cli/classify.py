@@ -1,4 +1,6 @@
-"""``flavorsmith classify INSPECTION.json [--node NODE --apply]``."""
+"""``flavorsmith classify INSPECTION.json [--node NODE --apply]`` against the service's
+database, and ``flavorsmith classify --cloud NAME|--ironic-endpoint URL --node N|--all
+[--apply [--yes]]`` against a real Ironic (``cli.classify_ironic``)."""
 
 from __future__ import annotations
 
@@ -8,25 +10,86 @@ from typing import Annotated, Any
 
 import typer
 
-from flavorsmith.cli.options import DatabaseOption, FormatOption, RepoOption
+from flavorsmith.cli.classification_table import cells
+from flavorsmith.cli.options import (
+    DatabaseOption,
+    FormatOption,
+    IronicCloudOption,
+    IronicEndpointOption,
+    RepoOption,
+)
 from flavorsmith.cli.output import Format, render_show, to_yaml
 
 
 def classify(
     ctx: typer.Context,
     inspection: Annotated[
-        Path, typer.Argument(help="Ironic inspection data (JSON).", exists=True, dir_okay=False)
-    ],
+        Path | None,
+        typer.Argument(
+            help="Ironic inspection data (JSON); not with --cloud/--ironic-endpoint, which "
+            "read each node's inventory from Ironic.",
+            exists=True,
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
     node: Annotated[str | None, typer.Option("--node", help="The node it belongs to.")] = None,
+    all_nodes: Annotated[
+        bool,
+        typer.Option(
+            "--all", help="Every node of the Ironic (--cloud/--ironic-endpoint): plan, then apply."
+        ),
+    ] = False,
     apply: Annotated[
         bool, typer.Option("--apply", help="Update the node: resource class and owned traits.")
     ] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="With --all --apply: apply without asking.")
+    ] = False,
+    cloud: IronicCloudOption = None,
+    ironic_endpoint: IronicEndpointOption = None,
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
 ) -> None:
     """Device type, resource class and traits for inspection data, with the reason for each.
-    Exit 1 when no device type, or more than one, matches."""
+    Exit 1 when no device type, or more than one, matches.
+
+    With --cloud or --ironic-endpoint the inventory is the one Ironic keeps for the node
+    (GET /v1/nodes/{node}/inventory) and --apply writes that Ironic: the resource class, and
+    the owned traits one by one. --all plans every node and applies with --apply (--yes when
+    not on a terminal)."""
+    if cloud is not None or ironic_endpoint is not None:
+        from flavorsmith.cli import classify_ironic
+
+        if inspection is not None:
+            raise typer.BadParameter(
+                "INSPECTION.json and --cloud/--ironic-endpoint are two sources of inspection "
+                "data: give one (Ironic's own inventory is read with --node or --all)",
+                param_hint="'INSPECTION'",
+            )
+        if (node is None) == (not all_nodes):
+            raise typer.BadParameter(
+                "give --node NODE or --all (one of them) with --cloud/--ironic-endpoint",
+                param_hint="'--node' / '--all'",
+            )
+        view = classify_ironic.catalog(repo)
+        nodes = classify_ironic.source(cloud, ironic_endpoint)
+        if node is not None:
+            classify_ironic.one(nodes, view, node, apply=apply, fmt=fmt)
+        else:
+            classify_ironic.fleet(nodes, view, apply=apply, yes=yes, fmt=fmt)
+        return
+    if all_nodes:
+        raise typer.BadParameter(
+            "--all classifies the nodes of a real Ironic: give --cloud or --ironic-endpoint",
+            param_hint="'--all'",
+        )
+    if inspection is None:
+        raise typer.BadParameter(
+            "give INSPECTION.json, or --cloud/--ironic-endpoint with --node or --all",
+            param_hint="'INSPECTION'",
+        )
     from flavorsmith import jsonsafe
     from flavorsmith.classify.classification import classify as run
     from flavorsmith.classify.inspection import parse
@@ -75,34 +138,6 @@ def classify(
     elif fmt is Format.YAML:
         typer.echo(to_yaml(body), nl=False)
     else:
-        typer.echo(render_show(_cells(body), fmt), nl=False)
+        typer.echo(render_show(cells(body), fmt), nl=False)
     if result.resource_class is None:
         raise typer.Exit(1)
-
-
-def _cells(body: dict[str, Any]) -> dict[str, Any]:
-    candidates = []
-    for candidate in body["candidates"]:
-        head = f"{candidate['resource_class']} ({candidate['device_type']}): "
-        if candidate["match"]:
-            candidates.append(head + "match")
-        else:
-            failed = [f"{c['field']}: {c['detail']}" for c in candidate["checks"] if not c["ok"]]
-            candidates.append(head + "; ".join(failed))
-    matched = next((c for c in body["candidates"] if c["match"]), None)
-    cells: dict[str, Any] = {
-        "result": body["summary"],
-        "device_type": body["device_type"],
-        "resource_class": body["resource_class"],
-        "why": [f"{c['field']}: {c['detail']}" for c in matched["checks"]] if matched else [],
-        "candidates": candidates if not matched or body["outcome"] != "matched" else [],
-        "traits": body["traits"],
-        "trait reasons": [
-            f"{r['trait']}: {r['because']} ({r['rules']}: {r['rule']})"
-            for r in body["trait_reasons"]
-        ],
-        "traits kept (not owned by rules)": body["traits_kept"],
-    }
-    if "applied" in body:
-        cells["applied"] = body["applied"]
-    return cells

@@ -1,9 +1,12 @@
-"""Importing an inventory file: each entry checked by the node rules the API uses
-(:func:`flavorsmith.ironic.nodes.checked_node`), then stored idempotently in bulk by the node
-store."""
+"""Importing an inventory file: Flavorsmith's own format or what Ironic's tools print
+(recognised by :mod:`flavorsmith.ironic.records`), each entry checked by the node rules the
+API uses (:func:`flavorsmith.ironic.nodes.checked_node`), then stored idempotently in bulk by
+the node store."""
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 
 from flavorsmith.catalog.document import Document
@@ -11,44 +14,112 @@ from flavorsmith.db.engine import Connection
 from flavorsmith.diagnostics import Diagnostic
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic import nodes as rules
+from flavorsmith.ironic import records
 from flavorsmith.store import nodes as store
 from flavorsmith.store.nodes import IMPORTED, ImportReport, NodeSpec
 
 # The keys a node entry may have, in the order the error message lists them: name and uuid,
 # then the stored columns (the store's list) with traits after the resource class.
 FIELDS = ("name", "uuid", *IMPORTED[:2], "traits", *IMPORTED[2:])
+# What an inventory entry without the key means (a key not here is left as stored).
+DEFAULTS: dict[str, Any] = {
+    "driver": "fake-hardware",
+    "resource_class": None,
+    "properties": {},
+    "driver_info": {},
+    "extra": {},
+    "description": None,
+    "provision_state": "available",
+    "maintenance": False,
+}
 Problem = tuple[list[str | int], str, bool]  # where, what, whether it points at the key
 
 
-def parse(data: Any) -> tuple[list[NodeSpec], list[Problem]]:
-    """Entries from ``[...]`` or ``{nodes: [...]}``; problems say where, for diagnostics."""
-    prefix: list[str | int] = []
-    if isinstance(data, dict) and set(data) == {"nodes"}:
-        data, prefix = data["nodes"], ["nodes"]
-    if not isinstance(data, list):
-        return [], [([], "expected a list of nodes (or a mapping with 'nodes')", False)]
-    specs: list[NodeSpec] = []
-    problems: list[Problem] = []
-    first: dict[str, int] = {}
-    for index, entry in enumerate(data):
-        at = [*prefix, index]
+@dataclass
+class Parsed:
+    """The checked entries of an import file, what is wrong with it, and notes to show."""
+
+    specs: list[NodeSpec] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def parse(data: Any) -> Parsed:
+    """Entries from an inventory or Ironic output; problems say where, for diagnostics."""
+    try:
+        dump = records.read(data, FIELDS)
+    except records.NotNodes as exc:
+        return Parsed(problems=[(exc.path, exc.message, exc.at_key)])
+    parsed = Parsed(notes=list(dump.notes))
+    unknown: Counter[str] = Counter()
+    missing: Counter[str] = Counter()
+    dropped: Counter[str] = Counter()
+    first_name: dict[str, int] = {}
+    first_uuid: dict[str, int] = {}
+    for index, entry in enumerate(dump.entries):
+        at = dump.path(index)
         try:
-            spec = _spec(entry)
+            if dump.kind.from_ironic:
+                spec = _ironic_spec(entry, unknown, missing, dropped)
+            else:
+                spec = _spec(entry, dropped)
         except _EntryError as exc:
-            problems.append(([*at, *exc.path], exc.message, exc.at_key))
+            parsed.problems.append(([*at, *exc.path], exc.message, exc.at_key))
             continue
-        if spec.name in first:
-            problems.append(
-                (
-                    [*at, "name"],
-                    f"{spec.name!r} is listed twice (first as entry {first[spec.name]})",
-                    False,
-                )
-            )
+        duplicate = _duplicate(spec, index, first_name, first_uuid)
+        if duplicate:
+            parsed.problems.append(([*at, duplicate[0]], duplicate[1], False))
             continue
-        first[spec.name] = index
-        specs.append(spec)
-    return specs, problems
+        parsed.specs.append(spec)
+    parsed.notes.extend(_notes(dump, unknown, missing, dropped))
+    return parsed
+
+
+def _duplicate(
+    spec: NodeSpec, index: int, first_name: dict[str, int], first_uuid: dict[str, int]
+) -> tuple[str, str] | None:
+    """(key, message) when an earlier entry has the same UUID or name."""
+    if spec.uuid is not None and spec.uuid in first_uuid:
+        return "uuid", f"UUID {spec.uuid} is listed twice (first as entry {first_uuid[spec.uuid]})"
+    if spec.name is not None and spec.name in first_name:
+        return "name", f"{spec.name!r} is listed twice (first as entry {first_name[spec.name]})"
+    if spec.uuid is not None:
+        first_uuid[spec.uuid] = index
+    if spec.name is not None:
+        first_name[spec.name] = index
+    return None
+
+
+def _notes(
+    dump: records.Dump, unknown: Counter[str], missing: Counter[str], dropped: Counter[str]
+) -> list[str]:
+    total = len(dump.entries)
+    notes = []
+    if dump.kind.from_ironic:
+        notes.append(f"read as {dump.kind.value}: {total} node{'s' if total != 1 else ''}")
+    if unknown:
+        notes.append(f"ignored keys that no Ironic node has: {_counted(unknown, total)}")
+    if missing:
+        notes.append(
+            f"not in the file, so left as stored (a new node gets the default): "
+            f"{_counted(missing, total)}"
+        )
+    if dump.kind.from_ironic and dropped:
+        had = dropped["driver_info"]
+        notes.append(
+            f"driver_info is not imported from Ironic output ({had} of {total} nodes have "
+            f"one): {records.DROPPED['driver_info']}"
+        )
+    elif dropped:
+        notes.append(f"secret driver_info keys dropped, never stored: {_counted(dropped, total)}")
+    return notes
+
+
+def _counted(counts: Counter[str], total: int) -> str:
+    """'a, b (2 of 5 nodes)' style: each key, with how many entries when not all."""
+    return ", ".join(
+        key if n == total else f"{key} ({n} of {total} nodes)" for key, n in sorted(counts.items())
+    )
 
 
 def diagnostics(doc: Document, problems: list[Problem]) -> list[Diagnostic]:
@@ -63,66 +134,91 @@ class _EntryError(Exception):
         self.at_key = at_key
 
 
-def _spec(entry: Any) -> NodeSpec:
+def _spec(entry: Any, dropped: Counter[str]) -> NodeSpec:
+    """An entry of Flavorsmith's own format: unknown keys are errors (typos), absent keys
+    take DEFAULTS."""
     if not isinstance(entry, dict):
-        raise _EntryError([], "each node is a mapping with at least a name")
-    unknown = sorted(set(entry) - set(FIELDS))
+        raise _EntryError([], "each node is a mapping with a name or a uuid")
+    unknown = sorted(str(k) for k in set(entry) - set(FIELDS))
     if unknown:
         raise _EntryError(
             [unknown[0]], f"unknown key {unknown[0]!r}; allowed: {', '.join(FIELDS)}", at_key=True
         )
-    name = entry.get("name")
-    if name is None:
-        raise _EntryError([], "every node needs a name (the import matches nodes by name)")
-    values = {
-        "driver": entry.get("driver", "fake-hardware"),
-        "resource_class": entry.get("resource_class"),
-        "properties": entry.get("properties", {}),
-        "driver_info": entry.get("driver_info", {}),
-        "extra": entry.get("extra", {}),
-        "description": entry.get("description"),
-        "provision_state": entry.get("provision_state", "available"),
-        "maintenance": entry.get("maintenance", False),
-    }
+    values = {**DEFAULTS, **{k: v for k, v in entry.items() if k in IMPORTED or k == "name"}}
+    if isinstance(values["driver_info"], dict):
+        values["driver_info"], secrets = records.without_secrets(values["driver_info"])
+        dropped.update(secrets)
+    if "traits" in entry and entry["traits"] is None:
+        raise _EntryError(["traits"], "must be a list of trait names")
+    return _checked(values, entry.get("uuid"), entry.get("traits", []), {})
+
+
+def _ironic_spec(
+    entry: Any, unknown: Counter[str], missing: Counter[str], dropped: Counter[str]
+) -> NodeSpec:
+    """An entry of Ironic output: fields Flavorsmith does not store are ignored, keys that
+    are no Ironic field noted, absent stored fields left as stored."""
+    if not isinstance(entry, dict):
+        raise _EntryError([], "each node is a mapping of Ironic node fields")
+    wanted = [f for f in FIELDS if f not in records.DROPPED]
+    record = records.record(entry, wanted)
+    unknown.update(record.unknown)
+    dropped.update(record.dropped)
+    missing.update(f for f in wanted if f not in record.fields)
+    values = {k: v for k, v in record.fields.items() if k in IMPORTED or k == "name"}
+    traits = record.fields.get("traits")
+    return _checked(values, record.fields.get("uuid"), traits, record.keys)
+
+
+def _checked(
+    values: dict[str, Any], node_uuid: Any, raw_traits: Any, keys: dict[str, str]
+) -> NodeSpec:
+    """The entry's values checked by the node rules; errors point at ``keys[field]`` (the key
+    as written), else the field."""
+    name = values.get("name")
+
+    def error(where: str, message: str, *rest: str | int) -> _EntryError:
+        return _EntryError([keys.get(where, where), *rest], message)
+
+    if name is None and node_uuid is None:
+        raise _EntryError(
+            [],
+            "the node has neither a name nor a uuid (the import matches a "
+            "node by UUID when the entry has one, else by name)",
+        )
     # The same field rules as the API's (a description that is not text, a mapping that is
     # not one, a value no database stores...), reported at the entry's key.
     try:
-        rules.checked_node({**values, "name": name}, store.FIELD_LENGTHS)
+        rules.checked_node(values, store.FIELD_LENGTHS)
     except rules.FieldInvalid as exc:
-        raise _EntryError([exc.field], exc.message) from None
-    if values["provision_state"] not in rules.PROVISION_STATES:
-        raise _EntryError(
-            ["provision_state"],
-            f"unknown provision state {values['provision_state']!r}; "
-            f"allowed: {', '.join(rules.PROVISION_STATES)}",
-        )
-    if not isinstance(values["maintenance"], bool):
-        raise _EntryError(["maintenance"], "must be true or false")
-    node_uuid = entry.get("uuid")
-    if node_uuid is not None and not (isinstance(node_uuid, str) and rules.is_uuid(node_uuid)):
-        raise _EntryError(["uuid"], f"invalid UUID {node_uuid!r}")
-    raw_traits = entry.get("traits", [])
-    if not isinstance(raw_traits, list):
-        raise _EntryError(["traits"], "must be a list of trait names")
-    for position, trait in enumerate(raw_traits):
+        raise error(exc.field, exc.message) from None
+    for check in (rules.check_provision_state, rules.check_power_state):
         try:
-            rules.check_trait(trait)
+            check(values)
+        except rules.FieldInvalid as exc:
+            raise error(exc.field, exc.message) from None
+    if node_uuid is not None and not (isinstance(node_uuid, str) and rules.is_uuid(node_uuid)):
+        raise error("uuid", f"invalid UUID {node_uuid!r}")
+    traits: tuple[str, ...] | None = None
+    if raw_traits is not None:
+        if not isinstance(raw_traits, list):
+            raise error("traits", "must be a list of trait names")
+        for position, trait in enumerate(raw_traits):
+            try:
+                rules.check_trait(trait)
+            except Invalid as exc:
+                raise error("traits", exc.message, position) from None
+        traits = tuple(dict.fromkeys(raw_traits))
+        try:
+            rules.check_trait_count(str(name or node_uuid), traits)
         except Invalid as exc:
-            raise _EntryError(["traits", position], exc.message) from None
-    traits = tuple(dict.fromkeys(raw_traits))
+            raise error("traits", exc.message) from None
     try:
-        rules.check_trait_count(str(name), traits)
-    except Invalid as exc:
-        raise _EntryError(["traits"], exc.message) from None
-    try:
-        checked = rules.checked_node(
-            {**values, "name": name, "uuid": node_uuid}, store.FIELD_LENGTHS
-        )
+        checked = rules.checked_node({**values, "uuid": node_uuid}, store.FIELD_LENGTHS)
     except rules.FieldInvalid as exc:
-        raise _EntryError([exc.field], exc.message) from None
+        raise error(exc.field, exc.message) from None
     node_uuid = checked.pop("uuid")
-    checked.pop("name")
-    return NodeSpec(name=str(name), uuid=node_uuid, values=checked, traits=traits)
+    return NodeSpec(name=name, uuid=node_uuid, values=checked, traits=traits)
 
 
 def store_nodes(connection: Connection, specs: list[NodeSpec]) -> ImportReport:
@@ -130,4 +226,14 @@ def store_nodes(connection: Connection, specs: list[NodeSpec]) -> ImportReport:
     return store.import_nodes(connection, specs)
 
 
-__all__ = ["FIELDS", "ImportReport", "NodeSpec", "Problem", "diagnostics", "parse", "store_nodes"]
+__all__ = [
+    "DEFAULTS",
+    "FIELDS",
+    "ImportReport",
+    "NodeSpec",
+    "Parsed",
+    "Problem",
+    "diagnostics",
+    "parse",
+    "store_nodes",
+]

@@ -18,6 +18,7 @@ from sqlalchemy import (
     String,
     bindparam,
     delete,
+    false,
     func,
     insert,
     not_,
@@ -31,6 +32,7 @@ from flavorsmith.errors import Conflict, Invalid, NotFound
 from flavorsmith.ironic import mirror as mirroring
 from flavorsmith.ironic import nodes as rules
 from flavorsmith.ironic.mirror import MirroredNode
+from flavorsmith.ironic.node_fields import INTERFACES
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot, is_provisioned
 from flavorsmith.params import MAX_LIMIT
 from flavorsmith.store import generations
@@ -58,6 +60,13 @@ SORT_KEYS = (
     "instance_uuid",
     "created_at",
     "updated_at",
+    "conductor_group",
+    "owner",
+    "lessee",
+    "retired",
+    "protected",
+    "shard",
+    "instance_name",
 )
 # Rows per statement in bulk writes (within every database's parameter limit).
 BATCH = 5000
@@ -93,6 +102,7 @@ class NodeQuery:
     description_contains: str | None = None
     parent_node: str | None = None  # only the children of this node (a UUID)
     include_children: bool = True  # Ironic's API lists no child node unless asked
+    fault: str | None = None  # faults are the conductor's: no stored node has one
     sort_key: str = "id"
     sort_dir: str = "asc"
     limit: int = MAX_LIMIT
@@ -174,6 +184,8 @@ def _data_conditions(query: NodeQuery) -> list[ColumnElement[bool]]:
         out.append(Node.parent_node == query.parent_node)
     elif not query.include_children:
         out.append(Node.parent_node.is_(None))
+    if query.fault is not None:
+        out.append(false())
     return out
 
 
@@ -276,22 +288,6 @@ def inspection(connection: Connection, node: dict[str, Any]) -> dict[str, Any] |
 # -- writing ----------------------------------------------------------------------------------
 
 
-# Ironic's hardware interfaces (each stored as <name>_interface).
-INTERFACES = (
-    "bios",
-    "boot",
-    "console",
-    "deploy",
-    "firmware",
-    "inspect",
-    "management",
-    "network",
-    "power",
-    "raid",
-    "rescue",
-    "storage",
-    "vendor",
-)
 # Ironic's data fields a create may set, and what a node has when it sets none.
 DATA_DEFAULTS: dict[str, Any] = {
     "owner": None,
@@ -434,8 +430,9 @@ def record_inspection(
 
 # -- bulk import ------------------------------------------------------------------------------
 
-# The stored columns an import entry sets (traits live in their own table; name and uuid
-# identify the node).
+# The stored columns an import entry may set (traits live in their own table; uuid and name
+# identify the node). Importing another column is adding it here: the inventory format takes
+# it as a key, and Ironic output (flavorsmith.ironic.records) stops ignoring it.
 IMPORTED = (
     "driver",
     "resource_class",
@@ -445,17 +442,36 @@ IMPORTED = (
     "description",
     "provision_state",
     "maintenance",
+    "power_state",
+    "instance_uuid",
 )
+# What a new node gets for a column its entry does not set (other columns: NULL).
+NEW_NODE: dict[str, Any] = {
+    "driver": "fake-hardware",
+    "properties": {},
+    "driver_info": {},
+    "extra": {},
+    "provision_state": "available",
+    "maintenance": False,
+}
 
 
 @dataclass(frozen=True)
 class NodeSpec:
-    """One node of an import, already checked by the node rules: matched by name."""
+    """One node of an import, already checked by the node rules. It matches the stored node
+    with its UUID when it has one, else the one with its name. ``values`` are the columns to
+    set (``name`` too when the entry gives one); columns not in it are left as stored (a new
+    node gets NEW_NODE's); ``traits`` None leaves the stored traits."""
 
-    name: str
+    name: str | None
     uuid: str | None
     values: dict[str, Any]
-    traits: tuple[str, ...]
+    traits: tuple[str, ...] | None
+
+    @property
+    def label(self) -> str:
+        """How reports name the node: its name, else its UUID."""
+        return self.name or self.uuid or "?"
 
 
 @dataclass
@@ -467,64 +483,80 @@ class ImportReport:
 
 def import_nodes(connection: Connection, specs: Sequence[NodeSpec]) -> ImportReport:
     """Create missing nodes, update changed ones, leave the rest; in the caller's transaction,
-    in batches, with one generation bump when anything changed."""
+    in batches, with one generation bump when anything changed. Conflict (nothing written)
+    when two nodes would end up with one name."""
     report = ImportReport()
-    existing = {
-        row.name: row
-        for row in connection.execute(
+    rows = list(
+        connection.execute(
             select(Node.id, Node.name, Node.uuid, *(getattr(Node, c) for c in IMPORTED))
         )
-        if row.name is not None
-    }
+    )
+    by_uuid = {row.uuid: row for row in rows}
+    by_name = {row.name: row for row in rows if row.name is not None}
     current_traits: dict[int, set[str]] = {}
     for node_id, trait in connection.execute(select(NodeTrait.node_id, NodeTrait.trait)):
         current_traits.setdefault(node_id, set()).add(trait)
     stamp = now()
     new_rows: list[dict[str, Any]] = []
+    new_traits: dict[str, tuple[str, ...]] = {}
+    updates: list[tuple[int, dict[str, Any]]] = []
     trait_changes: list[tuple[int, tuple[str, ...]]] = []
+    names = {row.uuid: row.name for row in rows}  # every node's name after the import
     for spec in specs:
-        row = existing.get(spec.name)
+        row = by_uuid.get(spec.uuid) if spec.uuid else by_name.get(spec.name)
         if row is None:
+            node_uuid = spec.uuid or str(uuidlib.uuid4())
             new_rows.append(
-                {"name": spec.name, "uuid": spec.uuid or str(uuidlib.uuid4()), "created_at": stamp}
-                | {c: spec.values[c] for c in IMPORTED}
+                {c: NEW_NODE.get(c) for c in IMPORTED}
+                | {"name": spec.name, **spec.values, "uuid": node_uuid, "created_at": stamp}
             )
-            report.created.append(spec.name)
+            names[node_uuid] = spec.values.get("name", spec.name)
+            if spec.traits:
+                new_traits[node_uuid] = spec.traits
+            report.created.append(spec.label)
             continue
-        changes = {c: spec.values[c] for c in IMPORTED if getattr(row, c) != spec.values[c]}
-        traits_differ = current_traits.get(row.id, set()) != set(spec.traits)
+        changes = {c: v for c, v in spec.values.items() if getattr(row, c) != v}
+        names[row.uuid] = changes.get("name", row.name)
+        traits_differ = spec.traits is not None and current_traits.get(row.id, set()) != set(
+            spec.traits
+        )
         if changes:
-            connection.execute(
-                update(Node).where(Node.id == row.id).values(**changes, updated_at=stamp)
-            )
-        if traits_differ:
+            updates.append((row.id, changes))
+        if traits_differ and spec.traits is not None:
             trait_changes.append((row.id, spec.traits))
         if changes or traits_differ:
-            report.updated.append(spec.name)
+            report.updated.append(spec.label)
         else:
-            report.unchanged.append(spec.name)
+            report.unchanged.append(spec.label)
+    _check_names(names)
+    renamed = [node_id for node_id, changes in updates if "name" in changes]
+    for start in range(0, len(renamed), BATCH):  # names may swap: clear them all first
+        ids = renamed[start : start + BATCH]
+        connection.execute(update(Node).where(Node.id.in_(ids)).values(name=None))
+    for node_id, changes in updates:
+        connection.execute(
+            update(Node).where(Node.id == node_id).values(**changes, updated_at=stamp)
+        )
     for start in range(0, len(new_rows), BATCH):
         connection.execute(insert(Node), new_rows[start : start + BATCH])
-    by_name = {spec.name: spec for spec in specs}
-    for start in range(0, len(report.created), BATCH):
-        chunk = report.created[start : start + BATCH]
-        for name, node_id in connection.execute(
-            select(Node.name, Node.id).where(Node.name.in_(chunk))
+    with_traits = list(new_traits)
+    for start in range(0, len(with_traits), BATCH):
+        chunk = with_traits[start : start + BATCH]
+        for node_uuid, node_id in connection.execute(
+            select(Node.uuid, Node.id).where(Node.uuid.in_(chunk))
         ):
-            spec = by_name[str(name)]
-            if spec.traits:
-                trait_changes.append((node_id, spec.traits))
+            trait_changes.append((node_id, new_traits[str(node_uuid)]))
     if trait_changes:
         changed_ids = [node_id for node_id, _ in trait_changes]
         for start in range(0, len(changed_ids), BATCH):
             connection.execute(
                 delete(NodeTrait).where(NodeTrait.node_id.in_(changed_ids[start : start + BATCH]))
             )
-        rows = [
+        trait_rows = [
             {"node_id": node_id, "trait": t} for node_id, traits in trait_changes for t in traits
         ]
-        for start in range(0, len(rows), BATCH):
-            connection.execute(insert(NodeTrait), rows[start : start + BATCH])
+        for start in range(0, len(trait_rows), BATCH):
+            connection.execute(insert(NodeTrait), trait_rows[start : start + BATCH])
     if report.created or report.updated:
         bump(connection, GENERATION)
     return report
@@ -674,13 +706,27 @@ def _mirrored_row(node: MirroredNode, stamp: datetime) -> dict[str, Any]:
         "created_at": stamp,
         **node.values,
     }
+def _check_names(names: dict[str, str | None]) -> None:
+    """Conflict when two nodes (by UUID) would have one name after an import."""
+    owner: dict[str, str] = {}
+    for node_uuid, name in names.items():
+        if name is None:
+            continue
+        if name in owner:
+            raise Conflict(
+                f"the name {name!r} would belong to two nodes, {owner[name]} and {node_uuid} "
+                "(the import matches a node by UUID when the entry has one, else by name)"
+            )
+        owner[name] = node_uuid
 
 
 __all__ = [
     "DATA_DEFAULTS",
     "FIELD_LENGTHS",
     "GENERATION",
+    "IMPORTED",
     "INTERFACES",
+    "NEW_NODE",
     "SORT_KEYS",
     "ImportReport",
     "MirrorReport",

@@ -80,8 +80,12 @@ class Kind(Generic[D, O, A, T]):
     desired: Callable[[Catalog], D]  # pure: the catalog's objects of this kind
     plan: Callable[[D, Mapping[str, O], bool], Sequence[A]]  # pure: (desired, observed, prune)
     steps: Callable[[A, T], list[Step]]  # the target calls that carry out one action
-    store_target: Callable[[Engine, SpecCheck], T]  # the service's own database as its target
+    # The service's own database as its target; None: the kind syncs only into a real cloud.
+    store_target: Callable[[Engine, SpecCheck], T] | None
     sdk_target: Callable[[Any, SpecCheck], T]  # an openstacksdk connection as its target
+    # Whether the watcher (``serve --sync``, ``sync apply --watch``) keeps it in sync; a kind
+    # that writes what others own too (nodes) is synced only when asked for by name.
+    watched: bool = True
 
 
 AnyKind = Kind[Any, Any, Any, Any]
@@ -111,27 +115,32 @@ def carry_out(
     steps_of: Callable[[A], list[Step]],
     calls: Callable[[], int],
     retry: Retry | None = None,
+    progress: Callable[[Outcome], None] | None = None,
 ) -> Report:
     """Each action on its own, transient failures retried; conflicts and non-writes reported
-    without a call; ``calls`` reads the target's count at the end."""
+    without a call; ``calls`` reads the target's count at the end; ``progress`` hears each
+    outcome as it is known."""
     retry = retry or Retry()
     report = Report()
     for action in actions:
-        if action.kind == "conflict":
-            report.outcomes.append(Outcome(action, False, action.reason))
-            continue
-        if not action.writes:
-            report.outcomes.append(Outcome(action, False, None))
-            continue
-        try:
-            for step in steps_of(action):
-                retry(step)
-        except TargetError as exc:
-            report.outcomes.append(Outcome(action, False, str(exc)))
-            continue
-        report.outcomes.append(Outcome(action, True))
+        report.outcomes.append(_carry_out_one(action, steps_of, retry))
+        if progress is not None:
+            progress(report.outcomes[-1])
     report.calls = calls()
     return report
+
+
+def _carry_out_one(action: A, steps_of: Callable[[A], list[Step]], retry: Retry) -> Outcome:
+    if action.kind == "conflict":
+        return Outcome(action, False, action.reason)
+    if not action.writes:
+        return Outcome(action, False, None)
+    try:
+        for step in steps_of(action):
+            retry(step)
+    except TargetError as exc:
+        return Outcome(action, False, str(exc))
+    return Outcome(action, True)
 
 
 def prune_refusal(

@@ -6,45 +6,20 @@ as blocked and the next change or timer tries again."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from stat import S_ISREG
 
+from flavorsmith.catalog.fingerprint import fingerprint
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.db.engine import Engine
 from flavorsmith.sync.engine import AnyKind, Retry, exclusive, run_loaded
-from flavorsmith.sync.kinds import KINDS
+from flavorsmith.sync.kinds import WATCHED
 from flavorsmith.sync.report import Round
 
 log = logging.getLogger("flavorsmith.sync")
-
-
-def fingerprint(root: Path) -> str:
-    """Changes when any file under hardware/ changes (a ConfigMap swap or a Git pull). Files or
-    folders removed while it looks are left out, never an error: the watcher must outlive a
-    checkout that deletes hardware/ under it (the next look sees the rest of the change)."""
-    entries: list[str] = []
-    # os.walk skips a folder that vanished between listing and scanning; like Path.rglob it
-    # does not descend into linked folders.
-    for folder, _dirs, files in os.walk(root / "hardware"):
-        for name in files:
-            path = os.path.join(folder, name)
-            try:
-                stat = os.stat(path)
-            except OSError:
-                continue  # removed (or a dangling link): not a file to fingerprint
-            if S_ISREG(stat.st_mode):
-                entries.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}")
-    digest = hashlib.sha256()
-    for entry in sorted(entries):
-        digest.update(f"{entry}\n".encode())
-    return digest.hexdigest()
 
 
 def watch(
@@ -52,7 +27,7 @@ def watch(
     make_target: Callable[[AnyKind], object],
     engine: Engine,
     *,
-    kinds: Sequence[AnyKind] = KINDS,
+    kinds: Sequence[AnyKind] = WATCHED,
     prune: bool,
     allow_empty: bool = False,
     interval: float = 60.0,
@@ -64,7 +39,8 @@ def watch(
     retry: Retry | None = None,
 ) -> int:
     """Run until ``stop`` is set (or ``rounds`` rounds ran); returns the rounds run. Each round
-    syncs every kind of ``kinds`` (all registered kinds by default) into ``make_target(kind)``."""
+    syncs every kind of ``kinds`` (the registered kinds that are watched, by default) into
+    ``make_target(kind)``."""
     stop = stop or threading.Event()
     last = fingerprint(repository.root)
     next_timer = 0.0  # the first round runs at once

@@ -53,6 +53,8 @@ def _prepare(request: Request, rule: str) -> Choice:
         raise Invalid(
             f"Cannot sync {only!r}: " + " or ".join(f"only={name}" for name in NAMES)
         ) from None
+    if kind.store_target is None:
+        raise Invalid(store.no_store_target(kind))
     if services(request).catalog.repository is None:
         raise ServiceUnavailable("The service has no catalog repository (start it with --repo)")
     return Choice(kind, _flag(request, "prune"), _flag(request, "allow_empty"))

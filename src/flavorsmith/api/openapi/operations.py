@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from flavorsmith.api.baremetal import conductor as bm_conductor
 from flavorsmith.api.baremetal import nodes as bm_nodes
 from flavorsmith.api.compute import flavors as nova_flavors
 from flavorsmith.api.openapi.schemas import (
@@ -158,6 +159,19 @@ def _operations() -> dict[tuple[str, str], Operation]:
         ),
         ("GET", "/baremetal/v1/nodes/{ident}/validate"): Operation(
             "Validate a node's interfaces", {200: VALIDATION}, errors=(*IRONIC_READ, 404)
+        ),
+        ("PUT", "/baremetal/v1/nodes/{ident}/maintenance"): Operation(
+            "Put a node in maintenance, with an optional reason (202, no body)",
+            {202: None},
+            query={"reason": string()},
+            body=obj({"reason": nullable(string())}, additional=False),
+            body_required=False,
+            errors=(*IRONIC_WRITE, 404, 409),
+        ),
+        ("DELETE", "/baremetal/v1/nodes/{ident}/maintenance"): Operation(
+            "Take a node out of maintenance (202, no body)",
+            {202: None},
+            errors=(*IRONIC_READ, 404, 409),
         ),
         ("GET", "/baremetal/v1/nodes/{ident}/traits"): Operation(
             "List a node's traits (from 1.37)",
@@ -486,6 +500,15 @@ def _operations() -> dict[tuple[str, str], Operation]:
             errors=(*READ, 409, 503),
         ),
     }
+    for methods, path, action in bm_conductor.ACTIONS:
+        for method in methods:
+            ops[(method, f"/baremetal{path}")] = Operation(
+                f"Not served: {action} is Ironic's conductor's work (400 saying so)",
+                {},
+                body=ANY_OBJECT if method in ("POST", "PUT", "PATCH") else None,
+                body_required=False,
+                errors=(*IRONIC_WRITE, 404) if method != "GET" else (*IRONIC_READ, 404),
+            )
     return ops
 
 

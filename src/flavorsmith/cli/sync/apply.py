@@ -53,6 +53,12 @@ def apply(
     from flavorsmith.sync.watch import watch as keep_watching
 
     kind = choose(only)
+    if watch and not kind.watched:
+        raise typer.BadParameter(
+            f"{kind.name} is synced only when named, never by the watcher; apply it without "
+            "--watch",
+            param_hint="'--watch'",
+        )
     cloud = check_target(ctx, cloud, endpoint)
     found = repository(repo)
     engine = open_database(database, ctx)

@@ -141,6 +141,9 @@ def make_target(
             checks.append(refusal(registry, "permissive"))
         return checks[0](key, value)
 
+    if kind.store_target is None:
+        typer.echo(f"error: {store.no_store_target(kind)} (give --cloud or --endpoint)", err=True)
+        raise typer.Exit(1)
     return store.target(kind, open_database(database, ctx), spec_check=check)
 
 

@@ -33,7 +33,9 @@ def plan(
 ) -> None:
     """Print each action (create, update, access, replace, delete, unmanaged) with its reason.
 
-    --only deploy-templates plans the catalog's deploy templates into an Ironic API."""
+    --only deploy-templates plans the catalog's deploy templates into an Ironic API;
+    --only inspection-rules the trait rules Ironic can run itself, as its inspection rules
+    (with --cloud or --endpoint), and lists the trait rules that need the hook."""
     from flavorsmith.cli.options import repository
 
     kind = choose(only)

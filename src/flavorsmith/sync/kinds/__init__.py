@@ -7,16 +7,22 @@ below."""
 from __future__ import annotations
 
 from flavorsmith.sync.engine import AnyKind
-from flavorsmith.sync.kinds import deploy_templates, flavors
+from flavorsmith.sync.kinds import classification, deploy_templates, flavors, inspection_rules
 
 KINDS: tuple[AnyKind, ...] = (
     flavors.KIND,
     deploy_templates.KIND,
+    classification.KIND,
+    inspection_rules.KIND,
 )
 
 BY_NAME: dict[str, AnyKind] = {kind.name: kind for kind in KINDS}
 NAMES: tuple[str, ...] = tuple(BY_NAME)
 DEFAULT = flavors.KIND.name
+# What the watcher keeps in sync (``serve --sync``, ``sync apply --watch``): the kinds that
+# say so; the others run only when named.
+WATCHED: tuple[AnyKind, ...] = tuple(kind for kind in KINDS if kind.watched)
+CLASSIFICATION = classification.KIND.name  # what ``flavorsmith classify`` runs against Ironic
 
 
 class UnknownKind(ValueError):

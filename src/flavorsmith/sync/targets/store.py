@@ -35,5 +35,16 @@ class StoreTarget:
 
 def target(kind: AnyKind, engine: Engine, *, spec_check: SpecCheck | None = None) -> Any:
     """The service's own database as the target of ``kind``; ``spec_check`` refuses the extra
-    specs its compute API would refuse (none, when not given)."""
+    specs its compute API would refuse (none, when not given). A kind with no such target is a
+    TargetError that says so."""
+    if kind.store_target is None:
+        raise TargetError(no_store_target(kind))
     return kind.store_target(engine, spec_check or refuses_nothing)
+
+
+def no_store_target(kind: AnyKind) -> str:
+    """Why ``kind`` cannot be synced into the service's own database."""
+    return (
+        f"{kind.name} cannot be synced into the service's own database, only into a real "
+        f"cloud's {kind.service} service"
+    )
