@@ -706,6 +706,8 @@ def _mirrored_row(node: MirroredNode, stamp: datetime) -> dict[str, Any]:
         "created_at": stamp,
         **node.values,
     }
+
+
 def _check_names(names: dict[str, str | None]) -> None:
     """Conflict when two nodes (by UUID) would have one name after an import."""
     owner: dict[str, str] = {}
