@@ -40,6 +40,7 @@ from flavorsmith.api.middleware import ServiceMiddleware
 from flavorsmith.api.native import catalog as native_catalog
 from flavorsmith.api.native import inspection as native_inspection
 from flavorsmith.api.native import matching as native_matching
+from flavorsmith.api.native import node_source as native_node_source
 from flavorsmith.api.native import service_flavors as native_service_flavors
 from flavorsmith.api.native import sync as native_sync
 from flavorsmith.api.policy import Enforcer, PolicyDenied, RuleDefault
@@ -64,6 +65,7 @@ def policy_defaults() -> list[RuleDefault]:
         *native_matching.POLICIES,
         *native_inspection.POLICIES,
         *native_sync.POLICIES,
+        *native_node_source.POLICIES,
         *LOADBALANCER_POLICIES,
     ]
 
@@ -115,6 +117,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(lb_flavors.router, prefix="/load-balancer")
     app.include_router(native_service_flavors.router, prefix="/v1")
     app.include_router(native_catalog.router, prefix="/v1")
+    app.include_router(native_node_source.router, prefix="/v1")
     app.include_router(native_matching.router, prefix="/v1")
     app.include_router(native_inspection.router, prefix="/v1")
     app.include_router(native_sync.router, prefix="/v1")

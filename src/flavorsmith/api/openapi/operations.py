@@ -113,7 +113,8 @@ def _operations() -> dict[tuple[str, str], Operation]:
             "Liveness", {200: obj({"status": string()}, required=("status",))}
         ),
         ("GET", "/readyz"): Operation(
-            "Readiness: the database answers and its migrations are current",
+            "Readiness: the database answers, its migrations are current, the catalog is "
+            "usable and a mirrored Ironic has been loaded once",
             {200: obj({"status": string()}, required=("status",))},
         ),
         ("GET", "/v1"): Operation("The Flavorsmith API's version document", {200: ANY_OBJECT}),
@@ -479,7 +480,12 @@ def _operations() -> dict[tuple[str, str], Operation]:
             "Store inspection data for a node and apply its classification",
             {200: obj(required=("node", "applied"))},
             body=ANY_OBJECT,
-            errors=(*WRITE, 404, 503),
+            errors=(*WRITE, 404, 409, 503),
+        ),
+        ("GET", "/v1/nodes/source"): Operation(
+            "Where the nodes come from: the database, or a real Ironic mirrored (its state)",
+            {200: obj({"source": string(enum=["database", "ironic"])}, required=("source",))},
+            errors=READ,
         ),
         ("GET", "/v1/sync/plan"): Operation(
             "What a sync of the catalog would change",
