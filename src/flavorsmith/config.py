@@ -74,5 +74,6 @@ class Settings:
 DEFAULT_IDLE_TIMEOUT = 5
 DEFAULT_HEADER_TIMEOUT = 10
 DEFAULT_MAX_CONNECTIONS = 1000
-# The largest request head (request line and headers) accepted: room for Keystone tokens.
+# How much of a request head (request line and headers) may be buffered before it is
+# complete; past it, 400. Room for Keystone tokens and long query strings.
 MAX_HEADER_BYTES = 32 * 1024

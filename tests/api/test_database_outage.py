@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import IntegrityError
 
 from flavorsmith.db import migrate
-from flavorsmith.db.engine import make_engine
+from flavorsmith.db.engine import PG_CONNECT_TIMEOUT_S, make_engine, ping
 from flavorsmith.db.outage import outage
 from tests.api.conftest import build_app
 from tests.database import PG_ADMIN_URL, throwaway_postgres
@@ -157,3 +159,23 @@ def test_what_counts_as_an_outage(tmp_path: Path) -> None:
     wrapped = RuntimeError("while listing nodes")
     wrapped.__cause__ = unreachable.value
     assert outage(wrapped) == reason
+
+
+def test_a_database_host_that_never_answers_is_an_outage_within_the_connect_timeout() -> None:
+    """A host that takes the TCP connection and then says nothing (packets dropped past a
+    firewall, a hung server) fails the connection after connect_timeout, not minutes."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        engine = make_engine(f"postgresql+psycopg://nobody@127.0.0.1:{port}/none")
+        started = time.monotonic()
+        try:
+            with pytest.raises(Exception) as hung:
+                ping(engine)
+        finally:
+            engine.dispose()
+        waited = time.monotonic() - started
+    assert PG_CONNECT_TIMEOUT_S - 0.5 <= waited < PG_CONNECT_TIMEOUT_S + 5
+    reason = outage(hung.value)
+    assert reason is not None and "timeout expired" in reason
