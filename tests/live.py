@@ -1,4 +1,5 @@
-"""A real HTTP server (uvicorn in a thread) on loopback, for clients that need a socket."""
+"""A real HTTP server (uvicorn in a thread, with the protocol and limits `serve` uses) on
+loopback, for clients that need a socket."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import uvicorn
 from fastapi import FastAPI
+
+from flavorsmith.api.server import Limits, server
 
 
 def free_port() -> int:
@@ -21,17 +23,18 @@ def free_port() -> int:
 @contextmanager
 def serving(app: FastAPI) -> Iterator[str]:
     port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    running = server(
+        app, Limits(), host="127.0.0.1", port=port, log_level="warning", access_log=False
+    )
+    thread = threading.Thread(target=running.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
-    while not server.started:
+    while not running.started:
         if time.monotonic() > deadline:
             raise RuntimeError("the test server did not start")
         time.sleep(0.01)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
-        server.should_exit = True
+        running.should_exit = True
         thread.join(timeout=10)

@@ -65,3 +65,15 @@ class Settings:
     repo: Path | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     providers: str = DEFAULT_PROVIDERS
+
+
+# The HTTP server's limits (flavorsmith serve --idle-timeout, --header-timeout,
+# --max-connections): a connection with no request under way is closed after the idle
+# timeout, one whose request head has not fully arrived after the header timeout, and past
+# the connection limit a request is answered 503.
+DEFAULT_IDLE_TIMEOUT = 5
+DEFAULT_HEADER_TIMEOUT = 10
+DEFAULT_MAX_CONNECTIONS = 1000
+# How much of a request head (request line and headers) may be buffered before it is
+# complete; past it, 400. Room for Keystone tokens and long query strings.
+MAX_HEADER_BYTES = 32 * 1024

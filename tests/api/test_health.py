@@ -38,10 +38,12 @@ def test_readyz_reports_an_unreachable_database() -> None:
     with TestClient(build_app(engine)) as client:
         response = client.get("/readyz")
     assert response.status_code == 503
-    assert response.json() == {
-        "status": "unavailable",
-        "database": "unreachable (OperationalError)",
-    }
+    assert response.headers["retry-after"] == "5"
+    body = response.json()
+    assert body["status"] == "unavailable"
+    assert body["database"].startswith("unreachable: connection failed: ")
+    assert "port 1 failed: Connection refused" in body["database"]
+    assert "\n" not in body["database"]
 
 
 def test_readyz_reports_a_missing_or_empty_catalog(

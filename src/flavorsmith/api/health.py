@@ -9,10 +9,12 @@ from fastapi.responses import JSONResponse
 
 from flavorsmith import __version__
 from flavorsmith.api.context import services
+from flavorsmith.api.middleware import DATABASE_RETRY_AFTER
 from flavorsmith.api.services import CatalogState
 from flavorsmith.catalog.kinds import KINDS
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import ping
+from flavorsmith.db.outage import outage
 
 router = APIRouter()
 
@@ -71,9 +73,12 @@ def readyz(request: Request) -> JSONResponse:
         ping(shared.engine)
         current = migrate.current(shared.engine)
     except Exception as exc:  # any driver error means "not ready", never a 500
-        reason = type(exc).__name__
+        # The driver's line names what is wrong (refused, not accepting connections, ...).
+        reason = outage(exc) or type(exc).__name__
         return JSONResponse(
-            {"status": "unavailable", "database": f"unreachable ({reason})"}, status_code=503
+            {"status": "unavailable", "database": f"unreachable: {reason}"},
+            status_code=503,
+            headers={"Retry-After": str(DATABASE_RETRY_AFTER)},
         )
     head = migrate.head()
     if current != head:

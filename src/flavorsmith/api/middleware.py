@@ -15,7 +15,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from flavorsmith.api.auth import Authenticator
 from flavorsmith.api.families import Family, error_response, family_of
+from flavorsmith.api.log_throttle import LogThrottle, left_out_note
 from flavorsmith.api.microversions import IRONIC, NOVA, MicroversionSpec
+from flavorsmith.db.outage import outage
 from flavorsmith.errors import FlavorsmithError, Invalid, PayloadTooLarge
 from flavorsmith.jsonsafe import excerpt
 from flavorsmith.params import ascii_int
@@ -23,6 +25,9 @@ from flavorsmith.params import ascii_int
 log = logging.getLogger("flavorsmith.api")
 # C0 controls and DEL: never part of an identifier, a name or a filter value.
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+# What a client is told to wait before retrying while the database is out of reach.
+DATABASE_RETRY_AFTER = 5
 
 # Version documents and probes answer without a token, as OpenStack services do.
 PUBLIC_PATHS = frozenset(
@@ -70,6 +75,7 @@ class ServiceMiddleware:
         self.app = app
         self.authenticator = authenticator
         self.max_body_bytes = max_body_bytes
+        self.outage_log = LogThrottle()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -119,21 +125,33 @@ class ServiceMiddleware:
             await response(scope, receive, send_wrapper)
             self._log(scope, status_seen[0], started, request_id)
             return
-        except Exception:
-            await self._unhandled(scope, receive, send_wrapper, family, request_id)
+        except Exception as exc:
+            await self._unhandled(exc, scope, receive, send_wrapper, family, request_id)
             self._log(scope, status_seen[0], started, request_id)
             return
         try:
             await self.app(scope, self._limited(receive), send_wrapper)
-        except Exception:
-            await self._unhandled(scope, receive, send_wrapper, family, request_id)
+        except Exception as exc:
+            await self._unhandled(exc, scope, receive, send_wrapper, family, request_id)
         self._log(scope, status_seen[0], started, request_id)
 
     async def _unhandled(
-        self, scope: Scope, receive: Receive, send: Send, family: Family, request_id: str
+        self,
+        error: Exception,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        family: Family,
+        request_id: str,
     ) -> None:
-        """A 500 in the family's body with the request id; the log line escapes the
-        method and path (a %0A in a path must not start a forged log line)."""
+        """A 503 with Retry-After when the database is out of reach (the pool reconnects by
+        itself when it is back), else a 500; in the family's body with the request id. The
+        log line escapes the method and path (a %0A in a path must not start a forged log
+        line)."""
+        reason = outage(error)
+        if reason is not None:
+            await self._unavailable(reason, scope, receive, send, family, request_id)
+            return
         log.exception(
             "unhandled error in %s %s [%s]",
             loggable(str(scope.get("method", ""))),
@@ -144,6 +162,32 @@ class ServiceMiddleware:
             family,
             500,
             f"An unexpected error occurred; the service log has the details ({request_id}).",
+        )
+        await response(scope, receive, send)
+
+    async def _unavailable(
+        self,
+        reason: str,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        family: Family,
+        request_id: str,
+    ) -> None:
+        left_out = self.outage_log.admit()
+        if left_out is not None:
+            log.warning(
+                "database unavailable, answering 503: %s [%s]%s",
+                loggable(reason, 300),
+                request_id,
+                left_out_note(left_out),
+            )
+        response = error_response(
+            family,
+            503,
+            "The database is unavailable; try again in "
+            f"{DATABASE_RETRY_AFTER} seconds ({request_id}).",
+            {"Retry-After": str(DATABASE_RETRY_AFTER)},
         )
         await response(scope, receive, send)
 

@@ -9,7 +9,14 @@ from typing import Annotated
 import typer
 
 from flavorsmith.cli.options import DatabaseOption, RepoOption
-from flavorsmith.config import DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_PROVIDERS
+from flavorsmith.config import (
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_PORT,
+    DEFAULT_PROVIDERS,
+)
 
 
 def serve(
@@ -33,6 +40,22 @@ def serve(
     max_body_bytes: Annotated[
         int, typer.Option(help="Largest request body accepted.", min=1)
     ] = DEFAULT_MAX_BODY_BYTES,
+    idle_timeout: Annotated[
+        int,
+        typer.Option(help="Seconds a connection may stay open with no request under way.", min=1),
+    ] = DEFAULT_IDLE_TIMEOUT,
+    header_timeout: Annotated[
+        int,
+        typer.Option(
+            help="Seconds a request's line and headers may take to arrive once begun.", min=1
+        ),
+    ] = DEFAULT_HEADER_TIMEOUT,
+    max_connections: Annotated[
+        int,
+        typer.Option(
+            help="Connections served at once; a request on one more is answered 503.", min=1
+        ),
+    ] = DEFAULT_MAX_CONNECTIONS,
     sync: Annotated[
         bool,
         typer.Option(
@@ -92,8 +115,7 @@ def serve(
     import logging
     import threading
 
-    import uvicorn
-
+    from flavorsmith.api import server
     from flavorsmith.api.app import create_app
     from flavorsmith.api.auth import AuthConfigError
     from flavorsmith.cli.options import database_url, repository
@@ -214,9 +236,16 @@ def serve(
         )
         watcher.start()
         typer.echo(f"sync: every {sync_interval:g} s and on catalog changes", err=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    limits = server.Limits(
+        idle_timeout=idle_timeout, header_timeout=header_timeout, max_connections=max_connections
+    )
+    typer.echo(
+        f"limits: idle {idle_timeout} s, request head {header_timeout} s, "
+        f"{max_connections} connections",
+        err=True,
+    )
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        server.run(app, limits, sock, log_level="warning", access_log=False)
     finally:
         stop.set()
         sock.close()

@@ -51,10 +51,18 @@ def check_database_url(url: str) -> str:
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
+# How long a PostgreSQL connection attempt may take (unless the URL sets connect_timeout): a
+# database host that drops packets must not hold a request, or a worker thread, for minutes.
+PG_CONNECT_TIMEOUT_S = 5
+
+
 def make_engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
+        connect_args = (
+            {} if "connect_timeout" in parsed.query else {"connect_timeout": PG_CONNECT_TIMEOUT_S}
+        )
+        return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
     database = parsed.database or ""
     in_memory = database in ("", ":memory:")
     sqlite_folder(database, create=True)  # ConfigError unless it exists or is the default

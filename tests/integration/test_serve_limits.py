@@ -1,0 +1,138 @@
+"""``flavorsmith serve`` closes connections that idle or stall in their request head, and
+answers 503 past its connection limit with one overload line in its log, not one per socket."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.conftest import EXAMPLES
+
+N = 50  # idle sockets, and as many half-sent ones
+PORT = ("--port", "0")
+
+
+@contextmanager
+def serve(folder: Path, *options: str) -> Iterator[tuple[int, Path]]:
+    """A real `flavorsmith serve` on a free port; yields the port and its log file."""
+    log = folder / "serve.log"
+    env = {**os.environ, "XDG_DATA_HOME": str(folder / "home")}
+    env.pop("FLAVORSMITH_DATABASE_URL", None)
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "flavorsmith",
+                "serve",
+                "--repo",
+                str(EXAMPLES),
+                *PORT,
+                *options,
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=out,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while not (found := re.search(r"serving on http://127\.0\.0\.1:(\d+)/", log.read_text())):
+            assert process.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        yield int(found.group(1)), log
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=20)
+
+
+def connect(port: int, data: bytes = b"") -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    if data:
+        sock.sendall(data)
+    return sock
+
+
+def still_open(sockets: list[socket.socket], until: float) -> list[socket.socket]:
+    """The sockets the server has not closed by the monotonic time ``until``."""
+    remaining = list(sockets)
+    while remaining:
+        timeout = until - time.monotonic()
+        if timeout <= 0:
+            break
+        readable, _, _ = select.select(remaining, [], [], timeout)
+        for sock in readable:
+            try:
+                if sock.recv(4096) == b"":
+                    remaining.remove(sock)
+            except ConnectionError:
+                remaining.remove(sock)
+    return remaining
+
+
+def status(port: int, path: str = "/healthz") -> int:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_idle_and_half_sent_connections_are_closed(tmp_path: Path) -> None:
+    with serve(tmp_path, "--idle-timeout", "1", "--header-timeout", "4") as (port, log):
+        assert "limits: idle 1 s, request head 4 s, 1000 connections" in log.read_text()
+        started = time.monotonic()
+        idle = [connect(port) for _ in range(N)]
+        half_sent = [
+            connect(port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ") for _ in range(N)
+        ]
+        try:
+            assert status(port) == 200  # served meanwhile
+            # A trickle of header bytes does not restart the header timer.
+            time.sleep(1.5)
+            for sock in half_sent:
+                sock.sendall(b"a")
+            assert still_open(idle, started + 3) == []
+            assert still_open(half_sent, time.monotonic()) == half_sent  # not before their time
+            assert still_open(half_sent, started + 4 + 4) == []
+            assert time.monotonic() - started >= 4 - 0.1
+        finally:
+            for sock in idle + half_sent:
+                sock.close()
+        # A complete request on a kept-alive connection is answered as ever.
+        assert status(port) == 200
+
+
+def test_past_the_connection_limit_a_request_is_503_logged_once(tmp_path: Path) -> None:
+    with serve(tmp_path, "--max-connections", "3", "--idle-timeout", "60") as (port, log):
+        held = [connect(port), connect(port)]
+        try:
+            assert status(port) == 200  # the third connection is served
+            held.append(connect(port))
+            time.sleep(0.2)  # the server has accepted it
+            refused = [status(port) for _ in range(5)]
+            assert refused == [503] * 5
+        finally:
+            for sock in held:
+                sock.close()
+        deadline = time.monotonic() + 10
+        while status(port) != 200:
+            assert time.monotonic() < deadline, "still refusing after the connections closed"
+            time.sleep(0.1)
+    text = log.read_text()
+    lines = [line.split(None, 1)[1] for line in text.splitlines() if "overloaded" in line]
+    assert lines == [
+        "overloaded: 3 connections open, the most served (--max-connections); answering 503"
+    ], text
+    assert "Exceeded concurrency limit" not in text
