@@ -239,6 +239,7 @@ class Keystone:
             "project_domain_id = default\n"
             f"token_cache_time = {cache_seconds}\n"
             "service_token_roles_required = true\n"
+            "interface = public\n"
         )
 
 
