@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-AuthMode = Literal["noauth", "token-file"]
+AuthMode = Literal["noauth", "token-file", "keystone"]
 DEFAULT_PORT = 8780
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 DEFAULT_PROVIDERS = (
@@ -61,6 +61,7 @@ class Settings:
     port: int = DEFAULT_PORT
     auth: AuthMode = "noauth"
     token_file: Path | None = None
+    keystone_config: Path | None = None  # keystonemiddleware's [keystone_authtoken] ini
     policy_file: Path | None = None
     repo: Path | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES

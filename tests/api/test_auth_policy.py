@@ -187,3 +187,13 @@ def test_bad_token_files(tmp_path: Path, content: str, error: str) -> None:
     path.write_text(content)
     with pytest.raises(AuthConfigError, match=error.replace("[", r"\[").replace("(", r"\(")):
         TokenFile.load(path)
+
+
+def test_every_rule_has_a_keystone_default() -> None:
+    """A route added with a role-only default must get its real service's default under
+    Keystone too, or `serve --auth keystone` would enforce a rule nobody defined."""
+    from flavorsmith.api.app import policy_defaults
+
+    simple = {rule.name for rule in policy_defaults()}
+    keystone = {rule.name for rule in policy_defaults(keystone=True)}
+    assert simple <= keystone

@@ -10,7 +10,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from flavorsmith.api import health, openapi
-from flavorsmith.api.auth import Authenticator, NoAuth, TokenFile
+from flavorsmith.api.auth import AuthConfigError, Authenticator, NoAuth, TokenFile
 from flavorsmith.api.baremetal import conductor as baremetal_conductor
 from flavorsmith.api.baremetal import deploy_templates as baremetal_templates
 from flavorsmith.api.baremetal import maintenance as baremetal_maintenance
@@ -18,10 +18,12 @@ from flavorsmith.api.baremetal import nodes as baremetal_nodes
 from flavorsmith.api.baremetal import traits as baremetal_traits
 from flavorsmith.api.baremetal import versions as baremetal
 from flavorsmith.api.baremetal.policies import POLICIES as BAREMETAL_POLICIES
+from flavorsmith.api.baremetal.policies import keystone_policies as ironic_keystone_policies
 from flavorsmith.api.compute import access as compute_access
 from flavorsmith.api.compute import extra_specs as compute_extra_specs
 from flavorsmith.api.compute import flavors as compute_flavors
 from flavorsmith.api.compute import versions as compute
+from flavorsmith.api.compute.policies import KEYSTONE_POLICIES as NOVA_KEYSTONE_POLICIES
 from flavorsmith.api.compute.policies import POLICIES as COMPUTE_POLICIES
 from flavorsmith.api.csrf import CrossSiteGuard
 from flavorsmith.api.families import (
@@ -35,6 +37,7 @@ from flavorsmith.api.loadbalancer import flavorprofiles as lb_profiles
 from flavorsmith.api.loadbalancer import flavors as lb_flavors
 from flavorsmith.api.loadbalancer import providers as lb_providers
 from flavorsmith.api.loadbalancer import versions as loadbalancer
+from flavorsmith.api.loadbalancer.policies import KEYSTONE_POLICIES as OCTAVIA_KEYSTONE_POLICIES
 from flavorsmith.api.loadbalancer.policies import POLICIES as LOADBALANCER_POLICIES
 from flavorsmith.api.middleware import ServiceMiddleware
 from flavorsmith.api.native import catalog as native_catalog
@@ -56,26 +59,53 @@ from flavorsmith.providers.registry import load as load_providers
 log = logging.getLogger("flavorsmith.api")
 
 
-def policy_defaults() -> list[RuleDefault]:
+NATIVE_POLICIES = [
+    *native_catalog.POLICIES,
+    *native_matching.POLICIES,
+    *native_inspection.POLICIES,
+    *native_sync.POLICIES,
+    *native_node_source.POLICIES,
+]
+
+
+def policy_defaults(*, keystone: bool = False) -> list[RuleDefault]:
+    """Every rule's default. Keystone tokens carry scopes, so under Keystone each family gets
+    its real service's scope-aware defaults; noauth and static tokens keep role-only ones."""
+    if keystone:
+        return [
+            *ironic_keystone_policies([*BAREMETAL_POLICIES, *baremetal_templates.POLICIES]),
+            *NOVA_KEYSTONE_POLICIES,
+            *NATIVE_POLICIES,
+            *OCTAVIA_KEYSTONE_POLICIES,
+        ]
     return [
         *BAREMETAL_POLICIES,
         *baremetal_templates.POLICIES,
         *COMPUTE_POLICIES,
-        *native_catalog.POLICIES,
-        *native_matching.POLICIES,
-        *native_inspection.POLICIES,
-        *native_sync.POLICIES,
-        *native_node_source.POLICIES,
+        *NATIVE_POLICIES,
         *LOADBALANCER_POLICIES,
     ]
 
 
-def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
-    authenticator: Authenticator = (
-        TokenFile.load(settings.token_file)
-        if settings.auth == "token-file" and settings.token_file is not None
-        else NoAuth()
-    )
+def _authenticator(settings: Settings) -> Authenticator:
+    if settings.auth == "token-file" and settings.token_file is not None:
+        return TokenFile.load(settings.token_file)
+    if settings.auth == "keystone":
+        # Made by the caller (serve checks Keystone before it opens the database), so that
+        # keystonemiddleware is loaded only when it is used.
+        raise AuthConfigError("--auth keystone: pass the Keystone authenticator to create_app")
+    return NoAuth()
+
+
+def create_app(
+    settings: Settings,
+    *,
+    engine: Engine | None = None,
+    authenticator: Authenticator | None = None,
+) -> FastAPI:
+    """The application; ``authenticator``: one already made (serve checks Keystone before
+    the database), else the one ``settings`` names."""
+    authenticator = authenticator or _authenticator(settings)
     engine = engine or make_engine(settings.database_url)
     # Extra-spec plugins are looked up once, here; each catalog load completes a copy.
     catalog = CatalogState(settings.repo, base_registry())
@@ -88,7 +118,9 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     services = Services(
         settings=settings,
         engine=engine,
-        enforcer=Enforcer.from_file(policy_defaults(), settings.policy_file),
+        enforcer=Enforcer.from_file(
+            policy_defaults(keystone=settings.auth == "keystone"), settings.policy_file
+        ),
         catalog=catalog,
         index_cache=index_cache,
         providers=providers,

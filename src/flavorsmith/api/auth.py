@@ -1,4 +1,5 @@
-"""Who is calling: noauth (everyone is admin) or static tokens from a YAML file."""
+"""Who is calling: noauth (everyone is admin), static tokens from a YAML file, or Keystone
+tokens (api/keystone.py)."""
 
 from __future__ import annotations
 
@@ -30,9 +31,17 @@ def effective_roles(roles: set[str] | frozenset[str]) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class Identity:
+    """The caller. ``scope`` is what a Keystone token is scoped to (``project``, ``system`` or
+    ``domain``); None for noauth and static tokens, which know no scopes, so rules' scope types
+    are not checked for them. ``system_scope`` is ``all`` for a system-scoped token."""
+
     user_id: str | None
     project_id: str | None
     roles: frozenset[str] = field(default_factory=frozenset)
+    scope: str | None = None
+    system_scope: str | None = None
+    project_name: str | None = None
+    domain_id: str | None = None
 
     @property
     def is_admin(self) -> bool:
@@ -46,10 +55,18 @@ class Identity:
             "tenant": self.project_id,
             "roles": sorted(self.roles),
             "is_admin": self.is_admin,
+            "system_scope": self.system_scope,
+            "project_name": self.project_name,
+            "domain_id": self.domain_id,
         }
 
 
 class Authenticator(Protocol):
+    """``blocking``: authenticate does network I/O, so the middleware runs it on a worker
+    thread."""
+
+    blocking: bool
+
     def authenticate(self, headers: Mapping[str, str]) -> Identity: ...
 
 
@@ -57,6 +74,7 @@ class NoAuth:
     """Development mode: every caller is an admin."""
 
     identity = Identity("admin", "admin", effective_roles({"admin"}))
+    blocking = False
 
     def authenticate(self, headers: Mapping[str, str]) -> Identity:
         return self.identity
@@ -64,6 +82,8 @@ class NoAuth:
 
 class TokenFile:
     """Static tokens: ``token: {user: U, project: P, roles: [admin|member|reader|service]}``."""
+
+    blocking = False
 
     def __init__(self, tokens: Mapping[str, Identity]) -> None:
         self.tokens = dict(tokens)

@@ -59,9 +59,10 @@ class RequestContext:
         self.services.enforcer.authorize(rule, who, target)
         return who
 
-    def allowed(self, rule: str) -> bool:
-        """Does policy ``rule`` allow the caller (on its own project)? Never refuses."""
-        return self.services.enforcer.check(rule, self.identity.credentials(), {})
+    def allowed(self, rule: str, target: Mapping[str, object] | None = None) -> bool:
+        """Does policy ``rule`` allow the caller on ``target`` (by default its own project)?
+        Never refuses."""
+        return self.services.enforcer.permits(rule, self.identity, target)
 
     def check_writable(self) -> None:
         """Refuse (409) a node write while the nodes mirror a real Ironic: the next refresh
@@ -108,8 +109,8 @@ def authorize(request: Request, rule: str, target: Mapping[str, object] | None =
     return context(request).authorize(rule, target)
 
 
-def allowed(request: Request, rule: str) -> bool:
-    return context(request).allowed(rule)
+def allowed(request: Request, rule: str, target: Mapping[str, object] | None = None) -> bool:
+    return context(request).allowed(rule, target)
 
 
 async def run(request: Request, work: Callable[[Connection], T], *, write: bool) -> T:

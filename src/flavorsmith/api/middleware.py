@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, QueryParams
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -119,7 +120,12 @@ class ServiceMiddleware:
                 state["microversion"] = version
                 extra_headers.update(spec.response_headers(version))
             if path not in PUBLIC_PATHS:
-                state["identity"] = self.authenticator.authenticate(headers)
+                if self.authenticator.blocking:  # Keystone: network I/O, off the event loop
+                    state["identity"] = await run_in_threadpool(
+                        self.authenticator.authenticate, headers
+                    )
+                else:
+                    state["identity"] = self.authenticator.authenticate(headers)
         except FlavorsmithError as exc:
             response = error_response(family, exc.status, exc.message, exc.headers)
             await response(scope, receive, send_wrapper)

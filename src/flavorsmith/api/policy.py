@@ -34,9 +34,15 @@ class PolicyDenied(Forbidden):
 
 @dataclass(frozen=True)
 class RuleDefault:
+    """A rule's default. ``scope_types``: the token scopes (``project``, ``system``) the rule
+    accepts, as oslo.policy's with ``enforce_scope``; a Keystone token of another scope is
+    refused whatever the check string says (a policy file changes the check, not the scope).
+    Empty: any scope."""
+
     name: str
     check: str
     description: str
+    scope_types: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -220,15 +226,29 @@ class Enforcer:
         compiled = self.rules.get(rule)
         return compiled is not None and compiled(credentials, target, self)
 
-    def authorize(
+    def in_scope(self, rule: str, identity: Identity) -> bool:
+        """Does the caller's token scope fit the rule's scope types? Always, for callers
+        without a scope (noauth, static tokens) and rules without scope types."""
+        default = self.defaults.get(rule)
+        if identity.scope is None or default is None or not default.scope_types:
+            return True
+        return identity.scope in default.scope_types
+
+    def permits(
         self, rule: str, identity: Identity, target: Mapping[str, object] | None = None
-    ) -> None:
-        """Refuse unless ``rule`` allows ``identity`` on ``target``: the object's own fields
-        (its ``project_id`` where it has one) over the caller's project and user."""
+    ) -> bool:
+        """Does ``rule`` allow ``identity`` on ``target`` (the object's own fields, such as
+        its ``project_id`` or ``node.owner``, over the caller's project and user)?"""
         if rule not in self.rules:
             raise KeyError(f"policy rule {rule!r} is not registered")
         full = {**default_target(identity), **(target or {})}
-        if not self.check(rule, identity.credentials(), full):
+        return self.in_scope(rule, identity) and self.check(rule, identity.credentials(), full)
+
+    def authorize(
+        self, rule: str, identity: Identity, target: Mapping[str, object] | None = None
+    ) -> None:
+        """Refuse (PolicyDenied, a 403) unless ``rule`` allows ``identity`` on ``target``."""
+        if not self.permits(rule, identity, target):
             raise PolicyDenied(rule)
 
 

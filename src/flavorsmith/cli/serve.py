@@ -16,7 +16,10 @@ from flavorsmith.config import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_PORT,
     DEFAULT_PROVIDERS,
+    AuthMode,
 )
+
+AUTH_MODES: dict[str, AuthMode] = {m: m for m in ("noauth", "token-file", "keystone")}
 
 
 def serve(
@@ -24,11 +27,23 @@ def serve(
     port: Annotated[int, typer.Option(help="Port to listen on.", min=0, max=65535)] = DEFAULT_PORT,
     database: DatabaseOption = None,
     auth: Annotated[
-        str, typer.Option(help="noauth (every caller is admin) or token-file.")
+        str,
+        typer.Option(
+            help="noauth (every caller is admin), token-file or keystone (tokens validated by "
+            "keystonemiddleware; see --keystone-config)."
+        ),
     ] = "noauth",
     token_file: Annotated[
         Path | None,
         typer.Option(help="YAML: token -> user, project, roles.", exists=True, dir_okay=False),
+    ] = None,
+    keystone_config: Annotated[
+        Path | None,
+        typer.Option(
+            help="With --auth keystone: an ini file with keystonemiddleware's "
+            "[keystone_authtoken] section (www_authenticate_uri, auth_url, auth_type, service "
+            "user and project)."
+        ),
     ] = None,
     policy_file: Annotated[
         Path | None,
@@ -124,11 +139,15 @@ def serve(
     from flavorsmith.db.engine import describe, is_sqlite, make_engine
     from flavorsmith.extra_specs.validation import refusal
 
-    if auth not in ("noauth", "token-file"):
-        raise typer.BadParameter("choose noauth or token-file", param_hint="'--auth'")
+    if auth not in AUTH_MODES:
+        raise typer.BadParameter("choose noauth, token-file or keystone", param_hint="'--auth'")
     if auth == "token-file" and token_file is None:
         raise typer.BadParameter(
             "--auth token-file needs --token-file", param_hint="'--token-file'"
+        )
+    if auth == "keystone" and keystone_config is None:
+        raise typer.BadParameter(
+            "--auth keystone needs --keystone-config", param_hint="'--keystone-config'"
         )
     from flavorsmith.providers.registry import parse_enabled
 
@@ -153,8 +172,13 @@ def serve(
         database_url=url,
         host=host,
         port=port,
-        auth="token-file" if auth == "token-file" else "noauth",
+        auth="token-file"
+        if auth == "token-file"
+        else "keystone"
+        if auth == "keystone"
+        else "noauth",
         token_file=token_file,
+        keystone_config=keystone_config,
         policy_file=policy_file,
         repo=root,
         max_body_bytes=max_body_bytes,
@@ -163,6 +187,25 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     # The embedded database's self-upgrade is routine; its step-by-step lines are noise here.
     logging.getLogger("alembic").setLevel(logging.WARNING)
+    authenticator = None
+    if keystone_config is not None and auth == "keystone":
+        from flavorsmith.api.keystone import KeystoneAuth, KeystoneUnavailable
+
+        # The libraries' start-up notes (a deprecated in-process cache, version discovery
+        # retries) are not the operator's concern; a failure is one line below.
+        for name in ("keystonemiddleware", "keystoneauth", "flavorsmith.keystone"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+        try:
+            authenticator = KeystoneAuth.load(keystone_config)
+            authenticator.check()  # Keystone answers, takes the service user, validates
+        except AuthConfigError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        except KeystoneUnavailable as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(1) from None
+        for name in ("keystonemiddleware", "flavorsmith.keystone"):
+            logging.getLogger(name).setLevel(logging.ERROR)  # bad tokens are 401s, not news
     engine = make_engine(url)
     try:
         if is_sqlite(url):
@@ -173,7 +216,7 @@ def serve(
                 "run flavorsmith db upgrade (readyz reports 503 until then)",
                 err=True,
             )
-        app = create_app(settings, engine=engine)
+        app = create_app(settings, engine=engine, authenticator=authenticator)
     except AuthConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

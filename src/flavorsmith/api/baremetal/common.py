@@ -1,17 +1,20 @@
 """What every Ironic handler needs beside the request context: the root URL, microversion
-gates and node lookup by UUID or name."""
+gates, node lookup by UUID or name, and policy on a node (its owner and lessee)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import Request
 
+from flavorsmith.api.baremetal.policies import node_target
+from flavorsmith.api.context import context
 from flavorsmith.api.links import base
 from flavorsmith.api.microversions import Version
 from flavorsmith.api.requests import microversion
 from flavorsmith.db.engine import Connection
-from flavorsmith.errors import Invalid, NotAcceptable
+from flavorsmith.errors import Invalid, NotAcceptable, NotFound
 from flavorsmith.store import nodes as store
 
 NAMES_SINCE = Version(1, 5)
@@ -46,3 +49,38 @@ def load(
                 f"name or UUID; use {ident.removesuffix('.json')!r}"
             ) from None
         raise
+
+
+def may_act_on_some_node(request: Request, *rules: str) -> None:
+    """Refuse (403) before the request is parsed unless one of ``rules`` could allow the
+    caller on some node: on one its own project owned and leased, the most any project-scoped
+    caller gets. The node itself is checked once it is loaded (``authorized_node``)."""
+    ctx = context(request)
+    project = ctx.identity.project_id
+    best = {"node.owner": project, "node.lessee": project}
+    if not any(ctx.allowed(rule, best) for rule in rules):
+        ctx.authorize(rules[0], best)
+
+
+def authorized_node(
+    connection: Connection,
+    request: Request,
+    ident: str,
+    rules: Sequence[str],
+    *,
+    lock: bool = False,
+) -> dict[str, Any]:
+    """The node named in the path, once policy allows the caller to see it
+    (``baremetal:node:get``) and then each of ``rules``, on the node's owner and lessee, as
+    Ironic checks them: a project-scoped caller who may not see the node gets 404, as if it
+    did not exist; anyone else 403."""
+    row = load(connection, request, ident, lock=lock)
+    ctx = context(request)
+    target = node_target(row)
+    if not ctx.allowed("baremetal:node:get", target):
+        if ctx.identity.scope == "project":
+            raise NotFound(f"Node {ident} could not be found.")
+        ctx.authorize("baremetal:node:get", target)
+    for rule in rules:
+        ctx.authorize(rule, target)
+    return row

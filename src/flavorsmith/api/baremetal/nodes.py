@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
 from flavorsmith.api.baremetal import gates, serialize
-from flavorsmith.api.baremetal.common import load, root
-from flavorsmith.api.context import authorize, run
+from flavorsmith.api.baremetal.common import authorized_node, may_act_on_some_node, root
+from flavorsmith.api.baremetal.policies import FIELD_RULES, node_target, patch_rules
+from flavorsmith.api.context import context, run
 from flavorsmith.api.microversions import Version
 from flavorsmith.api.paging import is_full, next_href
 from flavorsmith.api.query import IRONIC, Query
@@ -102,12 +104,27 @@ def _query(request: Request) -> NodeQuery:
     )
 
 
+def _listing_project(request: Request) -> str | None:
+    """None when the caller may list every node (``baremetal:node:list_all``); else, as in
+    Ironic, a project-scoped caller allowed ``baremetal:node:list`` sees only the nodes its
+    project owns or leases; anyone else is refused."""
+    ctx = context(request)
+    if ctx.allowed("baremetal:node:list_all"):
+        return None
+    who = ctx.identity
+    ctx.authorize("baremetal:node:list")
+    if who.scope == "project" and who.project_id:
+        return who.project_id
+    ctx.authorize("baremetal:node:list_all")
+    return None
+
+
 async def _list(request: Request, detail: bool) -> dict[str, Any]:
-    authorize(request, "baremetal:node:list")
+    project = _listing_project(request)
     allowed = [p for p in LIST_PARAMS if not (detail and p in ("fields", "detail"))]
     check_query(request, allowed)
     version = microversion(request)
-    query = _query(request)
+    query = dataclasses.replace(_query(request), project=project)
     detail = detail or bool(Query(request, IRONIC).flag("detail"))
     fields = serialize.fields(Query(request, IRONIC), version)
     if fields is None:
@@ -147,13 +164,13 @@ async def list_nodes_detail(request: Request) -> dict[str, Any]:
 
 @router.get("/v1/nodes/{ident}")
 async def show_node(request: Request, ident: str) -> dict[str, Any]:
-    authorize(request, "baremetal:node:get")
+    may_act_on_some_node(request, "baremetal:node:get")
     check_query(request, ("fields",))
     version = microversion(request)
     fields = serialize.fields(Query(request, IRONIC), version) or serialize.available(version)
 
     def work(connection: Connection) -> tuple[dict[str, Any], list[str]]:
-        row = load(connection, request, ident)
+        row = authorized_node(connection, request, ident, ())
         return row, store.traits_of(connection, [row["id"]])[row["id"]]
 
     row, traits = await run(request, work, write=False)
@@ -162,12 +179,18 @@ async def show_node(request: Request, ident: str) -> dict[str, Any]:
 
 @router.post("/v1/nodes", status_code=201)
 async def create_node(request: Request, response: Response) -> dict[str, Any]:
-    authorize(request, "baremetal:node:create")
+    ctx = context(request)
+    # As Ironic: a project admin (not system-scoped) creates nodes its own project owns.
+    self_owned = ctx.allowed("baremetal:node:create:self_owned_node")
+    if not self_owned:
+        ctx.authorize("baremetal:node:create")
     check_query(request, ())
     body = await json_body(request)
     version = microversion(request)
     gates.check_body(body, version)
     values = rules.new_node(body, store.FIELD_LENGTHS, enroll=version >= Version(1, 11))
+    if self_owned and ctx.identity.system_scope != "all":
+        values["owner"] = ctx.identity.project_id
 
     def work(connection: Connection) -> dict[str, Any]:
         if values.get("parent_node") is not None:
@@ -192,14 +215,14 @@ def _parent(connection: Connection, ident: str) -> str:
 
 @router.patch("/v1/nodes/{ident}")
 async def update_node(request: Request, ident: str) -> dict[str, Any]:
-    authorize(request, "baremetal:node:update")
+    may_act_on_some_node(request, "baremetal:node:update", *FIELD_RULES)
     check_query(request, ())
     patch = await json_body(request)
     version = microversion(request)
     gates.check_patch(patch, version)
 
     def work(connection: Connection) -> tuple[dict[str, Any], list[str]]:
-        row = load(connection, request, ident, lock=True)
+        row = authorized_node(connection, request, ident, patch_rules(patch), lock=True)
         changes = rules.apply_patch(row, patch, store.FIELD_LENGTHS)
         if changes.get("parent_node") is not None:
             changes["parent_node"] = _parent(connection, changes["parent_node"])
@@ -214,19 +237,28 @@ async def update_node(request: Request, ident: str) -> dict[str, Any]:
 
 @router.delete("/v1/nodes/{ident}", status_code=204)
 async def delete_node(request: Request, ident: str) -> Response:
-    authorize(request, "baremetal:node:delete")
+    may_act_on_some_node(request, "baremetal:node:delete", "baremetal:node:delete:self_owned_node")
     check_query(request, ())
-    await run(request, lambda c: store.remove(c, load(c, request, ident, lock=True)), write=True)
+    ctx = context(request)
+
+    def work(connection: Connection) -> None:
+        row = authorized_node(connection, request, ident, (), lock=True)
+        # As Ironic: a project admin may delete the nodes its project owns.
+        if not ctx.allowed("baremetal:node:delete:self_owned_node", node_target(row)):
+            ctx.authorize("baremetal:node:delete", node_target(row))
+        store.remove(connection, row)
+
+    await run(request, work, write=True)
     return Response(status_code=204)
 
 
 @router.get("/v1/nodes/{ident}/validate")
 async def validate_node(request: Request, ident: str) -> dict[str, Any]:
-    authorize(request, "baremetal:node:validate")
+    may_act_on_some_node(request, "baremetal:node:validate")
     check_query(request, ())
 
     def work(connection: Connection) -> dict[str, Any]:
-        row = load(connection, request, ident)
+        row = authorized_node(connection, request, ident, ("baremetal:node:validate",))
         templates = deploy_store.named(connection, rules.instance_trait_names(row["instance_info"]))
         traits = store.traits_of(connection, [row["id"]])[row["id"]]
         return rules.validation(row, traits, templates)

@@ -6,8 +6,14 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
-from flavorsmith.api.baremetal.common import TRAITS_SINCE, load, require, root
-from flavorsmith.api.context import authorize, run
+from flavorsmith.api.baremetal.common import (
+    TRAITS_SINCE,
+    authorized_node,
+    may_act_on_some_node,
+    require,
+    root,
+)
+from flavorsmith.api.context import run
 from flavorsmith.api.requests import check_query, json_body
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid
@@ -17,18 +23,23 @@ from flavorsmith.store import nodes as store
 router = APIRouter()
 
 
-def _prepare(request: Request, rule: str) -> None:
+def _prepare(request: Request, rule: str) -> str:
     require(request, TRAITS_SINCE)
-    authorize(request, rule)
+    may_act_on_some_node(request, rule)
     check_query(request, ())
+    return rule
+
+
+def _locked(connection: Connection, request: Request, ident: str, rule: str) -> dict[str, Any]:
+    return authorized_node(connection, request, ident, (rule,), lock=True)
 
 
 @router.get("/v1/nodes/{ident}/traits")
 async def list_traits(request: Request, ident: str) -> dict[str, Any]:
-    _prepare(request, "baremetal:node:traits:list")
+    rule = _prepare(request, "baremetal:node:traits:list")
 
     def work(connection: Connection) -> list[str]:
-        row = load(connection, request, ident)
+        row = authorized_node(connection, request, ident, (rule,))
         return store.traits_of(connection, [row["id"]])[row["id"]]
 
     return {"traits": await run(request, work, write=False)}
@@ -36,14 +47,14 @@ async def list_traits(request: Request, ident: str) -> dict[str, Any]:
 
 @router.put("/v1/nodes/{ident}/traits", status_code=204)
 async def set_traits(request: Request, ident: str) -> Response:
-    _prepare(request, "baremetal:node:traits:set")
+    rule = _prepare(request, "baremetal:node:traits:set")
     body = await json_body(request)
     if not isinstance(body, dict) or set(body) != {"traits"}:
         raise Invalid('The body must be {"traits": [...]} and nothing else')
     wanted = rules.check_trait_list(body["traits"])
     await run(
         request,
-        lambda c: store.set_traits(c, load(c, request, ident, lock=True), wanted),
+        lambda c: store.set_traits(c, _locked(c, request, ident, rule), wanted),
         write=True,
     )
     return Response(status_code=204)
@@ -51,10 +62,10 @@ async def set_traits(request: Request, ident: str) -> Response:
 
 @router.delete("/v1/nodes/{ident}/traits", status_code=204)
 async def clear_traits(request: Request, ident: str) -> Response:
-    _prepare(request, "baremetal:node:traits:delete")
+    rule = _prepare(request, "baremetal:node:traits:delete")
     await run(
         request,
-        lambda c: store.remove_all_traits(c, load(c, request, ident, lock=True)),
+        lambda c: store.remove_all_traits(c, _locked(c, request, ident, rule)),
         write=True,
     )
     return Response(status_code=204)
@@ -62,12 +73,14 @@ async def clear_traits(request: Request, ident: str) -> Response:
 
 @router.put("/v1/nodes/{ident}/traits/{trait}", status_code=204)
 async def add_trait(request: Request, ident: str, trait: str) -> Response:
-    _prepare(request, "baremetal:node:traits:set")
+    rule = _prepare(request, "baremetal:node:traits:set")
     rules.check_trait(trait)
     if await request.body():
         raise Invalid("Adding one trait takes no request body")
     await run(
-        request, lambda c: store.add_trait(c, load(c, request, ident, lock=True), trait), write=True
+        request,
+        lambda c: store.add_trait(c, _locked(c, request, ident, rule), trait),
+        write=True,
     )
     location = f"{root(request)}/v1/nodes/{ident}/traits/{trait}"
     return Response(status_code=204, headers={"Location": location})
@@ -75,11 +88,11 @@ async def add_trait(request: Request, ident: str, trait: str) -> Response:
 
 @router.delete("/v1/nodes/{ident}/traits/{trait}", status_code=204)
 async def remove_trait(request: Request, ident: str, trait: str) -> Response:
-    _prepare(request, "baremetal:node:traits:delete")
+    rule = _prepare(request, "baremetal:node:traits:delete")
     rules.check_trait(trait)
     await run(
         request,
-        lambda c: store.remove_trait(c, load(c, request, ident, lock=True), trait),
+        lambda c: store.remove_trait(c, _locked(c, request, ident, rule), trait),
         write=True,
     )
     return Response(status_code=204)

@@ -28,3 +28,34 @@ POLICIES = [
         "os_compute_api:os-flavor-access:remove_tenant_access", ADMIN, "Take a private flavor back."
     ),
 ]
+
+# Under Keystone, Nova 34's own defaults (nova/policies/base.py and flavor_*.py): every flavor
+# rule is project-scoped (a system-scoped token is refused); admins write; extra specs are
+# read by a reader of the caller's own project; flavor list and show have no rule at all (any
+# token reads public flavors and the private ones shared with its project).
+NOVA_ADMIN = "rule:context_is_admin"
+NOVA_READER = "rule:project_reader_or_admin"
+PROJECT = ("project",)
+
+KEYSTONE_POLICIES = [
+    RuleDefault("context_is_admin", "role:admin", "Who is an admin (Nova's base rule)."),
+    RuleDefault(
+        "project_reader_api",
+        "role:reader and project_id:%(project_id)s",
+        "A reader of the object's project (Nova's base rule).",
+    ),
+    RuleDefault(
+        "project_reader_or_admin",
+        "rule:project_reader_api or rule:context_is_admin",
+        "A reader of the object's project, or an admin (Nova's base rule).",
+    ),
+    *(
+        RuleDefault(
+            rule.name,
+            NOVA_READER if rule.check == READER else NOVA_ADMIN,
+            rule.description,
+            PROJECT,
+        )
+        for rule in POLICIES
+    ),
+]

@@ -41,3 +41,39 @@ POLICIES = [
         "See the profile in a resolution: its flavor data and expanded metadata.",
     ),
 ]
+
+# Under Keystone, Octavia's defaults with Keystone's default roles (octavia/policies/
+# keystone_default_roles.py and base.py, the 19 series): every rule is project-scoped;
+# readers and members of the caller's project read flavors and providers, admins write;
+# profiles and provider capabilities are admin only; ``service`` is Keystone's service role.
+OCTAVIA_READ = "rule:load-balancer:read"
+OCTAVIA_ADMIN = "rule:load-balancer:admin"
+PROJECT = ("project",)
+
+
+_OCTAVIA = {
+    READ: OCTAVIA_READ,
+    ADMIN: OCTAVIA_ADMIN,
+    f"{READ} or {SERVICE}": f"{OCTAVIA_READ} or rule:service",
+    f"{ADMIN} or {SERVICE}": f"{OCTAVIA_ADMIN} or rule:service",
+}
+
+
+KEYSTONE_POLICIES = [
+    RuleDefault("project-member", "role:member and project_id:%(project_id)s", "", PROJECT),
+    RuleDefault("project-reader", "role:reader and project_id:%(project_id)s", "", PROJECT),
+    RuleDefault("load-balancer:owner", "project_id:%(project_id)s", "", PROJECT),
+    RuleDefault("load-balancer:admin", "is_admin:True or role:admin", "", PROJECT),
+    RuleDefault("service", "role:service", "Keystone's service role.", PROJECT),
+    RuleDefault("load-balancer:global_observer", "role:admin", "", PROJECT),
+    RuleDefault("load-balancer:member_and_owner", "rule:project-member", "", PROJECT),
+    RuleDefault("load-balancer:observer_and_owner", "rule:project-reader", "", PROJECT),
+    RuleDefault(
+        "load-balancer:read",
+        "rule:load-balancer:observer_and_owner or rule:load-balancer:global_observer or "
+        "rule:load-balancer:member_and_owner or rule:load-balancer:admin",
+        "Octavia's read access.",
+        PROJECT,
+    ),
+    *(RuleDefault(r.name, _OCTAVIA[r.check], r.description, PROJECT) for r in POLICIES),
+]

@@ -1,0 +1,243 @@
+"""Keystone tokens, validated by keystonemiddleware's ``auth_token`` as every OpenStack service
+validates them (token cache, service user, ``[keystone_authtoken]`` options). The only module
+that imports keystonemiddleware.
+
+auth_token is a WSGI middleware; for each request this module builds a minimal WSGI environ
+from the request's headers and calls it around a tiny WSGI application, then reads the
+identity headers it set (``X-Identity-Status``, ``X-Roles``, ``X-Project-Id``,
+``OpenStack-System-Scope``, ...). It blocks on Keystone, so the middleware calls it on a worker
+thread. It always runs with ``delay_auth_decision = true``: auth_token marks a missing or bad
+token instead of answering, and the service answers 401 in each API family's own body with
+``WWW-Authenticate: Keystone uri="…"`` (version documents stay open).
+"""
+
+from __future__ import annotations
+
+import configparser
+import io
+import json
+import logging
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from keystonemiddleware import auth_token
+
+from flavorsmith.api.auth import Identity, effective_roles
+from flavorsmith.api.yamlfile import AuthConfigError
+from flavorsmith.errors import NotAuthenticated, ServiceUnavailable
+
+log = logging.getLogger("flavorsmith.keystone")
+
+SECTION = "keystone_authtoken"
+REQUIRED = ("www_authenticate_uri", "auth_url", "auth_type")
+TIMEOUT = 10.0
+
+
+class KeystoneUnavailable(Exception):
+    """Keystone cannot be reached, or refuses the service user's credentials."""
+
+
+def read_options(path: Path) -> dict[str, str]:
+    """The ``[keystone_authtoken]`` options of ``path``; AuthConfigError, in one line naming
+    the file and what is wrong, when it cannot be read, is not an ini file, or lacks the
+    section or a required option."""
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise AuthConfigError(f"keystone config {path}: cannot read it: {reason}") from None
+    try:
+        parser.read_string(text, source=str(path))
+    except configparser.Error as exc:
+        first = str(exc).splitlines()[0]
+        raise AuthConfigError(f"keystone config {path}: not an ini file: {first}") from None
+    if not parser.has_section(SECTION):
+        raise AuthConfigError(f"keystone config {path}: no [{SECTION}] section")
+    options = dict(parser.items(SECTION))
+    missing = [name for name in REQUIRED if not options.get(name)]
+    if missing:
+        raise AuthConfigError(
+            f"keystone config {path}: [{SECTION}] needs {', '.join(missing)} "
+            f"(the options {', '.join(REQUIRED)} are required)"
+        )
+    return options
+
+
+def _reached(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    """The application auth_token wraps: it only notes that the request got through."""
+    environ["flavorsmith.reached"] = True
+    start_response("204 No Content", [])
+    return [b""]
+
+
+def _environ(headers: Mapping[str, str]) -> dict[str, Any]:
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": "GET",
+        "SCRIPT_NAME": "",
+        "PATH_INFO": "/",
+        "QUERY_STRING": "",
+        "SERVER_NAME": "flavorsmith",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(),
+        "wsgi.errors": io.StringIO(),
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": False,
+        "wsgi.run_once": False,
+    }
+    for name, value in headers.items():
+        key = name.upper().replace("-", "_")
+        if key in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            continue
+        environ[f"HTTP_{key}"] = value
+    return environ
+
+
+def identity_url(auth_url: str) -> str:
+    """The Identity v3 API under ``auth_url`` (with or without its ``/v3``)."""
+    root = auth_url.rstrip("/")
+    return root if root.endswith("/v3") else f"{root}/v3"
+
+
+class KeystoneAuth:
+    """Authenticates each request's X-Auth-Token (and X-Service-Token) with Keystone."""
+
+    blocking = True
+
+    def __init__(self, path: Path, options: Mapping[str, str]) -> None:
+        self.path = path
+        self.www_authenticate_uri = options["www_authenticate_uri"]
+        self.identity = identity_url(options["auth_url"])
+        conf = {
+            "oslo_config_project": "flavorsmith",
+            "oslo_config_file": str(path),
+            "delay_auth_decision": "true",
+        }
+        try:
+            self.protocol = auth_token.AuthProtocol(_reached, conf)
+        except Exception as exc:  # an option keystonemiddleware cannot use
+            first = (str(exc) or type(exc).__name__).splitlines()[0]
+            raise AuthConfigError(f"keystone config {path}: {first}") from None
+
+    @classmethod
+    def load(cls, path: Path) -> KeystoneAuth:
+        return cls(path, read_options(path))
+
+    @property
+    def challenge(self) -> dict[str, str]:
+        """The header a 401 carries, as auth_token words it."""
+        return {"WWW-Authenticate": f'Keystone uri="{self.www_authenticate_uri}"'}
+
+    def authenticate(self, headers: Mapping[str, str]) -> Identity:
+        environ = _environ(headers)
+        try:
+            self.protocol(environ, lambda status, headers, exc_info=None: None)
+        except Exception as exc:  # e.g. no identity endpoint of the configured interface
+            log.error("keystone: cannot validate tokens: %s: %s", type(exc).__name__, exc)
+            raise ServiceUnavailable(
+                "Tokens cannot be validated now (Keystone is unavailable); retry later",
+                headers={"Retry-After": "5"},
+            ) from None
+        confirmed = environ.get("HTTP_X_IDENTITY_STATUS") == "Confirmed"
+        service = environ.get("HTTP_X_SERVICE_IDENTITY_STATUS", "Confirmed") == "Confirmed"
+        if not (environ.get("flavorsmith.reached") and confirmed and service):
+            message = (
+                "The request you have made requires authentication."
+                if "HTTP_X_AUTH_TOKEN" in environ
+                else "Authentication required: send a Keystone token in X-Auth-Token"
+            )
+            raise NotAuthenticated(message, headers=self.challenge)
+        roles = {r.strip().lower() for r in environ.get("HTTP_X_ROLES", "").split(",")}
+        system = environ.get("HTTP_OPENSTACK_SYSTEM_SCOPE") or None
+        project = environ.get("HTTP_X_PROJECT_ID") or None
+        domain = environ.get("HTTP_X_DOMAIN_ID") or None
+        scope = "system" if system else "project" if project else "domain" if domain else None
+        return Identity(
+            user_id=environ.get("HTTP_X_USER_ID") or None,
+            project_id=project,
+            roles=effective_roles({r for r in roles if r}),
+            scope=scope,
+            system_scope=system,
+            project_name=environ.get("HTTP_X_PROJECT_NAME") or None,
+            domain_id=domain or environ.get("HTTP_X_PROJECT_DOMAIN_ID") or None,
+        )
+
+    def service_token(self) -> str:
+        """A token of the service user ``[keystone_authtoken]`` names (auth_token's own
+        plugin and session, so its options apply); KeystoneUnavailable when Keystone cannot
+        be reached or refuses the credentials."""
+        try:
+            token = self.protocol._auth.get_token(self.protocol._session)
+        except Exception as exc:
+            first = (str(exc) or type(exc).__name__).splitlines()[0]
+            raise KeystoneUnavailable(
+                f"Keystone at {self.identity}: cannot sign in as the service user of "
+                f"{self.path}: {type(exc).__name__}: {first}"
+            ) from None
+        if not token:
+            raise KeystoneUnavailable(
+                f"Keystone at {self.identity}: no token for the service user of {self.path}"
+            )
+        return str(token)
+
+    def check(self) -> None:
+        """At start: Keystone answers, takes the service user's credentials and validates
+        its own token through auth_token exactly as requests will be; KeystoneUnavailable,
+        in one line, otherwise."""
+        token = self.service_token()
+        try:
+            self.authenticate({"x-auth-token": token})
+        except ServiceUnavailable:
+            raise KeystoneUnavailable(self._validation_problem()) from None
+        except NotAuthenticated:
+            raise KeystoneUnavailable(
+                f"Keystone at {self.identity} does not confirm the service user's own token "
+                f"(check the service user of {self.path} and its service role)"
+            ) from None
+
+    def _validation_problem(self) -> str:
+        environ = _environ({"x-auth-token": self.service_token()})
+        try:
+            self.protocol(environ, lambda status, headers, exc_info=None: None)
+        except Exception as exc:
+            first = (str(exc) or type(exc).__name__).splitlines()[0]
+            hint = (
+                "; if Keystone lists only public endpoints, set interface = public"
+                if "endpoint" in first.lower()
+                else ""
+            )
+            return f"Keystone at {self.identity}: cannot validate tokens: {first}{hint}"
+        return f"Keystone at {self.identity}: cannot validate tokens"
+
+    def project_exists(self, project_id: str, token: str | None = None) -> bool | None:
+        """Does Keystone know ``project_id``? Asked with ``token`` (the caller's, as Nova
+        asks) or the service user's. None when Keystone does not let that token look
+        (403), as Nova then lets the change through."""
+        quoted = urllib.parse.quote(project_id, safe="")
+        request = urllib.request.Request(
+            f"{self.identity}/projects/{quoted}",
+            headers={"X-Auth-Token": token or self.service_token(), "Accept": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+                json.load(response)
+                return True
+        except urllib.error.HTTPError as exc:
+            if exc.code == 404:
+                return False
+            if exc.code == 403:
+                return None
+            raise KeystoneUnavailable(
+                f"Keystone at {self.identity} answered {exc.code} to GET /projects/{project_id}"
+            ) from None
+        except OSError as exc:
+            raise KeystoneUnavailable(
+                f"Keystone at {self.identity} cannot be reached: {exc}"
+            ) from None
