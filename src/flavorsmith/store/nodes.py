@@ -92,7 +92,8 @@ class NodeQuery:
     not_traits_any: tuple[str, ...] = ()  # has none
     owner: str | None = None
     lessee: str | None = None
-    project: str | None = None  # owner or lessee
+    project: str | None = None  # owner or lessee (the list's `project` filter)
+    visible_to: str | None = None  # owner or lessee: a project-scoped caller's own nodes
     conductor_group: str | None = None  # stored lowercased, compared as given (as Ironic)
     retired: bool | None = None
     shards: tuple[str, ...] = ()  # in any of them
@@ -172,8 +173,9 @@ def _data_conditions(query: NodeQuery) -> list[ColumnElement[bool]]:
         Node.instance_uuid: query.instance_uuid,
     }
     out.extend(column == value for column, value in equal.items() if value is not None)
-    if query.project is not None:
-        out.append(or_(Node.owner == query.project, Node.lessee == query.project))
+    for project in (query.project, query.visible_to):
+        if project is not None:
+            out.append(or_(Node.owner == project, Node.lessee == project))
     if query.shards:
         out.append(Node.shard.in_(query.shards))
     if query.sharded is not None:

@@ -124,7 +124,7 @@ async def _list(request: Request, detail: bool) -> dict[str, Any]:
     allowed = [p for p in LIST_PARAMS if not (detail and p in ("fields", "detail"))]
     check_query(request, allowed)
     version = microversion(request)
-    query = dataclasses.replace(_query(request), project=project)
+    query = dataclasses.replace(_query(request), visible_to=project)
     detail = detail or bool(Query(request, IRONIC).flag("detail"))
     fields = serialize.fields(Query(request, IRONIC), version)
     if fields is None:
