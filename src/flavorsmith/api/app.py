@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -55,6 +57,9 @@ from flavorsmith.providers.registry import load as load_providers
 
 log = logging.getLogger("flavorsmith.api")
 
+# What runs around the application's life (``serve``'s background loops), as FastAPI takes it.
+Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
+
 
 def policy_defaults() -> list[RuleDefault]:
     return [
@@ -70,7 +75,9 @@ def policy_defaults() -> list[RuleDefault]:
     ]
 
 
-def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
+def create_app(
+    settings: Settings, *, engine: Engine | None = None, lifespan: Lifespan | None = None
+) -> FastAPI:
     authenticator: Authenticator = (
         TokenFile.load(settings.token_file)
         if settings.auth == "token-file" and settings.token_file is not None
@@ -98,6 +105,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
         openapi_url=None,  # served by api/openapi.py, at /openapi.json and /v1/openapi.json
+        lifespan=lifespan,
     )
     app.state.services = services
     app.include_router(health.router)
