@@ -197,7 +197,7 @@ def serve(
             engine.dispose()  # the workers open their own connections
             os.environ[ENV] = config.to_json()
             factory = uvicorn.Config(
-                "flavorsmith.cli.serve_app:from_environment",
+                "flavorsmith.api.serving:from_environment",
                 factory=True,
                 workers=workers,
                 log_level="warning",
