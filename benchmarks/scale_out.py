@@ -27,6 +27,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -107,8 +108,10 @@ def wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:
 def wrk(url: str, seconds: int, connections: int) -> tuple[int, float, float]:
     """(requests, requests/s, p99 ms) of one wrk run."""
     done = subprocess.run(
-        ["wrk", "--latency", "-t", "2", "-c", str(connections), "-d", f"{seconds}s"]
-        + ["--timeout", "30s", url],
+        [
+            *("wrk", "--latency", "-t", "2", "-c", str(connections)),
+            *("-d", f"{seconds}s", "--timeout", "30s", url),
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -162,8 +165,10 @@ def main() -> None:
             sock_port = _free_port()
             base = f"http://127.0.0.1:{sock_port}"
             process = subprocess.Popen(
-                [*cli, "serve", "--port", str(sock_port), "--database", url]
-                + ["--repo", str(EXAMPLES), "--workers", str(workers)],
+                [
+                    *(*cli, "serve", "--port", str(sock_port), "--database", url),
+                    *("--repo", str(EXAMPLES), "--workers", str(workers)),
+                ],
                 env=env,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -196,8 +201,6 @@ def main() -> None:
 
 
 def _free_port() -> int:
-    import socket
-
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
