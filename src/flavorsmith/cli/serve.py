@@ -192,6 +192,7 @@ def serve(
                 sockets=[sock]
             )
         else:
+            from uvicorn.config import STARTUP_FAILURE
             from uvicorn.supervisors import Multiprocess
 
             engine.dispose()  # the workers open their own connections
@@ -203,7 +204,11 @@ def serve(
                 log_level="warning",
                 access_log=False,
             )
-            Multiprocess(factory, sockets=[sock]).run()
+            supervisor = Multiprocess(factory, sockets=[sock])
+            supervisor.run()
+            if any(p.exitcode == STARTUP_FAILURE for p in supervisor.processes):
+                typer.echo("error: a worker process could not start (its error is above)", err=True)
+                raise typer.Exit(1)
     finally:
         sock.close()
 
