@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -58,6 +60,9 @@ from flavorsmith.providers.registry import load as load_providers
 
 log = logging.getLogger("flavorsmith.api")
 
+# What runs around the application's life (``serve``'s background loops), as FastAPI takes it.
+Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
+
 
 NATIVE_POLICIES = [
     *native_catalog.POLICIES,
@@ -102,9 +107,10 @@ def create_app(
     *,
     engine: Engine | None = None,
     authenticator: Authenticator | None = None,
+    lifespan: Lifespan | None = None,
 ) -> FastAPI:
     """The application; ``authenticator``: one already made (serve checks Keystone before
-    the database), else the one ``settings`` names."""
+    the database), else the one ``settings`` names; ``lifespan``: what runs around it."""
     authenticator = authenticator or _authenticator(settings)
     engine = engine or make_engine(settings.database_url)
     # Extra-spec plugins are looked up once, here; each catalog load completes a copy.
@@ -130,6 +136,7 @@ def create_app(
         docs_url=None,
         redoc_url=None,
         openapi_url=None,  # served by api/openapi.py, at /openapi.json and /v1/openapi.json
+        lifespan=lifespan,
     )
     app.state.services = services
     app.include_router(health.router)

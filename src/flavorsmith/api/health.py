@@ -102,6 +102,8 @@ def readyz(request: Request) -> JSONResponse:
             status_code=503,
         )
     body: dict[str, Any] = {"status": "ready", "database": "ok", "migrations": current}
+    if shared.leadership is not None:
+        body["background"] = shared.leadership.state()
     mirror = shared.mirror
     if mirror is not None:
         # The last good mirror keeps serving while Ironic is down or slow (ready, with the

@@ -16,6 +16,7 @@ from flavorsmith.extra_specs.registry import Registry
 from flavorsmith.inventory.index_cache import IndexCache
 from flavorsmith.providers.registry import DriverRegistry
 from flavorsmith.rulebook import catalog_rules
+from flavorsmith.sync.leader import Leadership
 from flavorsmith.sync.mirror import Mirror
 
 
@@ -64,7 +65,9 @@ class CatalogState:
 class Services:
     """Everything handlers need, reached through api.context. ``mirror`` is set when the
     nodes are a real Ironic's (``serve --ironic-endpoint`` / ``--ironic-cloud``): node writes
-    are refused then, and ``/readyz`` waits for its first load."""
+    are refused then, and ``/readyz`` waits for its first load (by whichever process leads).
+    ``leadership`` is set when ``serve`` runs background loops: only the process that leads
+    runs them, and ``/readyz`` says which one that is."""
 
     settings: Settings
     engine: Engine
@@ -73,3 +76,4 @@ class Services:
     index_cache: IndexCache
     providers: DriverRegistry
     mirror: Mirror | None = None
+    leadership: Leadership | None = None

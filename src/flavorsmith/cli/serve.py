@@ -1,4 +1,4 @@
-"""``flavorsmith serve``: every API in one process on one port."""
+"""``flavorsmith serve``: every API on one port, in one process or in ``--workers N``."""
 
 from __future__ import annotations
 
@@ -125,19 +125,27 @@ def serve(
             max=100,
         ),
     ] = 10.0,
+    workers: Annotated[
+        int,
+        typer.Option(
+            help="Worker processes serving the port (each builds the same app; background "
+            "loops run in the one that leads).",
+            min=1,
+        ),
+    ] = 1,
 ) -> None:
     """Serve the Ironic, Nova, Octavia and Flavorsmith APIs."""
     import logging
-    import threading
+    import os
 
     from flavorsmith.api import server
-    from flavorsmith.api.app import create_app
     from flavorsmith.api.auth import AuthConfigError
+    from flavorsmith.api.serving import ENV, ServeConfig, build, configure_logging
+    from flavorsmith.cli.ironic_source import ironic_nodes
     from flavorsmith.cli.options import database_url, repository
-    from flavorsmith.config import Settings
     from flavorsmith.db import migrate
     from flavorsmith.db.engine import describe, is_sqlite, make_engine
-    from flavorsmith.extra_specs.validation import refusal
+    from flavorsmith.providers.registry import parse_enabled
 
     if auth not in AUTH_MODES:
         raise typer.BadParameter("choose noauth, token-file or keystone", param_hint="'--auth'")
@@ -149,44 +157,41 @@ def serve(
         raise typer.BadParameter(
             "--auth keystone needs --keystone-config", param_hint="'--keystone-config'"
         )
-    from flavorsmith.providers.registry import parse_enabled
-
     try:
         parse_enabled(providers)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="'--providers'") from None
-    from flavorsmith.cli.ironic_source import ironic_nodes
-
-    # Each request of a refresh is bounded: a hung Ironic is reported, never waited on forever.
-    source = ironic_nodes(
-        ironic_cloud,
-        ironic_endpoint,
-        cloud_option="--ironic-cloud",
-        timeout=max(30.0, ironic_refresh),
-    )
+    # The Ironic options are checked here, once, with their one-line errors (each process
+    # connects again when it builds the app).
+    ironic_nodes(ironic_cloud, ironic_endpoint, cloud_option="--ironic-cloud")
     url = database_url(database)
     # A path that is not a catalog is a usage error before anything is served: served, it
     # would look like an empty catalog, and a sync with prune would delete every flavor.
     root = repository(repo).root.resolve()
-    settings = Settings(
+    config = ServeConfig(
         database_url=url,
+        repo=str(root),
         host=host,
         port=port,
-        auth="token-file"
-        if auth == "token-file"
-        else "keystone"
-        if auth == "keystone"
-        else "noauth",
-        token_file=token_file,
-        keystone_config=keystone_config,
-        policy_file=policy_file,
-        repo=root,
+        auth=AUTH_MODES[auth],
+        token_file=str(token_file) if token_file else None,
+        keystone_config=str(keystone_config) if keystone_config else None,
+        policy_file=str(policy_file) if policy_file else None,
+        idle_timeout=idle_timeout,
+        header_timeout=header_timeout,
+        max_connections=max_connections,
         max_body_bytes=max_body_bytes,
         providers=providers,
+        sync=sync,
+        sync_interval=sync_interval,
+        sync_prune=sync_prune,
+        sync_allow_empty=sync_allow_empty,
+        ironic_cloud=ironic_cloud,
+        ironic_endpoint=ironic_endpoint,
+        ironic_refresh=ironic_refresh,
+        ironic_max_delete=ironic_max_delete,
     )
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    # The embedded database's self-upgrade is routine; its step-by-step lines are noise here.
-    logging.getLogger("alembic").setLevel(logging.WARNING)
+    configure_logging()
     authenticator = None
     if keystone_config is not None and auth == "keystone":
         from flavorsmith.api.keystone import KeystoneAuth, KeystoneUnavailable
@@ -216,7 +221,9 @@ def serve(
                 "run flavorsmith db upgrade (readyz reports 503 until then)",
                 err=True,
             )
-        app = create_app(settings, engine=engine, authenticator=authenticator)
+        # Built here even with workers: a bad token or policy file is one line, before any
+        # worker starts (each worker builds its own).
+        app = build(config, engine=engine, authenticator=authenticator)
     except AuthConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -225,76 +232,54 @@ def serve(
         raise typer.Exit(1) from None
     sock = listen(host, port)
     typer.echo(f"database: {describe(url)}", err=True)
-    typer.echo(f"catalog: {settings.repo}", err=True)
+    typer.echo(f"catalog: {root}", err=True)
+    if workers > 1:
+        typer.echo(f"workers: {workers} processes on this port", err=True)
     typer.echo(f"serving on {base_url(host, sock)} (auth: {auth})", err=True)
-    stop = threading.Event()
-    watcher = None
-    refresher = None
-    if source is not None:
-        from flavorsmith.sync.mirror import Mirror
-
+    if config.mirrored:
         label = ironic_endpoint or f"cloud {ironic_cloud}"
-        mirror = Mirror(
-            source,
-            engine,
-            label=label,
-            interval=ironic_refresh,
-            max_delete=ironic_max_delete / 100,
-            advice=" (--ironic-max-delete 100 lets such a refresh through)",
-        )
-        app.state.services.mirror = mirror
-        refresher = threading.Thread(
-            target=mirror.run, args=(stop,), name="flavorsmith-mirror", daemon=True
-        )
-        refresher.start()
         typer.echo(
             f"nodes: mirroring the Ironic at {label} every {ironic_refresh:g} s "
             "(not ready until the first load; node writes refused)",
             err=True,
         )
     if sync:
-        from flavorsmith.catalog.repo import Repository
-        from flavorsmith.sync.targets import store
-        from flavorsmith.sync.watch import watch
-
-        watcher = threading.Thread(
-            target=watch,
-            args=(
-                Repository(root, app.state.services.catalog.rules),
-                lambda kind: store.target(
-                    kind,
-                    engine,
-                    spec_check=refusal(app.state.services.catalog.registry(), "permissive"),
-                ),
-                engine,
-            ),
-            kwargs={
-                "prune": sync_prune,
-                "allow_empty": sync_allow_empty,
-                "interval": sync_interval,
-                "stop": stop,
-            },
-            name="flavorsmith-sync",
-            daemon=True,
-        )
-        watcher.start()
         typer.echo(f"sync: every {sync_interval:g} s and on catalog changes", err=True)
-    limits = server.Limits(
-        idle_timeout=idle_timeout, header_timeout=header_timeout, max_connections=max_connections
-    )
+    if sync or config.mirrored:
+        typer.echo(
+            "background loops: run by the one process that leads on this database "
+            f"(checked every {config.election_period():g} s)",
+            err=True,
+        )
     typer.echo(
         f"limits: idle {idle_timeout} s, request head {header_timeout} s, "
         f"{max_connections} connections",
         err=True,
     )
     try:
-        server.run(app, limits, sock, log_level="warning", access_log=False)
+        if workers == 1:
+            server.run(app, config.limits(), sock, log_level="warning", access_log=False)
+        else:
+            from uvicorn.config import STARTUP_FAILURE
+            from uvicorn.supervisors import Multiprocess
+
+            engine.dispose()  # the workers open their own connections
+            os.environ[ENV] = config.to_json()
+            factory = server.ServerConfig(
+                "flavorsmith.api.serving:from_environment",
+                config.limits(),
+                factory=True,
+                workers=workers,
+                log_level="warning",
+                access_log=False,
+            )
+            supervisor = Multiprocess(factory, sockets=[sock])
+            supervisor.run()
+            if any(p.exitcode == STARTUP_FAILURE for p in supervisor.processes):
+                typer.echo("error: a worker process could not start (its error is above)", err=True)
+                raise typer.Exit(1)
     finally:
-        stop.set()
         sock.close()
-        for thread in (watcher, refresher):
-            if thread is not None:
-                thread.join(timeout=10)
 
 
 def listen(host: str, port: int) -> socket.socket:

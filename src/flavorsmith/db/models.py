@@ -217,3 +217,15 @@ class ServiceFlavor(Base):
     flavor_profile_id: Mapped[str] = mapped_column(
         String(36), ForeignKey("flavor_profiles.id", ondelete="RESTRICT"), nullable=False
     )
+
+
+class BackgroundState(Base):
+    """What a background loop's current holder shares with every process on the database: the
+    leader of the loops (name ``leader``) and the Ironic mirror's state (name ``mirror``)."""
+
+    __tablename__ = "background_state"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(255), nullable=False)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    state: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)

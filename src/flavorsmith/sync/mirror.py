@@ -7,6 +7,12 @@ multiple of 1000) and the store diffs it. Every page is read before anything is 
 failed page, an unreadable node or a refresh the delete guard refuses changes nothing, is
 reported, and leaves the last good mirror in place. One JSON log line per refresh.
 
+The state is kept in the database (``store.background``, name ``mirror``): only the leader of
+the background loops refreshes, and every replica answers ``/v1/nodes/source`` and ``/readyz``
+from the same row, naming the process that refreshed (``refreshed_by``). A leader that takes
+over starts from the stored state, so a failed first refresh of its own does not make the
+replicas unready while the stored nodes are still the last good mirror.
+
 The source is duck-typed (:class:`NodeSource`): ``sync.targets.ironic.IronicNodes`` in the
 service, anything with ``pages()`` and a request counter in tests."""
 
@@ -17,12 +23,13 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from flavorsmith.db.engine import Engine, writer
 from flavorsmith.ironic.mirror import FIELDS, MAX_DELETE, MirrorError, mirrored_all
+from flavorsmith.store import background
 from flavorsmith.store import nodes as store
 from flavorsmith.sync.engine import TargetError
 
@@ -60,6 +67,14 @@ class Refresh:
     def writes(self) -> int:
         return self.created + self.updated + self.deleted
 
+    def stored(self) -> dict[str, Any]:
+        """JSON-ready, as ``from_stored`` reads it back."""
+        return {**asdict(self), "started": self.started.isoformat()}
+
+    @classmethod
+    def from_stored(cls, data: dict[str, Any]) -> Refresh:
+        return cls(**{**data, "started": datetime.fromisoformat(data["started"])})
+
 
 def _reason(exc: Exception) -> str:
     """One line: Ironic's or the mirror rules' own words, else the error's type and first line
@@ -86,9 +101,12 @@ class Mirror:
         interval: float = 60.0,
         max_delete: float = MAX_DELETE,
         advice: str = "",
+        holder: str = "",
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        """``advice`` follows a refused refresh's reason (how the operator lets it through)."""
+        """``advice`` follows a refused refresh's reason (how the operator lets it through);
+        ``holder`` names this process in the stored state (host and pid)."""
+        self.holder = holder
         self.source = source
         self.engine = engine
         self.label = label
@@ -100,6 +118,7 @@ class Mirror:
         self._last: Refresh | None = None  # the last refresh, good or not
         self._good: Refresh | None = None  # the last one that succeeded
         self._running_since: datetime | None = None
+        self._seeded = False
         self.refreshes = 0
 
     # -- state --------------------------------------------------------------------------------
@@ -124,20 +143,18 @@ class Mirror:
         )
 
     def not_ready(self) -> str | None:
-        """Why the service is not ready (None once the first load succeeded)."""
-        with self._lock:
-            if self._good is not None:
-                return None
-            last = self._last
+        """Why the service is not ready (None once a first load succeeded)."""
+        good, last, _, _, _ = self._snapshot()
+        if good is not None:
+            return None
         if last is None:
             return f"the first load from {self.named} has not finished yet"
         return f"the first load from {self.named} failed: {last.error}"
 
     def state(self) -> dict[str, Any]:
-        """The mirror as ``/v1/nodes/source`` and ``/readyz`` show it (JSON-ready)."""
-        with self._lock:
-            good, last, running = self._good, self._last, self._running_since
-            count = self.refreshes
+        """The mirror as ``/v1/nodes/source`` and ``/readyz`` show it (JSON-ready), the same
+        on every replica: read from the database."""
+        good, last, running, count, holder = self._snapshot()
         now = self.clock()
         out: dict[str, Any] = {
             "source": "ironic",
@@ -151,6 +168,7 @@ class Mirror:
             "last_attempt": _iso(last.started) if last else None,
             "refreshing_since": _iso(running),
             "refreshes": count,
+            "refreshed_by": holder,
             "error": last.error if last else None,
         }
         if last is not None:
@@ -167,14 +185,84 @@ class Mirror:
             }
         return out
 
+    def _snapshot(
+        self,
+    ) -> tuple[Refresh | None, Refresh | None, datetime | None, int, str | None]:
+        """(last good, last, refreshing since, refreshes, holder): the stored state, or this
+        process's own when the database cannot be read."""
+        try:
+            stored = self._stored()
+        except Exception:  # the database is down: say what this process knows
+            stored = None
+        if stored is not None:
+            return stored
+        with self._lock:
+            return (
+                self._good,
+                self._last,
+                self._running_since,
+                self.refreshes,
+                self.holder if self._last or self._running_since else None,
+            )
+
+    def _stored(
+        self,
+    ) -> tuple[Refresh | None, Refresh | None, datetime | None, int, str | None] | None:
+        with self.engine.connect() as connection:
+            entry = background.load(connection, "mirror")
+        if entry is None or entry.state.get("ironic") != self.label:
+            return None  # nothing stored yet, or another Ironic's (a changed --ironic-*)
+        data = entry.state
+        good = Refresh.from_stored(data["good"]) if data.get("good") else None
+        last = Refresh.from_stored(data["last"]) if data.get("last") else None
+        running = data.get("refreshing_since")
+        since = datetime.fromisoformat(running) if running else None
+        return good, last, since, int(data.get("refreshes", 0)), entry.holder
+
+    def _save(self) -> None:
+        """Store this process's state for every replica (a failure is logged, not raised:
+        the refresh itself is done)."""
+        with self._lock:
+            state = {
+                "ironic": self.label,
+                "good": self._good.stored() if self._good else None,
+                "last": self._last.stored() if self._last else None,
+                "refreshing_since": _iso(self._running_since),
+                "refreshes": self.refreshes,
+            }
+        try:
+            with writer(self.engine).begin() as connection:
+                background.save(connection, "mirror", self.holder, self.clock(), state)
+        except Exception as exc:
+            log.warning(json.dumps({"event": "mirror", "error": f"state not stored: {exc}"}))
+
+    def _seed(self) -> None:
+        """Start from the stored state (a leader taking over keeps the last good mirror)."""
+        if self._seeded:
+            return
+        try:
+            stored = self._stored()
+        except Exception:  # the database is down: the refresh will say so
+            return
+        self._seeded = True
+        if stored is None:
+            return
+        good, last, _, count, _ = stored
+        with self._lock:
+            self._good = self._good or good
+            self._last = self._last or last
+            self.refreshes = max(self.refreshes, count)
+
     # -- work ---------------------------------------------------------------------------------
 
     def refresh(self) -> Refresh:
         """One refresh: every page first, then one transaction. Never raises: a failure is
         the refresh's ``error``, and the stored nodes stay as they were."""
+        self._seed()
         started = self.clock()
         with self._lock:
             self._running_since = started
+        self._save()
         begun = time.perf_counter()
         before = self.source.calls
         try:
@@ -189,6 +277,7 @@ class Mirror:
             if result.error is None:
                 self._good = result
             self.refreshes += 1
+        self._save()
         self._log(result)
         return result
 

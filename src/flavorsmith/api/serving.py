@@ -1,0 +1,226 @@
+"""The application ``flavorsmith serve`` runs, built the same way in every process: in the
+serving process itself, or in each of ``--workers N`` worker processes, which uvicorn starts
+fresh and which build it from ``$FLAVORSMITH_SERVE_CONFIG`` (the options ``serve`` checked,
+as JSON) through the import string ``flavorsmith.api.serving:from_environment``.
+
+Every process that has background loops (``--sync``, ``--ironic-*``) takes part in the leader
+election of ``sync.leader``: all of them serve, one of them runs the loops."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Literal
+
+from fastapi import FastAPI
+
+from flavorsmith.api.app import create_app
+from flavorsmith.api.auth import Authenticator
+from flavorsmith.api.keystone import KeystoneAuth
+from flavorsmith.api.server import Limits
+from flavorsmith.catalog.repo import Repository
+from flavorsmith.config import (
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_PROVIDERS,
+    Settings,
+)
+from flavorsmith.db.engine import Engine, make_engine
+from flavorsmith.extra_specs.validation import refusal
+from flavorsmith.sync.leader import Leadership, this_process
+from flavorsmith.sync.mirror import Mirror
+from flavorsmith.sync.targets import cloud, store
+from flavorsmith.sync.targets.ironic import IronicNodes
+from flavorsmith.sync.watch import watch
+
+ENV = "FLAVORSMITH_SERVE_CONFIG"
+
+# The longest a leader waits between checks that it still leads (and a follower between
+# tries): with long loop intervals, a killed leader is still replaced within this.
+MAX_ELECTION_PERIOD = 10.0
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """``serve``'s options after checking, as every worker process needs them."""
+
+    database_url: str
+    repo: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 0
+    auth: Literal["noauth", "token-file", "keystone"] = "noauth"
+    token_file: str | None = None
+    keystone_config: str | None = None
+    policy_file: str | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    idle_timeout: int = DEFAULT_IDLE_TIMEOUT
+    header_timeout: int = DEFAULT_HEADER_TIMEOUT
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    providers: str = DEFAULT_PROVIDERS
+    sync: bool = False
+    sync_interval: float = 60.0
+    sync_prune: bool = False
+    sync_allow_empty: bool = False
+    ironic_cloud: str | None = None
+    ironic_endpoint: str | None = None
+    ironic_refresh: float = 60.0
+    ironic_max_delete: float = 10.0
+
+    def settings(self) -> Settings:
+        return Settings(
+            database_url=self.database_url,
+            host=self.host,
+            port=self.port,
+            auth=self.auth,
+            token_file=Path(self.token_file) if self.token_file else None,
+            keystone_config=Path(self.keystone_config) if self.keystone_config else None,
+            policy_file=Path(self.policy_file) if self.policy_file else None,
+            repo=Path(self.repo) if self.repo else None,
+            max_body_bytes=self.max_body_bytes,
+            providers=self.providers,
+        )
+
+    def limits(self) -> Limits:
+        return Limits(
+            idle_timeout=self.idle_timeout,
+            header_timeout=self.header_timeout,
+            max_connections=self.max_connections,
+        )
+
+    @property
+    def mirrored(self) -> bool:
+        return self.ironic_cloud is not None or self.ironic_endpoint is not None
+
+    def election_period(self) -> float:
+        """How often a follower tries to lead (and the leader checks it still does): the
+        shortest loop interval, at most MAX_ELECTION_PERIOD."""
+        intervals = [MAX_ELECTION_PERIOD]
+        if self.sync:
+            intervals.append(self.sync_interval)
+        if self.mirrored:
+            intervals.append(self.ironic_refresh)
+        return min(intervals)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> ServeConfig:
+        data = json.loads(text)
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def configure_logging() -> None:
+    """One line per event on stderr, in every process (a worker starts with none)."""
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    # The embedded database's self-upgrade is routine; its step-by-step lines are noise here.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+
+
+def from_environment() -> FastAPI:
+    """The app of a worker process: ``serve`` put its checked options in ``$ENV``."""
+    configure_logging()
+    return build(ServeConfig.from_json(os.environ[ENV]))
+
+
+def build(
+    config: ServeConfig,
+    *,
+    engine: Engine | None = None,
+    authenticator: Authenticator | None = None,
+) -> FastAPI:
+    """The application with its background loops, started with the app and stopped with it.
+    ``authenticator``: one ``serve`` already checked; a worker makes its own (Keystone's from
+    the same configuration file)."""
+    engine = engine or make_engine(config.database_url)
+    if authenticator is None and config.auth == "keystone" and config.keystone_config:
+        authenticator = KeystoneAuth.load(Path(config.keystone_config))
+        for name in ("keystonemiddleware", "flavorsmith.keystone"):
+            logging.getLogger(name).setLevel(logging.ERROR)  # bad tokens are 401s, not news
+    holder = this_process()
+    starters: list[Callable[[threading.Event], object]] = []
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        stop = threading.Event()
+        threads = [
+            threading.Thread(target=start, args=(stop,), name="flavorsmith-leader", daemon=True)
+            for start in starters
+        ]
+        for thread in threads:
+            thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            for thread in threads:
+                await asyncio.to_thread(thread.join, 30)
+
+    app = create_app(
+        config.settings(), engine=engine, authenticator=authenticator, lifespan=lifespan
+    )
+    loops: dict[str, Callable[[threading.Event], object]] = {}
+    mirror = _mirror(config, engine, holder)
+    if mirror is not None:
+        app.state.services.mirror = mirror
+        loops["mirror"] = mirror.run
+    if config.sync:
+        loops["sync"] = _watcher(config, app, engine)
+    if loops:
+        leadership = Leadership(engine, loops, period=config.election_period(), holder=holder)
+        app.state.services.leadership = leadership
+        starters.append(leadership.run)
+    return app
+
+
+def _mirror(config: ServeConfig, engine: Engine, holder: str) -> Mirror | None:
+    if not config.mirrored:
+        return None
+    # ``serve`` checked the options; each request of a refresh is bounded: a hung Ironic is
+    # reported, never waited on forever.
+    connection = cloud.connect(
+        config.ironic_cloud,
+        "baremetal",
+        config.ironic_endpoint,
+        timeout=max(30.0, config.ironic_refresh),
+    )
+    return Mirror(
+        IronicNodes(connection),
+        engine,
+        label=config.ironic_endpoint or f"cloud {config.ironic_cloud}",
+        interval=config.ironic_refresh,
+        max_delete=config.ironic_max_delete / 100,
+        advice=" (--ironic-max-delete 100 lets such a refresh through)",
+        holder=holder,
+    )
+
+
+def _watcher(
+    config: ServeConfig, app: FastAPI, engine: Engine
+) -> Callable[[threading.Event], object]:
+    catalog = app.state.services.catalog
+
+    def run(stop: threading.Event) -> object:
+        return watch(
+            Repository(Path(config.repo or "."), catalog.rules),
+            lambda kind: store.target(
+                kind, engine, spec_check=refusal(catalog.registry(), "permissive")
+            ),
+            engine,
+            prune=config.sync_prune,
+            allow_empty=config.sync_allow_empty,
+            interval=config.sync_interval,
+            stop=stop,
+        )
+
+    return run

@@ -1,0 +1,49 @@
+"""Background state: one row per name (``leader``, ``mirror``), written by the process that
+runs the background loops and read by every process on the same database."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from flavorsmith.db.models import BackgroundState
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A row as read: who wrote it, when, and what."""
+
+    name: str
+    holder: str
+    updated_at: datetime
+    state: dict[str, Any]
+
+
+def save(
+    connection: Connection, name: str, holder: str, at: datetime, state: dict[str, Any]
+) -> None:
+    """Create or replace the row ``name`` inside the caller's transaction."""
+    insert = (postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert)(
+        BackgroundState
+    )
+    values = {"holder": holder, "updated_at": at, "state": state}
+    connection.execute(
+        insert.values(name=name, **values).on_conflict_do_update(
+            index_elements=[BackgroundState.name], set_=values
+        )
+    )
+
+
+def load(connection: Connection, name: str) -> Entry | None:
+    row = connection.execute(
+        select(BackgroundState.holder, BackgroundState.updated_at, BackgroundState.state).where(
+            BackgroundState.name == name
+        )
+    ).first()
+    if row is None:
+        return None
+    return Entry(name, row.holder, row.updated_at, dict(row.state))
