@@ -123,6 +123,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
         ServiceMiddleware,
         authenticator=authenticator,
         max_body_bytes=settings.max_body_bytes,
+        routes=app.router.routes,
     )
     return app
 

@@ -1,0 +1,155 @@
+"""The service's Prometheus metrics (every name prefixed ``flavorsmith_``), how they are
+exposed, and the listener that serves them.
+
+Counters and histograms are recorded where the work happens (the API middleware, the sync
+engine, the mirror); gauges that describe the data (capacity per flavor, nodes per resource
+class) are computed when scraped, by collectors passed to :func:`exposition`.
+
+Two modes, chosen by prometheus-client itself when it is first imported: with
+``PROMETHEUS_MULTIPROC_DIR`` set, every process writes its values to files in that folder and
+a scrape adds them up (``serve`` always runs this way, with a folder of its own per start, so
+one worker or many read alike); without it, the values live in this process (tests, and
+commands that embed the app)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import Metric
+from prometheus_client.exposition import start_wsgi_server
+from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.registry import Collector
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+PREFIX = "flavorsmith_"
+
+# Values recorded in this process (single-process mode); ignored in multiprocess mode, where
+# the files are the truth.
+REGISTRY = CollectorRegistry(auto_describe=True)
+
+# Methods outside this set are counted as "other": a client cannot grow the label set.
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+# Latency buckets (seconds): a cached read takes milliseconds, a sync apply seconds.
+BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+REQUESTS = Counter(
+    "flavorsmith_http_requests",
+    "HTTP requests answered, by API family, route template, method and status.",
+    ("family", "route", "method", "status"),
+    registry=REGISTRY,
+)
+REQUEST_SECONDS = Histogram(
+    "flavorsmith_http_request_duration_seconds",
+    "Time to answer an HTTP request, by API family, route template and method.",
+    ("family", "route", "method"),
+    buckets=BUCKETS,
+    registry=REGISTRY,
+)
+SYNC_ROUNDS = Counter(
+    "flavorsmith_sync_rounds",
+    "Sync rounds applied, by kind and result (ok, failed: an action or the round failed, "
+    "blocked: the catalog has errors or a prune was refused, skipped: another process held "
+    "the sync lock).",
+    ("kind", "result"),
+    registry=REGISTRY,
+)
+SYNC_ACTIONS = Counter(
+    "flavorsmith_sync_actions",
+    "Sync actions carried out, by kind, action (create, update, delete, ...) and result "
+    "(done, failed, skipped).",
+    ("kind", "action", "result"),
+    registry=REGISTRY,
+)
+SYNC_FAILURES = Counter(
+    "flavorsmith_sync_failures",
+    "Sync rounds that failed (the round itself, or at least one of its actions), by kind.",
+    ("kind",),
+    registry=REGISTRY,
+)
+SYNC_LAST_SUCCESS = Gauge(
+    "flavorsmith_sync_last_success_timestamp_seconds",
+    "When a sync round of the kind last applied everything (Unix time).",
+    ("kind",),
+    multiprocess_mode="max",
+    registry=REGISTRY,
+)
+SYNC_ROUND_SECONDS = Histogram(
+    "flavorsmith_sync_round_duration_seconds",
+    "Time one sync round of a kind took.",
+    ("kind",),
+    buckets=BUCKETS,
+    registry=REGISTRY,
+)
+MIRROR_LAG = Gauge(
+    "flavorsmith_mirror_lag_seconds",
+    "How far the Ironic mirror is behind Ironic: seconds since the data of its last "
+    "successful refresh was read.",
+    multiprocess_mode="mostrecent",
+    registry=REGISTRY,
+)
+MIRROR_LAST_REFRESH = Gauge(
+    "flavorsmith_mirror_last_refresh_timestamp_seconds",
+    "When the Ironic mirror last refreshed successfully (Unix time).",
+    multiprocess_mode="max",
+    registry=REGISTRY,
+)
+
+
+def multiprocess_dir() -> str | None:
+    """The folder of multiprocess mode, when this process runs in it."""
+    return os.environ.get(MULTIPROC_ENV) or None
+
+
+def record_request(family: str, route: str, method: str, status: int, seconds: float) -> None:
+    shown = method if method in METHODS else "other"
+    REQUESTS.labels(family, route, shown, str(status)).inc()
+    REQUEST_SECONDS.labels(family, route, shown).observe(seconds)
+
+
+class _Recorded(Collector):
+    """What this process recorded, read from the files in multiprocess mode."""
+
+    def collect(self) -> Iterable[Metric]:
+        path = multiprocess_dir()
+        if path is None:
+            return REGISTRY.collect()
+        registry = CollectorRegistry(auto_describe=False)
+        MultiProcessCollector(registry, path=path)  # type: ignore[no-untyped-call]
+        return registry.collect()
+
+
+class Exposition(Collector):
+    """Everything a scrape shows: the recorded values and the scrape-time collectors."""
+
+    def __init__(self, extra: Sequence[Collector] = ()) -> None:
+        self.sources: list[Collector] = [_Recorded(), *extra]
+
+    def collect(self) -> Iterator[Metric]:
+        for source in self.sources:
+            yield from source.collect()
+
+
+def exposition(extra: Sequence[Collector] = ()) -> bytes:
+    """The Prometheus text format of every metric."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(Exposition(extra))
+    return generate_latest(registry)
+
+
+def listen(
+    host: str,
+    port: int,
+    extra: Sequence[Collector] = (),
+    *,
+    certfile: str | None = None,
+    keyfile: str | None = None,
+) -> tuple[WSGIServer, threading.Thread]:
+    """Serve /metrics on host:port (0: any free port) from a daemon thread, over TLS with a
+    certificate; raises OSError when the address cannot be bound."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(Exposition(extra))
+    return start_wsgi_server(port, host, registry, certfile=certfile, keyfile=keyfile)
