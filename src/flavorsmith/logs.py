@@ -129,6 +129,21 @@ def text_value(value: object) -> str:
     return json.dumps(value, default=str)
 
 
+class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to sys.stderr as it is when a line is written (a test may swap it)."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self) -> TextIO:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: TextIO) -> None:
+        pass
+
+
 def formatter(fmt: LogFormat) -> logging.Formatter:
     return JsonFormatter() if fmt == "json" else TextFormatter()
 
@@ -139,9 +154,10 @@ def configure(
     """Send every logger (ours, Alembic's, uvicorn's) through one handler on ``stream``
     (stderr) in ``fmt`` (by default: text on a terminal, JSON otherwise). Returns the
     handler (a caller may remove it again)."""
-    stream = stream or sys.stderr
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(formatter(fmt or default_format(stream)))
+    handler: logging.StreamHandler[TextIO] = (
+        logging.StreamHandler(stream) if stream is not None else _Stderr()
+    )
+    handler.setFormatter(formatter(fmt or default_format(stream or sys.stderr)))
     handler.addFilter(RequestIdFilter(level))
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, "flavorsmith", False)]:

@@ -13,12 +13,14 @@ commands that embed the app)."""
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest, values
 from prometheus_client.core import Metric
 from prometheus_client.exposition import start_wsgi_server
 from prometheus_client.multiprocess import MultiProcessCollector
@@ -36,67 +38,89 @@ METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 # Latency buckets (seconds): a cached read takes milliseconds, a sync apply seconds.
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
-REQUESTS = Counter(
-    "flavorsmith_http_requests",
-    "HTTP requests answered, by API family, route template, method and status.",
-    ("family", "route", "method", "status"),
-    registry=REGISTRY,
-)
-REQUEST_SECONDS = Histogram(
-    "flavorsmith_http_request_duration_seconds",
-    "Time to answer an HTTP request, by API family, route template and method.",
-    ("family", "route", "method"),
-    buckets=BUCKETS,
-    registry=REGISTRY,
-)
-SYNC_ROUNDS = Counter(
-    "flavorsmith_sync_rounds",
-    "Sync rounds applied, by kind and result (ok, failed: an action or the round failed, "
-    "blocked: the catalog has errors or a prune was refused, skipped: another process held "
-    "the sync lock).",
-    ("kind", "result"),
-    registry=REGISTRY,
-)
-SYNC_ACTIONS = Counter(
-    "flavorsmith_sync_actions",
-    "Sync actions carried out, by kind, action (create, update, delete, ...) and result "
-    "(done, failed, skipped).",
-    ("kind", "action", "result"),
-    registry=REGISTRY,
-)
-SYNC_FAILURES = Counter(
-    "flavorsmith_sync_failures",
-    "Sync rounds that failed (the round itself, or at least one of its actions), by kind.",
-    ("kind",),
-    registry=REGISTRY,
-)
-SYNC_LAST_SUCCESS = Gauge(
-    "flavorsmith_sync_last_success_timestamp_seconds",
-    "When a sync round of the kind last applied everything (Unix time).",
-    ("kind",),
-    multiprocess_mode="max",
-    registry=REGISTRY,
-)
-SYNC_ROUND_SECONDS = Histogram(
-    "flavorsmith_sync_round_duration_seconds",
-    "Time one sync round of a kind took.",
-    ("kind",),
-    buckets=BUCKETS,
-    registry=REGISTRY,
-)
-MIRROR_LAG = Gauge(
-    "flavorsmith_mirror_lag_seconds",
-    "How far the Ironic mirror is behind Ironic: seconds since the data of its last "
-    "successful refresh was read.",
-    multiprocess_mode="mostrecent",
-    registry=REGISTRY,
-)
-MIRROR_LAST_REFRESH = Gauge(
-    "flavorsmith_mirror_last_refresh_timestamp_seconds",
-    "When the Ironic mirror last refreshed successfully (Unix time).",
-    multiprocess_mode="max",
-    registry=REGISTRY,
-)
+
+@dataclass(frozen=True)
+class Recorded:
+    """The metrics recorded as work happens (built on first use: see enable_multiprocess)."""
+
+    requests: Counter
+    request_seconds: Histogram
+    sync_rounds: Counter
+    sync_actions: Counter
+    sync_failures: Counter
+    sync_last_success: Gauge
+    sync_round_seconds: Histogram
+    mirror_lag: Gauge
+    mirror_last_refresh: Gauge
+
+
+@functools.cache
+def recorded() -> Recorded:
+    return Recorded(
+        requests=Counter(
+            "flavorsmith_http_requests",
+            "HTTP requests answered, by API family, route template, method and status.",
+            ("family", "route", "method", "status"),
+            registry=REGISTRY,
+        ),
+        request_seconds=Histogram(
+            "flavorsmith_http_request_duration_seconds",
+            "Time to answer an HTTP request, by API family, route template and method.",
+            ("family", "route", "method"),
+            buckets=BUCKETS,
+            registry=REGISTRY,
+        ),
+        sync_rounds=Counter(
+            "flavorsmith_sync_rounds",
+            "Sync rounds applied, by kind and result (ok, failed: an action or the round failed, "
+            "blocked: the catalog has errors or a prune was refused, skipped: another process held "
+            "the sync lock).",
+            ("kind", "result"),
+            registry=REGISTRY,
+        ),
+        sync_actions=Counter(
+            "flavorsmith_sync_actions",
+            "Sync actions that write (or conflict), by kind, action (create, update, delete, ...) "
+            "and result (done, failed).",
+            ("kind", "action", "result"),
+            registry=REGISTRY,
+        ),
+        sync_failures=Counter(
+            "flavorsmith_sync_failures",
+            "Sync rounds that failed (the round itself, or at least one of its actions), by kind.",
+            ("kind",),
+            registry=REGISTRY,
+        ),
+        sync_last_success=Gauge(
+            "flavorsmith_sync_last_success_timestamp_seconds",
+            "When a sync round of the kind last applied everything (Unix time).",
+            ("kind",),
+            multiprocess_mode="max",
+            registry=REGISTRY,
+        ),
+        sync_round_seconds=Histogram(
+            "flavorsmith_sync_round_duration_seconds",
+            "Time one sync round of a kind took.",
+            ("kind",),
+            buckets=BUCKETS,
+            registry=REGISTRY,
+        ),
+        mirror_lag=Gauge(
+            "flavorsmith_mirror_lag_seconds",
+            "How far the Ironic mirror is behind Ironic: seconds since the data of its last "
+            "successful refresh was read.",
+            ("source",),
+            multiprocess_mode="mostrecent",
+            registry=REGISTRY,
+        ),
+        mirror_last_refresh=Gauge(
+            "flavorsmith_mirror_last_refresh_timestamp_seconds",
+            "When the Ironic mirror last refreshed successfully (Unix time).",
+            ("source",),
+            multiprocess_mode="max",
+            registry=REGISTRY,
+        ),
+    )
 
 
 def multiprocess_dir() -> str | None:
@@ -104,10 +128,22 @@ def multiprocess_dir() -> str | None:
     return os.environ.get(MULTIPROC_ENV) or None
 
 
+def enable_multiprocess(path: str) -> None:
+    """Record into files under ``path`` from now on (a process of ``serve``, and every worker
+    it starts, as they inherit the environment). prometheus-client chooses its mode when
+    first imported, which the command line does before any option is read: the choice is made
+    again here, before the first metric is built."""
+    if recorded.cache_info().currsize:
+        raise RuntimeError("metrics were recorded before multiprocess mode was chosen")
+    os.environ[MULTIPROC_ENV] = path
+    values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]
+
+
 def record_request(family: str, route: str, method: str, status: int, seconds: float) -> None:
     shown = method if method in METHODS else "other"
-    REQUESTS.labels(family, route, shown, str(status)).inc()
-    REQUEST_SECONDS.labels(family, route, shown).observe(seconds)
+    found = recorded()
+    found.requests.labels(family, route, shown, str(status)).inc()
+    found.request_seconds.labels(family, route, shown).observe(seconds)
 
 
 class _Recorded(Collector):
@@ -116,6 +152,7 @@ class _Recorded(Collector):
     def collect(self) -> Iterable[Metric]:
         path = multiprocess_dir()
         if path is None:
+            recorded()  # every family shows, at zero before anything happened
             return REGISTRY.collect()
         registry = CollectorRegistry(auto_describe=False)
         MultiProcessCollector(registry, path=path)  # type: ignore[no-untyped-call]

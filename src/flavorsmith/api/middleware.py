@@ -7,17 +7,17 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from starlette.datastructures import Headers, QueryParams
-from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from flavorsmith import metrics
 from flavorsmith.api.auth import Authenticator
 from flavorsmith.api.families import Family, error_response, family_of
 from flavorsmith.api.microversions import IRONIC, NOVA, MicroversionSpec
+from flavorsmith.api.routes import RouteTable
 from flavorsmith.errors import FlavorsmithError, Invalid, PayloadTooLarge
 from flavorsmith.jsonsafe import excerpt
 from flavorsmith.logs import REQUEST_ID, event
@@ -59,8 +59,6 @@ REQUEST_ID_HEADERS = {
     Family.OCTAVIA: ("x-openstack-request-id",),
     Family.NATIVE: ("x-openstack-request-id",),
 }
-# The route label of a request no route matches (a 404 for an unknown path).
-UNMATCHED = "unmatched"
 # Where each microversioned API lives.
 VERSIONED: dict[Family, tuple[str, MicroversionSpec]] = {
     Family.IRONIC: ("/baremetal", IRONIC),
@@ -76,12 +74,12 @@ class ServiceMiddleware:
         app: ASGIApp,
         authenticator: Authenticator,
         max_body_bytes: int,
-        routes: Sequence[BaseRoute] = (),
+        routes: RouteTable | None = None,
     ) -> None:
         self.app = app
         self.authenticator = authenticator
         self.max_body_bytes = max_body_bytes
-        self.routes = routes  # the app's, to name the route of a request refused before it
+        self.routes = routes or RouteTable()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -96,28 +94,10 @@ class ServiceMiddleware:
         finally:
             REQUEST_ID.reset(token)
         seconds = time.perf_counter() - started
-        route = self.route_of(scope)
+        route = self.routes.template(scope)
         family = scope["state"]["family"]
         metrics.record_request(family.value, route, scope["method"], status_seen[0], seconds)
         self._log(scope, route, status_seen[0], seconds, request_id)
-
-    def route_of(self, scope: Scope) -> str:
-        """The template of the route that served (or would have served) the request."""
-        found = scope.get("route")
-        template = getattr(found, "path", None)
-        if isinstance(template, str):
-            return template
-        partial = None
-        for route in self.routes:
-            match, _ = route.matches(scope)
-            template = getattr(route, "path", None)
-            if not isinstance(template, str):
-                continue
-            if match is Match.FULL:
-                return template
-            if match is Match.PARTIAL and partial is None:
-                partial = template  # the path matched, the method did not (a 405)
-        return partial or UNMATCHED
 
     async def _serve(
         self, scope: Scope, receive: Receive, send: Send, request_id: str, status_seen: list[int]

@@ -32,9 +32,9 @@ def round_applied(kind: str, result: Round, seconds: float) -> None:
     if result.report is not None:
         for done in result.report.outcomes:
             if done.ok and done.action.writes:
-                metrics.SYNC_ACTIONS.labels(kind, done.action.kind, "done").inc()
+                metrics.recorded().sync_actions.labels(kind, done.action.kind, "done").inc()
             elif done.error is not None:
-                metrics.SYNC_ACTIONS.labels(kind, done.action.kind, FAILED).inc()
+                metrics.recorded().sync_actions.labels(kind, done.action.kind, FAILED).inc()
 
 
 def round_failed(kind: str, seconds: float = 0.0) -> None:
@@ -44,20 +44,25 @@ def round_failed(kind: str, seconds: float = 0.0) -> None:
 
 def round_skipped(kind: str) -> None:
     """A round of ``kind`` not run: another process held the sync lock."""
-    metrics.SYNC_ROUNDS.labels(kind, SKIPPED).inc()
+    metrics.recorded().sync_rounds.labels(kind, SKIPPED).inc()
 
 
-def mirror_refreshed(lag_seconds: float, refreshed_at: float | None = None) -> None:
-    """The hook the Ironic mirror calls after each successful refresh: how far behind Ironic
-    its data is, and when the refresh happened (Unix time; now by default)."""
-    metrics.MIRROR_LAG.set(max(0.0, lag_seconds))
-    metrics.MIRROR_LAST_REFRESH.set(time.time() if refreshed_at is None else refreshed_at)
+def mirror_refreshed(
+    lag_seconds: float, refreshed_at: float | None = None, source: str = "ironic"
+) -> None:
+    """The hook the Ironic mirror calls after each successful refresh: how far behind
+    ``source`` its data is, and when the refresh happened (Unix time; now by default). The
+    gauges are absent until the first call, so a service without a mirror shows none."""
+    found = metrics.recorded()
+    found.mirror_lag.labels(source).set(max(0.0, lag_seconds))
+    when = time.time() if refreshed_at is None else refreshed_at
+    found.mirror_last_refresh.labels(source).set(when)
 
 
 def _round(kind: str, outcome: str, seconds: float) -> None:
-    metrics.SYNC_ROUNDS.labels(kind, outcome).inc()
-    metrics.SYNC_ROUND_SECONDS.labels(kind).observe(seconds)
+    metrics.recorded().sync_rounds.labels(kind, outcome).inc()
+    metrics.recorded().sync_round_seconds.labels(kind).observe(seconds)
     if outcome == FAILED:
-        metrics.SYNC_FAILURES.labels(kind).inc()
+        metrics.recorded().sync_failures.labels(kind).inc()
     elif outcome == OK:
-        metrics.SYNC_LAST_SUCCESS.labels(kind).set(time.time())
+        metrics.recorded().sync_last_success.labels(kind).set(time.time())
