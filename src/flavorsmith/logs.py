@@ -151,9 +151,9 @@ def formatter(fmt: LogFormat) -> logging.Formatter:
 def configure(
     fmt: LogFormat | None = None, *, level: int = logging.INFO, stream: TextIO | None = None
 ) -> logging.Handler:
-    """Send every logger (ours, Alembic's, uvicorn's) through one handler on ``stream``
-    (stderr) in ``fmt`` (by default: text on a terminal, JSON otherwise). Returns the
-    handler (a caller may remove it again)."""
+    """Send every logger (ours, Alembic's, uvicorn's, any library's) through one handler on
+    ``stream`` (stderr) in ``fmt`` (by default: text on a terminal, JSON otherwise). Returns
+    the handler (a caller may remove it again)."""
     handler: logging.StreamHandler[TextIO] = (
         logging.StreamHandler(stream) if stream is not None else _Stderr()
     )
@@ -164,11 +164,17 @@ def configure(
         root.removeHandler(old)
     handler.flavorsmith = True  # type: ignore[attr-defined]
     root.addHandler(handler)
-    root.setLevel(level)
+    # Our loggers at ``level``; other libraries keep the root's level (WARNING by default),
+    # so their routine INFO lines (HTTP clients, drivers) stay out, their warnings do not.
+    logging.getLogger("flavorsmith").setLevel(level)
     for name in ROUTED:
         routed = logging.getLogger(name)
         routed.handlers.clear()
         routed.propagate = True
         if routed.level == logging.NOTSET or routed.level < level:
             routed.setLevel(level)
+    for name in QUIET_INFO:  # their INFO is our DEBUG: not even made above DEBUG
+        logging.getLogger(name).setLevel(
+            logging.DEBUG if level <= logging.DEBUG else logging.WARNING
+        )
     return handler

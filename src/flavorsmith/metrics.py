@@ -16,12 +16,13 @@ from __future__ import annotations
 import functools
 import os
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest, values
-from prometheus_client.core import Metric
+from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import start_wsgi_server
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
@@ -50,7 +51,9 @@ class Recorded:
     sync_failures: Counter
     sync_last_success: Gauge
     sync_round_seconds: Histogram
-    mirror_lag: Gauge
+    mirror_refreshes: Counter
+    mirror_refresh_seconds: Histogram
+    mirror_nodes: Gauge
     mirror_last_refresh: Gauge
 
 
@@ -105,17 +108,30 @@ def recorded() -> Recorded:
             buckets=BUCKETS,
             registry=REGISTRY,
         ),
-        mirror_lag=Gauge(
-            "flavorsmith_mirror_lag_seconds",
-            "How far the Ironic mirror is behind Ironic: seconds since the data of its last "
-            "successful refresh was read.",
+        mirror_refreshes=Counter(
+            "flavorsmith_mirror_refreshes",
+            "Refreshes of the Ironic mirror, by source and result (ok, failed: nothing changed).",
+            ("source", "result"),
+            registry=REGISTRY,
+        ),
+        mirror_refresh_seconds=Histogram(
+            "flavorsmith_mirror_refresh_duration_seconds",
+            "Time one refresh of the Ironic mirror took (reading every page, then writing).",
+            ("source",),
+            buckets=BUCKETS,
+            registry=REGISTRY,
+        ),
+        mirror_nodes=Gauge(
+            "flavorsmith_mirror_nodes",
+            "Nodes the last good refresh of the Ironic mirror listed.",
             ("source",),
             multiprocess_mode="mostrecent",
             registry=REGISTRY,
         ),
         mirror_last_refresh=Gauge(
             "flavorsmith_mirror_last_refresh_timestamp_seconds",
-            "When the Ironic mirror last refreshed successfully (Unix time).",
+            "When the last good refresh of the Ironic mirror started (Unix time): its data is "
+            "as of then.",
             ("source",),
             multiprocess_mode="max",
             registry=REGISTRY,
@@ -167,7 +183,27 @@ class Exposition(Collector):
 
     def collect(self) -> Iterator[Metric]:
         for source in self.sources:
-            yield from source.collect()
+            for metric in source.collect():
+                yield metric
+                if metric.name == LAST_REFRESH:
+                    yield mirror_lag(metric, time.time())
+
+
+LAST_REFRESH = "flavorsmith_mirror_last_refresh_timestamp_seconds"
+
+
+def mirror_lag(last_refresh: Metric, now: float) -> Metric:
+    """The mirror's lag as of the scrape: how long ago its last good refresh started (its
+    data is as of then), from the timestamp every process can record and read."""
+    lag = GaugeMetricFamily(
+        "flavorsmith_mirror_lag_seconds",
+        "How far the Ironic mirror is behind Ironic: seconds since the last good refresh "
+        "started reading it.",
+        labels=["source"],
+    )
+    for sample in last_refresh.samples:
+        lag.add_metric([sample.labels.get("source", "")], max(0.0, now - sample.value))
+    return lag
 
 
 def exposition(extra: Sequence[Collector] = ()) -> bytes:

@@ -23,7 +23,7 @@ def stream() -> Iterator[io.StringIO]:
     """The root logger configured as serve configures it, writing into a buffer."""
     root = logging.getLogger()
     level = root.level
-    saved = {name: logging.getLogger(name).level for name in logs.ROUTED}
+    saved = {name: logging.getLogger(name).level for name in (*logs.ROUTED, "flavorsmith")}
     buffer = io.StringIO()
     yield buffer
     for handler in [h for h in root.handlers if getattr(h, "flavorsmith", False)]:

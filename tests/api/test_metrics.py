@@ -1,6 +1,6 @@
 """The service's metrics after known work, read as a scrape reads them: requests by API family,
 route template and status with their latency, sync rounds and actions with the last success,
-the mirror hook, and the inventory gauges (capacity per flavor, nodes per resource class)."""
+the Ironic mirror's refreshes and lag, and the inventory gauges (capacity per flavor, nodes per resource class)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,11 @@ from flavorsmith import metrics
 from flavorsmith.api.metrics import collectors
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
-from flavorsmith.sync import metrics as sync_metrics
+from flavorsmith.sync.mirror import Mirror
+from flavorsmith.sync.targets import cloud
+from flavorsmith.sync.targets.ironic import IronicNodes
 from tests.api.conftest import build_app
+from tests.live import free_port, serving
 
 ADMIN = {"X-Auth-Token": "admin-token"}
 LATEST = {**ADMIN, "X-OpenStack-Ironic-API-Version": "latest"}
@@ -117,13 +120,43 @@ def test_a_sync_apply_counts_its_round_and_actions(client: TestClient) -> None:
     )
 
 
-def test_the_mirror_hook_sets_its_lag(client: TestClient) -> None:
-    sync_metrics.mirror_refreshed(12.5, refreshed_at=1_700_000_000.0)
-    samples = scrape(client)
-    assert value(samples, "flavorsmith_mirror_lag_seconds", source="ironic") == 12.5
-    assert value(samples, "flavorsmith_mirror_last_refresh_timestamp_seconds", source="ironic") == (
-        1_700_000_000.0
-    )
+def test_mirror_refreshes_and_lag(client: TestClient, tmp_path: Path) -> None:
+    """A mirror of this service's own Ironic-compatible API, over HTTP, into a second
+    database: each refresh is counted, and the lag grows from the last good one's start."""
+    origin, copy = (make_engine(f"sqlite:///{tmp_path / name}") for name in ("o.db", "c.db"))
+    migrate.upgrade(origin)
+    migrate.upgrade(copy)
+    ironic = build_app(origin)  # noauth, as an Ironic without Keystone
+    for i in range(3):
+        node(TestClient(ironic), f"mirrored-{i}", "c2.diskless")
+    before = scrape(client)
+    with serving(ironic) as url:
+        source = IronicNodes(cloud.connect(None, "baremetal", f"{url}/baremetal", timeout=10))
+        good = Mirror(source, copy, label=url).refresh()
+    assert good.error is None and good.created == 3
+    dead = f"http://127.0.0.1:{free_port()}"
+    unreachable = IronicNodes(cloud.connect(None, "baremetal", dead, timeout=5))
+    failed = Mirror(unreachable, copy, label=dead).refresh()
+    assert failed.error is not None
+    time.sleep(0.2)
+    after = scrape(client)
+
+    def delta(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert delta("flavorsmith_mirror_refreshes_total", source="ironic", result="ok") == 1
+    assert delta("flavorsmith_mirror_refreshes_total", source="ironic", result="failed") == 1
+    assert delta("flavorsmith_mirror_refresh_duration_seconds_count", source="ironic") == 2
+    assert value(after, "flavorsmith_mirror_nodes", source="ironic") == 3
+    started = good.started.timestamp()
+    last = value(after, "flavorsmith_mirror_last_refresh_timestamp_seconds", source="ironic")
+    assert last == pytest.approx(started)  # the failed refresh did not move it
+    lag = value(after, "flavorsmith_mirror_lag_seconds", source="ironic")
+    assert 0.2 <= lag < time.time() - started + 1
+    later = value(scrape(client), "flavorsmith_mirror_lag_seconds", source="ironic")
+    assert later > lag  # computed when scraped: it grows until the next good refresh
+    origin.dispose()
+    copy.dispose()
 
 
 def node(client: TestClient, name: str, resource_class: str, *traits: str) -> str:

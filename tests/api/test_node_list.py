@@ -153,7 +153,7 @@ def test_short_and_detailed_lists(
         (
             "sort_key=traits",
             400,
-            "The sort_key value 'traits' is an invalid field for sorting; choose from id, uuid, name, driver, resource_class, provision_state, power_state, maintenance, instance_uuid, created_at, updated_at",
+            "The sort_key value 'traits' is an invalid field for sorting; choose from id, uuid, name, driver, resource_class, provision_state, power_state, maintenance, instance_uuid, created_at, updated_at, conductor_group, owner, lessee, retired, protected, shard, instance_name",
         ),
         ("sort_dir=up", 400, "Invalid sort direction 'up': choose asc or desc"),
         (
@@ -169,7 +169,7 @@ def test_short_and_detailed_lists(
         (
             "bogus=1",
             400,
-            "Unknown query parameter 'bogus'; allowed: associated, detail, driver, fields, limit, maintenance, marker, not-traits, not-traits-any, provision_state, resource_class, sort_dir, sort_key, traits, traits-any",
+            "Unknown query parameter 'bogus'; allowed: associated, conductor_group, description_contains, detail, driver, fault, fields, include_children, instance_name, instance_uuid, lessee, limit, maintenance, marker, not-traits, not-traits-any, owner, parent_node, project, provision_state, resource_class, retired, shard, sharded, sort_dir, sort_key, traits, traits-any",
         ),
         (f"marker={uuid.uuid4()}", 404, None),
     ],

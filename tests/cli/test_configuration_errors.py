@@ -137,3 +137,25 @@ def test_the_installed_command_says_a_usage_error_in_one_line(tmp_path: Path) ->
     assert line.startswith("flavorsmith serve: error: Invalid value for '--repo': ")
     assert f"{missing} is not a catalog repository" in line
     assert line.endswith("(see flavorsmith serve --help)")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--ironic-cloud", "prod", "--ironic-endpoint", "http://127.0.0.1:6385"],
+            "--ironic-cloud and --ironic-endpoint name two Ironics: give one of them",
+        ),
+        (
+            ["--ironic-endpoint", "127.0.0.1:6385"],
+            "'127.0.0.1:6385' is not an http:// or https:// URL",
+        ),
+    ],
+    ids=["both", "not a URL"],
+)
+def test_serve_refuses_an_ironic_to_mirror_it_cannot_use(
+    cli: Invoke, args: list[str], message: str
+) -> None:
+    result = cli("serve", "--repo", str(EXAMPLES), *args)
+    assert message in usage_error(result)
+    assert "serving on" not in result.stderr

@@ -52,7 +52,7 @@ def test_import_refuses_a_bad_file_whole(cli: Invoke, database: str, tmp_path: P
     assert result.stderr.splitlines() == [
         f"{inventory}:3:38: nodes[1].traits[1]: Invalid trait 'nicx': a trait is a standard os-traits name, or CUSTOM_ followed by A-Z, 0-9 and _, at most 255 characters (did you mean 'CUSTOM_NICX'?)",
         f"{inventory}:4:12: nodes[2].name: 'ok-1' is listed twice (first as entry 0)",
-        f"{inventory}:5:19: nodes[3].resource_clas: unknown key 'resource_clas'; allowed: name, uuid, driver, resource_class, traits, properties, driver_info, extra, description, provision_state, maintenance, power_state, instance_uuid",
+        f"{inventory}:5:19: nodes[3].resource_clas: unknown key 'resource_clas'; allowed: name, uuid, driver, resource_class, traits, properties, driver_info, extra, description, provision_state, maintenance, power_state, instance_uuid, owner, lessee, conductor_group, retired, retired_reason",
         "3 errors, 0 warnings",
         "error: nothing was imported",
     ]

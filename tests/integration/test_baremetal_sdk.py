@@ -43,6 +43,28 @@ def test_sdk_node_and_trait_lifecycle(conn: Any) -> None:
         conn.baremetal.get_node(node.id)
 
 
+def test_sdk_ironic_data_fields_maintenance_and_conductor_actions(conn: Any) -> None:
+    shard = unique("shard")
+    node = conn.baremetal.create_node(
+        driver="fake-hardware", name=unique("n"), lessee="p2", shard=shard, conductor_group="G"
+    )
+    assert (node.lessee, node.shard, node.conductor_group) == ("p2", shard, "g")
+    assert (node.boot_interface, node.network_interface, node.is_retired) == ("fake", "noop", False)
+    updated = conn.baremetal.update_node(node, owner="p1", is_automated_clean_enabled=False)
+    assert (updated.owner, updated.is_automated_clean_enabled) == ("p1", False)
+    assert [n.id for n in conn.baremetal.nodes(shard=shard)] == [node.id]
+    conn.baremetal.set_node_maintenance(node, reason="fan failed")
+    shown = conn.baremetal.get_node(node.id)
+    assert (shown.is_maintenance, shown.maintenance_reason) == (True, "fan failed")
+    conn.baremetal.unset_node_maintenance(node)
+    shown = conn.baremetal.get_node(node.id)
+    assert (shown.is_maintenance, shown.maintenance_reason) == (False, None)
+    with pytest.raises(sdk_exceptions.BadRequestException, match="conductor handles power state"):
+        conn.baremetal.set_node_power_state(node, "power on")
+    with pytest.raises(sdk_exceptions.BadRequestException, match="provision state changes"):
+        conn.baremetal.set_node_provision_state(node, "manage")
+
+
 def test_sdk_pages_through_many_nodes(conn: Any) -> None:
     rc = unique("rc")
     created = {

@@ -24,30 +24,9 @@ import pytest
 from tests.conftest import EXAMPLES, ROOT
 from tests.live import free_port
 from tests.support.ironic_api import CACHE
+from tests.support.wheels import INPUTS, build_wheel
 
 pytestmark = pytest.mark.slow
-INPUTS = ("pyproject.toml", "constraints.txt")
-
-
-def build_wheel(out: Path) -> Path:
-    """The project's wheel, built from a copy of the sources (the work tree stays clean)."""
-    source = out / "source"
-    source.mkdir()
-    for name in (*INPUTS, "README.md"):
-        shutil.copy2(ROOT / name, source / name)
-    shutil.copytree(
-        ROOT / "src" / "flavorsmith",
-        source / "src" / "flavorsmith",
-        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-    )
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-    subprocess.run(
-        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(source)],
-        check=True,
-        capture_output=True,
-    )
-    (wheel,) = out.glob("flavorsmith-*.whl")
-    return wheel
 
 
 def fresh_venv(wheel: Path) -> Path:

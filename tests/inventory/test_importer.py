@@ -106,9 +106,10 @@ def test_ironic_output_sets_only_what_it_has() -> None:
     assert parsed.notes == [
         "read as `openstack baremetal node list --long` output: 2 nodes",
         "ignored keys that no Ironic node has: Shelf (1 of 2 nodes)",
-        "not in the file, so left as stored (a new node gets the default): description, "
-        "driver, extra, instance_uuid, maintenance, name (1 of 2 nodes), power_state, "
-        "properties, provision_state, resource_class, traits (1 of 2 nodes)",
+        "not in the file, so left as stored (a new node gets the default): conductor_group, "
+        "description, driver, extra, instance_uuid, lessee, maintenance, name (1 of 2 nodes), "
+        "owner, power_state, properties, provision_state, resource_class, retired, "
+        "retired_reason, traits (1 of 2 nodes)",
     ]
 
 

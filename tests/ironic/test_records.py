@@ -70,6 +70,11 @@ def test_api_records_read_into_the_stored_fields_without_driver_info() -> None:
         "provision_state": "enroll",
         "resource_class": "m1.small",
         "traits": ["CUSTOM_A", "HW_CPU_X86_AVX2"],
+        "owner": None,
+        "lessee": None,
+        "conductor_group": "",
+        "retired": False,
+        "retired_reason": None,
     }
     assert (n1.unknown, n1.dropped) == ((), ("driver_info",))
     assert (nameless.fields["uuid"], nameless.fields["name"]) == (NAMELESS, None)

@@ -226,6 +226,7 @@ def test_ironic_data_filters(connection: Connection) -> None:
     assert ids(conductor_group="") == [child["id"], other["id"]]
     assert ids(description_contains="% off_") == [other["id"]]
     assert ids(description_contains="%_") == []
+    assert ids(fault="power failure") == []
 
 
 def test_bad_sort_and_marker(connection: Connection) -> None:

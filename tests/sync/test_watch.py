@@ -19,11 +19,13 @@ from flavorsmith.logs import fields_of
 from flavorsmith.sync import watch as watch_module
 from flavorsmith.sync.kinds import deploy_templates
 from flavorsmith.sync.kinds.deploy_templates import StoreTemplates
+from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
 from flavorsmith.sync.kinds.flavors import StoreFlavors
 from flavorsmith.sync.targets import store
 from flavorsmith.sync.watch import watch
 from tests.conftest import EXAMPLES, Invoke
 from tests.support.catalogs import RULES
+from tests.support.configmap_volume import mount_catalog
 
 
 @pytest.fixture
@@ -113,3 +115,66 @@ def test_the_fingerprint_outlives_folders_removed_while_it_looks(tmp_path: Path)
     before = fingerprint(tmp_path)
     (tmp_path / "hardware" / "a.yaml").write_text("ab")
     assert fingerprint(tmp_path) != before
+
+
+def test_the_watcher_applies_a_configmap_swap_and_never_a_half_swapped_catalog(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """ConfigMap mode (tests/support/configmap_volume.py lays the folders out as the kubelet
+    does): the flavors ConfigMap is updated while the watcher runs, slowly, one kubelet step
+    at a time; the update is applied, and no round ever applies a mix of the two."""
+    root = tmp_path / "catalog"
+    volumes = mount_catalog(root, EXAMPLES / "hardware")
+    old = {p.name: p.read_bytes() for p in sorted((EXAMPLES / "hardware/flavors").glob("*.yaml"))}
+    new = {
+        name: text.replace(b"\ndescription: ", b"\ndescription: v2 ") for name, text in old.items()
+    }
+    del new["m1.small.yaml"]
+    new["m9.large.yaml"] = new["m1.medium.yaml"].replace(b"name: m1.medium", b"name: m9.large")
+    engine = make_engine(f"sqlite:///{tmp_path / 'watch.db'}")
+    migrate.upgrade(engine)
+    target = StoreFlavors(engine)
+    seen: list[dict[str, str | None]] = []  # the store as each round found it
+
+    def make_target(_kind: object) -> StoreFlavors:
+        seen.append({f.name: f.description for f in target.observe().values() if f.managed})
+        return target
+
+    stop = threading.Event()
+    caplog.set_level("INFO", logger="flavorsmith.sync")
+    options: dict[str, Any] = {"kinds": (FLAVORS,), "prune": True, "interval": 0.2}
+    options.update(debounce=0.3, poll=0.05, stop=stop)
+    thread = threading.Thread(
+        target=watch, args=(Repository(root, RULES), make_target, engine), kwargs=options
+    )
+    thread.start()
+    try:
+        _wait(lambda: len(seen) >= 3)
+        volumes["flavors"].write(new, step=lambda _name: time.sleep(0.15))
+        _wait(lambda: "m9.large" in _managed(target))
+        rounds_after = len(seen)
+        _wait(lambda: len(seen) >= rounds_after + 2)
+    finally:
+        stop.set()
+        thread.join(10)
+    final = {f.name: f.description for f in target.observe().values() if f.managed}
+    assert sorted(final) == sorted(Path(n).stem for n in new)
+    assert all(str(d).startswith("v2 ") for d in final.values())
+    before = seen[1]
+    assert sorted(before) == sorted(Path(n).stem for n in old)
+    # Every round found the store as the old update or the new one left it, never a mix.
+    assert all(state in ({}, before, final) for state in seen), seen
+    triggers = [fields_of(r)["trigger"] for r in caplog.records]
+    assert "files" in triggers
+    engine.dispose()
+
+
+def _managed(target: StoreFlavors) -> set[str]:
+    return {f.name for f in target.observe().values() if f.managed}
+
+
+def _wait(condition: Any, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)

@@ -11,7 +11,9 @@ from starlette.responses import Response
 
 from flavorsmith.api import health, openapi
 from flavorsmith.api.auth import Authenticator, NoAuth, TokenFile
+from flavorsmith.api.baremetal import conductor as baremetal_conductor
 from flavorsmith.api.baremetal import deploy_templates as baremetal_templates
+from flavorsmith.api.baremetal import maintenance as baremetal_maintenance
 from flavorsmith.api.baremetal import nodes as baremetal_nodes
 from flavorsmith.api.baremetal import traits as baremetal_traits
 from flavorsmith.api.baremetal import versions as baremetal
@@ -38,6 +40,7 @@ from flavorsmith.api.middleware import ServiceMiddleware
 from flavorsmith.api.native import catalog as native_catalog
 from flavorsmith.api.native import inspection as native_inspection
 from flavorsmith.api.native import matching as native_matching
+from flavorsmith.api.native import node_source as native_node_source
 from flavorsmith.api.native import service_flavors as native_service_flavors
 from flavorsmith.api.native import sync as native_sync
 from flavorsmith.api.policy import Enforcer, PolicyDenied, RuleDefault
@@ -60,6 +63,8 @@ ROUTERS: list[tuple[APIRouter, str]] = [
     (baremetal.router, "/baremetal"),
     (baremetal_nodes.router, "/baremetal"),
     (baremetal_traits.router, "/baremetal"),
+    (baremetal_maintenance.router, "/baremetal"),
+    (baremetal_conductor.router, "/baremetal"),
     (baremetal_templates.router, "/baremetal"),
     (compute.router, "/compute"),
     (compute_flavors.router, "/compute"),
@@ -71,6 +76,7 @@ ROUTERS: list[tuple[APIRouter, str]] = [
     (lb_flavors.router, "/load-balancer"),
     (native_service_flavors.router, "/v1"),
     (native_catalog.router, "/v1"),
+    (native_node_source.router, "/v1"),
     (native_matching.router, "/v1"),
     (native_inspection.router, "/v1"),
     (native_sync.router, "/v1"),
@@ -86,6 +92,7 @@ def policy_defaults() -> list[RuleDefault]:
         *native_matching.POLICIES,
         *native_inspection.POLICIES,
         *native_sync.POLICIES,
+        *native_node_source.POLICIES,
         *LOADBALANCER_POLICIES,
     ]
 

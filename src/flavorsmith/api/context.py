@@ -23,8 +23,17 @@ from flavorsmith.api.auth import Identity
 from flavorsmith.api.requests import identity
 from flavorsmith.api.services import Services
 from flavorsmith.db.engine import Connection, writer
+from flavorsmith.errors import Conflict
 
 T = TypeVar("T")
+
+# The paths whose writing transactions change nodes (one of these or under one): refused
+# while the nodes mirror a real Ironic.
+NODE_ROUTES = ("/baremetal/v1/nodes", "/v1/nodes")
+
+
+def is_node_route(path: str) -> bool:
+    return any(path == root or path.startswith(root + "/") for root in NODE_ROUTES)
 
 
 @dataclass(frozen=True)
@@ -54,9 +63,23 @@ class RequestContext:
         """Does policy ``rule`` allow the caller (on its own project)? Never refuses."""
         return self.services.enforcer.check(rule, self.identity.credentials(), {})
 
+    def check_writable(self) -> None:
+        """Refuse (409) a node write while the nodes mirror a real Ironic: the next refresh
+        would undo it, so it is made there. Every writing transaction of a node route passes
+        here (``run``), so a new node write route is refused without doing anything."""
+        mirror = self.services.mirror
+        if mirror is None:
+            return
+        root = str(self.request.scope.get("root_path") or "")
+        if is_node_route(self.request.url.path.removeprefix(root)):
+            raise Conflict(mirror.refusal())
+
     async def run(self, work: Callable[[Connection], T], *, write: bool) -> T:
         """``work`` in one transaction on a worker thread (the database calls block); a
-        writing transaction takes SQLite's write lock at BEGIN."""
+        writing transaction takes SQLite's write lock at BEGIN, and is refused on a node
+        route while the nodes are mirrored (``check_writable``)."""
+        if write:
+            self.check_writable()
         engine = self.services.engine
 
         def transaction() -> T:

@@ -96,7 +96,17 @@ def readyz(request: Request) -> JSONResponse:
             },
             status_code=503,
         )
-    return JSONResponse({"status": "ready", "database": "ok", "migrations": current})
+    body: dict[str, Any] = {"status": "ready", "database": "ok", "migrations": current}
+    mirror = shared.mirror
+    if mirror is not None:
+        # The last good mirror keeps serving while Ironic is down or slow (ready, with the
+        # error shown); before the first load there is nothing to serve.
+        body["ironic"] = mirror.state()
+        problem = mirror.not_ready()
+        if problem is not None:
+            body.update(status="unavailable", nodes=problem)
+            return JSONResponse(body, status_code=503)
+    return JSONResponse(body)
 
 
 def catalog_problem(catalog: CatalogState) -> str | None:

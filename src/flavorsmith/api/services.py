@@ -1,5 +1,5 @@
 """What the handlers share, built once per application by api.app.create_app: the engine, the
-policy, the served catalog, the matcher's index and the providers."""
+policy, the served catalog, the matcher's index, the providers and the Ironic mirror."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from flavorsmith.extra_specs.registry import Registry
 from flavorsmith.inventory.index_cache import IndexCache
 from flavorsmith.providers.registry import DriverRegistry
 from flavorsmith.rulebook import catalog_rules
+from flavorsmith.sync.mirror import Mirror
 
 
 class CatalogState:
@@ -61,7 +62,9 @@ class CatalogState:
 
 @dataclass
 class Services:
-    """Everything handlers need, reached through api.context."""
+    """Everything handlers need, reached through api.context. ``mirror`` is set when the
+    nodes are a real Ironic's (``serve --ironic-endpoint`` / ``--ironic-cloud``): node writes
+    are refused then, and ``/readyz`` waits for its first load."""
 
     settings: Settings
     engine: Engine
@@ -69,3 +72,4 @@ class Services:
     catalog: CatalogState
     index_cache: IndexCache
     providers: DriverRegistry
+    mirror: Mirror | None = None

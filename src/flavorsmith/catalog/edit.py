@@ -34,6 +34,7 @@ class AddResult:
 
 def add(repo: Repository, kind: Kind, source: Path, *, force: bool = False) -> AddResult:
     """Validate ``source`` against the repository, then write it to its canonical path."""
+    _refuse_mounted(repo)
     try:
         raw = read_file(source)
     except Unreadable as exc:
@@ -71,6 +72,7 @@ def add(repo: Repository, kind: Kind, source: Path, *, force: bool = False) -> A
 
 def delete(repo: Repository, kind: Kind, name: str, *, force: bool = False) -> Path:
     """Remove a definition and its kustomization entry; returns the removed file."""
+    _refuse_mounted(repo)
     found = repo.find(kind, name)
     if found is None:
         raise EditRefused(f"no {kind.name} named {name!r} in {display_path(repo.folder(kind))}")
@@ -88,6 +90,15 @@ def delete(repo: Repository, kind: Kind, name: str, *, force: bool = False) -> P
         )
     found.path.unlink()
     return found.path
+
+
+def _refuse_mounted(repo: Repository) -> None:
+    """Mounted ConfigMaps are read-only copies: the change belongs in their source."""
+    if repo.mounted:
+        raise EditRefused(
+            f"{display_path(repo.root)} holds mounted catalog folders (ConfigMap mode, no "
+            "hardware/): change the files the ConfigMaps are generated from instead"
+        )
 
 
 def kustomization_text(repo: Repository) -> str:

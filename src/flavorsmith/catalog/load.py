@@ -139,11 +139,14 @@ def load_file(
     *,
     rules: CatalogRules,
     roots: Sequence[Path] = (),
+    source: Path | None = None,
 ) -> Loaded:
-    """Read and load one definition file (see ``read_file`` for what is refused unread)."""
+    """Read and load one definition file (see ``read_file`` for what is refused unread). Its
+    bytes come from ``source`` when given (a ConfigMap volume's timestamped folder), while
+    ``path`` stays the name it is known and reported by."""
     shown = display if display is not None else display_path(path)
     try:
-        raw = read_file(path, roots=roots)
+        raw = read_file(source if source is not None else path, roots=roots)
     except Unreadable as exc:
         diag = Diagnostic(shown, 1, 1, "file", exc.message, Severity.ERROR, exc.code)
         return Loaded(path, kind, None, None, [diag])

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flavorsmith.catalog import checks, kustomization
+from flavorsmith.catalog import checks, kustomization, volume
 from flavorsmith.catalog.injected import CatalogRules
 from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR, KINDS, Kind
 from flavorsmith.catalog.load import Loaded, Unreadable, display_path, load_file, read_file
@@ -26,6 +26,8 @@ from flavorsmith.diagnostics import Diagnostic, Severity
 W = Severity.WARNING
 REPO_ENV_VARS = ("FLAVORSMITH_REPO", "UC_DEPLOY")
 MODELINE_PREFIX = "# yaml-language-server: $schema="
+LOAD_ATTEMPTS = 5  # reads of a catalog whose ConfigMap volumes keep changing while it is read
+FOLDERS = ", ".join(f"{kind.folder}/" for kind in KINDS)
 
 
 def resolve_root(option: str | None) -> Path:
@@ -65,13 +67,29 @@ class RepoView:
 
 class Repository:
     """A catalog repository at ``root``, checked with ``rules`` (the extra-spec registry and
-    Ironic's deploy-template rules, which the catalog does not own)."""
+    Ironic's deploy-template rules, which the catalog does not own).
+
+    ``root`` holds ``hardware/`` (a Git checkout: hardware/<kind folder>/, deployed through
+    hardware/base/kustomization.yaml), or, in ConfigMap mode, the kinds' folders themselves
+    (``device-types/``, ``flavors/``, ... each a mounted ConfigMap volume): then there is no
+    kustomization and every YAML file of each folder is deployed."""
 
     def __init__(self, root: Path, rules: CatalogRules) -> None:
         self.root = root
         self.rules = rules
-        self.hardware = root / "hardware"
-        self.kustomization_path = self.hardware / "base" / "kustomization.yaml"
+        self.kustomization_path = root / "hardware" / "base" / "kustomization.yaml"
+
+    @property
+    def mounted(self) -> bool:
+        """ConfigMap mode: no hardware/ folder, and at least one kind's folder at the root."""
+        return not (self.root / "hardware").is_dir() and any(
+            (self.root / kind.folder).is_dir() for kind in KINDS
+        )
+
+    @property
+    def hardware(self) -> Path:
+        """The folder holding the kinds' folders: hardware/, or the root in ConfigMap mode."""
+        return self.root if self.mounted else self.root / "hardware"
 
     @property
     def roots(self) -> tuple[Path, Path]:
@@ -80,46 +98,87 @@ class Repository:
         return self.root, self.hardware
 
     def exists(self) -> bool:
-        return self.hardware.is_dir()
+        return (self.root / "hardware").is_dir() or self.mounted
 
     def folder(self, kind: Kind) -> Path:
         return self.hardware / kind.folder
 
-    def definition_files(self, kind: Kind) -> list[Path]:
-        folder = self.folder(kind)
-        if not folder.is_dir():
-            return []
-        return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    def files(self, kind: Kind) -> list[volume.CatalogFile]:
+        """The kind's files, each with where its bytes are read (see ``volume.files``)."""
+        return volume.files(self.folder(kind))
 
-    def load_definition(self, path: Path, kind: Kind) -> Loaded:
+    def definition_files(self, kind: Kind) -> list[Path]:
+        return [item.path for item in self.files(kind)]
+
+    def load_definition(self, path: Path, kind: Kind, source: Path | None = None) -> Loaded:
         """One definition file of this repository; a link leading out of it is refused."""
-        return load_file(path, kind, rules=self.rules, roots=self.roots)
+        return load_file(path, kind, rules=self.rules, roots=self.roots, source=source)
 
     def load(self) -> RepoView:
         """Load and check every definition, across files and against the kustomization.
 
         A repository without its hardware/ folder (a wrong path, or a checkout or ConfigMap
         swap caught half-way) is an error, never an empty catalog: an empty catalog applied
-        with prune would delete everything."""
+        with prune would delete everything; so is, in ConfigMap mode, a set of mounted folders
+        without a single file. Each ConfigMap volume is read from one update; when one is
+        swapped while the catalog is read, it is read again (a few times, then it is an
+        error), so a load never mixes two updates."""
+        for _ in range(LOAD_ATTEMPTS):
+            before = self._generation()
+            view = self._load_once()
+            if self._generation() == before:
+                return view
+        message = (
+            f"the catalog under {self.root} changed {LOAD_ATTEMPTS} times while it was read "
+            "(ConfigMap volumes being updated); nothing is loaded from it this time"
+        )
+        shown = display_path(self.hardware)
+        return RepoView(diagnostics=[Diagnostic(shown, 1, 1, "file", message, code="changing")])
+
+    def _generation(self) -> tuple[str | None, ...]:
+        """What a ConfigMap update or a relinked hardware folder changes: where each kind's
+        folder resolves to, and the update its ``..data`` names."""
+        out: list[str | None] = []
+        for kind in KINDS:
+            folder = self.folder(kind)
+            out += [os.path.realpath(folder), volume.stamp(folder)]
+        return tuple(out)
+
+    def _load_once(self) -> RepoView:
         view = RepoView()
         if not self.exists():
             view.diagnostics.append(
                 Diagnostic(
-                    display_path(self.hardware),
+                    display_path(self.root / "hardware"),
                     1,
                     1,
                     "hardware",
                     f"{self.root} is not a catalog repository (any more): it has no hardware/ "
-                    "folder; nothing is loaded from it",
+                    f"folder, nor mounted catalog folders ({FOLDERS}); nothing is loaded from it",
                     code="repository-missing",
                 )
             )
             return view
         for kind in KINDS:
-            for path in self.definition_files(kind):
-                loaded = self.load_definition(path, kind)
+            for item in self.files(kind):
+                loaded = self.load_definition(item.path, kind, item.source)
                 view.loaded.append(loaded)
                 view.diagnostics.extend(loaded.diagnostics)
+        if self.mounted and not view.loaded:
+            present = ", ".join(f"{k.folder}/" for k in KINDS if self.folder(k).is_dir())
+            view.diagnostics.append(
+                Diagnostic(
+                    display_path(self.root),
+                    1,
+                    1,
+                    "hardware",
+                    f"the mounted catalog folders under {self.root} ({present}) hold no "
+                    "definition file: an empty or not yet filled ConfigMap is not an empty "
+                    "catalog; nothing is loaded from it",
+                    code="repository-empty",
+                )
+            )
+            return view
         # Definitions in their canonical file come first, so a duplicate is reported on the copy.
         ordered = sorted(view.loaded, key=lambda x: (not _canonical(x), str(x.path)))
         models = [x.model for x in ordered if x.model is not None]
@@ -224,6 +283,8 @@ class Repository:
         return out
 
     def _check_kustomization(self, loaded: Sequence[Loaded]) -> list[Diagnostic]:
+        if self.mounted:
+            return []  # ConfigMap mode: every file of each folder is deployed
         shown = display_path(self.kustomization_path)
         if not self.kustomization_path.is_file():
             if not loaded:

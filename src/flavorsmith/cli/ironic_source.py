@@ -14,9 +14,16 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def ironic_nodes(cloud: str | None, endpoint: str | None) -> IronicNodes | None:
-    """The Ironic named by the options (None: the service's database). Both at once, or an
-    endpoint that is not an http(s) URL, is a usage error (exit 2)."""
+def ironic_nodes(
+    cloud: str | None,
+    endpoint: str | None,
+    *,
+    cloud_option: str = "--cloud",
+    timeout: float | None = None,
+) -> IronicNodes | None:
+    """The Ironic named by the options (None: the service's database); ``cloud_option`` is
+    how the command spells its cloud option, ``timeout`` bounds each request. Both at once,
+    or an endpoint that is not an http(s) URL, is a usage error (exit 2)."""
     from urllib.parse import urlsplit
 
     from flavorsmith.sync.engine import TargetError
@@ -27,8 +34,8 @@ def ironic_nodes(cloud: str | None, endpoint: str | None) -> IronicNodes | None:
         return None
     if cloud is not None and endpoint is not None:
         raise typer.BadParameter(
-            "--cloud and --ironic-endpoint name two Ironics: give one of them",
-            param_hint="'--cloud' / '--ironic-endpoint'",
+            f"{cloud_option} and --ironic-endpoint name two Ironics: give one of them",
+            param_hint=f"'{cloud_option}' / '--ironic-endpoint'",
         )
     if endpoint is not None:
         parts = urlsplit(endpoint)
@@ -38,7 +45,7 @@ def ironic_nodes(cloud: str | None, endpoint: str | None) -> IronicNodes | None:
                 param_hint="'--ironic-endpoint'",
             )
     try:
-        connection = clouds.connect(cloud, "baremetal", endpoint)
+        connection = clouds.connect(cloud, "baremetal", endpoint, timeout=timeout)
     except TargetError as exc:
         reason = str(exc).removeprefix("cannot configure the target: ")
         fail(f"cannot use cloud {cloud!r}: {reason}" if cloud else reason)

@@ -18,7 +18,8 @@ RepoOption = Annotated[
     typer.Option(
         "--repo",
         envvar=["FLAVORSMITH_REPO", "UC_DEPLOY"],
-        help="Deploy repository root (holding hardware/). Default: the working directory.",
+        help="Deploy repository root (holding hardware/), or a folder holding the catalog "
+        "ConfigMaps mounted as device-types/, flavors/, ... Default: the working directory.",
         show_default=False,
     ),
 ]
@@ -64,8 +65,9 @@ def repository(repo: str | None, *, required: bool = True) -> Repository:
     found = Repository(root, catalog_rules())
     if required and not found.exists():
         raise typer.BadParameter(
-            f"{root} is not a catalog repository: it has no hardware/ folder "
-            "(set --repo, FLAVORSMITH_REPO or UC_DEPLOY)",
+            f"{root} is not a catalog repository: it has no hardware/ folder, nor mounted "
+            "catalog folders (device-types/, flavors/, ...) (set --repo, FLAVORSMITH_REPO "
+            "or UC_DEPLOY)",
             param_hint="'--repo'",
         )
     return found

@@ -67,6 +67,31 @@ def serve(
             envvar="FLAVORSMITH_PROVIDERS",
         ),
     ] = DEFAULT_PROVIDERS,
+    ironic_cloud: Annotated[
+        str | None,
+        typer.Option(
+            help="Mirror the nodes of this clouds.yaml cloud's Ironic: a first full load, then "
+            "a refresh every --ironic-refresh seconds; node writes are refused."
+        ),
+    ] = None,
+    ironic_endpoint: Annotated[
+        str | None,
+        typer.Option(
+            help="Mirror the nodes of the Ironic at this URL (no auth), as --ironic-cloud does."
+        ),
+    ] = None,
+    ironic_refresh: Annotated[
+        float, typer.Option(help="Seconds between refreshes of the Ironic mirror.", min=1)
+    ] = 60.0,
+    ironic_max_delete: Annotated[
+        float,
+        typer.Option(
+            help="Percent of the mirrored nodes one refresh may delete; a refresh that would "
+            "delete more changes nothing and is reported.",
+            min=0,
+            max=100,
+        ),
+    ] = 10.0,
     log_format: LogFormatOption = None,
     tls_cert: Annotated[
         Path | None,
@@ -133,6 +158,15 @@ def serve(
         parse_enabled(providers)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="'--providers'") from None
+    from flavorsmith.cli.ironic_source import ironic_nodes
+
+    # Each request of a refresh is bounded: a hung Ironic is reported, never waited on forever.
+    source = ironic_nodes(
+        ironic_cloud,
+        ironic_endpoint,
+        cloud_option="--ironic-cloud",
+        timeout=max(30.0, ironic_refresh),
+    )
     url = database_url(database)
     # A path that is not a catalog is a usage error before anything is served: served, it
     # would look like an empty catalog, and a sync with prune would delete every flavor.
@@ -202,6 +236,29 @@ def serve(
     typer.echo(f"serving on {base_url(host, sock, scheme)} (auth: {auth})", err=True)
     stop = threading.Event()
     watcher = None
+    refresher = None
+    if source is not None:
+        from flavorsmith.sync.mirror import Mirror
+
+        label = ironic_endpoint or f"cloud {ironic_cloud}"
+        mirror = Mirror(
+            source,
+            engine,
+            label=label,
+            interval=ironic_refresh,
+            max_delete=ironic_max_delete / 100,
+            advice=" (--ironic-max-delete 100 lets such a refresh through)",
+        )
+        app.state.services.mirror = mirror
+        refresher = threading.Thread(
+            target=mirror.run, args=(stop,), name="flavorsmith-mirror", daemon=True
+        )
+        refresher.start()
+        typer.echo(
+            f"nodes: mirroring the Ironic at {label} every {ironic_refresh:g} s "
+            "(not ready until the first load; node writes refused)",
+            err=True,
+        )
     if sync:
         from flavorsmith.catalog.repo import Repository
         from flavorsmith.sync.targets import store
@@ -249,8 +306,9 @@ def serve(
     finally:
         stop.set()
         sock.close()
-        if watcher is not None:
-            watcher.join(timeout=10)
+        for thread in (watcher, refresher):
+            if thread is not None:
+                thread.join(timeout=10)
         if metrics_server is not None:
             metrics_server.shutdown()
         folder.remove()

@@ -11,6 +11,7 @@ from typing import Any
 from flavorsmith import jsonsafe
 from flavorsmith import traits as trait_names
 from flavorsmith.errors import Invalid
+from flavorsmith.ironic import node_fields
 from flavorsmith.ironic.deploy_steps import deploy_problem
 from flavorsmith.ironic.deploy_templates import Template
 from flavorsmith.ironic.patch import patched
@@ -100,6 +101,11 @@ def is_uuid(value: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def canonical_uuid(value: str) -> str:
+    """A UUID in its canonical form; anything else as given (it then matches nothing)."""
+    return str(uuid.UUID(value)) if is_uuid(value) else value
 
 
 def check_name(name: Any) -> None:
@@ -205,7 +211,7 @@ class FieldInvalid(Invalid):
 
 TEXT_FIELDS = ("description", "maintenance_reason")
 MAPPING_FIELDS = ("properties", "instance_info", "driver_info", "extra")
-UUID_FIELDS = ("uuid", "instance_uuid")
+UUID_FIELDS = ("uuid", "instance_uuid", "chassis_uuid")
 
 
 def checked_node(values: Mapping[str, Any], lengths: Mapping[str, int]) -> dict[str, Any]:
@@ -229,8 +235,10 @@ def checked_node(values: Mapping[str, Any], lengths: Mapping[str, int]) -> dict[
     for field in UUID_FIELDS:
         if out.get(field) is not None:
             out[field] = _uuid(field, out[field])
-    if not isinstance(out.get("maintenance", False), bool):
-        raise FieldInvalid("maintenance", "'maintenance' must be true or false")
+    for field in node_fields.CHECKED & out.keys():
+        out[field] = _checked(field, out[field])
+    if out.get("parent_node") is not None and not isinstance(out["parent_node"], str):
+        raise FieldInvalid("parent_node", "'parent_node' must be a node's UUID or name")
     for field in TEXT_FIELDS:
         if out.get(field) is not None and not isinstance(out[field], str):
             raise FieldInvalid(field, f"'{field}' must be a string")
@@ -245,6 +253,13 @@ def _field(field: str, check: Any, value: Any) -> None:
         check(value)
     except FieldInvalid:
         raise
+    except Invalid as exc:
+        raise FieldInvalid(field, exc.message) from None
+
+
+def _checked(field: str, value: Any) -> Any:
+    try:
+        return node_fields.normalise(field, value)
     except Invalid as exc:
         raise FieldInvalid(field, exc.message) from None
 
@@ -289,33 +304,36 @@ def instance_trait_problem(node_uuid: str, instance_info: dict[str, Any], traits
 
 # -- create, patch, validate ------------------------------------------------------------------
 
-CREATE_FIELDS = frozenset(
-    {
-        "uuid",
-        "name",
-        "driver",
-        "driver_info",
-        "extra",
-        "properties",
-        "instance_info",
-        "instance_uuid",
-        "resource_class",
-        "description",
-    }
-)
-PATCHABLE = (
+# The data fields a create and a patch both set (Ironic's node schema, minus the conductor's
+# console_enabled).
+_DATA_FIELDS = (
+    "automated_clean",
+    "chassis_uuid",
+    "conductor_group",
     "description",
+    "disable_power_off",
     "driver",
     "driver_info",
     "extra",
     "instance_info",
+    "instance_name",
     "instance_uuid",
+    "lessee",
     "maintenance",
-    "maintenance_reason",
     "name",
+    "network_data",
+    "owner",
+    "parent_node",
     "properties",
     "resource_class",
+    "retired",
+    "retired_reason",
+    "shard",
+    *node_fields.INTERFACE_FIELDS,
 )
+# boot_mode and secure_boot are the conductor's to change, but a create may set them.
+CREATE_FIELDS = frozenset({"uuid", "boot_mode", "secure_boot", *_DATA_FIELDS})
+PATCHABLE = tuple(sorted({"maintenance_reason", "protected", "protected_reason", *_DATA_FIELDS}))
 INTERFACES = (
     "boot",
     "deploy",
@@ -339,12 +357,10 @@ def checked_whole_node(values: Mapping[str, Any], lengths: Mapping[str, int]) ->
     return checked_node(values, lengths)
 
 
-def new_node(
-    body: Any, lengths: Mapping[str, int], *, resource_class_allowed: bool, enroll: bool
-) -> dict[str, Any]:
+def new_node(body: Any, lengths: Mapping[str, int], *, enroll: bool) -> dict[str, Any]:
     """The values of a node created from a request ``body``: only the fields a new node may
-    set, resource_class only where the API version allows it, and the initial provision
-    state (``enroll`` from API version 1.11, ``available`` before)."""
+    set (the caller checks them against the API version), the interfaces Ironic would default
+    and the initial provision state (``enroll`` from API version 1.11, ``available`` before)."""
     if not isinstance(body, dict):
         raise Invalid("The request body must be a JSON object describing the node")
     unknown = sorted(set(body) - CREATE_FIELDS)
@@ -355,9 +371,8 @@ def new_node(
         )
     if "driver" not in body:
         raise Invalid("'driver' is a required property")
-    if "resource_class" in body and not resource_class_allowed:
-        raise Invalid("Setting resource_class needs API version 1.21 or later")
     values = checked_whole_node(body, lengths)
+    values.update(node_fields.default_interfaces(values))
     values["provision_state"] = "enroll" if enroll else "available"
     return values
 
@@ -373,11 +388,9 @@ def apply_patch(row: Mapping[str, Any], patch: Any, lengths: Mapping[str, int]) 
         allow_empty=True,
     )
     for name in PATCHABLE:
-        document.setdefault(name, {} if name in MAPPING_FIELDS else None)
-    if document.get("maintenance") is None:
-        document["maintenance"] = False
+        document.setdefault(name, {} if name in MAPPING_FIELDS else node_fields.EMPTY.get(name))
     result = checked_whole_node(document, lengths)
-    return {k: v for k, v in result.items() if row[k] != v}
+    return node_fields.checked_update(row, {k: v for k, v in result.items() if row[k] != v})
 
 
 def instance_trait_names(instance_info: Mapping[str, Any]) -> list[str]:

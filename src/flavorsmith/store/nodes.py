@@ -16,7 +16,9 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     String,
+    bindparam,
     delete,
+    false,
     func,
     insert,
     not_,
@@ -27,7 +29,10 @@ from sqlalchemy import (
 
 from flavorsmith.db.models import Node, NodeInspection, NodeTrait
 from flavorsmith.errors import Conflict, Invalid, NotFound
+from flavorsmith.ironic import mirror as mirroring
 from flavorsmith.ironic import nodes as rules
+from flavorsmith.ironic.mirror import MirroredNode
+from flavorsmith.ironic.node_fields import INTERFACES
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot, is_provisioned
 from flavorsmith.params import MAX_LIMIT
 from flavorsmith.store import generations
@@ -55,6 +60,13 @@ SORT_KEYS = (
     "instance_uuid",
     "created_at",
     "updated_at",
+    "conductor_group",
+    "owner",
+    "lessee",
+    "retired",
+    "protected",
+    "shard",
+    "instance_name",
 )
 # Rows per statement in bulk writes (within every database's parameter limit).
 BATCH = 5000
@@ -90,6 +102,7 @@ class NodeQuery:
     description_contains: str | None = None
     parent_node: str | None = None  # only the children of this node (a UUID)
     include_children: bool = True  # Ironic's API lists no child node unless asked
+    fault: str | None = None  # faults are the conductor's: no stored node has one
     sort_key: str = "id"
     sort_dir: str = "asc"
     limit: int = MAX_LIMIT
@@ -171,6 +184,8 @@ def _data_conditions(query: NodeQuery) -> list[ColumnElement[bool]]:
         out.append(Node.parent_node == query.parent_node)
     elif not query.include_children:
         out.append(Node.parent_node.is_(None))
+    if query.fault is not None:
+        out.append(false())
     return out
 
 
@@ -273,22 +288,6 @@ def inspection(connection: Connection, node: dict[str, Any]) -> dict[str, Any] |
 # -- writing ----------------------------------------------------------------------------------
 
 
-# Ironic's hardware interfaces (each stored as <name>_interface).
-INTERFACES = (
-    "bios",
-    "boot",
-    "console",
-    "deploy",
-    "firmware",
-    "inspect",
-    "management",
-    "network",
-    "power",
-    "raid",
-    "rescue",
-    "storage",
-    "vendor",
-)
 # Ironic's data fields a create may set, and what a node has when it sets none.
 DATA_DEFAULTS: dict[str, Any] = {
     "owner": None,
@@ -445,6 +444,11 @@ IMPORTED = (
     "maintenance",
     "power_state",
     "instance_uuid",
+    "owner",
+    "lessee",
+    "conductor_group",
+    "retired",
+    "retired_reason",
 )
 # What a new node gets for a column its entry does not set (other columns: NULL).
 NEW_NODE: dict[str, Any] = {
@@ -454,6 +458,8 @@ NEW_NODE: dict[str, Any] = {
     "extra": {},
     "provision_state": "available",
     "maintenance": False,
+    "retired": False,
+    "conductor_group": "",
 }
 
 
@@ -563,6 +569,152 @@ def import_nodes(connection: Connection, specs: Sequence[NodeSpec]) -> ImportRep
     return report
 
 
+# -- mirroring a real Ironic -------------------------------------------------------------------
+
+
+@dataclass
+class MirrorReport:
+    """What one refresh changed, by node UUID; ``refused`` says why it changed nothing."""
+
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    refused: str | None = None
+
+    @property
+    def writes(self) -> int:
+        """Nodes written (created, updated or deleted): 0 for a refresh that found no change."""
+        return len(self.created) + len(self.updated) + len(self.deleted)
+
+
+def _batches(items: Sequence[Any]) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), BATCH):
+        yield items[start : start + BATCH]
+
+
+def mirror(
+    connection: Connection,
+    nodes: Sequence[MirroredNode],
+    *,
+    max_delete: float = mirroring.MAX_DELETE,
+    apply: bool = True,
+) -> MirrorReport:
+    """Make the stored nodes equal to ``nodes`` (the whole of a real Ironic), keyed by UUID:
+    create the missing, update the changed (fields and traits), delete the stored nodes Ironic
+    no longer has; in the caller's transaction, in batches, with one generation bump when
+    anything changed and no write at all when nothing did. A refresh that would delete more
+    than ``max_delete`` of the stored nodes writes nothing and says why (``refused``). With
+    ``apply`` false, only the report: what a refresh would do, nothing written."""
+    columns = mirroring.COLUMNS
+    stored = {
+        row.uuid: row
+        for row in connection.execute(
+            select(Node.id, Node.uuid, *(getattr(Node, c) for c in columns))
+        )
+    }
+    current_traits: dict[int, set[str]] = {}
+    for node_id, trait in connection.execute(select(NodeTrait.node_id, NodeTrait.trait)):
+        current_traits.setdefault(node_id, set()).add(trait)
+    wanted = {node.uuid for node in nodes}
+    gone = [row for uuid, row in stored.items() if uuid not in wanted]
+    report = MirrorReport()
+    report.refused = mirroring.delete_refusal(len(stored), len(gone), max_delete)
+    if report.refused is not None:
+        return report
+    new: list[MirroredNode] = []
+    changes: list[tuple[int, dict[str, Any]]] = []
+    new_traits: list[tuple[int, frozenset[str]]] = []
+    renamed: list[int] = []
+    for node in nodes:
+        row = stored.get(node.uuid)
+        if row is None:
+            new.append(node)
+            continue
+        changed = {c: node.values[c] for c in columns if getattr(row, c) != node.values[c]}
+        if changed:
+            changes.append((row.id, changed))
+            if "name" in changed:
+                renamed.append(row.id)
+        if current_traits.get(row.id, set()) != node.traits:
+            new_traits.append((row.id, node.traits))
+        if changed or current_traits.get(row.id, set()) != node.traits:
+            report.updated.append(node.uuid)
+        else:
+            report.unchanged += 1
+    report.created = [node.uuid for node in new]
+    report.deleted = [row.uuid for row in gone]
+    if not report.writes or not apply:
+        return report
+    stamp = now()
+    for chunk in _batches([row.id for row in gone]):
+        connection.execute(delete(NodeTrait).where(NodeTrait.node_id.in_(chunk)))
+        connection.execute(delete(NodeInspection).where(NodeInspection.node_id.in_(chunk)))
+        connection.execute(delete(Node).where(Node.id.in_(chunk)))
+    # Names move between nodes (a swap, or a name freed by a node renamed in the same refresh):
+    # the renamed nodes let go of theirs first, so no order of updates collides.
+    for chunk in _batches(renamed):
+        connection.execute(update(Node).where(Node.id.in_(chunk)).values(name=None))
+    _update_many(connection, changes, stamp)
+    rows = [_mirrored_row(node, stamp) for node in new]
+    for chunk in _batches(rows):
+        connection.execute(insert(Node), list(chunk))
+    for chunk in _batches(report.created):
+        found = connection.execute(select(Node.uuid, Node.id).where(Node.uuid.in_(chunk)))
+        by_uuid: dict[str, int] = {str(uuid): int(node_id) for uuid, node_id in found}
+        new_traits += [(by_uuid[n.uuid], n.traits) for n in new if n.uuid in by_uuid and n.traits]
+    _replace_traits(connection, new_traits)
+    bump(connection, GENERATION)
+    return report
+
+
+def _update_many(
+    connection: Connection, changes: Sequence[tuple[int, dict[str, Any]]], stamp: datetime
+) -> None:
+    """One executemany per set of changed columns (a fleet-wide power state change is one
+    statement, not one per node)."""
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for node_id, changed in changes:
+        groups.setdefault(tuple(sorted(changed)), []).append(
+            {"node_id": node_id, **{f"new_{name}": value for name, value in changed.items()}}
+        )
+    for names, params in groups.items():
+        statement = (
+            update(Node)
+            .where(Node.id == bindparam("node_id"))
+            .values({**{name: bindparam(f"new_{name}") for name in names}, "updated_at": stamp})
+        )
+        for chunk in _batches(params):
+            connection.execute(statement, list(chunk))
+
+
+def _replace_traits(
+    connection: Connection, new_traits: Sequence[tuple[int, frozenset[str]]]
+) -> None:
+    for chunk in _batches([node_id for node_id, _ in new_traits]):
+        connection.execute(delete(NodeTrait).where(NodeTrait.node_id.in_(chunk)))
+    rows = [
+        {"node_id": node_id, "trait": trait}
+        for node_id, traits in new_traits
+        for trait in sorted(traits)
+    ]
+    for chunk in _batches(rows):
+        connection.execute(insert(NodeTrait), list(chunk))
+
+
+def _mirrored_row(node: MirroredNode, stamp: datetime) -> dict[str, Any]:
+    return {
+        **DATA_DEFAULTS,
+        "uuid": node.uuid,
+        "instance_info": {},
+        "driver_info": {},
+        "extra": {},
+        "network_data": {},
+        "created_at": stamp,
+        **node.values,
+    }
+
+
 def _check_names(names: dict[str, str | None]) -> None:
     """Conflict when two nodes (by UUID) would have one name after an import."""
     owner: dict[str, str] = {}
@@ -586,6 +738,7 @@ __all__ = [
     "NEW_NODE",
     "SORT_KEYS",
     "ImportReport",
+    "MirrorReport",
     "NodeQuery",
     "NodeSpec",
     "as_dict",
@@ -594,6 +747,7 @@ __all__ = [
     "generation",
     "import_nodes",
     "list_nodes",
+    "mirror",
     "record_inspection",
     "remove",
     "save",

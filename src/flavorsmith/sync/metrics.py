@@ -48,15 +48,19 @@ def round_skipped(kind: str) -> None:
 
 
 def mirror_refreshed(
-    lag_seconds: float, refreshed_at: float | None = None, source: str = "ironic"
+    *, ok: bool, started: float, seconds: float, nodes: int | None, source: str = "ironic"
 ) -> None:
-    """The hook the Ironic mirror calls after each successful refresh: how far behind
-    ``source`` its data is, and when the refresh happened (Unix time; now by default). The
-    gauges are absent until the first call, so a service without a mirror shows none."""
+    """Hook for the mirror (sync.mirror), called after each refresh: whether it succeeded,
+    when it started (Unix time: the data is as of then), how long it took and, when it
+    succeeded, how many nodes it mirrors. The lag (now minus the start of the last good
+    refresh) is computed when scraped (flavorsmith.metrics)."""
     found = metrics.recorded()
-    found.mirror_lag.labels(source).set(max(0.0, lag_seconds))
-    when = time.time() if refreshed_at is None else refreshed_at
-    found.mirror_last_refresh.labels(source).set(when)
+    found.mirror_refreshes.labels(source, OK if ok else FAILED).inc()
+    found.mirror_refresh_seconds.labels(source).observe(seconds)
+    if ok:
+        found.mirror_last_refresh.labels(source).set(started)
+        if nodes is not None:
+            found.mirror_nodes.labels(source).set(nodes)
 
 
 def _round(kind: str, outcome: str, seconds: float) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
-from flavorsmith.api.baremetal import serialize
+from flavorsmith.api.baremetal import gates, serialize
 from flavorsmith.api.baremetal.common import load, root
 from flavorsmith.api.context import authorize, run
 from flavorsmith.api.microversions import Version
@@ -14,7 +14,7 @@ from flavorsmith.api.paging import is_full, next_href
 from flavorsmith.api.query import IRONIC, Query
 from flavorsmith.api.requests import check_query, json_body, microversion
 from flavorsmith.db.engine import Connection
-from flavorsmith.errors import Invalid
+from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.ironic import nodes as rules
 from flavorsmith.params import parse_list
 from flavorsmith.store import deploy_templates as deploy_store
@@ -39,6 +39,19 @@ LIST_PARAMS = (
     "traits-any",
     "not-traits",
     "not-traits-any",
+    "conductor_group",
+    "owner",
+    "lessee",
+    "project",
+    "retired",
+    "shard",
+    "sharded",
+    "include_children",
+    "parent_node",
+    "instance_name",
+    "instance_uuid",
+    "description_contains",
+    "fault",
 )
 
 
@@ -53,8 +66,10 @@ def _query(request: Request) -> NodeQuery:
             rules.check_trait(value)
         return values
 
-    if version < Version(1, 21) and "resource_class" in params:
-        raise Invalid("Filtering by resource_class needs API version 1.21 or later")
+    gates.check_filters(params, version)
+    sort_key = params.get("sort_key", "id")
+    gates.check_sort_key(sort_key, version)
+    parent = params.get("parent_node")
     return NodeQuery(
         resource_class=params.get("resource_class"),
         provision_state=params.get("provision_state"),
@@ -65,7 +80,22 @@ def _query(request: Request) -> NodeQuery:
         traits_any=traits("traits-any"),
         not_traits=traits("not-traits"),
         not_traits_any=traits("not-traits-any"),
-        sort_key=params.get("sort_key", "id"),
+        conductor_group=params.get("conductor_group"),
+        owner=params.get("owner"),
+        lessee=params.get("lessee"),
+        project=params.get("project"),
+        retired=query.flag("retired"),
+        shards=parse_list(params["shard"]) if "shard" in params else (),
+        sharded=query.flag("sharded"),
+        include_children=bool(query.flag("include_children")),
+        parent_node=rules.canonical_uuid(parent) if parent else None,
+        instance_name=params.get("instance_name"),
+        instance_uuid=rules.canonical_uuid(params["instance_uuid"])
+        if "instance_uuid" in params
+        else None,
+        description_contains=params.get("description_contains"),
+        fault=params.get("fault"),
+        sort_key=sort_key,
         sort_dir=params.get("sort_dir", "asc"),
         limit=query.page_size(),
         marker=query.marker(),
@@ -136,16 +166,28 @@ async def create_node(request: Request, response: Response) -> dict[str, Any]:
     check_query(request, ())
     body = await json_body(request)
     version = microversion(request)
-    values = rules.new_node(
-        body,
-        store.FIELD_LENGTHS,
-        resource_class_allowed=version >= Version(1, 21),
-        enroll=version >= Version(1, 11),
-    )
-    row = await run(request, lambda c: store.create(c, values), write=True)
+    gates.check_body(body, version)
+    values = rules.new_node(body, store.FIELD_LENGTHS, enroll=version >= Version(1, 11))
+
+    def work(connection: Connection) -> dict[str, Any]:
+        if values.get("parent_node") is not None:
+            values["parent_node"] = _parent(connection, values["parent_node"])
+        return store.create(connection, values)
+
+    row = await run(request, work, write=True)
     top = root(request)
     response.headers["Location"] = f"{top}/v1/nodes/{row['uuid']}"
     return serialize.node(row, [], serialize.available(version), top)
+
+
+def _parent(connection: Connection, ident: str) -> str:
+    """The UUID of the parent node named by ``ident`` (a UUID or a name), as Ironic links it."""
+    try:
+        return str(store.find(connection, ident, by_name=True)["uuid"])
+    except NotFound:
+        raise Invalid(
+            f"Unable to apply the requested parent_node {ident!r}. Requested value was invalid."
+        ) from None
 
 
 @router.patch("/v1/nodes/{ident}")
@@ -154,12 +196,15 @@ async def update_node(request: Request, ident: str) -> dict[str, Any]:
     check_query(request, ())
     patch = await json_body(request)
     version = microversion(request)
+    gates.check_patch(patch, version)
 
     def work(connection: Connection) -> tuple[dict[str, Any], list[str]]:
         row = load(connection, request, ident, lock=True)
         changes = rules.apply_patch(row, patch, store.FIELD_LENGTHS)
-        if "resource_class" in changes and version < Version(1, 21):
-            raise Invalid("Changing resource_class needs API version 1.21 or later")
+        if changes.get("parent_node") is not None:
+            changes["parent_node"] = _parent(connection, changes["parent_node"])
+            if changes["parent_node"] == row["uuid"]:
+                raise Invalid(f"Node {row['uuid']} cannot be its own parent_node")
         row = store.save(connection, row, changes)
         return row, store.traits_of(connection, [row["id"]])[row["id"]]
 

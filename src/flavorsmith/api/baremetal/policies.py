@@ -14,6 +14,8 @@ POLICIES = [
     RuleDefault("baremetal:node:update", WRITE, "Update a node (JSON patch)."),
     RuleDefault("baremetal:node:delete", WRITE, "Delete a node."),
     RuleDefault("baremetal:node:validate", READ, "Validate a node's interfaces."),
+    RuleDefault("baremetal:node:set_maintenance", WRITE, "Put a node in maintenance."),
+    RuleDefault("baremetal:node:clear_maintenance", WRITE, "Take a node out of maintenance."),
     RuleDefault("baremetal:node:traits:list", READ, "List a node's traits."),
     RuleDefault("baremetal:node:traits:set", WRITE, "Set or add a node's traits."),
     RuleDefault("baremetal:node:traits:delete", WRITE, "Remove a node's traits."),

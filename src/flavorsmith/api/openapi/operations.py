@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from flavorsmith.api.baremetal import conductor as bm_conductor
 from flavorsmith.api.baremetal import nodes as bm_nodes
 from flavorsmith.api.compute import flavors as nova_flavors
 from flavorsmith.api.openapi.schemas import (
@@ -112,7 +113,8 @@ def _operations() -> dict[tuple[str, str], Operation]:
             "Liveness", {200: obj({"status": string()}, required=("status",))}
         ),
         ("GET", "/readyz"): Operation(
-            "Readiness: the database answers and its migrations are current",
+            "Readiness: the database answers, its migrations are current, the catalog is "
+            "usable and a mirrored Ironic has been loaded once",
             {200: obj({"status": string()}, required=("status",))},
         ),
         ("GET", "/v1"): Operation("The Flavorsmith API's version document", {200: ANY_OBJECT}),
@@ -157,6 +159,19 @@ def _operations() -> dict[tuple[str, str], Operation]:
         ),
         ("GET", "/baremetal/v1/nodes/{ident}/validate"): Operation(
             "Validate a node's interfaces", {200: VALIDATION}, errors=(*IRONIC_READ, 404)
+        ),
+        ("PUT", "/baremetal/v1/nodes/{ident}/maintenance"): Operation(
+            "Put a node in maintenance, with an optional reason (202, no body)",
+            {202: None},
+            query={"reason": string()},
+            body=obj({"reason": nullable(string())}, additional=False),
+            body_required=False,
+            errors=(*IRONIC_WRITE, 404, 409),
+        ),
+        ("DELETE", "/baremetal/v1/nodes/{ident}/maintenance"): Operation(
+            "Take a node out of maintenance (202, no body)",
+            {202: None},
+            errors=(*IRONIC_READ, 404, 409),
         ),
         ("GET", "/baremetal/v1/nodes/{ident}/traits"): Operation(
             "List a node's traits (from 1.37)",
@@ -465,7 +480,12 @@ def _operations() -> dict[tuple[str, str], Operation]:
             "Store inspection data for a node and apply its classification",
             {200: obj(required=("node", "applied"))},
             body=ANY_OBJECT,
-            errors=(*WRITE, 404, 503),
+            errors=(*WRITE, 404, 409, 503),
+        ),
+        ("GET", "/v1/nodes/source"): Operation(
+            "Where the nodes come from: the database, or a real Ironic mirrored (its state)",
+            {200: obj({"source": string(enum=["database", "ironic"])}, required=("source",))},
+            errors=READ,
         ),
         ("GET", "/v1/sync/plan"): Operation(
             "What a sync of the catalog would change",
@@ -480,6 +500,15 @@ def _operations() -> dict[tuple[str, str], Operation]:
             errors=(*READ, 409, 503),
         ),
     }
+    for methods, path, action in bm_conductor.ACTIONS:
+        for method in methods:
+            ops[(method, f"/baremetal{path}")] = Operation(
+                f"Not served: {action} is Ironic's conductor's work (400 saying so)",
+                {},
+                body=ANY_OBJECT if method in ("POST", "PUT", "PATCH") else None,
+                body_required=False,
+                errors=(*IRONIC_WRITE, 404) if method != "GET" else (*IRONIC_READ, 404),
+            )
     return ops
 
 

@@ -26,12 +26,16 @@ from flavorsmith.api.openapi.schemas import (
     string,
 )
 from flavorsmith.ironic import deploy_templates as template_rules
+from flavorsmith.ironic import node_fields
 from flavorsmith.ironic import nodes as node_rules
 from flavorsmith.store import deploy_templates as template_store
 from flavorsmith.store import nodes as node_store
 from flavorsmith.store import nova_flavors as nova_store
 
 # --- Ironic
+
+# A node flag: true/false, or one of Ironic's boolean words.
+FLAG: Schema = {"anyOf": [BOOLEAN, string(enum=sorted(BOOL_WORDS))]}
 
 NODE_FIELD_TYPES: dict[str, Schema] = {
     "uuid": UUID,
@@ -55,10 +59,41 @@ NODE_FIELD_TYPES: dict[str, Schema] = {
     "target_power_state": nullable(string()),
     "target_provision_state": nullable(string()),
     "traits": array(string()),
+    "chassis_uuid": nullable(UUID),
+    "console_enabled": BOOLEAN,
+    "reservation": nullable(string()),
+    "driver_internal_info": ANY_OBJECT,
+    "inspection_finished_at": nullable(string()),
+    "inspection_started_at": nullable(string()),
+    "clean_step": ANY_OBJECT,
+    "raid_config": ANY_OBJECT,
+    "target_raid_config": ANY_OBJECT,
+    **{f: nullable(string()) for f in node_fields.INTERFACE_FIELDS},
+    "fault": nullable(string()),
+    "deploy_step": ANY_OBJECT,
+    "conductor_group": string(),
+    "automated_clean": nullable(BOOLEAN),
+    "protected": BOOLEAN,
+    "protected_reason": nullable(string()),
+    "conductor": nullable(string()),
+    "owner": nullable(string()),
+    "allocation_uuid": nullable(UUID),
+    "retired": BOOLEAN,
+    "retired_reason": nullable(string()),
+    "lessee": nullable(string()),
+    "network_data": ANY_OBJECT,
+    "boot_mode": nullable(string()),
+    "secure_boot": nullable(BOOLEAN),
+    "shard": nullable(string()),
+    "parent_node": nullable(UUID),
+    "service_step": ANY_OBJECT,
+    "disable_power_off": BOOLEAN,
+    "instance_name": nullable(string()),
+    "health": nullable(string()),
 }
 NODE = obj(
     {**{f: NODE_FIELD_TYPES[f] for f in bm_serialize.FIELDS}, "links": LINKS},
-    required=("uuid", "links"),
+    required=("links",),
     additional=False,
 )
 NODE_LIST = obj({"nodes": array(NODE), "next": string()}, required=("nodes",), additional=False)
@@ -78,6 +113,9 @@ NODE_QUERY_TYPES: dict[str, Schema] = {
     "traits-any": TRAIT_LIST,
     "not-traits": TRAIT_LIST,
     "not-traits-any": TRAIT_LIST,
+    "retired": QUERY_BOOL,
+    "sharded": QUERY_BOOL,
+    "include_children": QUERY_BOOL,
 }
 NODE_DETAIL_PARAMS = [p for p in bm_nodes.LIST_PARAMS if p not in ("fields", "detail")]
 NODE_WRITE_TYPES: dict[str, Schema] = {
@@ -91,6 +129,22 @@ NODE_WRITE_TYPES: dict[str, Schema] = {
     "instance_uuid": nullable(string(maxLength=36)),
     "resource_class": nullable(string(maxLength=80)),
     "description": nullable(string(maxLength=4096)),
+    "maintenance": nullable(FLAG),
+    "automated_clean": nullable(FLAG),
+    "retired": nullable(FLAG),
+    "disable_power_off": nullable(FLAG),
+    "secure_boot": nullable(FLAG),
+    "retired_reason": nullable(string()),
+    "chassis_uuid": nullable(UUID),
+    "conductor_group": nullable(string(pattern="^[a-zA-Z0-9_.-]*$", maxLength=255)),
+    "owner": nullable(string(maxLength=255)),
+    "lessee": nullable(string(maxLength=255)),
+    "shard": nullable(string(maxLength=255)),
+    "instance_name": nullable(string(minLength=1, maxLength=255)),
+    "boot_mode": nullable(string(maxLength=16)),
+    "parent_node": nullable(string(maxLength=36)),
+    "network_data": nullable(ANY_OBJECT),
+    **{f: nullable(string(minLength=1, maxLength=255)) for f in node_fields.INTERFACE_FIELDS},
 }
 NODE_CREATE = obj(
     {f: NODE_WRITE_TYPES[f] for f in sorted(node_rules.CREATE_FIELDS)},

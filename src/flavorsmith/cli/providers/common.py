@@ -69,7 +69,8 @@ class CatalogSource:
         found = Repository(root, catalog_rules())
         if not found.exists():
             typer.echo(
-                f"warning: {root} is not a catalog repository (no hardware/ folder): the "
+                f"warning: {root} is not a catalog repository (no hardware/ folder, nor mounted "
+                "catalog folders): the "
                 "baremetal provider sees an empty catalog (set --repo, FLAVORSMITH_REPO or "
                 "UC_DEPLOY)",
                 err=True,

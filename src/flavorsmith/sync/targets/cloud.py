@@ -11,13 +11,18 @@ import openstack
 from flavorsmith.sync.engine import TargetError
 
 
-def connect(cloud: str | None, service: str, endpoint: str | None = None) -> Any:
+def connect(
+    cloud: str | None, service: str, endpoint: str | None = None, *, timeout: float | None = None
+) -> Any:
     """An openstacksdk connection: the clouds.yaml ``cloud``, else ``endpoint`` (of the
-    ``service`` type, without auth). A configuration it cannot use is a TargetError."""
+    ``service`` type, without auth); ``timeout`` bounds each request (seconds). A
+    configuration it cannot use is a TargetError."""
+    bound: dict[str, Any] = {} if timeout is None else {"api_timeout": timeout}
     try:
         if cloud:
-            return openstack.connect(cloud=cloud)
+            return openstack.connect(cloud=cloud, **bound)
         options: dict[str, Any] = {
+            **bound,
             "auth_type": "none",
             "load_yaml_config": False,
             "load_envvars": False,

@@ -1,0 +1,66 @@
+"""/baremetal/v1/nodes/{node}/maintenance: put a node in maintenance (with an optional reason)
+or take it out, as Ironic does (202 Accepted, no body)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.routing import APIRouter
+
+from flavorsmith import jsonsafe
+from flavorsmith.api.baremetal.common import load
+from flavorsmith.api.context import authorize, run
+from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.db.engine import Connection
+from flavorsmith.errors import Invalid
+from flavorsmith.store import nodes as store
+
+router = APIRouter()
+
+
+async def _reason(request: Request) -> str | None:
+    """The reason, from the body ``{"reason": ...}`` or the query (Ironic reads both)."""
+    reason: Any = request.query_params.get("reason")
+    if (await request.body()).strip():
+        body = await json_body(request)
+        if not isinstance(body, dict):
+            raise Invalid('The body must be an object: {"reason": "..."} or {}')
+        unexpected = sorted(set(body) - {"reason"})
+        if unexpected:
+            raise Invalid(f"Unexpected arguments: {', '.join(unexpected)}")
+        reason = body.get("reason", reason)
+    if reason is not None and not isinstance(reason, str):
+        raise Invalid(f"Expected string for reason: {reason}")
+    if reason is not None:
+        jsonsafe.check_value("reason", reason)
+    return reason
+
+
+@router.put("/v1/nodes/{ident}/maintenance", status_code=202)
+async def set_maintenance(request: Request, ident: str) -> Response:
+    authorize(request, "baremetal:node:set_maintenance")
+    check_query(request, ("reason",))
+    reason = await _reason(request)
+    changes = {"maintenance": True, "maintenance_reason": reason}
+
+    def work(connection: Connection) -> None:
+        row = load(connection, request, ident, lock=True)
+        store.save(connection, row, {k: v for k, v in changes.items() if row[k] != v})
+
+    await run(request, work, write=True)
+    return Response(status_code=202)
+
+
+@router.delete("/v1/nodes/{ident}/maintenance", status_code=202)
+async def clear_maintenance(request: Request, ident: str) -> Response:
+    authorize(request, "baremetal:node:clear_maintenance")
+    check_query(request, ())
+    changes = {"maintenance": False, "maintenance_reason": None}
+
+    def work(connection: Connection) -> None:
+        row = load(connection, request, ident, lock=True)
+        store.save(connection, row, {k: v for k, v in changes.items() if row[k] != v})
+
+    await run(request, work, write=True)
+    return Response(status_code=202)
