@@ -103,8 +103,11 @@ def test_the_deployment(rendered: dict[tuple[str, str], Object]) -> None:
     args = container["args"]
     assert args[0] == "serve" and "--host=0.0.0.0" in args and "--port=8780" in args
     assert f"--repo={CATALOG}" in args and "--sync" in args
-    (port,) = container["ports"]
-    assert port == {"name": "http", "containerPort": 8780}
+    assert "--metrics-host=0.0.0.0" in args and "--metrics-port=9180" in args
+    assert container["ports"] == [
+        {"name": "http", "containerPort": 8780},
+        {"name": "metrics", "containerPort": 9180},
+    ]
     assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
     assert container["startupProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
     assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "http"}
@@ -117,7 +120,7 @@ def test_the_deployment(rendered: dict[tuple[str, str], Object]) -> None:
     assert catalog_mounts(spec) == expected
     annotations = deployment["spec"]["template"]["metadata"]["annotations"]
     assert annotations["prometheus.io/path"] == "/metrics"
-    assert annotations["prometheus.io/port"] == "8780"
+    assert annotations["prometheus.io/port"] == "9180"
     labels = deployment["spec"]["template"]["metadata"]["labels"]
     assert deployment["spec"]["selector"]["matchLabels"].items() <= labels.items()
 
@@ -128,7 +131,7 @@ def test_the_service_and_the_disruption_budget(rendered: dict[tuple[str, str], O
     assert service["selector"].items() <= labels.items()
     ports = {p["name"]: p for p in service["ports"]}
     assert ports["http"]["port"] == 8780 and ports["http"]["targetPort"] == "http"
-    assert ports["metrics"]["targetPort"] == "http"  # /metrics is on the API port
+    assert ports["metrics"] == {"name": "metrics", "port": 9180, "targetPort": "metrics"}
     budget = rendered["PodDisruptionBudget", "flavorsmith"]["spec"]
     assert budget["minAvailable"] == 1
     assert budget["selector"]["matchLabels"].items() <= labels.items()

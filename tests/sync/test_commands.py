@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
+from flavorsmith.logs import fields_of
 from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
 from flavorsmith.sync.kinds.flavors import StoreFlavors
 from flavorsmith.sync.watch import watch
@@ -141,23 +142,21 @@ def test_watcher_applies_on_start_and_on_file_changes(
     try:
         deadline = time.monotonic() + 10
         while (
-            not any('"round": 1' in r.getMessage() for r in caplog.records)
+            not any(fields_of(r).get("round") == 1 for r in caplog.records)
             and time.monotonic() < deadline
         ):
             time.sleep(0.05)
         path = repo / "hardware" / "flavors" / "m1.small.yaml"
         path.write_text(path.read_text().replace("dual 480GB drives", "two drives"))
         while (
-            not any('"round": 2' in r.getMessage() for r in caplog.records)
+            not any(fields_of(r).get("round") == 2 for r in caplog.records)
             and time.monotonic() < deadline
         ):
             time.sleep(0.05)
     finally:
         stop.set()
         thread.join(10)
-    lines = [
-        json.loads(r.getMessage()) for r in caplog.records if '"event": "sync"' in r.getMessage()
-    ]
+    lines = [fields_of(r) for r in caplog.records if fields_of(r).get("event") == "sync"]
     assert lines[0]["trigger"] == "start" and lines[0]["writes"] == 12
     assert lines[1]["trigger"] == "files" and lines[1]["writes"] == 1
     target = StoreFlavors(engine)

@@ -18,6 +18,7 @@ from sqlalchemy import Engine
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
+from flavorsmith.logs import fields_of
 from flavorsmith.sync.kinds.deploy_templates import StoreTemplates
 from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
 from flavorsmith.sync.kinds.flavors import StoreFlavors
@@ -93,11 +94,7 @@ def test_the_watcher_deletes_nothing_when_hardware_vanishes(
     caplog.set_level("INFO", logger="flavorsmith.sync")
 
     def rounds() -> list[dict[str, object]]:
-        return [
-            json.loads(r.getMessage())
-            for r in caplog.records
-            if '"event": "sync"' in r.getMessage()
-        ]
+        return [fields_of(r) for r in caplog.records if fields_of(r).get("event") == "sync"]
 
     def wait_for(count: int) -> None:
         deadline = time.monotonic() + 20

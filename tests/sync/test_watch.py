@@ -3,7 +3,6 @@ line (sync apply --watch --only ...), deploy templates included."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import threading
 import time
@@ -16,6 +15,7 @@ from flavorsmith.catalog.fingerprint import fingerprint
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
+from flavorsmith.logs import fields_of
 from flavorsmith.sync import watch as watch_module
 from flavorsmith.sync.kinds import deploy_templates
 from flavorsmith.sync.kinds.deploy_templates import StoreTemplates
@@ -48,7 +48,7 @@ def test_one_round_syncs_every_kind(
         rounds=1,
     )
     assert ran == 1
-    lines = [json.loads(r.getMessage()) for r in caplog.records]
+    lines = [fields_of(r) for r in caplog.records]
     assert [(line["kind"], line["round"], line["writes"]) for line in lines] == [
         ("flavors", 1, 12),
         ("deploy-templates", 1, 4),
@@ -164,7 +164,7 @@ def test_the_watcher_applies_a_configmap_swap_and_never_a_half_swapped_catalog(
     assert sorted(before) == sorted(Path(n).stem for n in old)
     # Every round found the store as the old update or the new one left it, never a mix.
     assert all(state in ({}, before, final) for state in seen), seen
-    triggers = [json.loads(r.getMessage())["trigger"] for r in caplog.records]
+    triggers = [fields_of(r)["trigger"] for r in caplog.records]
     assert "files" in triggers
     engine.dispose()
 

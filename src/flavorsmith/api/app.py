@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
@@ -49,6 +49,7 @@ from flavorsmith.api.native import node_source as native_node_source
 from flavorsmith.api.native import service_flavors as native_service_flavors
 from flavorsmith.api.native import sync as native_sync
 from flavorsmith.api.policy import Enforcer, PolicyDenied, RuleDefault
+from flavorsmith.api.routes import RouteTable
 from flavorsmith.api.services import CatalogState, Services
 from flavorsmith.config import Settings
 from flavorsmith.db.engine import Engine, make_engine
@@ -63,6 +64,30 @@ log = logging.getLogger("flavorsmith.api")
 # What runs around the application's life (``serve``'s background loops), as FastAPI takes it.
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 
+# Every router and the prefix it is served under.
+ROUTERS: list[tuple[APIRouter, str]] = [
+    (health.router, ""),
+    (baremetal.router, "/baremetal"),
+    (baremetal_nodes.router, "/baremetal"),
+    (baremetal_traits.router, "/baremetal"),
+    (baremetal_maintenance.router, "/baremetal"),
+    (baremetal_conductor.router, "/baremetal"),
+    (baremetal_templates.router, "/baremetal"),
+    (compute.router, "/compute"),
+    (compute_flavors.router, "/compute"),
+    (compute_extra_specs.router, "/compute"),
+    (compute_access.router, "/compute"),
+    (loadbalancer.router, "/load-balancer"),
+    (lb_providers.router, "/load-balancer"),
+    (lb_profiles.router, "/load-balancer"),
+    (lb_flavors.router, "/load-balancer"),
+    (native_service_flavors.router, "/v1"),
+    (native_catalog.router, "/v1"),
+    (native_node_source.router, "/v1"),
+    (native_matching.router, "/v1"),
+    (native_inspection.router, "/v1"),
+    (native_sync.router, "/v1"),
+]
 
 NATIVE_POLICIES = [
     *native_catalog.POLICIES,
@@ -139,28 +164,12 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.services = services
-    app.include_router(health.router)
-    app.include_router(baremetal.router, prefix="/baremetal")
-    app.include_router(baremetal_nodes.router, prefix="/baremetal")
-    app.include_router(baremetal_traits.router, prefix="/baremetal")
-    app.include_router(baremetal_maintenance.router, prefix="/baremetal")
-    app.include_router(baremetal_conductor.router, prefix="/baremetal")
-    app.include_router(baremetal_templates.router, prefix="/baremetal")
-    app.include_router(compute.router, prefix="/compute")
-    app.include_router(compute_flavors.router, prefix="/compute")
-    app.include_router(compute_extra_specs.router, prefix="/compute")
-    app.include_router(compute_access.router, prefix="/compute")
-    app.include_router(loadbalancer.router, prefix="/load-balancer")
-    app.include_router(lb_providers.router, prefix="/load-balancer")
-    app.include_router(lb_profiles.router, prefix="/load-balancer")
-    app.include_router(lb_flavors.router, prefix="/load-balancer")
-    app.include_router(native_service_flavors.router, prefix="/v1")
-    app.include_router(native_catalog.router, prefix="/v1")
-    app.include_router(native_node_source.router, prefix="/v1")
-    app.include_router(native_matching.router, prefix="/v1")
-    app.include_router(native_inspection.router, prefix="/v1")
-    app.include_router(native_sync.router, prefix="/v1")
+    table = RouteTable()
+    for router, prefix in ROUTERS:
+        app.include_router(router, prefix=prefix)
+        table.add(prefix, router.routes)
     openapi.install(app)
+    table.add("", [r for r in app.router.routes if getattr(r, "path", None) is not None])
     _install_error_handlers(app)
     app.add_middleware(CrossSiteGuard)  # inside ServiceMiddleware: refusals get a request id
     # Middleware order (outermost first): ServiceMiddleware only; FastAPI's own exception
@@ -169,6 +178,7 @@ def create_app(
         ServiceMiddleware,
         authenticator=authenticator,
         max_body_bytes=settings.max_body_bytes,
+        routes=table,
     )
     return app
 

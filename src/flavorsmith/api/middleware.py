@@ -1,8 +1,8 @@
-"""The one middleware: request id, body limit, authentication, microversions, access log."""
+"""The one middleware: request id, body limit, authentication, microversions, access log and
+request metrics (by route template, never by raw path: the label set stays bounded)."""
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -14,13 +14,16 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, QueryParams
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from flavorsmith import metrics
 from flavorsmith.api.auth import Authenticator
 from flavorsmith.api.families import Family, error_response, family_of
 from flavorsmith.api.log_throttle import LogThrottle, left_out_note
 from flavorsmith.api.microversions import IRONIC, NOVA, MicroversionSpec
+from flavorsmith.api.routes import RouteTable
 from flavorsmith.db.outage import outage
 from flavorsmith.errors import FlavorsmithError, Invalid, PayloadTooLarge
 from flavorsmith.jsonsafe import excerpt
+from flavorsmith.logs import REQUEST_ID, event
 from flavorsmith.params import ascii_int
 
 log = logging.getLogger("flavorsmith.api")
@@ -72,28 +75,51 @@ VERSIONED: dict[Family, tuple[str, MicroversionSpec]] = {
 class ServiceMiddleware:
     """Runs around every request, in this order: id, limits, identity, version, app, log."""
 
-    def __init__(self, app: ASGIApp, authenticator: Authenticator, max_body_bytes: int) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        authenticator: Authenticator,
+        max_body_bytes: int,
+        routes: RouteTable | None = None,
+    ) -> None:
         self.app = app
         self.authenticator = authenticator
         self.max_body_bytes = max_body_bytes
         self.outage_log = LogThrottle()
+        self.routes = routes or RouteTable()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
+        request_id = f"req-{uuid.uuid4()}"
+        token = REQUEST_ID.set(request_id)
+        status_seen = [500]
+        try:
+            scope = await self._serve(scope, receive, send, request_id, status_seen)
+        finally:
+            REQUEST_ID.reset(token)
+        seconds = time.perf_counter() - started
+        route = self.routes.template(scope)
+        family = scope["state"]["family"]
+        metrics.record_request(family.value, route, scope["method"], status_seen[0], seconds)
+        self._log(scope, route, status_seen[0], seconds, request_id)
+
+    async def _serve(
+        self, scope: Scope, receive: Receive, send: Send, request_id: str, status_seen: list[int]
+    ) -> Scope:
+        """Answer the request; returns the scope it was served with (the app's router
+        records its route there)."""
         path: str = scope["path"]
         if len(path) > 1 and path.endswith("/"):
             # OpenStack services answer with or without a trailing slash; no redirects.
             path = path.rstrip("/") or "/"
             scope = {**scope, "path": path, "raw_path": path.encode()}
         family = family_of(path)
-        request_id = f"req-{uuid.uuid4()}"
         state = scope.setdefault("state", {})
         state.update(request_id=request_id, family=family)
         extra_headers = {key: request_id for key in REQUEST_ID_HEADERS[family]}
-        status_seen = [500]
         headers = Headers(scope=scope)
 
         async def send_wrapper(message: Message) -> None:
@@ -129,17 +155,15 @@ class ServiceMiddleware:
         except FlavorsmithError as exc:
             response = error_response(family, exc.status, exc.message, exc.headers)
             await response(scope, receive, send_wrapper)
-            self._log(scope, status_seen[0], started, request_id)
-            return
+            return scope
         except Exception as exc:
             await self._unhandled(exc, scope, receive, send_wrapper, family, request_id)
-            self._log(scope, status_seen[0], started, request_id)
-            return
+            return scope
         try:
             await self.app(scope, self._limited(receive), send_wrapper)
         except Exception as exc:
             await self._unhandled(exc, scope, receive, send_wrapper, family, request_id)
-        self._log(scope, status_seen[0], started, request_id)
+        return scope
 
     async def _unhandled(
         self,
@@ -221,21 +245,21 @@ class ServiceMiddleware:
 
         return wrapped
 
-    def _log(self, scope: Scope, status: int, started: float, request_id: str) -> None:
+    def _log(self, scope: Scope, route: str, status: int, seconds: float, request_id: str) -> None:
         identity = scope.get("state", {}).get("identity")
         log.info(
-            json.dumps(
-                {
-                    "event": "request",
-                    "request_id": request_id,
-                    "method": scope["method"],
-                    "path": scope["path"],
-                    "status": status,
-                    "ms": round((time.perf_counter() - started) * 1000, 2),
-                    "user": getattr(identity, "user_id", None),
-                    "project": getattr(identity, "project_id", None),
-                }
-            )
+            "request",
+            extra=event(
+                "request",
+                request_id=request_id,
+                method=scope["method"],
+                path=scope["path"],
+                route=route,
+                status=status,
+                ms=round(seconds * 1000, 2),
+                user=getattr(identity, "user_id", None),
+                project=getattr(identity, "project_id", None),
+            ),
         )
 
 

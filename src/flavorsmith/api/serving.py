@@ -21,6 +21,7 @@ from typing import Literal
 
 from fastapi import FastAPI
 
+from flavorsmith import logs
 from flavorsmith.api.app import create_app
 from flavorsmith.api.auth import Authenticator
 from flavorsmith.api.keystone import KeystoneAuth
@@ -74,6 +75,7 @@ class ServeConfig:
     ironic_endpoint: str | None = None
     ironic_refresh: float = 60.0
     ironic_max_delete: float = 10.0
+    log_format: logs.LogFormat | None = None  # None: text on a terminal, else json
 
     def settings(self) -> Settings:
         return Settings(
@@ -120,17 +122,17 @@ class ServeConfig:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
-def configure_logging() -> None:
-    """One line per event on stderr, in every process (a worker starts with none)."""
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    # The embedded database's self-upgrade is routine; its step-by-step lines are noise here.
-    logging.getLogger("alembic").setLevel(logging.WARNING)
+def configure_logging(fmt: logs.LogFormat | None) -> None:
+    """One line per event on stderr, in every process (a worker starts with none), through
+    the one formatter ``serve`` uses (Alembic's routine lines only at DEBUG)."""
+    logs.configure(fmt)
 
 
 def from_environment() -> FastAPI:
     """The app of a worker process: ``serve`` put its checked options in ``$ENV``."""
-    configure_logging()
-    return build(ServeConfig.from_json(os.environ[ENV]))
+    config = ServeConfig.from_json(os.environ[ENV])
+    configure_logging(config.log_format)
+    return build(config)
 
 
 def build(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -24,6 +25,22 @@ RepoOption = Annotated[
 ]
 FormatOption = Annotated[
     Format, typer.Option("-f", "--format", help="Output format.", case_sensitive=False)
+]
+
+
+class LogFormat(enum.StrEnum):
+    TEXT = "text"
+    JSON = "json"
+
+
+LogFormatOption = Annotated[
+    LogFormat | None,
+    typer.Option(
+        "--log-format",
+        case_sensitive=False,
+        help="Log lines as text or JSON. Default: text on a terminal, JSON otherwise.",
+        show_default=False,
+    ),
 ]
 ColumnOption = Annotated[
     list[str] | None,

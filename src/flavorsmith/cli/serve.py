@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import signal
 import socket
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from flavorsmith.cli.options import DatabaseOption, RepoOption
+from flavorsmith.cli.options import DatabaseOption, LogFormatOption, RepoOption
 from flavorsmith.config import (
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
@@ -133,19 +138,58 @@ def serve(
             min=1,
         ),
     ] = 1,
+    log_format: LogFormatOption = None,
+    tls_cert: Annotated[
+        Path | None,
+        typer.Option(
+            help="PEM certificate (chain) to serve HTTPS with (the metrics port too).",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
+    tls_key: Annotated[
+        Path | None,
+        typer.Option(
+            help="PEM private key of --tls-cert, unencrypted (default: in the --tls-cert file).",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
+    metrics_port: Annotated[
+        int | None,
+        typer.Option(
+            help="Serve Prometheus metrics at /metrics on this port (0: any free port), "
+            "separate from the APIs; off by default.",
+            min=0,
+            max=65535,
+        ),
+    ] = None,
+    metrics_host: Annotated[
+        str, typer.Option(help="Address the metrics port binds; loopback by default.")
+    ] = "127.0.0.1",
 ) -> None:
     """Serve the Ironic, Nova, Octavia and Flavorsmith APIs."""
     import logging
-    import os
 
+    from flavorsmith import logs, metrics, tls
     from flavorsmith.api import server
     from flavorsmith.api.auth import AuthConfigError
-    from flavorsmith.api.serving import ENV, ServeConfig, build, configure_logging
+    from flavorsmith.api.metrics import collectors
+    from flavorsmith.api.serving import ENV, ServeConfig, build
     from flavorsmith.cli.ironic_source import ironic_nodes
     from flavorsmith.cli.options import database_url, repository
     from flavorsmith.db import migrate
     from flavorsmith.db.engine import describe, is_sqlite, make_engine
     from flavorsmith.providers.registry import parse_enabled
+
+    if tls_key is not None and tls_cert is None:
+        raise typer.BadParameter("--tls-key needs --tls-cert", param_hint="'--tls-key'")
+    if tls_cert is not None:
+        try:
+            tls.check(tls_cert, tls_key)
+        except tls.TlsError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
 
     if auth not in AUTH_MODES:
         raise typer.BadParameter("choose noauth, token-file or keystone", param_hint="'--auth'")
@@ -190,8 +234,13 @@ def serve(
         ironic_endpoint=ironic_endpoint,
         ironic_refresh=ironic_refresh,
         ironic_max_delete=ironic_max_delete,
+        log_format="json"
+        if log_format is not None and log_format.value == "json"
+        else ("text" if log_format is not None else None),
     )
-    configure_logging()
+    # Every logger, Alembic's and uvicorn's too, through one formatter (Alembic's routine
+    # INFO lines, such as the embedded database's self-upgrade, only at DEBUG).
+    logs.configure(log_format.value if log_format is not None else None)
     authenticator = None
     if keystone_config is not None and auth == "keystone":
         from flavorsmith.api.keystone import KeystoneAuth, KeystoneUnavailable
@@ -231,11 +280,39 @@ def serve(
         typer.echo(f"error: database {describe(url)}: {type(exc).__name__}: {exc}", err=True)
         raise typer.Exit(1) from None
     sock = listen(host, port)
+    try:
+        # Chosen only now that the start cannot fail on configuration: from here on this
+        # process (and any worker) records its metrics in files.
+        folder = metrics_folder()
+    except typer.Exit:
+        sock.close()
+        raise
+    scheme = "https" if tls_cert is not None else "http"
+    metrics_server = None
+    if metrics_port is not None:
+        try:
+            metrics_server, _ = metrics.listen(
+                metrics_host,
+                metrics_port,
+                collectors(app.state.services),
+                certfile=str(tls_cert) if tls_cert else None,
+                keyfile=str(tls_key or tls_cert) if tls_cert else None,
+            )
+        except OSError as exc:
+            sock.close()
+            folder.remove()
+            where = f"{metrics_host}:{metrics_port}"
+            typer.echo(f"error: cannot listen on {where}: {exc.strerror or exc}", err=True)
+            raise typer.Exit(1) from None
     typer.echo(f"database: {describe(url)}", err=True)
     typer.echo(f"catalog: {root}", err=True)
+    if metrics_server is not None:
+        shown = f"[{metrics_host}]" if ":" in metrics_host else metrics_host
+        where = f"{scheme}://{shown}:{metrics_server.server_port}/metrics"
+        typer.echo(f"metrics on {where} ({folder.describe()})", err=True)
     if workers > 1:
         typer.echo(f"workers: {workers} processes on this port", err=True)
-    typer.echo(f"serving on {base_url(host, sock)} (auth: {auth})", err=True)
+    typer.echo(f"serving on {base_url(host, sock, scheme)} (auth: {auth})", err=True)
     if config.mirrored:
         label = ironic_endpoint or f"cloud {ironic_cloud}"
         typer.echo(
@@ -256,9 +333,21 @@ def serve(
         f"{max_connections} connections",
         err=True,
     )
+    # log_config=None: uvicorn's lines go through the handler logs.configure installed.
+    options = {
+        "log_level": "warning",
+        "access_log": False,
+        "log_config": None,
+        "ssl_certfile": tls_cert,
+        "ssl_keyfile": tls_key,
+    }
+    # uvicorn stops gracefully on SIGTERM, then raises the signal again for its default
+    # effect; caught here, it first lets this start clean up (the metrics folder).
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    terminated = False
     try:
         if workers == 1:
-            server.run(app, config.limits(), sock, log_level="warning", access_log=False)
+            server.run(app, config.limits(), sock, **options)
         else:
             from uvicorn.config import STARTUP_FAILURE
             from uvicorn.supervisors import Multiprocess
@@ -270,16 +359,31 @@ def serve(
                 config.limits(),
                 factory=True,
                 workers=workers,
-                log_level="warning",
-                access_log=False,
+                **options,
             )
             supervisor = Multiprocess(factory, sockets=[sock])
             supervisor.run()
             if any(p.exitcode == STARTUP_FAILURE for p in supervisor.processes):
                 typer.echo("error: a worker process could not start (its error is above)", err=True)
                 raise typer.Exit(1)
+    except Terminated:
+        terminated = True
     finally:
         sock.close()
+        if metrics_server is not None:
+            metrics_server.shutdown()
+        folder.remove()
+        signal.signal(signal.SIGTERM, previous)
+    if terminated:
+        signal.raise_signal(signal.SIGTERM)  # ended by SIGTERM, as the caller expects
+
+
+class Terminated(Exception):
+    """SIGTERM arrived (after uvicorn's graceful stop)."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -304,8 +408,55 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def base_url(host: str, sock: socket.socket) -> str:
-    """http://host:port/ with the port actually bound."""
+def base_url(host: str, sock: socket.socket, scheme: str = "http") -> str:
+    """http(s)://host:port/ with the port actually bound."""
     port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}/"
+    return f"{scheme}://{shown}:{port}/"
+
+
+@dataclass(frozen=True)
+class MetricsFolder:
+    """Where this start's processes write their metrics (prometheus-client's multiprocess
+    mode, so one worker or many are read alike): $PROMETHEUS_MULTIPROC_DIR when the operator
+    set it (this start's own: its metric files are emptied at start), else a temporary
+    folder made for this start and removed at exit."""
+
+    path: Path
+    own: bool  # made here, removed at exit
+
+    def describe(self) -> str:
+        return f"multiprocess files in {self.path}"
+
+    def remove(self) -> None:
+        if self.own:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+# The files prometheus-client writes in multiprocess mode (counter_<pid>.db, gauge_max_...).
+_METRIC_FILES = ("counter_*.db", "gauge_*.db", "histogram_*.db", "summary_*.db")
+
+
+def metrics_folder() -> MetricsFolder:
+    """Choose and prepare the metrics folder; one line and exit 2 when the operator's is not
+    a folder."""
+    from flavorsmith import metrics
+
+    given = os.environ.get(metrics.MULTIPROC_ENV)
+    if given:
+        path = Path(given)
+        if not path.is_dir():
+            typer.echo(
+                f"error: {metrics.MULTIPROC_ENV}={given} is not a folder; create it, or unset "
+                "it to use a temporary one",
+                err=True,
+            )
+            raise typer.Exit(2)
+        for pattern in _METRIC_FILES:
+            for stale in path.glob(pattern):
+                stale.unlink(missing_ok=True)
+        folder = MetricsFolder(path, own=False)
+    else:
+        folder = MetricsFolder(Path(tempfile.mkdtemp(prefix="flavorsmith-metrics-")), own=True)
+    metrics.enable_multiprocess(str(folder.path))
+    return folder

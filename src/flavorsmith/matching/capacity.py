@@ -115,6 +115,37 @@ def report(index: Index, flavors: Sequence[FlavorRule]) -> Report:
     return Report(capacities, findings(index, flavors, matches))
 
 
+@dataclass(frozen=True)
+class FlavorGauge:
+    """A flavor's capacity in three numbers: the nodes it matches, those of them available
+    (neither provisioned nor in maintenance), and those available that no other flavor of
+    the catalog matches (free: taking one takes nothing from another flavor)."""
+
+    flavor: str
+    resource_class: str
+    matching: int
+    available: int
+    free: int
+
+
+def gauges(index: Index, flavors: Sequence[FlavorRule]) -> list[FlavorGauge]:
+    matches = [index.match(f) for f in flavors]
+    counter = _Counter()
+    for bits in matches:
+        counter.add(bits & index.available)
+    alone = counter.equal(1, index.available)
+    return [
+        FlavorGauge(
+            flavor=flavor.name,
+            resource_class=flavor.resource_class,
+            matching=bits.bit_count(),
+            available=(bits & index.available).bit_count(),
+            free=(bits & alone).bit_count(),
+        )
+        for flavor, bits in zip(flavors, matches, strict=True)
+    ]
+
+
 def findings(index: Index, flavors: Sequence[FlavorRule], matches: Sequence[int]) -> Findings:
     union = 0
     for bits in matches:

@@ -19,6 +19,7 @@ from flavorsmith.catalog.repo import Repository, RepoView
 from flavorsmith.db import locks
 from flavorsmith.db.engine import Engine
 from flavorsmith.diagnostics import has_errors
+from flavorsmith.sync import metrics as sync_metrics
 from flavorsmith.sync.report import Outcome, Planned, Report, Round
 
 LOCK = "sync"
@@ -170,7 +171,29 @@ def run_loaded(
     allow_empty: bool = False,
     retry: Retry | None = None,
 ) -> Round:
-    """One round of ``kind`` from a catalog already loaded; see the module's rules."""
+    """One round of ``kind`` from a catalog already loaded; see the module's rules. An
+    applied round (``execute``) is counted in the service's metrics."""
+    if not execute:
+        return _round(kind, view, target, prune, False, allow_empty, retry)
+    started = time.perf_counter()
+    try:
+        result = _round(kind, view, target, prune, True, allow_empty, retry)
+    except Exception:
+        sync_metrics.round_failed(kind.name, time.perf_counter() - started)
+        raise
+    sync_metrics.round_applied(kind.name, result, time.perf_counter() - started)
+    return result
+
+
+def _round(
+    kind: Kind[D, O, A, T],
+    view: RepoView,
+    target: T,
+    prune: bool,
+    execute: bool,
+    allow_empty: bool,
+    retry: Retry | None,
+) -> Round:
     result = Round()
     result.diagnostics = view.diagnostics
     if has_errors(result.diagnostics):

@@ -8,7 +8,6 @@ is killed another process leads within one period. The leader renews the ``leade
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import socket
@@ -19,6 +18,7 @@ from typing import Any
 
 from flavorsmith.db import locks
 from flavorsmith.db.engine import Engine, writer
+from flavorsmith.logs import event as log_event
 from flavorsmith.store import background
 
 log = logging.getLogger("flavorsmith.leader")
@@ -136,5 +136,5 @@ class Leadership:
             self._complained = True
 
     @staticmethod
-    def _log(**fields: Any) -> None:
-        log.info(json.dumps(fields))
+    def _log(event: str, **fields: Any) -> None:
+        log.info(event, extra=log_event(event, **fields))

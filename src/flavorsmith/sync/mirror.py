@@ -5,7 +5,8 @@ Ironic's node list has no "changed since" filter, and trait writes do not move a
 ``updated_at``, so every refresh reads the whole list (⌈N/1000⌉ GETs, one more when N is a
 multiple of 1000) and the store diffs it. Every page is read before anything is written: a
 failed page, an unreadable node or a refresh the delete guard refuses changes nothing, is
-reported, and leaves the last good mirror in place. One JSON log line per refresh.
+reported, and leaves the last good mirror in place. One log line per refresh (naming the nodes
+it changed), and the service's metrics hear of each (sync.metrics.mirror_refreshed).
 
 The state is kept in the database (``store.background``, name ``mirror``): only the leader of
 the background loops refreshes, and every replica answers ``/v1/nodes/source`` and ``/readyz``
@@ -18,23 +19,26 @@ service, anything with ``pages()`` and a request counter in tests."""
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from flavorsmith.db.engine import Engine, writer
 from flavorsmith.ironic.mirror import FIELDS, MAX_DELETE, MirrorError, mirrored_all
+from flavorsmith.logs import event
 from flavorsmith.store import background
 from flavorsmith.store import nodes as store
+from flavorsmith.sync import metrics as sync_metrics
 from flavorsmith.sync.engine import TargetError
 
 log = logging.getLogger("flavorsmith.mirror")
 
+# At most this many node names per change in a refresh's log line.
+LOGGED_NAMES = 100
 # While the first load has not succeeded, try again this often (at most the interval).
 FIRST_LOAD_RETRY = 5.0
 
@@ -62,6 +66,8 @@ class Refresh:
     generation: int | None = None
     error: str | None = None
     reading: float = 0.0  # seconds spent reading Ironic's pages (the rest is the database's)
+    # The nodes written, by what was done to them (created, updated, deleted).
+    changed: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def writes(self) -> int:
@@ -234,7 +240,9 @@ class Mirror:
             with writer(self.engine).begin() as connection:
                 background.save(connection, "mirror", self.holder, self.clock(), state)
         except Exception as exc:
-            log.warning(json.dumps({"event": "mirror", "error": f"state not stored: {exc}"}))
+            log.warning(
+                "mirror state not stored", extra=event("mirror", error=f"state not stored: {exc}")
+            )
 
     def _seed(self) -> None:
         """Start from the stored state (a leader taking over keeps the last good mirror)."""
@@ -279,6 +287,12 @@ class Mirror:
             self.refreshes += 1
         self._save()
         self._log(result)
+        sync_metrics.mirror_refreshed(
+            ok=result.error is None,
+            started=result.started.timestamp(),
+            seconds=result.seconds,
+            nodes=result.listed if result.error is None else None,
+        )
         return result
 
     def _refresh(self, started: datetime, before: int, begun: float) -> Refresh:
@@ -307,6 +321,15 @@ class Mirror:
             generation=generation,
             error=f"{report.refused}{self.advice}" if report.refused else None,
             reading=reading,
+            changed={
+                what: names
+                for what, names in (
+                    ("created", report.created),
+                    ("updated", report.updated),
+                    ("deleted", report.deleted),
+                )
+                if names and report.refused is None
+            },
         )
 
     def run(self, stop: threading.Event, *, refreshes: int | None = None) -> int:
@@ -323,14 +346,13 @@ class Mirror:
 
     def _log(self, result: Refresh) -> None:
         line: dict[str, object] = {
-            "event": "mirror",
             "ironic": self.label,
             "requests": result.requests,
             "ms": round(result.seconds * 1000, 1),
         }
         if result.error is not None:
             line["error"] = result.error
-            log.warning(json.dumps(line))
+            log.warning("mirror refresh failed", extra=event("mirror", **line))
             return
         line.update(
             nodes=result.listed,
@@ -340,7 +362,13 @@ class Mirror:
             deleted=result.deleted,
             generation=result.generation,
         )
-        log.info(json.dumps(line))
+        for what, names in result.changed.items():
+            # Named, up to a readable number (a first load may create a whole fleet).
+            shown = names[:LOGGED_NAMES]
+            line[f"{what}_nodes"] = shown + (
+                [f"... {len(names) - len(shown)} more"] if len(names) > len(shown) else []
+            )
+        log.info("mirror refresh", extra=event("mirror", **line))
 
 
 __all__ = ["FIRST_LOAD_RETRY", "Mirror", "NodeSource", "Refresh"]

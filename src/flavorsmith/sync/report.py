@@ -50,6 +50,14 @@ class Report:
     def writes(self) -> int:
         return sum(1 for o in self.outcomes if o.ok and o.action.writes)
 
+    def changed(self) -> dict[str, list[str]]:
+        """The objects changed, by action (create, update, delete, ...), in order."""
+        out: dict[str, list[str]] = {}
+        for outcome in self.outcomes:
+            if outcome.ok and outcome.action.writes:
+                out.setdefault(outcome.action.kind, []).append(outcome.action.subject)
+        return out
+
 
 @dataclass
 class Round:

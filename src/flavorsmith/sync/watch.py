@@ -1,12 +1,12 @@
 """Keeping targets in sync: re-plan every kind when catalog files change (bursts debounced)
-and on a timer; one structured log line per kind and round. A round whose catalog is
+and on a timer; one log line per kind and round (flavorsmith.logs), naming the objects it
+changed. A round whose catalog is
 missing, failed to load or has errors applies nothing, and neither does one whose prune
 would delete every managed object of its kind (unless ``allow_empty``): the round is logged
 as blocked and the next change or timer tries again."""
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from flavorsmith.catalog.fingerprint import fingerprint
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.db.engine import Engine
+from flavorsmith.logs import event
+from flavorsmith.sync import metrics as sync_metrics
 from flavorsmith.sync.engine import AnyKind, Retry, exclusive, run_loaded
 from flavorsmith.sync.kinds import WATCHED
 from flavorsmith.sync.report import Round
@@ -85,6 +87,7 @@ def _round(
             for kind in kinds:
                 line = _line(kind, number, trigger)
                 line["skipped"] = "another process is applying"
+                sync_metrics.round_skipped(kind.name)
                 _log(line, started)
             return
         try:
@@ -93,6 +96,7 @@ def _round(
             for kind in kinds:
                 line = _line(kind, number, trigger)
                 line["error"] = f"{type(exc).__name__}: {exc}"
+                sync_metrics.round_failed(kind.name)
                 _log(line, started)
             return
         for kind in kinds:
@@ -116,7 +120,7 @@ def _round(
 
 
 def _line(kind: AnyKind, number: int, trigger: str) -> dict[str, object]:
-    return {"event": "sync", "kind": kind.name, "round": number, "trigger": trigger}
+    return {"kind": kind.name, "round": number, "trigger": trigger}
 
 
 def _summary(result: Round) -> dict[str, object]:
@@ -130,9 +134,13 @@ def _summary(result: Round) -> dict[str, object]:
     report = result.report
     if report is not None:
         out.update(writes=report.writes, failed=len(report.failed), api_calls=report.calls)
+        out.update(report.changed())
+        failures = {o.action.subject: o.error for o in report.failed}
+        if failures:
+            out["failures"] = failures
     return out
 
 
 def _log(line: dict[str, object], started: float) -> None:
     line["ms"] = round((time.perf_counter() - started) * 1000, 1)
-    log.info(json.dumps(line))
+    log.info("sync round", extra=event("sync", **line))

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from flavorsmith.cli.options import DatabaseOption, FormatOption, RepoOption
+from flavorsmith.cli.options import DatabaseOption, FormatOption, LogFormatOption, RepoOption
 from flavorsmith.cli.output import Format
 from flavorsmith.cli.sync.common import (
     AllowEmptyOption,
@@ -41,12 +41,12 @@ def apply(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    log_format: LogFormatOption = None,
 ) -> None:
     """Apply the plan; exit 1 if any action failed. A failed flavor does not stop the others.
 
     --watch keeps the --only kind in sync."""
-    import logging
-
+    from flavorsmith import logs
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.options import repository
     from flavorsmith.sync.engine import exclusive
@@ -63,7 +63,7 @@ def apply(
     found = repository(repo)
     engine = open_database(database, ctx)
     if watch:
-        logging.basicConfig(level=logging.INFO, format="%(message)s")
+        logs.configure(log_format.value if log_format is not None else None)
         with contextlib.suppress(KeyboardInterrupt):
             keep_watching(
                 found,
