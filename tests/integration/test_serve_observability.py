@@ -169,7 +169,8 @@ def test_metrics_and_json_logs_after_known_work(tmp_path: Path) -> None:
     # Logs: stderr is not a terminal, so JSON, one document per line after the start banner.
     banner = [line for line in served.lines if not line.startswith("{")]
     assert all(
-        re.match(r"(database: |catalog: |metrics on |serving on )", line) for line in banner
+        re.match(r"(database: |catalog: |metrics on |serving on |limits: )", line)
+        for line in banner
     ), banner
     events = [json.loads(line) for line in served.lines if line.startswith("{")]
     assert events and all(
