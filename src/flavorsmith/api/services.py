@@ -4,6 +4,7 @@ policy, the served catalog, the matcher's index, the providers and the Ironic mi
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,3 +74,6 @@ class Services:
     index_cache: IndexCache
     providers: DriverRegistry
     mirror: Mirror | None = None
+    # Under Keystone: (project id, the caller's token) -> False when Keystone has no such
+    # project, as Nova checks when flavor access is added. None without Keystone.
+    verify_project: Callable[[str, str | None], bool] | None = None

@@ -265,6 +265,8 @@ def serve(
                     kind,
                     engine,
                     spec_check=refusal(app.state.services.catalog.registry(), "permissive"),
+                    # Under Keystone a private flavor's projects must be Keystone's, as in Nova.
+                    project_check=None if authenticator is None else authenticator.catalog_project,
                 ),
                 engine,
             ),
