@@ -451,3 +451,47 @@ def test_serve_sync_refuses_a_catalog_flavor_shared_with_an_unknown_project(
         assert shared["m1.medium.dedicated"] == {project_a, project_b}
     finally:
         made.dispose()
+
+
+def test_serve_sync_under_keystone_logs_the_refused_flavor_and_id(
+    keystone: Keystone, keystone_conf: Path, tmp_path: Path
+) -> None:
+    """`serve --auth keystone --sync` itself: its first round refuses the flavor with the
+    mistyped project and says which, in its log line (the service user reads the system,
+    granted by the test above or here)."""
+    admin = keystone.admin()
+    reader = admin.identity.find_role("reader")
+    admin.identity.assign_system_role_to_user(
+        user=keystone.users["flavorsmith"], role=reader, system="all"
+    )
+    admin.close()
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
+    dedicated = repo / "hardware" / "flavors" / "m1.medium.dedicated.yaml"
+    text = dedicated.read_text().replace("4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d", "typo-project")
+    dedicated.write_text(
+        text.replace("9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a", keystone.projects["project-a"])
+    )
+    log = tmp_path / "serve.log"
+    command = [
+        *(sys.executable, "-m", "flavorsmith", "serve", "--port", "0", "--repo", str(repo)),
+        *("--database", f"sqlite:///{tmp_path / 'serve.db'}", "--auth", "keystone"),
+        *("--keystone-config", str(keystone_conf), "--sync"),
+    ]
+    with log.open("w") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, text=True)
+        try:
+            deadline = time.monotonic() + 40
+            while '"kind": "flavors"' not in log.read_text():
+                assert process.poll() is None, log.read_text()
+                assert time.monotonic() < deadline, log.read_text()
+                time.sleep(0.2)
+        finally:
+            process.terminate()
+            process.wait(20)
+    line = next(json.loads(t) for t in log.read_text().splitlines() if '"kind": "flavors"' in t)
+    assert line["failed"] == 1, line
+    assert line["errors"] == [
+        "flavor 'm1.medium.dedicated': projects: 'typo-project' is not a Keystone project "
+        "(give project ids, as `openstack project show NAME -f value -c id` prints them)"
+    ]
