@@ -495,3 +495,21 @@ def test_serve_sync_under_keystone_logs_the_refused_flavor_and_id(
         "flavor 'm1.medium.dedicated': projects: 'typo-project' is not a Keystone project "
         "(give project ids, as `openstack project show NAME -f value -c id` prints them)"
     ]
+
+
+def test_a_sync_over_the_api_checks_the_projects_with_the_callers_token(
+    server: str, tokens: dict[str, str]
+) -> None:
+    """The example catalog's private flavor names two made-up project ids: POST /v1/sync/apply
+    refuses that flavor (409, the body says why) and applies the others."""
+    response = _call(server, "POST", "/v1/sync/apply?only=flavors", tokens["a-admin"])
+    assert response.status_code == 409, response.text
+    failed = [r for r in response.json()["results"] if r["outcome"] == "failed"]
+    assert [(r["flavor"], r["error"]) for r in failed] == [
+        (
+            "m1.medium.dedicated",
+            "flavor 'm1.medium.dedicated': projects: '4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d', "
+            "'9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a' are not Keystone projects (give project ids, "
+            "as `openstack project show NAME -f value -c id` prints them)",
+        )
+    ]
