@@ -5,6 +5,7 @@ role x endpoint x method matrix with each real service's policy defaults."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -19,12 +20,17 @@ import requests
 
 from flavorsmith.api.app import create_app
 from flavorsmith.api.keystone import KeystoneAuth
+from flavorsmith.catalog.repo import Repository
 from flavorsmith.config import Settings
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import Engine, make_engine
 from flavorsmith.store import nodes
+from flavorsmith.sync import engine as sync_engine
+from flavorsmith.sync.kinds import flavors as flavor_kind
+from flavorsmith.sync.targets import store as store_target
 from tests.conftest import EXAMPLES
 from tests.live import serving
+from tests.support.catalogs import RULES
 from tests.support.keystone_api import PASSWORD, Keystone, running_keystone
 
 CACHE_SECONDS = 5
@@ -346,3 +352,164 @@ def test_bad_keystone_configuration_is_one_line_at_start(
     result = _serve("--auth", "keystone", "--keystone-config", str(wrong_password))
     assert result.returncode == 1
     assert result.stderr.strip().count("\n") == 0, result.stderr
+
+
+def test_flavor_access_for_a_project_keystone_does_not_know_is_refused_as_nova_does(
+    server: str, keystone: Keystone, tokens: dict[str, str]
+) -> None:
+    made = _call(
+        server,
+        "POST",
+        "/compute/v2.1/flavors",
+        tokens["a-admin"],
+        {
+            "flavor": {
+                "name": f"private-{uuid.uuid4().hex[:8]}",
+                "ram": 1024,
+                "vcpus": 1,
+                "disk": 10,
+                "os-flavor-access:is_public": False,
+            }
+        },
+    )
+    assert made.status_code == 200, made.text
+    action = f"/compute/v2.1/flavors/{made.json()['flavor']['id']}/action"
+    project_b = keystone.projects["project-b"]
+    added = _call(
+        server, "POST", action, tokens["a-admin"], {"addTenantAccess": {"tenant": project_b}}
+    )
+    assert added.status_code == 200, added.text
+    typo = project_b[:-1] + ("0" if project_b[-1] != "0" else "1")
+    refused = _call(
+        server, "POST", action, tokens["a-admin"], {"addTenantAccess": {"tenant": typo}}
+    )
+    assert refused.status_code == 400, refused.text
+    assert refused.json() == {
+        "badRequest": {"code": 400, "message": f"Project ID {typo} is not a valid project."}
+    }
+    listed = _call(server, "GET", action.replace("/action", "/os-flavor-access"), tokens["a-admin"])
+    assert [a["tenant_id"] for a in listed.json()["flavor_access"]] == [project_b]
+    # Removing access is not checked (Nova lets a deleted project's access go).
+    removed = _call(
+        server, "POST", action, tokens["a-admin"], {"removeTenantAccess": {"tenant": typo}}
+    )
+    assert removed.status_code == 404, removed.text
+
+
+def test_serve_sync_refuses_a_catalog_flavor_shared_with_an_unknown_project(
+    keystone: Keystone, keystone_conf: Path, tmp_path: Path
+) -> None:
+    """The store target as `serve --sync` builds it under Keystone: a private flavor whose
+    projects hold an id Keystone does not know is refused, naming the flavor and the id, and
+    nothing of it is written; with real ids it is created and shared."""
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
+    dedicated = repo / "hardware" / "flavors" / "m1.medium.dedicated.yaml"
+    project_a = keystone.projects["project-a"]
+    text = dedicated.read_text()
+    for old in ("4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d", "9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a"):
+        assert old in text
+    dedicated.write_text(
+        text.replace("4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d", project_a).replace(
+            "9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a", "no-such-project"
+        )
+    )
+    # The service user may look projects up once it reads the system (Keystone's defaults).
+    admin = keystone.admin()
+    reader = admin.identity.find_role("reader")
+    admin.identity.assign_system_role_to_user(
+        user=keystone.users["flavorsmith"], role=reader, system="all"
+    )
+    admin.close()
+    made = make_engine(f"sqlite:///{tmp_path / 'sync.db'}")
+    migrate.upgrade(made)
+    auth = KeystoneAuth.load(keystone_conf)
+    target = store_target.target(flavor_kind.KIND, made, project_check=auth.catalog_project)
+    try:
+        first = sync_engine.run(
+            flavor_kind.KIND, Repository(repo, RULES), target, prune=False, execute=True
+        )
+        assert first.report is not None
+        failed = [o for o in first.report.outcomes if not o.ok and o.error]
+        assert [o.action.subject for o in failed] == ["m1.medium.dedicated"]
+        assert failed[0].error == (
+            "flavor 'm1.medium.dedicated': projects: 'no-such-project' is not a Keystone "
+            "project (give project ids, as `openstack project show NAME -f value -c id` "
+            "prints them)"
+        )
+        names = {f.name for f in target.observe().values()}
+        assert "m1.medium.dedicated" not in names and len(names) > 1  # the others were made
+
+        project_b = keystone.projects["project-b"]
+        dedicated.write_text(dedicated.read_text().replace("no-such-project", project_b))
+        second = sync_engine.run(
+            flavor_kind.KIND, Repository(repo, RULES), target, prune=False, execute=True
+        )
+        assert second.report is not None
+        assert [o.error for o in second.report.outcomes if o.error] == []
+        shared = {f.name: set(f.projects) for f in target.observe().values()}
+        assert shared["m1.medium.dedicated"] == {project_a, project_b}
+    finally:
+        made.dispose()
+
+
+def test_serve_sync_under_keystone_logs_the_refused_flavor_and_id(
+    keystone: Keystone, keystone_conf: Path, tmp_path: Path
+) -> None:
+    """`serve --auth keystone --sync` itself: its first round refuses the flavor with the
+    mistyped project and says which, in its log line (the service user reads the system,
+    granted by the test above or here)."""
+    admin = keystone.admin()
+    reader = admin.identity.find_role("reader")
+    admin.identity.assign_system_role_to_user(
+        user=keystone.users["flavorsmith"], role=reader, system="all"
+    )
+    admin.close()
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
+    dedicated = repo / "hardware" / "flavors" / "m1.medium.dedicated.yaml"
+    text = dedicated.read_text().replace("4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d", "typo-project")
+    dedicated.write_text(
+        text.replace("9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a", keystone.projects["project-a"])
+    )
+    log = tmp_path / "serve.log"
+    command = [
+        *(sys.executable, "-m", "flavorsmith", "serve", "--port", "0", "--repo", str(repo)),
+        *("--database", f"sqlite:///{tmp_path / 'serve.db'}", "--auth", "keystone"),
+        *("--keystone-config", str(keystone_conf), "--sync"),
+    ]
+    with log.open("w") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, text=True)
+        try:
+            deadline = time.monotonic() + 40
+            while '"kind": "flavors"' not in log.read_text():
+                assert process.poll() is None, log.read_text()
+                assert time.monotonic() < deadline, log.read_text()
+                time.sleep(0.2)
+        finally:
+            process.terminate()
+            process.wait(20)
+    line = next(json.loads(t) for t in log.read_text().splitlines() if '"kind": "flavors"' in t)
+    assert line["failed"] == 1, line
+    assert line["errors"] == [
+        "flavor 'm1.medium.dedicated': projects: 'typo-project' is not a Keystone project "
+        "(give project ids, as `openstack project show NAME -f value -c id` prints them)"
+    ]
+
+
+def test_a_sync_over_the_api_checks_the_projects_with_the_callers_token(
+    server: str, tokens: dict[str, str]
+) -> None:
+    """The example catalog's private flavor names two made-up project ids: POST /v1/sync/apply
+    refuses that flavor (409, the body says why) and applies the others."""
+    response = _call(server, "POST", "/v1/sync/apply?only=flavors", tokens["a-admin"])
+    assert response.status_code == 409, response.text
+    failed = [r for r in response.json()["results"] if r["outcome"] == "failed"]
+    assert [(r["flavor"], r["error"]) for r in failed] == [
+        (
+            "m1.medium.dedicated",
+            "flavor 'm1.medium.dedicated': projects: '4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d', "
+            "'9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a' are not Keystone projects (give project ids, "
+            "as `openstack project show NAME -f value -c id` prints them)",
+        )
+    ]

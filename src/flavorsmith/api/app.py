@@ -155,6 +155,7 @@ def create_app(
         catalog=catalog,
         index_cache=index_cache,
         providers=providers,
+        verify_project=getattr(authenticator, "verify_project", None),
     )
     app = FastAPI(
         title="Flavorsmith",

@@ -17,6 +17,7 @@ import configparser
 import io
 import json
 import logging
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -29,8 +30,10 @@ from keystonemiddleware import auth_token
 from flavorsmith.api.auth import Identity, effective_roles
 from flavorsmith.api.yamlfile import AuthConfigError
 from flavorsmith.errors import NotAuthenticated, ServiceUnavailable
+from flavorsmith.sync.engine import TargetError
 
 log = logging.getLogger("flavorsmith.keystone")
+sync_log = logging.getLogger("flavorsmith.sync")  # serve quiets the first one, not this
 
 SECTION = "keystone_authtoken"
 REQUIRED = ("www_authenticate_uri", "auth_url", "auth_type")
@@ -113,6 +116,9 @@ class KeystoneAuth:
 
     def __init__(self, path: Path, options: Mapping[str, str]) -> None:
         self.path = path
+        self.options = dict(options)
+        self._warned = False
+        self._system: tuple[str, float] | None = None  # a system-scoped token, until when
         self.www_authenticate_uri = options["www_authenticate_uri"]
         self.identity = identity_url(options["auth_url"])
         conf = {
@@ -241,3 +247,79 @@ class KeystoneAuth:
             raise KeystoneUnavailable(
                 f"Keystone at {self.identity} cannot be reached: {exc}"
             ) from None
+
+    def verify_project(self, project_id: str, token: str | None) -> bool:
+        """Nova's check when flavor access is added (``nova.api.openstack.identity``), asked
+        with the caller's ``token``: False only when Keystone says the project does not exist
+        (404); a 403 or an unreachable Keystone lets the change through, logged."""
+        try:
+            known = self.project_exists(project_id, token)
+        except KeystoneUnavailable as exc:
+            log.info("keystone: cannot verify project %s: %s", project_id, exc)
+            return True
+        if known is None:
+            log.info("keystone: the caller may not look up project %s; not verified", project_id)
+        return known is not False
+
+    def system_token(self) -> str | None:
+        """A system-scoped token of the service user (password auth with the options of
+        ``[keystone_authtoken]``), kept for ten minutes; None when Keystone gives none (the user
+        has no role on the system, or the auth type is not a password)."""
+        now = time.monotonic()
+        if self._system is not None and self._system[1] > now:
+            return self._system[0]
+        options = self.options
+        if options.get("auth_type") != "password" or not options.get("username"):
+            return None
+        user: dict[str, Any] = {
+            "name": options["username"],
+            "password": options.get("password", ""),
+        }
+        if options.get("user_domain_id"):
+            user["domain"] = {"id": options["user_domain_id"]}
+        else:
+            user["domain"] = {"name": options.get("user_domain_name", "Default")}
+        body = {
+            "auth": {
+                "identity": {"methods": ["password"], "password": {"user": user}},
+                "scope": {"system": {"all": True}},
+            }
+        }
+        request = urllib.request.Request(
+            f"{self.identity}/auth/tokens",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+                token = response.headers.get("X-Subject-Token")
+        except urllib.error.HTTPError:
+            return None  # no role on the system: the project-scoped service token is used
+        except OSError as exc:
+            raise KeystoneUnavailable(
+                f"Keystone at {self.identity} cannot be reached: {exc}"
+            ) from None
+        if not token:
+            return None
+        self._system = (str(token), now + 600)
+        return str(token)
+
+    def catalog_project(self, project_id: str) -> bool | None:
+        """For ``serve --sync``: does Keystone know ``project_id``, asked as the service user
+        (system-scoped when it has a role on the system, as Keystone's defaults let a system
+        reader read any project)? None (logged once) when Keystone does not let it look. An
+        unreachable Keystone is a transient TargetError, retried."""
+        try:
+            known = self.project_exists(project_id, self.system_token())
+        except KeystoneUnavailable as exc:
+            reason = f"cannot check project {project_id!r}: {exc}"
+            raise TargetError(reason, transient=True) from None
+        if known is None and not self._warned:
+            self._warned = True
+            sync_log.warning(
+                "keystone: the service user may not look up projects, so the catalog's project "
+                "ids are not checked (give it the reader role on the system: openstack role add "
+                "--system all --user USER reader)"
+            )
+        return known

@@ -4,6 +4,7 @@ policy, the served catalog, the matcher's index, the providers and the Ironic mi
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,3 +78,6 @@ class Services:
     providers: DriverRegistry
     mirror: Mirror | None = None
     leadership: Leadership | None = None
+    # Under Keystone: (project id, the caller's token) -> False when Keystone has no such
+    # project, as Nova checks when flavor access is added. None without Keystone.
+    verify_project: Callable[[str, str | None], bool] | None = None

@@ -177,7 +177,7 @@ def build(
         app.state.services.mirror = mirror
         loops["mirror"] = mirror.run
     if config.sync:
-        loops["sync"] = _watcher(config, app, engine)
+        loops["sync"] = _watcher(config, app, engine, authenticator)
     if loops:
         leadership = Leadership(engine, loops, period=config.election_period(), holder=holder)
         app.state.services.leadership = leadership
@@ -208,15 +208,22 @@ def _mirror(config: ServeConfig, engine: Engine, holder: str) -> Mirror | None:
 
 
 def _watcher(
-    config: ServeConfig, app: FastAPI, engine: Engine
+    config: ServeConfig, app: FastAPI, engine: Engine, authenticator: Authenticator | None
 ) -> Callable[[threading.Event], object]:
     catalog = app.state.services.catalog
+    # Under Keystone a private flavor's projects must be Keystone's, as in Nova.
+    project_check = (
+        authenticator.catalog_project if isinstance(authenticator, KeystoneAuth) else None
+    )
 
     def run(stop: threading.Event) -> object:
         return watch(
             Repository(Path(config.repo or "."), catalog.rules),
             lambda kind: store.target(
-                kind, engine, spec_check=refusal(catalog.registry(), "permissive")
+                kind,
+                engine,
+                spec_check=refusal(catalog.registry(), "permissive"),
+                project_check=project_check,
             ),
             engine,
             prune=config.sync_prune,

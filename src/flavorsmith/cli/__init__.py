@@ -22,6 +22,7 @@ from flavorsmith.cli import (
 )
 from flavorsmith.cli.deploy import group as _deploy_group
 from flavorsmith.cli.extra_specs import group as _extra_specs_group
+from flavorsmith.cli.keystone import group as _keystone_group
 from flavorsmith.cli.matching import capacity, match
 from flavorsmith.cli.providers import flavor_group as _service_flavor_group
 from flavorsmith.cli.providers import profile_group as _flavor_profile_group
@@ -88,6 +89,7 @@ def build() -> typer.Typer:
     app.add_typer(_provider_group(), name="provider")
     app.add_typer(_flavor_profile_group(), name="flavor-profile")
     app.add_typer(_service_flavor_group(), name="service-flavor")
+    app.add_typer(_keystone_group(), name="keystone")
     return app
 
 

@@ -35,6 +35,13 @@ Nova's target writes the keys stock Nova refuses at a microversion that does not
 them. Kinds without extra specs ignore it."""
 
 
+ProjectCheck = Callable[[str], bool | None]
+"""``project_id -> known``: whether Keystone knows that project (None when it cannot tell, as
+when it does not let the service look). Given to the service's own flavor target under
+Keystone, so a catalog flavor shared with a mistyped project id is refused before anything is
+written, as Nova refuses adding access for a project that does not exist."""
+
+
 def refuses_nothing(key: str, value: str) -> str | None:
     return None
 

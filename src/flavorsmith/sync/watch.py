@@ -138,7 +138,14 @@ def _summary(result: Round) -> dict[str, object]:
         failures = {o.action.subject: o.error for o in report.failed}
         if failures:
             out["failures"] = failures
+        if report.failed:  # each names its object and why ("flavor 'x': projects: ...")
+            out["errors"] = [_named(o.action.subject, str(o.error)) for o in report.failed]
     return out
+
+
+def _named(subject: str, error: str) -> str:
+    """``error``, led by the object it concerns unless it names it already."""
+    return error if repr(subject) in error else f"{subject}: {error}"
 
 
 def _log(line: dict[str, object], started: float) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from flavorsmith.api.context import authorize, run
+from flavorsmith.api.context import authorize, call, run, services
 from flavorsmith.api.policy import PolicyDenied
 from flavorsmith.api.requests import check_query, json_body
 from flavorsmith.db.engine import Connection
@@ -73,6 +73,12 @@ async def flavor_action(request: Request, flavorid: str) -> dict[str, Any]:
             f'Invalid input for field/attribute {action}: expected {{"tenant": "<project id>"}}'
         )
     project = argument["tenant"]
+    verify = services(request).verify_project
+    if action == "addTenantAccess" and verify is not None:
+        # Nova asks Keystone with the caller's token before it adds access.
+        token = request.headers.get("x-auth-token")
+        if not await call(request, lambda: verify(project, token)):
+            raise Invalid(f"Project ID {project} is not a valid project.")
 
     def work(connection: Connection) -> list[str]:
         row = store.get(connection, flavorid, lock=True)

@@ -19,7 +19,7 @@ from flavorsmith.catalog.repo import RepoView
 from flavorsmith.errors import Invalid, ServiceUnavailable
 from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.params import parse_bool
-from flavorsmith.sync.engine import AnyKind, exclusive, run_loaded
+from flavorsmith.sync.engine import AnyKind, ProjectCheck, exclusive, run_loaded
 from flavorsmith.sync.kinds import DEFAULT, NAMES, UnknownKind, choose
 from flavorsmith.sync.targets import store
 
@@ -60,7 +60,19 @@ def _prepare(request: Request, rule: str) -> Choice:
     return Choice(kind, _flag(request, "prune"), _flag(request, "allow_empty"))
 
 
-def _work(shared: Services, choice: Choice, execute: bool) -> dict[str, Any]:
+def _projects(shared: Services, request: Request) -> ProjectCheck | None:
+    """Under Keystone, a private flavor's projects are checked with the caller's token, as
+    the compute API checks flavor access."""
+    verify = shared.verify_project
+    if verify is None:
+        return None
+    token = request.headers.get("x-auth-token")
+    return lambda project: verify(project, token)
+
+
+def _work(
+    shared: Services, choice: Choice, execute: bool, projects: ProjectCheck | None = None
+) -> dict[str, Any]:
     """One round of the chosen kind on the service's own database. A plan loads the catalog
     on disk once and changes nothing; an apply reloads the service's catalog (so the service
     serves what it applied) and applies that, under the sync lock."""
@@ -75,7 +87,7 @@ def _work(shared: Services, choice: Choice, execute: bool) -> dict[str, Any]:
         result = run_loaded(
             choice.kind,
             view,
-            store.target(choice.kind, shared.engine, spec_check=check),
+            store.target(choice.kind, shared.engine, spec_check=check, project_check=projects),
             prune=choice.prune,
             execute=execute,
             allow_empty=choice.allow_empty,
@@ -102,7 +114,8 @@ async def sync_apply(request: Request) -> JSONResponse:
     failed (the body says which; nothing is applied in the first two cases)."""
     choice = _prepare(request, "flavorsmith:sync:apply")
     shared = services(request)
-    body = await call(request, lambda: _work(shared, choice, True))
+    projects = _projects(shared, request)
+    body = await call(request, lambda: _work(shared, choice, True, projects))
     failed = (
         bool(body.get("failed"))
         or bool(body.get("error"))

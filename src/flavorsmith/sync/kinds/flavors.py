@@ -232,6 +232,7 @@ class FlavorTarget(Protocol):
     def unset_spec(self, flavor_id: str, key: str) -> None: ...
     def add_project(self, flavor_id: str, project: str) -> None: ...
     def remove_project(self, flavor_id: str, project: str) -> None: ...
+    def check_projects(self, flavor: str, projects: tuple[str, ...]) -> None: ...
 
 
 def desired(catalog: Catalog) -> list[DerivedFlavor]:
@@ -244,6 +245,14 @@ def steps(action: Action, target: FlavorTarget) -> list[Step]:
     flavor_id = action.flavor
     want = action.desired
     out: list[Step] = []
+    # Every project checked before the first write: a mistyped id leaves nothing half-made.
+    shared = want.projects if want is not None and not want.is_public else ()
+    if action.kind in ("create", "replace") and shared:
+        assert want is not None
+        out.append(partial(target.check_projects, want.name, shared))
+    elif action.kind == "access" and action.add_projects:
+        name = want.name if want is not None else flavor_id
+        out.append(partial(target.check_projects, name, action.add_projects))
     if action.kind in ("create", "replace"):
         assert want is not None
         if action.kind == "replace":
@@ -337,6 +346,21 @@ class StoreFlavors(StoreTarget):
 
     def remove_project(self, flavor_id: str, project: str) -> None:
         self._run(lambda c: flavor_store.remove_project(c, self._locked(c, flavor_id), project))
+
+    def check_projects(self, flavor: str, projects: tuple[str, ...]) -> None:
+        """Under Keystone: every project id is one Keystone knows (one it cannot tell about
+        passes, as in Nova)."""
+        if self.project_check is None:
+            return
+        unknown = [p for p in projects if self.project_check(p) is False]
+        if unknown:
+            ids = ", ".join(repr(p) for p in unknown)
+            what = "is not a Keystone project" if len(unknown) == 1 else "are not Keystone projects"
+            raise TargetError(
+                f"flavor {flavor!r}: projects: {ids} {what} (give project ids, as "
+                "`openstack project show NAME -f value -c id` prints them)",
+                status=400,
+            )
 
 
 class SdkFlavors(SdkTarget):
@@ -457,6 +481,9 @@ class SdkFlavors(SdkTarget):
             (2, 1),
             body={"removeTenantAccess": {"tenant": project}},
         )
+
+    def check_projects(self, flavor: str, projects: tuple[str, ...]) -> None:
+        """Nothing: a real Nova checks them against its Keystone when access is added."""
 
 
 KIND: Kind[list[DerivedFlavor], ObservedFlavor, Action, FlavorTarget] = Kind(

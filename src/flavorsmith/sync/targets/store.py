@@ -10,13 +10,20 @@ from typing import Any
 
 from flavorsmith.db.engine import Engine, writer
 from flavorsmith.errors import FlavorsmithError
-from flavorsmith.sync.engine import AnyKind, SpecCheck, TargetError, refuses_nothing
+from flavorsmith.sync.engine import (
+    AnyKind,
+    ProjectCheck,
+    SpecCheck,
+    TargetError,
+    refuses_nothing,
+)
 
 
 class StoreTarget:
     """One transaction per call; a store's refusal becomes a TargetError."""
 
     transient_conflicts = False  # whether a 409 is worth retrying
+    project_check: ProjectCheck | None = None  # under Keystone: are project ids real?
 
     def __init__(self, engine: Engine, spec_check: SpecCheck = refuses_nothing) -> None:
         self.engine = engine
@@ -33,13 +40,22 @@ class StoreTarget:
             raise TargetError(exc.message, status=exc.status, transient=transient) from None
 
 
-def target(kind: AnyKind, engine: Engine, *, spec_check: SpecCheck | None = None) -> Any:
+def target(
+    kind: AnyKind,
+    engine: Engine,
+    *,
+    spec_check: SpecCheck | None = None,
+    project_check: ProjectCheck | None = None,
+) -> Any:
     """The service's own database as the target of ``kind``; ``spec_check`` refuses the extra
-    specs its compute API would refuse (none, when not given). A kind with no such target is a
+    specs its compute API would refuse (none, when not given); ``project_check`` (under
+    Keystone) refuses project ids Keystone does not know. A kind with no such target is a
     TargetError that says so."""
     if kind.store_target is None:
         raise TargetError(no_store_target(kind))
-    return kind.store_target(engine, spec_check or refuses_nothing)
+    made = kind.store_target(engine, spec_check or refuses_nothing)
+    made.project_check = project_check
+    return made
 
 
 def no_store_target(kind: AnyKind) -> str:
