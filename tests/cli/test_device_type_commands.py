@@ -77,3 +77,21 @@ def test_validate_device_type_file(example_repo: Path, tmp_path: Path, cli: Invo
         "u_height, is_full_depth, interfaces, power-ports, console-ports, module-bays, "
         "resource_class"
     )
+
+
+def test_validate_outside_a_repository_says_cross_file_checks_were_skipped(
+    tmp_path: Path, cli: Invoke
+) -> None:
+    source = tmp_path / "dt.yaml"
+    source.write_text(
+        "class: server\nmanufacturer: Acme\nmodel: One\nu_height: 1\nis_full_depth: true\n"
+        "resource_class:\n- name: gp2.small\n  cpu: {cores: 8, model: x}\n  memory: {size: 32768}\n"
+        "  drives: [{size: 480}]\n  nic_count: 2\n"
+    )
+    result = cli("device-type", "validate", "--repo", str(tmp_path), str(source))
+    assert (result.exit_code, result.stdout) == (
+        0,
+        f"checks across files skipped: {tmp_path} is not a catalog repository "
+        "(no hardware/ found; set --repo)\n"
+        "1 file: 0 errors, 0 warnings\n",
+    )

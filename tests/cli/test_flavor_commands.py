@@ -140,9 +140,21 @@ def test_validate_file_against_repository(example_repo: Path, tmp_path: Path, cl
         "(hardware/flavors/m1.small.yaml:2): same resource class and traits\n"
         "1 file: 0 errors, 1 warning\n"
     )
-    # Without a repository only the file itself is checked.
+    # Without a repository only the file itself is checked, and the output says so.
     result = cli("flavor", "validate", "--repo", str(tmp_path), str(dup))
-    assert (result.exit_code, result.stdout) == (0, "1 file: 0 errors, 0 warnings\n")
+    assert (result.exit_code, result.stdout) == (
+        0,
+        f"checks across files skipped: {tmp_path} is not a catalog repository "
+        "(no hardware/ found; set --repo)\n"
+        "1 file: 0 errors, 0 warnings\n",
+    )
+    # With JSON the note goes to stderr: stdout stays one JSON document.
+    result = cli("flavor", "validate", "--repo", str(tmp_path), "-f", "json", str(dup))
+    assert (result.exit_code, json.loads(result.stdout)) == (0, [])
+    assert result.stderr == (
+        f"checks across files skipped: {tmp_path} is not a catalog repository "
+        "(no hardware/ found; set --repo)\n"
+    )
 
 
 def test_validate_missing_file_is_a_usage_error(example_repo: Path, cli: Invoke) -> None:

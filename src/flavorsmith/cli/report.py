@@ -28,10 +28,15 @@ def emit(
     *,
     checked: int | None = None,
     err: bool = False,
+    note: str | None = None,
 ) -> None:
-    """Print the diagnostics; in text form followed by a summary line."""
+    """Print the diagnostics; in text form followed by the note, if any, and a summary line.
+
+    With JSON the note goes to stderr, so that stdout stays one JSON document."""
     if fmt is DiagnosticFormat.JSON:
         typer.echo(json.dumps([d.as_dict() for d in diagnostics], indent=2), err=err)
+        if note:
+            typer.echo(note, err=True)
         return
     colour = _colour() and not err
     for diagnostic in diagnostics:
@@ -40,6 +45,8 @@ def emit(
             fg = "red" if diagnostic.severity is Severity.ERROR else "yellow"
             line = typer.style(line, fg=fg)
         typer.echo(line, err=err)
+    if note:
+        typer.echo(note, err=err)
     errors = sum(d.severity is Severity.ERROR for d in diagnostics)
     warnings = len(diagnostics) - errors
     scope = f"{checked} file{'s' if checked != 1 else ''}: " if checked is not None else ""

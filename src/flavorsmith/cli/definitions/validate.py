@@ -33,7 +33,13 @@ def register(app: typer.Typer, kind: Kind) -> None:
             diagnostics.extend(loaded.diagnostics)
             if loaded.model is not None:
                 diagnostics.extend(found.check_candidate(loaded))
-        emit(diagnostics, fmt, checked=len(files))
+        note = None
+        if not found.exists():
+            note = (
+                f"checks across files skipped: {found.root} is not a catalog repository "
+                "(no hardware/ found; set --repo)"
+            )
+        emit(diagnostics, fmt, checked=len(files), note=note)
         exit_for(diagnostics)
 
     validate.__doc__ = f"Validate {kind.name} files (and against the repository when found)."
