@@ -238,6 +238,13 @@ def test_deploy_plan_from_the_catalog_and_from_the_service(
         "is missing traits CUSTOM_BM_CONFIG_BIOS_VMX_OFF, CUSTOM_BM_CONFIG_RAID_DISK_STRIPE"
         in missing.stderr
     )
+    # A flavor of another resource class: Nova would never schedule it onto the node.
+    elsewhere = cli("deploy", "plan", "n1", "--flavor", "m1.small", "--database", database)
+    assert elsewhere.exit_code == 1
+    assert elsewhere.stderr == (
+        "error: node n1 has resource class c2.large; flavor m1.small needs m1.small: "
+        "Nova would never place it there\n"
+    )
     unknown = cli("deploy", "plan", "n1", "--flavor", "nope", "--database", database)
     assert unknown.exit_code == 1 and "error: no flavor 'nope' in the catalog" in unknown.stderr
     no_node = cli("deploy", "plan", "ghost", "--database", database)

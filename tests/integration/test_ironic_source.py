@@ -165,6 +165,25 @@ def test_deploy_plan_reads_the_node_and_templates_of_the_real_ironic(
     plan = json.loads(result.stdout)
     assert plan["node"] == "r7615-a01-u02" and plan["driver"] == "fake-hardware"
     assert plan["errors"] == []
+    # The node's resource class is read from Ironic too: m1.small is not a m1.medium.
+    elsewhere = cli(
+        "deploy",
+        "plan",
+        "r7615-a01-u02",
+        "--flavor",
+        "m1.medium",
+        "--ironic-endpoint",
+        ironic,
+        "--repo",
+        str(repo),
+        "-f",
+        "json",
+    )
+    assert elsewhere.exit_code == 1
+    assert json.loads(elsewhere.stdout)["errors"] == [
+        "node r7615-a01-u02 has resource class m1.small; flavor m1.medium needs m1.medium: "
+        "Nova would never place it there"
+    ]
     missing = cli("deploy", "plan", "no-such-node", "--ironic-endpoint", ironic)
     assert missing.exit_code == 1
     assert missing.stderr.strip() == "error: no node 'no-such-node' in that Ironic"

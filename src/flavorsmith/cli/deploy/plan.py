@@ -42,12 +42,14 @@ def plan(
     fmt: FormatOption = Format.TABLE,
 ) -> None:
     """Show the ordered deploy steps provisioning NODE would run, where each comes from, and
-    why each deploy template was or was not applied. Exits 1 when Ironic would refuse."""
+    why each deploy template was or was not applied. Exits 1 when Ironic would refuse, or
+    when Nova would never place the --flavor on NODE (another resource class)."""
     from flavorsmith.cli.ironic_source import ironic_nodes
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.errors import FlavorsmithError
     from flavorsmith.ironic.deploy_steps import order_for_driver
     from flavorsmith.ironic.deploy_templates import Template
+    from flavorsmith.resource_classes import placement_name
     from flavorsmith.store import deploy_templates as template_store
     from flavorsmith.store import nodes as store
 
@@ -92,6 +94,16 @@ def plan(
             "Cannot specify instance traits that are not also set on the node. "
             f"Node {row['uuid']} is missing traits {', '.join(missing)}",
         )
+    if wanted_flavor is not None:
+        has = row.get("resource_class")
+        needs = wanted_flavor.resource_class
+        if not has or placement_name(has) != placement_name(needs):
+            held = f"resource class {has}" if has else "no resource class"
+            errors.insert(
+                0,
+                f"node {row['name'] or row['uuid']} has {held}; flavor {wanted_flavor.name} "
+                f"needs {needs}: Nova would never place it there",
+            )
     report: dict[str, Any] = {
         "node": row["name"] or row["uuid"],
         "driver": row["driver"],
@@ -114,7 +126,7 @@ def _from_ironic(source: Any, node: str) -> tuple[dict[str, Any], list[str], lis
     from flavorsmith.store import deploy_templates as template_store
     from flavorsmith.sync.engine import TargetError
 
-    fields = ("uuid", "name", "driver", "traits", "instance_info")
+    fields = ("uuid", "name", "driver", "resource_class", "traits", "instance_info")
     try:
         row = source.node(node, fields)
     except TargetError as exc:
