@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import typer
 
+from flavorsmith.cli import build
 from tests.conftest import EXAMPLES, Invoke
 
 
@@ -114,3 +116,32 @@ def test_console_script_never_prints_a_traceback(tmp_path: Path) -> None:
 
 def test_version(cli: Invoke) -> None:
     assert cli("--version").stdout == "flavorsmith 0.1.0\n"
+
+
+def _command_paths() -> list[list[str]]:
+    """Every command and group of the CLI, as the words that name it."""
+    paths: list[list[str]] = []
+
+    def walk(command: object, path: list[str]) -> None:
+        paths.append(path)
+        # Typer ships its own click: a group is whatever has subcommands.
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, [*path, name])
+
+    walk(typer.main.get_command(build()), [])
+    return paths
+
+
+def test_dash_h_is_help_on_every_command(cli: Invoke) -> None:
+    root = cli("-h")
+    assert root.exit_code == 0, root.output
+    assert root.stdout.startswith("Usage: flavorsmith [OPTIONS] COMMAND [ARGS]...")
+    assert "-h, --help" in root.stdout
+    listed = cli("node", "list", "-h")
+    assert listed.exit_code == 0, listed.output
+    assert listed.stdout.startswith("Usage: flavorsmith node list [OPTIONS]")
+    paths = _command_paths()
+    assert len(paths) > 40
+    for path in paths:
+        short, long = cli(*path, "-h"), cli(*path, "--help")
+        assert (short.exit_code, short.stdout) == (0, long.stdout), path

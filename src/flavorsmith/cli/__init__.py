@@ -44,6 +44,8 @@ def build() -> typer.Typer:
         add_completion=False,
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
+        # Every subcommand's context inherits these, so -h works everywhere as in openstack.
+        context_settings={"help_option_names": ["-h", "--help"]},
     )
 
     @app.callback()
