@@ -15,27 +15,15 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import quote
 
+from flavorsmith.ironic.mirror import FIELDS as MIRROR_FIELDS
 from flavorsmith.sync.engine import TargetError
 from flavorsmith.sync.targets.sdk import SdkTarget
 
 # Ironic's default (and usual) largest page.
 PAGE = 1000
-# The node fields the mirror keeps and the node sources read (README: "With your cloud").
-NODE_FIELDS = (
-    "uuid",
-    "name",
-    "resource_class",
-    "traits",
-    "provision_state",
-    "power_state",
-    "maintenance",
-    "instance_uuid",
-    "owner",
-    "lessee",
-    "retired",
-    "driver",
-    "properties",
-)
+# The node fields the mirror keeps and the node sources read (README: "With your cloud"):
+# the mirror's rules own the list.
+NODE_FIELDS = MIRROR_FIELDS
 # The lowest microversion that has every field above (lessee came last, at 1.65).
 NODES_VERSION = (1, 65)
 # GET /v1/nodes/{node}/inventory (inspection data kept by Ironic itself).
