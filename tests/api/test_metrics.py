@@ -216,7 +216,7 @@ def test_inventory_gauges_follow_the_nodes(client: TestClient) -> None:
     # The same numbers as the capacity API's, which counts shared nodes the same way.
     capacity = client.get("/v1/capacity", headers=ADMIN).json()
     small = next(f for f in capacity["flavors"] if f["flavor"] == "m1.small")
-    assert (small["matching"], small["available"], small["exclusive"]) == (1, 1, 0)
+    assert (small["matching"], small["available"], small["exclusive"]) == (1, 1, 1)
     generation = value(samples, "flavorsmith_inventory_generation")
     assert generation == capacity["generation"] > 0
 
