@@ -534,3 +534,65 @@ def flavor_findings(
                 )
                 out.append(Finding("flavor-access", want.id, "; ".join(parts), fixes.sync()))
     return out
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every finding, where each view came from, and what was compared."""
+
+    findings: tuple[Finding, ...]
+    sources: Mapping[str, str]
+    counts: Mapping[str, int]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def aligned(self) -> bool:
+        return not self.findings
+
+    def as_dict(self) -> dict[str, Any]:
+        by_kind: dict[str, int] = {}
+        for finding in self.findings:
+            by_kind[finding.kind] = by_kind.get(finding.kind, 0) + 1
+        return {
+            "aligned": self.aligned,
+            "sources": dict(self.sources),
+            "checked": dict(self.counts),
+            "notes": list(self.notes),
+            "counts": {k: by_kind[k] for k in KINDS if k in by_kind},
+            "findings": [f.as_dict() for f in self.findings],
+        }
+
+
+def verify(
+    *,
+    index: Index,
+    rules: Sequence[FlavorRule],
+    wanted: Sequence[WantedFlavor],
+    nova: Mapping[str, NovaFlavor],
+    providers: Sequence[ProviderLike],
+    candidates: Mapping[str, AbstractSet[str]] | None,
+    reserved: Callable[[NodeInfo], bool],
+    sources: Mapping[str, str],
+    fixes: Fixes = Fixes(),
+    marker: Mapping[str, str] | None = None,
+    notes: Sequence[str] = (),
+) -> Report:
+    """All the checks: flavors against Placement's candidates (when ``candidates`` is given),
+    nodes against their providers, catalog flavors against Nova's."""
+    nodes = index.snapshot.nodes
+    findings: list[Finding] = []
+    if candidates is not None:
+        findings += candidate_findings(index, rules, candidates, providers, reserved, fixes)
+    findings += node_findings(nodes, providers, reserved, fixes)
+    findings += flavor_findings(wanted, nova, fixes, marker)
+    return Report(
+        tuple(findings),
+        sources,
+        {
+            "flavors": len(wanted),
+            "nodes": len(nodes),
+            "providers": len(providers),
+            "nova_flavors": len(nova),
+        },
+        tuple(notes),
+    )
