@@ -11,7 +11,8 @@ has an instance; the node's traits, replaced wholesale on each periodic update, 
 traits Nova owns itself — ``COMPUTE_NODE``, ``OWNER_NOVA``, ``COMPUTE_STATUS_DISABLED`` (set
 while the nova-compute service is disabled) and the driver's capability traits, each added
 when the ironic driver supports it and removed when it does not (``nova/virt/driver.py``
-``CAPABILITY_TRAITS_MAP`` over the ironic driver's ``capabilities``).
+``CAPABILITY_TRAITS_MAP`` over the ironic driver's ``capabilities``; the lists are in
+``nova/ironic_provider.py``).
 """
 
 from __future__ import annotations
@@ -25,44 +26,11 @@ from typing import Any, Protocol
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.index import Index, positions
 from flavorsmith.matching.snapshot import NodeInfo
+from flavorsmith.nova import ironic_provider
 
-# The ironic driver's capabilities that CAPABILITY_TRAITS_MAP turns into traits (Nova 34):
-# supported ones are added to every node's provider, the others removed from it.
-IRONIC_CAPABILITY_TRAITS_ADDED = frozenset(
-    {
-        "COMPUTE_NET_ATTACH_INTERFACE",  # supports_attach_interface
-        "COMPUTE_IMAGE_TYPE_AMI",  # supports_image_type_* (less [compute]image_type_exclude_list)
-        "COMPUTE_IMAGE_TYPE_QCOW2",
-        "COMPUTE_IMAGE_TYPE_RAW",
-    }
-)
-IRONIC_CAPABILITY_TRAITS_REMOVED = frozenset(
-    {
-        "COMPUTE_SAME_HOST_COLD_MIGRATE",
-        "COMPUTE_VOLUME_MULTI_ATTACH",
-        "COMPUTE_TRUSTED_CERTS",
-        "COMPUTE_ACCELERATORS",
-        "COMPUTE_REMOTE_MANAGED_PORTS",
-        "COMPUTE_ADDRESS_SPACE_PASSTHROUGH",
-        "COMPUTE_ADDRESS_SPACE_EMULATED",
-        "COMPUTE_SECURITY_STATELESS_FIRMWARE",
-        "COMPUTE_STORAGE_VIRTIO_FS",
-        "COMPUTE_MEM_BACKING_FILE",
-        "COMPUTE_IMAGE_TYPE_AKI",
-        "COMPUTE_IMAGE_TYPE_ARI",
-        "COMPUTE_IMAGE_TYPE_ISO",
-        "COMPUTE_IMAGE_TYPE_VDI",
-        "COMPUTE_IMAGE_TYPE_VHD",
-        "COMPUTE_IMAGE_TYPE_VHDX",
-        "COMPUTE_IMAGE_TYPE_VMDK",
-        "COMPUTE_IMAGE_TYPE_PLOOP",
-    }
-)
 # Traits Nova sets or clears on a node's provider whatever Ironic says: never drift.
 NOVA_OWNED_TRAITS = (
-    frozenset({"COMPUTE_NODE", "OWNER_NOVA", "COMPUTE_STATUS_DISABLED"})
-    | IRONIC_CAPABILITY_TRAITS_ADDED
-    | IRONIC_CAPABILITY_TRAITS_REMOVED
+    ironic_provider.ADDED | ironic_provider.REMOVED | {ironic_provider.STATUS_DISABLED}
 )
 # Nova's ironic driver: a node is reserved in Placement in these power and provision states.
 BAD_POWER_STATES = frozenset({"error", None})
@@ -179,15 +147,6 @@ def nova_reserves(
     )
 
 
-def provider_traits(node_traits: Iterable[str]) -> frozenset[str]:
-    """The traits Nova puts on a node's provider (its service enabled)."""
-    return (
-        (frozenset(node_traits) - IRONIC_CAPABILITY_TRAITS_REMOVED - {"COMPUTE_STATUS_DISABLED"})
-        | IRONIC_CAPABILITY_TRAITS_ADDED
-        | {"COMPUTE_NODE", "OWNER_NOVA"}
-    )
-
-
 def derived_providers(
     nodes: Sequence[NodeInfo], reserved: Callable[[NodeInfo], bool]
 ) -> list[Provider]:
@@ -199,7 +158,7 @@ def derived_providers(
             uuid=node.uuid,
             name=node.uuid,
             inventories={node.placement_class: Inventory(1, int(reserved(node)))},
-            traits=provider_traits(node.traits),
+            traits=ironic_provider.provider_traits(node.traits),
         )
         for node in nodes
         if node.placement_class is not None

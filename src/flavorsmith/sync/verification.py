@@ -5,17 +5,47 @@ The comparison itself is pure (``matching/drift.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any, Protocol
 
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.db.engine import Engine
 from flavorsmith.matching import drift
 from flavorsmith.matching.index import Index
-from flavorsmith.matching.snapshot import NodeInfo
+from flavorsmith.matching.snapshot import NodeInfo, from_records
 from flavorsmith.matching.views import rules_of
 from flavorsmith.nova.derive import derive
-from flavorsmith.sync.kinds.flavors import MARKER, MARKER_VALUE, StoreFlavors
+from flavorsmith.nova.placement_request import request_for
+from flavorsmith.sync.engine import TargetError
+from flavorsmith.sync.kinds.flavors import MARKER, MARKER_VALUE, ObservedFlavor, StoreFlavors
+
+# What verify reads of each node of a real Ironic: matching's fields and what Nova's ironic
+# driver reserves a node by (its power state).
+IRONIC_FIELDS = (
+    "uuid",
+    "name",
+    "resource_class",
+    "traits",
+    "provision_state",
+    "power_state",
+    "maintenance",
+    "instance_uuid",
+)
+
+
+class NodeSource(Protocol):
+    def nodes(self, fields: Sequence[str]) -> list[dict[str, Any]]: ...
+
+
+class FlavorSource(Protocol):
+    def observe(self) -> dict[str, ObservedFlavor]: ...
+
+
+class PlacementSource(Protocol):
+    def providers(self) -> Sequence[Any]: ...
+    def allocation_candidates(self, params: Sequence[tuple[str, str]]) -> AbstractSet[str]: ...
+
 
 OWN_PLACEMENT = (
     "derived from the nodes as Nova's ironic driver derives it (no Placement to ask): the "
@@ -47,6 +77,65 @@ def own(engine: Engine, catalog: Catalog, index: Index) -> drift.Report:
             "placement": OWN_PLACEMENT,
         },
         fixes=drift.Fixes(None),
+    )
+
+
+def cloud(
+    name: str,
+    catalog: Catalog,
+    ironic: NodeSource,
+    nova: FlavorSource,
+    placement: PlacementSource,
+) -> drift.Report:
+    """The catalog against the Ironic, Nova and Placement of the cloud ``name``: Placement's
+    candidates are asked for each flavor with the request Nova builds from it (without a
+    limit: every candidate)."""
+    records = ironic.nodes(IRONIC_FIELDS)
+    reserves = {
+        str(r["uuid"]): drift.nova_reserves(
+            r.get("provision_state"),
+            r.get("power_state"),
+            bool(r.get("maintenance")),
+            r.get("instance_uuid"),
+        )
+        for r in records
+    }
+    index = Index.build(from_records(records))
+    providers = list(placement.providers())
+    candidates: dict[str, set[str]] = {}
+    notes: list[str] = []
+    for flavor in derive(catalog)[0]:
+        request = request_for(flavor)
+        if request.refused:
+            # Nova refuses the boot before it asks Placement: no candidate at all.
+            candidates[flavor.name] = set()
+            notes += [f"{flavor.name}: Nova refuses the boot: {why}" for why in request.refused]
+            continue
+        try:
+            found = placement.allocation_candidates(request.query(limit=False))
+        except TargetError as exc:
+            if exc.status != 400:
+                raise
+            # Placement refuses the request (a forbidden trait it never saw): no candidate.
+            found = set()
+            notes.append(f"{flavor.name}: Placement refuses the request: {exc}")
+        candidates[flavor.name] = set(found)
+        notes += [f"{flavor.name}: not modelled: {why}" for why in request.unmodelled]
+    return report(
+        catalog,
+        index,
+        nova.observe(),
+        providers,
+        candidates,
+        lambda node: reserves[node.uuid],
+        sources={
+            "catalog": "the catalog repository",
+            "ironic": f"cloud {name}",
+            "nova": f"cloud {name}",
+            "placement": f"cloud {name}",
+        },
+        fixes=drift.Fixes(name),
+        notes=tuple(notes),
     )
 
 
