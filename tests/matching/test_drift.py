@@ -10,16 +10,14 @@ from flavorsmith.matching.drift import (
     NOVA_OWNED_TRAITS,
     Finding,
     Fixes,
-    Inventory,
-    Provider,
     candidate_findings,
-    derived_providers,
     flavor_findings,
     node_findings,
-    nova_reserves,
 )
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.index import Index
+from flavorsmith.matching.provider import Inventory, derived
+from flavorsmith.matching.provider import ProviderView as Provider
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot
 
 U1 = "11111111-1111-1111-1111-111111111111"
@@ -30,10 +28,6 @@ ORPHAN = "99999999-9999-9999-9999-999999999999"
 
 def node(uuid: str, name: str, rc: str | None = "m1.small", *traits: str, **kw: bool) -> NodeInfo:
     return NodeInfo(uuid, name, rc, frozenset(traits), **kw)
-
-
-def reserved(n: NodeInfo) -> bool:
-    return not n.available
 
 
 @dataclass(frozen=True)
@@ -53,24 +47,10 @@ def test_providers_derived_as_nova_derives_them_show_no_drift() -> None:
         node(U1, "a", "m1.small", "CUSTOM_X", "COMPUTE_VOLUME_MULTI_ATTACH"),
         node(U2, "b", "m1.small", maintenance=True),
         node(U3, "c", "c2.large", provisioned=True),
+        node(ORPHAN, "d", None, "CUSTOM_X"),
     ]
-    providers = derived_providers(nodes, reserved)
-    assert [p.name for p in providers] == [U1, U2, U3]
-    assert providers[1].inventories == {"CUSTOM_M1_SMALL": Inventory(1, 1)}
-    # Nova adds its own traits and removes the capabilities the ironic driver lacks.
-    assert {"COMPUTE_NODE", "OWNER_NOVA", "COMPUTE_NET_ATTACH_INTERFACE"} <= providers[0].traits
-    assert "COMPUTE_VOLUME_MULTI_ATTACH" not in providers[0].traits
-    assert node_findings(nodes, providers, reserved) == []
-
-
-def test_nova_reserves_as_its_ironic_driver_does() -> None:
-    assert not nova_reserves("available", "power off", False, None)
-    assert not nova_reserves(None, "power on", False, None)
-    assert nova_reserves("available", "power off", True, None)
-    assert nova_reserves("available", None, False, None)
-    assert nova_reserves("available", "error", False, None)
-    assert nova_reserves("manageable", "power off", False, None)
-    assert nova_reserves("available", "power on", False, "an-instance")
+    providers = [derived(n) for n in nodes]
+    assert node_findings(nodes, providers) == []
 
 
 def test_a_node_without_a_provider_and_a_provider_without_a_node() -> None:
@@ -79,7 +59,7 @@ def test_a_node_without_a_provider_and_a_provider_without_a_node() -> None:
         Provider(ORPHAN, ORPHAN, {"CUSTOM_M1_SMALL": Inventory(1)}),
         Provider("hv", "compute-1", {"VCPU": Inventory(64)}),  # a hypervisor: not a node's
     ]
-    found = node_findings(nodes, providers, reserved, Fixes("lab"))
+    found = node_findings(nodes, providers, Fixes("lab"))
     assert kinds(found) == [
         ("provider-missing", "a"),
         ("provider-missing", "b"),
@@ -93,7 +73,7 @@ def test_a_node_without_a_provider_and_a_provider_without_a_node() -> None:
 def test_a_provider_named_by_the_node_uuid_is_the_nodes() -> None:
     nodes = [node(U1, "a")]
     provider = Provider("other-uuid", U1, {"CUSTOM_M1_SMALL": Inventory(1)}, traits=frozenset())
-    assert node_findings(nodes, [provider], reserved) == []
+    assert node_findings(nodes, [provider]) == []
 
 
 def test_resource_class_mismatch_and_absent_inventory() -> None:
@@ -103,7 +83,7 @@ def test_resource_class_mismatch_and_absent_inventory() -> None:
         Provider(U2, U2, {}),
         Provider(U3, U3, {"CUSTOM_GPU": Inventory(1)}),
     ]
-    found = node_findings(nodes, providers, reserved)
+    found = node_findings(nodes, providers)
     assert kinds(found) == [
         ("resource-class-mismatch", "a"),
         ("inventory-absent", "b"),
@@ -128,7 +108,7 @@ def test_reservation_against_the_nodes_state() -> None:
         # an instance's allocation uses it: Placement does not offer it, no drift
         Provider(U3, U3, {"CUSTOM_M1_SMALL": Inventory(1, 0)}, usages={"CUSTOM_M1_SMALL": 1}),
     ]
-    found = node_findings(nodes, providers, reserved)
+    found = node_findings(nodes, providers)
     assert kinds(found) == [("inventory-reserved", "free"), ("inventory-not-reserved", "maint")]
     assert "--reserved 0" in found[0].fix and "--reserved 1" in found[1].fix
 
@@ -143,7 +123,7 @@ def test_traits_in_one_view_only_leave_novas_own_out() -> None:
             {"CUSTOM_NVME", "CUSTOM_STALE", "COMPUTE_NODE", "OWNER_NOVA", "COMPUTE_STATUS_DISABLED"}
         ),
     )
-    found = node_findings(nodes, [provider], reserved)
+    found = node_findings(nodes, [provider])
     assert kinds(found) == [("trait-not-on-provider", "a"), ("trait-not-in-ironic", "a")]
     assert "CUSTOM_GPU" in found[0].detail and "MULTI_ATTACH" not in found[0].detail
     assert "CUSTOM_STALE" in found[1].detail and "COMPUTE_NODE" not in found[1].detail
@@ -175,7 +155,7 @@ def test_flavor_candidates_name_the_nodes_only_in_one_view() -> None:
         "m1.small": {"p-" + U1, "p-" + U3},
         "same": {"p-" + U1, "p-" + U2},
     }
-    found = candidate_findings(index, rules, candidates, providers, reserved, Fixes("lab"))
+    found = candidate_findings(index, rules, candidates, providers, Fixes("lab"))
     assert kinds(found) == [("flavor-candidates", "m1.small")]
     assert "only the matcher: b" in found[0].detail
     assert "only Placement: c" in found[0].detail

@@ -18,9 +18,9 @@ when the ironic driver supports it and removed when it does not (``nova/virt/dri
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from flavorsmith.matching.flavors import FlavorRule
@@ -32,9 +32,6 @@ from flavorsmith.nova import ironic_provider
 NOVA_OWNED_TRAITS = (
     ironic_provider.ADDED | ironic_provider.REMOVED | {ironic_provider.STATUS_DISABLED}
 )
-# Nova's ironic driver: a node is reserved in Placement in these power and provision states.
-BAD_POWER_STATES = frozenset({"error", None})
-GOOD_PROVISION_STATES = frozenset({"available", None})
 
 KINDS = (
     "flavor-candidates",
@@ -115,57 +112,6 @@ class NovaFlavor(Protocol):
 
 
 @dataclass(frozen=True)
-class Inventory:
-    total: int
-    reserved: int = 0
-    max_unit: int = 1
-
-
-@dataclass(frozen=True)
-class Provider:
-    """A provider built here: Placement's view derived from a node (:func:`derived_providers`)."""
-
-    uuid: str
-    name: str
-    inventories: Mapping[str, Inventory] = field(default_factory=dict)
-    usages: Mapping[str, int] = field(default_factory=dict)
-    traits: frozenset[str] = frozenset()
-
-
-def nova_reserves(
-    provision_state: str | None,
-    power_state: str | None,
-    maintenance: bool,
-    instance_uuid: str | None,
-) -> bool:
-    """Nova's ironic driver rule: the node's inventory is reserved (not schedulable)."""
-    return (
-        maintenance
-        or power_state in BAD_POWER_STATES
-        or provision_state not in GOOD_PROVISION_STATES
-        or instance_uuid is not None
-    )
-
-
-def derived_providers(
-    nodes: Sequence[NodeInfo], reserved: Callable[[NodeInfo], bool]
-) -> list[Provider]:
-    """Placement's view of ``nodes`` as Nova's ironic driver derives it: one provider per node
-    with a resource class, inventory total 1 (reserved by ``reserved``), the node's traits and
-    Nova's own."""
-    return [
-        Provider(
-            uuid=node.uuid,
-            name=node.uuid,
-            inventories={node.placement_class: Inventory(1, int(reserved(node)))},
-            traits=ironic_provider.provider_traits(node.traits),
-        )
-        for node in nodes
-        if node.placement_class is not None
-    ]
-
-
-@dataclass(frozen=True)
 class Fixes:
     """The commands a finding's fix names, for the cloud they run against (None: this
     service's own data)."""
@@ -227,7 +173,6 @@ def _free(inventory: Any, used: int) -> int:
 def node_findings(
     nodes: Sequence[NodeInfo],
     providers: Sequence[ProviderLike],
-    reserved: Callable[[NodeInfo], bool],
     fixes: Fixes = Fixes(),
 ) -> list[Finding]:
     """Each node against its provider: missing, resource class, inventory, reservation and
@@ -256,8 +201,9 @@ def node_findings(
                 )
             )
             continue
-        out += _inventory_findings(node, provider, reserved(node), fixes)
-        out += _trait_findings(node, provider, fixes)
+        out += _inventory_findings(node, provider, not node.available, fixes)
+        if node.placement_class is not None:  # Nova stops at NoResourceClass, before traits
+            out += _trait_findings(node, provider, fixes)
     known = {p.uuid for p in matched.values()}
     for provider in providers:
         if provider.uuid in known or not _is_node_provider(provider):
@@ -401,7 +347,6 @@ def candidate_findings(
     rules: Sequence[FlavorRule],
     candidates: Mapping[str, AbstractSet[str]],
     providers: Sequence[ProviderLike],
-    reserved: Callable[[NodeInfo], bool],
     fixes: Fixes = Fixes(),
 ) -> list[Finding]:
     """Per flavor, the schedulable nodes the matcher finds against the providers Placement
@@ -413,7 +358,7 @@ def candidate_findings(
     for rule in rules:
         if rule.name not in candidates:
             continue
-        ours = {nodes[p].uuid for p in positions(index.match(rule)) if not reserved(nodes[p])}
+        ours = {nodes[p].uuid for p in positions(index.match(rule)) if nodes[p].available}
         theirs = {owner.get(uuid, uuid) for uuid in candidates[rule.name]}
         only_ours = ours - theirs
         only_theirs = theirs - ours
@@ -530,7 +475,6 @@ def verify(
     nova: Mapping[str, NovaFlavor],
     providers: Sequence[ProviderLike],
     candidates: Mapping[str, AbstractSet[str]] | None,
-    reserved: Callable[[NodeInfo], bool],
     sources: Mapping[str, str],
     fixes: Fixes = Fixes(),
     marker: Mapping[str, str] | None = None,
@@ -541,8 +485,8 @@ def verify(
     nodes = index.snapshot.nodes
     findings: list[Finding] = []
     if candidates is not None:
-        findings += candidate_findings(index, rules, candidates, providers, reserved, fixes)
-    findings += node_findings(nodes, providers, reserved, fixes)
+        findings += candidate_findings(index, rules, candidates, providers, fixes)
+    findings += node_findings(nodes, providers, fixes)
     findings += flavor_findings(wanted, nova, fixes, marker)
     return Report(
         tuple(findings),

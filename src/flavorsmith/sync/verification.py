@@ -5,7 +5,7 @@ The comparison itself is pure (``matching/drift.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, Protocol
 
@@ -13,7 +13,8 @@ from flavorsmith.catalog.model import Catalog
 from flavorsmith.db.engine import Engine
 from flavorsmith.matching import drift
 from flavorsmith.matching.index import Index
-from flavorsmith.matching.snapshot import NodeInfo, from_records
+from flavorsmith.matching.provider import derived
+from flavorsmith.matching.snapshot import from_records
 from flavorsmith.matching.views import rules_of
 from flavorsmith.nova.derive import derive
 from flavorsmith.nova.placement_request import request_for
@@ -54,11 +55,6 @@ OWN_PLACEMENT = (
 )
 
 
-def _unschedulable(node: NodeInfo) -> bool:
-    """Without Ironic's power state: provisioned (or with an instance) or in maintenance."""
-    return not node.available
-
-
 def own(engine: Engine, catalog: Catalog, index: Index) -> drift.Report:
     """The catalog against this service's own nodes and its own Nova flavors."""
     nova = StoreFlavors(engine).observe()
@@ -67,9 +63,8 @@ def own(engine: Engine, catalog: Catalog, index: Index) -> drift.Report:
         catalog,
         index,
         nova,
-        drift.derived_providers(nodes, _unschedulable),
+        [derived(node) for node in nodes],
         None,
-        _unschedulable,
         sources={
             "catalog": "the catalog repository",
             "ironic": "the service's nodes",
@@ -91,15 +86,6 @@ def cloud(
     candidates are asked for each flavor with the request Nova builds from it (without a
     limit: every candidate)."""
     records = ironic.nodes(IRONIC_FIELDS)
-    reserves = {
-        str(r["uuid"]): drift.nova_reserves(
-            r.get("provision_state"),
-            r.get("power_state"),
-            bool(r.get("maintenance")),
-            r.get("instance_uuid"),
-        )
-        for r in records
-    }
     index = Index.build(from_records(records))
     providers = list(placement.providers())
     candidates: dict[str, set[str]] = {}
@@ -127,7 +113,6 @@ def cloud(
         nova.observe(),
         providers,
         candidates,
-        lambda node: reserves[node.uuid],
         sources={
             "catalog": "the catalog repository",
             "ironic": f"cloud {name}",
@@ -145,7 +130,6 @@ def report(
     nova: Mapping[str, Any],
     providers: Any,
     candidates: Mapping[str, set[str]] | None,
-    reserved: Callable[[NodeInfo], bool],
     *,
     sources: Mapping[str, str],
     fixes: drift.Fixes,
@@ -158,7 +142,6 @@ def report(
         nova=nova,
         providers=providers,
         candidates=candidates,
-        reserved=reserved,
         sources=sources,
         fixes=fixes,
         marker={MARKER: MARKER_VALUE},
