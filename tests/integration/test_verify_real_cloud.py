@@ -288,7 +288,9 @@ def test_verify_a_real_cloud(cli: Invoke, cloud: Cloud, monkeypatch: pytest.Monk
     assert by_kind["trait-not-in-ironic"]["fix"].startswith(
         f"openstack --os-cloud {CLOUD} resource provider trait set "
     )
-    assert by_kind["flavor-missing"]["fix"] == f"flavorsmith sync apply --only flavors --cloud {CLOUD}"
+    assert (
+        by_kind["flavor-missing"]["fix"] == f"flavorsmith sync apply --only flavors --cloud {CLOUD}"
+    )
 
     table = cli("verify", "--cloud", CLOUD, "--repo", str(cloud.repo))
     assert table.exit_code == 1
