@@ -45,7 +45,9 @@ class FlavorSource(Protocol):
 
 class PlacementSource(Protocol):
     def providers(self) -> Sequence[Any]: ...
-    def allocation_candidates(self, params: Sequence[tuple[str, str]]) -> AbstractSet[str]: ...
+    def allocation_candidates(
+        self, params: Sequence[tuple[str, str]], microversion: str
+    ) -> AbstractSet[str]: ...
 
 
 OWN_PLACEMENT = (
@@ -98,7 +100,9 @@ def cloud(
             notes += [f"{flavor.name}: Nova refuses the boot: {why}" for why in request.refused]
             continue
         try:
-            found = placement.allocation_candidates(request.query(limit=False))
+            found = placement.allocation_candidates(
+                request.query(limit=False), request.microversion
+            )
         except TargetError as exc:
             if exc.status != 400:
                 raise

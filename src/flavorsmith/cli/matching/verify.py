@@ -87,6 +87,27 @@ def _own(ctx: typer.Context, database: str | None, catalog: Any) -> Any:
 
 def _cloud(cloud: str, catalog: Any) -> Any:
     from flavorsmith.cli.ironic_source import fail, reading
+    from flavorsmith.extra_specs.builtin import build
+    from flavorsmith.extra_specs.validation import refusal
+    from flavorsmith.sync import verification
+    from flavorsmith.sync.engine import TargetError
+    from flavorsmith.sync.kinds.flavors import SdkFlavors
+    from flavorsmith.sync.targets import cloud as clouds
+    from flavorsmith.sync.targets.ironic import IronicNodes
+    from flavorsmith.sync.targets.placement import PlacementReader
 
-    fail(f"cannot use cloud {cloud!r}: not yet")
-    return reading(lambda: None)
+    try:
+        connection = clouds.connect(cloud, "compute")
+    except TargetError as exc:
+        fail(
+            f"cannot use cloud {cloud!r}: {str(exc).removeprefix('cannot configure the target: ')}"
+        )
+    return reading(
+        lambda: verification.cloud(
+            cloud,
+            catalog,
+            IronicNodes(connection),
+            SdkFlavors(connection, refusal(build(), "nova")),
+            PlacementReader(connection),
+        )
+    )
