@@ -48,6 +48,7 @@ from flavorsmith.api.native import matching as native_matching
 from flavorsmith.api.native import node_source as native_node_source
 from flavorsmith.api.native import service_flavors as native_service_flavors
 from flavorsmith.api.native import sync as native_sync
+from flavorsmith.api.native import verify as native_verify
 from flavorsmith.api.policy import Enforcer, PolicyDenied, RuleDefault
 from flavorsmith.api.routes import RouteTable
 from flavorsmith.api.services import CatalogState, Services
@@ -87,6 +88,7 @@ ROUTERS: list[tuple[APIRouter, str]] = [
     (native_matching.router, "/v1"),
     (native_inspection.router, "/v1"),
     (native_sync.router, "/v1"),
+    (native_verify.router, "/v1"),
 ]
 
 NATIVE_POLICIES = [
@@ -94,6 +96,7 @@ NATIVE_POLICIES = [
     *native_matching.POLICIES,
     *native_inspection.POLICIES,
     *native_sync.POLICIES,
+    *native_verify.POLICIES,
     *native_node_source.POLICIES,
 ]
 

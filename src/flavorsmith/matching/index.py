@@ -15,7 +15,7 @@ class Index:
     snapshot: Snapshot
     by_class: dict[str, int]
     by_trait: dict[str, int]
-    available: int  # neither provisioned nor in maintenance
+    available: int  # schedulable as Placement would see it (NodeInfo.available)
     everything: int
 
     @classmethod

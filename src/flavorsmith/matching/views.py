@@ -8,6 +8,15 @@ from typing import Any
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.errors import NotFound
 from flavorsmith.matching.capacity import report
+from flavorsmith.matching.diagnosis import (
+    DERIVED,
+    Access,
+    Context,
+    Providers,
+    count_candidates,
+    diagnose_flavor,
+    diagnose_node,
+)
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.index import Index, positions
 from flavorsmith.matching.match import explain, flavors_for
@@ -102,3 +111,30 @@ def capacity(index: Index, rules: Sequence[FlavorRule]) -> dict[str, Any]:
         "flavors": [c.as_dict() for c in result.flavors],
         "findings": result.findings.as_dict(),
     }
+
+
+def access_of(catalog: Catalog, name: str) -> Access:
+    """Who may boot the catalog flavor ``name`` (a flavor it lacks is public: unreachable)."""
+    for flavor in catalog.flavors:
+        if flavor.name == name:
+            return Access(flavor.is_public, flavor.projects)
+    return Access()
+
+
+def explain_node(
+    index: Index,
+    rule: FlavorRule,
+    node: NodeInfo,
+    context: Context,
+    providers: Providers = DERIVED,
+) -> dict[str, Any]:
+    """Every reason ``rule`` cannot land on ``node``, by layer (``explain FLAVOR NODE``)."""
+    candidates = count_candidates(index.snapshot.nodes, rule, providers, context)
+    return diagnose_node(node, rule, providers(node), context, candidates).as_dict()
+
+
+def explain_flavor(
+    index: Index, rule: FlavorRule, context: Context, providers: Providers = DERIVED
+) -> dict[str, Any]:
+    """The flavor's nodes counted by their first reason (``explain FLAVOR``)."""
+    return diagnose_flavor(index.snapshot.nodes, rule, providers, context).as_dict()

@@ -476,6 +476,12 @@ def _operations() -> dict[tuple[str, str], Operation]:
         ("GET", "/v1/capacity"): Operation(
             "Capacity per flavor", {200: ANY_OBJECT}, errors=(*READ, 503)
         ),
+        ("GET", "/v1/verify"): Operation(
+            "Drift between the catalog, the nodes, Placement (derived from the nodes) and the "
+            "Nova flavors; each finding with the command that fixes it",
+            {200: obj(required=("aligned", "findings"))},
+            errors=(*READ, 503),
+        ),
         ("POST", "/v1/nodes/{ident}/inspection"): Operation(
             "Store inspection data for a node and apply its classification",
             {200: obj(required=("node", "applied"))},

@@ -1,0 +1,113 @@
+"""``flavorsmith verify [--cloud NAME]``: drift between the catalog, Ironic, Placement and
+Nova's flavors; exit 1 when anything drifted."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from flavorsmith.cli.options import DatabaseOption, FormatOption, RepoOption
+from flavorsmith.cli.output import Format, render_list, to_yaml
+
+COLUMNS = ["kind", "subject", "detail", "fix"]
+
+VerifyCloudOption = Annotated[
+    str | None,
+    typer.Option(
+        "--cloud",
+        help="Check the Ironic, Placement and Nova of this clouds.yaml cloud (openstacksdk: "
+        "Keystone or auth_type none) instead of the service's own data.",
+        show_default=False,
+    ),
+]
+
+
+def verify(
+    ctx: typer.Context,
+    cloud: VerifyCloudOption = None,
+    repo: RepoOption = None,
+    database: DatabaseOption = None,
+    fmt: FormatOption = Format.TABLE,
+) -> None:
+    """Drift between the catalog, Ironic, Placement and Nova's flavors, each finding with the
+    command that fixes it. Exit 1 when anything drifted, 0 when all is aligned."""
+    import json
+
+    from flavorsmith.cli.options import repository
+    from flavorsmith.cli.report import emit
+    from flavorsmith.diagnostics import has_errors
+
+    view = repository(repo).load()
+    if has_errors(view.diagnostics):
+        typer.echo("the catalog has errors; fix them first:", err=True)
+        emit(view.diagnostics, err=True)
+        raise typer.Exit(1)
+    result = _cloud(cloud, view.catalog) if cloud else _own(ctx, database, view.catalog)
+    body = result.as_dict()
+    if fmt is Format.JSON:
+        typer.echo(json.dumps(body, indent=2))
+    elif fmt is Format.YAML:
+        typer.echo(to_yaml(body), nl=False)
+    else:
+        if body["findings"]:
+            typer.echo(render_list(body["findings"], COLUMNS, fmt), nl=False)
+        if fmt is Format.TABLE:
+            _summary(body)
+    if not result.aligned:
+        raise typer.Exit(1)
+
+
+def _summary(body: dict[str, Any]) -> None:
+    checked = body["checked"]
+    counts = ", ".join(f"{n} {kind}" for kind, n in body["counts"].items())
+    verdict = f"{len(body['findings'])} findings ({counts})" if body["findings"] else "aligned"
+    typer.echo(
+        f"{verdict}: {checked['flavors']} catalog flavors, {checked['nodes']} nodes, "
+        f"{checked['providers']} providers, {checked['nova_flavors']} Nova flavors"
+    )
+    for view, source in body["sources"].items():
+        typer.echo(f"  {view}: {source}")
+    for note in body["notes"]:
+        typer.echo(f"  note: {note}")
+
+
+def _own(ctx: typer.Context, database: str | None, catalog: Any) -> Any:
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.db.engine import consistent
+    from flavorsmith.matching.index import Index
+    from flavorsmith.store import nodes as node_store
+    from flavorsmith.sync import verification
+
+    engine = open_database(database, ctx)
+    with consistent(engine).begin() as connection:
+        snapshot = node_store.snapshot(connection)
+    return verification.own(engine, catalog, Index.build(snapshot))
+
+
+def _cloud(cloud: str, catalog: Any) -> Any:
+    from flavorsmith.cli.ironic_source import fail, reading
+    from flavorsmith.extra_specs.builtin import build
+    from flavorsmith.extra_specs.validation import refusal
+    from flavorsmith.sync import verification
+    from flavorsmith.sync.engine import TargetError
+    from flavorsmith.sync.kinds.flavors import SdkFlavors
+    from flavorsmith.sync.targets import cloud as clouds
+    from flavorsmith.sync.targets.ironic import IronicNodes
+    from flavorsmith.sync.targets.placement import PlacementReader
+
+    try:
+        connection = clouds.connect(cloud, "compute")
+    except TargetError as exc:
+        fail(
+            f"cannot use cloud {cloud!r}: {str(exc).removeprefix('cannot configure the target: ')}"
+        )
+    return reading(
+        lambda: verification.cloud(
+            cloud,
+            catalog,
+            IronicNodes(connection),
+            SdkFlavors(connection, refusal(build(), "nova")),
+            PlacementReader(connection),
+        )
+    )

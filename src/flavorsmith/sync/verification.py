@@ -1,0 +1,153 @@
+"""``verify``'s views, read: the catalog's flavors and the nodes, Nova's flavors and Placement —
+of a real cloud (Ironic, Nova and Placement through its clouds.yaml entry), or of this service's
+own data, where Placement's view is derived from the nodes as Nova's ironic driver derives it.
+The comparison itself is pure (``matching/drift.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any, Protocol
+
+from flavorsmith.catalog.model import Catalog
+from flavorsmith.db.engine import Engine
+from flavorsmith.matching import drift
+from flavorsmith.matching.index import Index
+from flavorsmith.matching.provider import derived
+from flavorsmith.matching.snapshot import from_records
+from flavorsmith.matching.views import rules_of
+from flavorsmith.nova.derive import derive
+from flavorsmith.nova.placement_request import request_for
+from flavorsmith.sync.engine import TargetError
+from flavorsmith.sync.kinds.flavors import MARKER, MARKER_VALUE, ObservedFlavor, StoreFlavors
+
+# What verify reads of each node of a real Ironic: matching's fields and what Nova's ironic
+# driver reserves a node by (its power state).
+IRONIC_FIELDS = (
+    "uuid",
+    "name",
+    "resource_class",
+    "traits",
+    "provision_state",
+    "power_state",
+    "maintenance",
+    "instance_uuid",
+)
+
+
+class NodeSource(Protocol):
+    def nodes(self, fields: Sequence[str]) -> list[dict[str, Any]]: ...
+
+
+class FlavorSource(Protocol):
+    def observe(self) -> dict[str, ObservedFlavor]: ...
+
+
+class PlacementSource(Protocol):
+    def providers(self) -> Sequence[Any]: ...
+    def allocation_candidates(
+        self, params: Sequence[tuple[str, str]], microversion: str
+    ) -> AbstractSet[str]: ...
+
+
+OWN_PLACEMENT = (
+    "derived from the nodes as Nova's ironic driver derives it (no Placement to ask): the "
+    "node and provider checks agree by construction, and no flavor is compared with "
+    "Placement's candidates"
+)
+
+
+def own(engine: Engine, catalog: Catalog, index: Index) -> drift.Report:
+    """The catalog against this service's own nodes and its own Nova flavors."""
+    nova = StoreFlavors(engine).observe()
+    nodes = index.snapshot.nodes
+    return report(
+        catalog,
+        index,
+        nova,
+        [derived(node) for node in nodes],
+        None,
+        sources={
+            "catalog": "the catalog repository",
+            "ironic": "the service's nodes",
+            "nova": "the service's compute API flavors",
+            "placement": OWN_PLACEMENT,
+        },
+        fixes=drift.Fixes(None),
+    )
+
+
+def cloud(
+    name: str,
+    catalog: Catalog,
+    ironic: NodeSource,
+    nova: FlavorSource,
+    placement: PlacementSource,
+) -> drift.Report:
+    """The catalog against the Ironic, Nova and Placement of the cloud ``name``: Placement's
+    candidates are asked for each flavor with the request Nova builds from it (without a
+    limit: every candidate)."""
+    records = ironic.nodes(IRONIC_FIELDS)
+    index = Index.build(from_records(records))
+    providers = list(placement.providers())
+    candidates: dict[str, set[str]] = {}
+    notes: list[str] = []
+    for flavor in derive(catalog)[0]:
+        request = request_for(flavor)
+        if request.refused:
+            # Nova refuses the boot before it asks Placement: no candidate at all.
+            candidates[flavor.name] = set()
+            notes += [f"{flavor.name}: Nova refuses the boot: {why}" for why in request.refused]
+            continue
+        try:
+            found = placement.allocation_candidates(
+                request.query(limit=False), request.microversion
+            )
+        except TargetError as exc:
+            if exc.status != 400:
+                raise
+            # Placement refuses the request (a forbidden trait it never saw): no candidate.
+            found = set()
+            notes.append(f"{flavor.name}: Placement refuses the request: {exc}")
+        candidates[flavor.name] = set(found)
+        notes += [f"{flavor.name}: not modelled: {why}" for why in request.unmodelled]
+    return report(
+        catalog,
+        index,
+        nova.observe(),
+        providers,
+        candidates,
+        sources={
+            "catalog": "the catalog repository",
+            "ironic": f"cloud {name}",
+            "nova": f"cloud {name}",
+            "placement": f"cloud {name}",
+        },
+        fixes=drift.Fixes(name),
+        notes=tuple(notes),
+    )
+
+
+def report(
+    catalog: Catalog,
+    index: Index,
+    nova: Mapping[str, Any],
+    providers: Any,
+    candidates: Mapping[str, set[str]] | None,
+    *,
+    sources: Mapping[str, str],
+    fixes: drift.Fixes,
+    notes: tuple[str, ...] = (),
+) -> drift.Report:
+    return drift.verify(
+        index=index,
+        rules=rules_of(catalog),
+        wanted=derive(catalog)[0],
+        nova=nova,
+        providers=providers,
+        candidates=candidates,
+        sources=sources,
+        fixes=fixes,
+        marker={MARKER: MARKER_VALUE},
+        notes=notes,
+    )

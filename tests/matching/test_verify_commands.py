@@ -1,0 +1,109 @@
+"""flavorsmith verify on the service's own data: the example catalog against its own Nova
+flavors (synced, then changed behind the catalog's back) and its own nodes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from flavorsmith.db.engine import make_engine
+from flavorsmith.sync.kinds.flavors import StoreFlavors
+from tests.conftest import EXAMPLES, Invoke
+
+
+@pytest.fixture
+def args(tmp_path: Path, cli: Invoke) -> list[str]:
+    database = ["--database", f"sqlite:///{tmp_path / 'own.db'}"]
+    assert cli("node", "import", str(EXAMPLES / "nodes.yaml"), *database).exit_code == 0
+    synced = cli("sync", "apply", "--yes", "--repo", str(EXAMPLES), *database)
+    assert synced.exit_code == 0, synced.output
+    return ["--repo", str(EXAMPLES), *database]
+
+
+def flavors(args: list[str]) -> StoreFlavors:
+    engine = make_engine(args[-1])
+    return StoreFlavors(engine)
+
+
+def test_synced_own_data_is_aligned(cli: Invoke, args: list[str]) -> None:
+    result = cli("verify", *args, "-f", "json")
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.stdout)
+    assert body["aligned"] is True and body["findings"] == []
+    assert body["checked"] == {"flavors": 12, "nodes": 350, "providers": 350, "nova_flavors": 12}
+    assert "by construction" in body["sources"]["placement"]
+    table = cli("verify", *args)
+    assert table.exit_code == 0
+    assert table.stdout.startswith("aligned: 12 catalog flavors, 350 nodes")
+    assert "by construction" in table.stdout
+
+
+def test_a_flavor_missing_from_nova_and_extra_specs_that_differ(
+    cli: Invoke, args: list[str]
+) -> None:
+    store = flavors(args)
+    store.delete("m1.small")
+    store.set_specs(
+        "g1.8xh100", {"trait:CUSTOM_GPU_NVIDIA_H100": "forbidden", "hw:numa_nodes": "2"}
+    )
+    store.unset_spec("g1.8xh100", "capabilities:boot_mode")
+
+    result = cli("verify", *args, "-f", "json")
+    assert result.exit_code == 1
+    findings = json.loads(result.stdout)["findings"]
+    assert [(f["kind"], f["subject"], f["detail"]) for f in findings] == [
+        (
+            "flavor-extra-spec",
+            "g1.8xh100",
+            "extra spec capabilities:boot_mode=uefi is in the catalog, not in Nova",
+        ),
+        (
+            "flavor-extra-spec",
+            "g1.8xh100",
+            "extra spec hw:numa_nodes=2 is in Nova, not in the catalog",
+        ),
+        (
+            "flavor-extra-spec",
+            "g1.8xh100",
+            "extra spec trait:CUSTOM_GPU_NVIDIA_H100 is 'forbidden' in Nova, 'required' in the "
+            "catalog",
+        ),
+        ("flavor-missing", "m1.small", "in the catalog, not in Nova"),
+    ]
+    assert {f["fix"] for f in findings} == {"flavorsmith sync apply --only flavors"}
+
+    table = cli("verify", *args)
+    assert table.exit_code == 1
+    assert "4 findings (1 flavor-missing, 3 flavor-extra-spec)" in table.stdout
+    assert "| flavor-missing    | m1.small" in table.stdout
+
+    # The fix it names brings them back in line.
+    assert cli("sync", "apply", "--yes", *args).exit_code == 0
+    assert cli("verify", *args).exit_code == 0
+
+
+def test_access_and_public_ness(cli: Invoke, args: list[str]) -> None:
+    store = flavors(args)
+    store.remove_project("m1.medium.dedicated", _first_project(store))
+    store.add_project("m1.medium.dedicated", "intruder")
+    result = cli("verify", *args, "-f", "yaml")
+    assert result.exit_code == 1
+    assert "kind: flavor-access" in result.stdout and "intruder" in result.stdout
+
+
+def _first_project(store: StoreFlavors) -> str:
+    return store.observe()["m1.medium.dedicated"].projects[0]
+
+
+def test_a_catalog_with_errors_is_refused(cli: Invoke, tmp_path: Path) -> None:
+    result = cli(
+        "verify",
+        "--repo",
+        str(EXAMPLES / "broken" / "wrong-type"),
+        "--database",
+        f"sqlite:///{tmp_path / 'x.db'}",
+    )
+    assert result.exit_code == 1
+    assert "the catalog has errors" in result.stderr
