@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flavorsmith.catalog.model import Flavor
+from flavorsmith.diagnostics import Diagnostic, Severity
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.index import Index
 from flavorsmith.traits import CUSTOM_PREFIX
@@ -61,8 +62,8 @@ class Leak:
             )
         return f"{who} reaches {self.nodes} of the {self.pool_nodes} nodes of {self.pool!r}"
 
-    def fix(self) -> str:
-        """What to change, in the catalog's words, then Nova's alternative."""
+    def fixes(self) -> tuple[str, str]:
+        """What to change, in the catalog's words; then Nova's alternative."""
         if self.close_with is None:
             trait = f"CUSTOM_POOL_{_marker(self.pool)}"
             first = (
@@ -78,10 +79,14 @@ class Leak:
             first = f"forbid {trait} in {self.reached_by!r} (extra_specs trait:{trait}: forbidden)"
         if self.costs:
             first += f", which also takes {self.costs} other nodes from it"
-        return (
-            f"{first}; or put the pool's nodes in a Nova aggregate with trait:{trait}=required "
+        return first, (
+            f"put the pool's nodes in a Nova aggregate with trait:{trait}=required "
             f"and set {ISOLATED_AGGREGATES}"
         )
+
+    def fix(self) -> str:
+        first, alternative = self.fixes()
+        return f"{first}; or {alternative}"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -184,3 +189,21 @@ def _closing_trait(
 
 def _marker(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name.upper())
+
+
+def diagnostics(flavors: Sequence[Flavor], found: Sequence[Leak]) -> list[Diagnostic]:
+    """Each leak as a warning on the pool flavor's file, at its ``is_public``."""
+    docs = {f.name: f.doc for f in flavors}
+    out = []
+    for leak in found:
+        doc = docs.get(leak.pool)
+        if doc is not None:
+            out.append(
+                doc.diagnostic(
+                    ["is_public"],
+                    f"pool leak: {leak.summary()}; fix: {leak.fix()}",
+                    severity=Severity.WARNING,
+                    code="pool-leak",
+                )
+            )
+    return out
