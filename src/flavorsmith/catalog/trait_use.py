@@ -112,7 +112,8 @@ class TraitUse:
 def uses(catalog: Catalog, nodes: KnownNodes | None = None) -> list[TraitUse]:
     """Every trait the catalog mentions (flavors, trait rules, deploy templates), by name, with
     who sets it and the flavors that require or forbid it. With the nodes, a trait that nodes
-    have and nothing in the catalog sets is set "by hand"."""
+    have and no trait rule (nor Nova) sets is set "by hand": a deploy template names a trait,
+    it does not put it on nodes."""
     by_catalog = setters(catalog)
     required: dict[str, set[str]] = {}
     forbidden: dict[str, set[str]] = {}
@@ -125,8 +126,8 @@ def uses(catalog: Catalog, nodes: KnownNodes | None = None) -> list[TraitUse]:
     for trait in sorted(named):
         who = list(by_catalog.get(trait, []))
         count = None if nodes is None else nodes.with_trait.get(trait, 0)
-        if count and not who:
-            who.append(BY_HAND)
+        if count and all(w == DEPLOY_TEMPLATE for w in who):
+            who.append(BY_HAND)  # a deploy template puts no trait on a node either
         out.append(
             TraitUse(
                 trait,

@@ -49,7 +49,7 @@ def validate(
 
     found = repository(repo)
     view = found.load()
-    index = _nodes(ctx, database, cloud, ironic_endpoint)
+    index = node_index(ctx, database, cloud, ironic_endpoint)
     diagnostics = sorted(
         [*view.diagnostics, *_against_nodes(view, index)],
         key=lambda d: (d.path, d.line, d.column, d.message),
@@ -60,7 +60,7 @@ def validate(
     exit_for(diagnostics)
 
 
-def _nodes(
+def node_index(
     ctx: typer.Context, database: str | None, cloud: str | None, endpoint: str | None
 ) -> Index | None:
     """The nodes to check against: of a database, of a real Ironic, or None (not asked)."""
