@@ -106,7 +106,7 @@ def test_with_nodes_only_an_actual_overlap_is_a_leak() -> None:
     assert (static.nodes, static.pool_nodes, static.static) == (None, None, True)
     assert static.summary() == (
         "'general' (public) can reach the nodes of private flavor 'pool-a': same resource "
-        "class, and no trait one requires is forbidden by the other"
+        "class, and no trait one requires is forbidden by the other (checked without nodes)"
     )
 
 

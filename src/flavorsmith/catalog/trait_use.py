@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from flavorsmith import traits
+from flavorsmith.catalog.checks import TEMPLATE_TRAIT_PREFIX
 from flavorsmith.catalog.document import Document, FieldPath
 from flavorsmith.catalog.model import Catalog, Flavor
 from flavorsmith.diagnostics import Diagnostic, Severity
@@ -146,7 +147,8 @@ def check_unprovided(catalog: Catalog, nodes: KnownNodes | None = None) -> list[
 
     Without the nodes, a catalog without trait rules says nothing about who sets traits (they
     are all set by hand, or by another tool): then nothing is reported. A standard trait is
-    checked like any other: one that nothing sets is on no node."""
+    checked like any other: one that nothing sets is on no node. A trait named like a deploy
+    template (CUSTOM_BM_CONFIG_...) without one is left to ``checks.check_deploy_templates``."""
     if nodes is None and not catalog.trait_rules:
         return []
     provided = set(setters(catalog))
@@ -160,6 +162,8 @@ def check_unprovided(catalog: Catalog, nodes: KnownNodes | None = None) -> list[
         for mention in mentions(flavor):
             if mention.state != "required" or mention.trait in provided:
                 continue
+            if mention.trait.startswith(TEMPLATE_TRAIT_PREFIX) and not mention.in_extra_specs:
+                continue  # check_deploy_templates says no template defines it
             if nodes is None:
                 why = (
                     "no trait rule adds it and no deploy template is named after it, so no node "

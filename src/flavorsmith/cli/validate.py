@@ -19,11 +19,6 @@ if TYPE_CHECKING:
     from flavorsmith.diagnostics import Diagnostic
     from flavorsmith.matching.index import Index
 
-STATIC_NOTE = (
-    "pool leaks checked without nodes (same resource class, no trait conflict); "
-    "--database, --cloud or --ironic-endpoint counts the nodes each flavor reaches"
-)
-
 
 def validate(
     ctx: typer.Context,
@@ -44,9 +39,10 @@ def validate(
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
 ) -> None:
-    """Validate the whole repository. Exit 0 when clean (warnings allowed), 1 on errors."""
-    from flavorsmith.matching.pools import is_pool
+    """Validate the whole repository. Exit 0 when clean (warnings allowed), 1 on errors.
 
+    Pool leaks are checked on the nodes when a node source is given, else statically (same
+    resource class, no trait conflict: "can reach", without a count)."""
     found = repository(repo)
     view = found.load()
     index = node_index(ctx, database, cloud, ironic_endpoint)
@@ -54,9 +50,7 @@ def validate(
         [*view.diagnostics, *_against_nodes(view, index)],
         key=lambda d: (d.path, d.line, d.column, d.message),
     )
-    pools = any(is_pool(f) for f in view.catalog.flavors)
-    note = STATIC_NOTE if index is None and pools and fmt is DiagnosticFormat.TEXT else None
-    emit(diagnostics, fmt, checked=len(view.loaded), note=note)
+    emit(diagnostics, fmt, checked=len(view.loaded))
     exit_for(diagnostics)
 
 

@@ -58,7 +58,8 @@ class Leak:
         if self.nodes is None:
             return (
                 f"{who} can reach the nodes of private flavor {self.pool!r}: same resource "
-                "class, and no trait one requires is forbidden by the other"
+                "class, and no trait one requires is forbidden by the other (checked without "
+                "nodes)"
             )
         return f"{who} reaches {self.nodes} of the {self.pool_nodes} nodes of {self.pool!r}"
 
