@@ -44,3 +44,20 @@ def suggest_short_name(value: str) -> str | None:
     if candidate and candidate != value and _SHORT_TRAIT_RE.fullmatch(candidate):
         return candidate
     return None
+
+
+# The traits Nova puts on an Ironic node's resource provider itself, whatever Ironic says:
+# the resource tracker's COMPUTE_NODE and OWNER_NOVA, COMPUTE_STATUS_DISABLED on a disabled
+# compute service, and the capability traits of Nova 34's ironic driver (the capabilities it
+# declares true: attach interface; AMI, QCOW2 and RAW images).
+NOVA_IRONIC_TRAITS = frozenset(
+    {
+        "COMPUTE_NODE",
+        "OWNER_NOVA",
+        "COMPUTE_STATUS_DISABLED",
+        "COMPUTE_NET_ATTACH_INTERFACE",
+        "COMPUTE_IMAGE_TYPE_AMI",
+        "COMPUTE_IMAGE_TYPE_QCOW2",
+        "COMPUTE_IMAGE_TYPE_RAW",
+    }
+)

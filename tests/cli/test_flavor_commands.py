@@ -239,7 +239,8 @@ def test_add_registers_a_file_already_in_place(example_repo: Path, cli: Invoke) 
     """Editing hardware/flavors/x.yaml by hand and then adding it lists it; no --force needed."""
     path = Path("hardware/flavors/m1.large.yaml")
     path.write_text(
-        "name: m1.large\nresource_class: m1.medium\ntraits:\n- {trait: BIG, state: required}\n"
+        "name: m1.large\nresource_class: m1.medium\ntraits:\n- {trait: NVME, state: required}\n"
+        "- {trait: CPU_AVX512, state: absent}\n"
     )
     assert cli("validate").stdout.splitlines()[0].endswith("it is never deployed")
     result = cli("flavor", "add", str(path))

@@ -41,10 +41,14 @@ DIRECT = (
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example catalog with the private flavor's file misnamed, so it has a diagnostic."""
+    """The example catalog with the private flavor's file misnamed, so it has a diagnostic, and
+    the public m1.medium reaching the private flavor's nodes again (the leak the example closes),
+    so that the two compete for nodes."""
     root = tmp_path_factory.mktemp("visibility") / "deploy"
     shutil.copytree(EXAMPLES / "hardware", root / "hardware")
     flavors = root / "hardware" / "flavors"
+    medium = flavors / "m1.medium.yaml"
+    medium.write_text(medium.read_text().split("traits:")[0])
     (flavors / f"{PRIVATE}.yaml").rename(flavors / "dedicated-pool.yaml")
     kustomization = root / "hardware" / "base" / "kustomization.yaml"
     text = kustomization.read_text().replace(

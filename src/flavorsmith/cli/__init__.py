@@ -18,6 +18,7 @@ from flavorsmith.cli import (
     nova_flavors,
     schema,
     serve,
+    trait_list,
     validate,
 )
 from flavorsmith.cli.deploy import group as _deploy_group
@@ -88,6 +89,7 @@ def build() -> typer.Typer:
         definitions.group(DEPLOY_TEMPLATE, "Deploy templates (hardware/deploy-templates/)."),
         name="deploy-template",
     )
+    app.add_typer(trait_list.group(), name="trait")
     app.add_typer(_deploy_group(), name="deploy")
     app.add_typer(_provider_group(), name="provider")
     app.add_typer(_flavor_profile_group(), name="flavor-profile")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from flavorsmith.cli.output import Format
+from flavorsmith.cli.output import Format, ListFormat
 
 if TYPE_CHECKING:
     from flavorsmith.catalog.injected import CatalogRules
@@ -25,6 +25,10 @@ RepoOption = Annotated[
 ]
 FormatOption = Annotated[
     Format, typer.Option("-f", "--format", help="Output format.", case_sensitive=False)
+]
+
+ListFormatOption = Annotated[
+    ListFormat, typer.Option("-f", "--format", help="Output format.", case_sensitive=False)
 ]
 
 

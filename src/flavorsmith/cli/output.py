@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import enum
 import io
 import json
@@ -16,6 +17,16 @@ class Format(enum.StrEnum):
     JSON = "json"
     YAML = "yaml"
     VALUE = "value"
+
+
+class ListFormat(enum.StrEnum):
+    """A list's formats: those of every command, and csv (as the openstack CLI's lists)."""
+
+    TABLE = "table"
+    JSON = "json"
+    YAML = "yaml"
+    VALUE = "value"
+    CSV = "csv"
 
 
 Row = dict[str, Any]
@@ -34,7 +45,10 @@ def select(rows: Sequence[Row], columns: Sequence[str], available: Sequence[str]
     return [{k: row.get(k) for k in columns} for row in rows]
 
 
-def render_list(rows: Sequence[Row], columns: Sequence[str], fmt: Format) -> str:
+def render_list(rows: Sequence[Row], columns: Sequence[str], fmt: Format | ListFormat) -> str:
+    if fmt is ListFormat.CSV:
+        return to_csv(rows, columns)
+    fmt = Format(fmt.value)
     if fmt is Format.JSON:
         return json.dumps(list(rows), indent=2) + "\n"
     if fmt is Format.YAML:
@@ -52,6 +66,21 @@ def render_show(record: Row, fmt: Format) -> str:
     if fmt is Format.VALUE:
         return "".join(_flat(v, " ") + "\n" for v in record.values())
     return table(["Field", "Value"], [[k, _flat(v, "\n")] for k, v in record.items()])
+
+
+def to_csv(rows: Sequence[Row], columns: Sequence[str]) -> str:
+    """A header line, then one line per row; a list cell is its items joined by spaces."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(
+            [
+                v if isinstance(v, int) and not isinstance(v, bool) else _flat(v, " ")
+                for v in (row[c] for c in columns)
+            ]
+        )
+    return out.getvalue()
 
 
 def to_yaml(data: Any) -> str:

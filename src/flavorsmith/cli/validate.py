@@ -2,23 +2,99 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from flavorsmith.cli.options import RepoOption, repository
+from flavorsmith.cli.options import (
+    IronicCloudOption,
+    IronicEndpointOption,
+    RepoOption,
+    repository,
+)
 from flavorsmith.cli.report import DiagnosticFormat, emit, exit_for
+
+if TYPE_CHECKING:
+    from flavorsmith.catalog.repo import RepoView
+    from flavorsmith.diagnostics import Diagnostic
+    from flavorsmith.matching.index import Index
 
 
 def validate(
+    ctx: typer.Context,
     repo: RepoOption = None,
     fmt: Annotated[
         DiagnosticFormat,
         typer.Option("-f", "--format", help="text: one line per problem; json: a JSON list."),
     ] = DiagnosticFormat.TEXT,
+    database: Annotated[
+        str | None,
+        typer.Option(
+            "--database",
+            help="Also check against the nodes of this database (SQLAlchemy URL): pool leaks "
+            "counted on them, required traits that no node has. Read only when given.",
+            show_default=False,
+        ),
+    ] = None,
+    cloud: IronicCloudOption = None,
+    ironic_endpoint: IronicEndpointOption = None,
 ) -> None:
-    """Validate the whole repository. Exit 0 when clean (warnings allowed), 1 on errors."""
+    """Validate the whole repository. Exit 0 when clean (warnings allowed), 1 on errors.
+
+    Pool leaks are checked on the nodes when a node source is given, else statically (same
+    resource class, no trait conflict: "can reach", without a count)."""
     found = repository(repo)
     view = found.load()
-    emit(view.diagnostics, fmt, checked=len(view.loaded))
-    exit_for(view.diagnostics)
+    index = node_index(ctx, database, cloud, ironic_endpoint)
+    diagnostics = sorted(
+        [*view.diagnostics, *_against_nodes(view, index)],
+        key=lambda d: (d.path, d.line, d.column, d.message),
+    )
+    emit(diagnostics, fmt, checked=len(view.loaded))
+    exit_for(diagnostics)
+
+
+def node_index(
+    ctx: typer.Context, database: str | None, cloud: str | None, endpoint: str | None
+) -> Index | None:
+    """The nodes to check against: of a database, of a real Ironic, or None (not asked)."""
+    if database is None and cloud is None and endpoint is None:
+        return None
+    from flavorsmith.cli.ironic_source import ironic_nodes, reading
+    from flavorsmith.cli.matching.inputs import MATCH_FIELDS
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.db.engine import consistent
+    from flavorsmith.matching.index import Index
+    from flavorsmith.matching.snapshot import from_records
+    from flavorsmith.store import nodes as node_store
+
+    if database is not None and (cloud is not None or endpoint is not None):
+        raise typer.BadParameter(
+            "give one node source: --database, or --cloud / --ironic-endpoint",
+            param_hint="'--database'",
+        )
+    source = ironic_nodes(cloud, endpoint)
+    if source is not None:
+        return Index.build(from_records(reading(lambda: source.nodes(MATCH_FIELDS))))
+    engine = open_database(database, ctx)
+    with consistent(engine).begin() as connection:
+        return Index.build(node_store.snapshot(connection))
+
+
+def _against_nodes(view: RepoView, index: Index | None) -> list[Diagnostic]:
+    """Pool leaks, and required traits nothing provides (skipped while a trait-rule or
+    deploy-template file has errors: what it sets is unknown)."""
+    from flavorsmith.catalog.kinds import DEPLOY_TEMPLATE, TRAIT_RULE
+    from flavorsmith.catalog.trait_use import KnownNodes, check_unprovided
+    from flavorsmith.matching import pools
+
+    catalog = view.catalog
+    out = pools.diagnostics(catalog.flavors, pools.leaks(catalog.flavors, index))
+    sources = (TRAIT_RULE, DEPLOY_TEMPLATE)
+    if all(item.model is not None for item in view.loaded if item.kind in sources):
+        known = None
+        if index is not None:
+            counts = {t: bits.bit_count() for t, bits in index.by_trait.items()}
+            known = KnownNodes(len(index.snapshot.nodes), counts)
+        out.extend(check_unprovided(catalog, known))
+    return out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Annotated
+
 import typer
 
 from flavorsmith.cli.options import (
@@ -12,6 +14,9 @@ from flavorsmith.cli.options import (
     RepoOption,
 )
 from flavorsmith.cli.output import Format, render_list, render_show, to_yaml
+
+if TYPE_CHECKING:
+    from flavorsmith.matching.pools import Leak
 
 COLUMNS = [
     "flavor",
@@ -31,15 +36,40 @@ def capacity(
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
     fmt: FormatOption = Format.TABLE,
+    project: Annotated[
+        str | None,
+        typer.Option(
+            "--project",
+            help="What this project can use: only the flavors it sees (public, and private "
+            "ones whose access list holds it), counted among themselves.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Capacity per flavor, and findings: idle flavors and nodes, unused classes and traits."""
+    """Capacity per flavor, and findings: idle flavors and nodes, unused classes and traits,
+    pool leaks."""
     import json
 
     from flavorsmith.cli.matching.inputs import load
-    from flavorsmith.matching import views
+    from flavorsmith.matching import pools, views
+    from flavorsmith.visibility import Viewer, visible_catalog
 
     catalog, index = load(ctx, repo, database, cloud, ironic_endpoint)
+    if project is not None:
+        if not project.strip():
+            raise typer.BadParameter("a project id cannot be empty", param_hint="'--project'")
+        if not any(project in f.projects for f in catalog.flavors):
+            typer.echo(
+                f"note: project {project!r} is in no private flavor's access list: "
+                "it sees the public flavors only",
+                err=True,
+            )
+        catalog = visible_catalog(catalog, Viewer(admin=False, project_id=project))
     result = views.capacity(index, views.rules_of(catalog))
+    if project is not None:
+        result["project"] = project
+    leaks = pools.leaks(catalog.flavors, index)
+    result["findings"]["pool_leaks"] = [leak.as_dict() for leak in leaks]
     if fmt is Format.JSON:
         typer.echo(json.dumps(result, indent=2))
         return
@@ -64,11 +94,19 @@ def capacity(
                     "required traits no node has": [
                         f"{t} ({', '.join(f)})" for t, f in findings["traits_no_node_has"].items()
                     ],
+                    "pool leaks": [
+                        line for leak in leaks for line in (leak.summary(), *_fix_lines(leak))
+                    ],
                 },
                 fmt,
             ),
             nl=False,
         )
+
+
+def _fix_lines(leak: Leak) -> list[str]:
+    first, alternative = leak.fixes()
+    return [f"  fix: {first}", f"  or: {alternative}"]
 
 
 def _short(names: list[str]) -> list[str]:

@@ -1,0 +1,212 @@
+"""Traits as the catalog uses them: who sets each one, which flavors require or forbid it, and
+the required traits nothing provides (pure).
+
+A trait is *provided* when a trait-rule file adds it, a deploy template is named after it, Nova
+sets it on the node's resource provider itself (``traits.NOVA_IRONIC_TRAITS``), or, when the
+nodes are known, some node has it ("by hand" when nothing else sets it). A flavor mentions a
+trait in its ``traits`` list (a CUSTOM_ trait, written without the prefix) or in its extra
+specs (``trait:NAME`` or a granular ``traitN:NAME``, ``required`` or ``forbidden``: the way a
+standard trait is asked for)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from flavorsmith import traits
+from flavorsmith.catalog.checks import TEMPLATE_TRAIT_PREFIX
+from flavorsmith.catalog.document import Document, FieldPath
+from flavorsmith.catalog.model import Catalog, Flavor
+from flavorsmith.diagnostics import Diagnostic, Severity
+from flavorsmith.hints import closest
+
+# Nova's trait extra spec: ``trait`` with an optional group suffix, then the trait's name.
+TRAIT_SPEC = re.compile(r"^trait([a-zA-Z0-9_-]{0,64}):(.+)$")
+
+BY_HAND = "by hand"
+DEPLOY_TEMPLATE = "deploy template"
+NOVA = "Nova"
+
+State = Literal["required", "forbidden"]
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One place a flavor file asks for a trait."""
+
+    trait: str  # full name, as Placement sees it
+    state: State
+    path: FieldPath  # where in the flavor's file
+    written: str  # as the file writes it
+    in_extra_specs: bool
+
+
+def mentions(flavor: Flavor) -> Iterator[Mention]:
+    """Every trait ``flavor`` requires or forbids, from its traits list and its extra specs."""
+    for index, req in enumerate(flavor.traits):
+        yield Mention(
+            req.full_name,
+            "required" if req.state == "required" else "forbidden",
+            ["traits", index, "trait"],
+            req.trait,
+            False,
+        )
+    for key, value in flavor.extra_specs:
+        match = TRAIT_SPEC.fullmatch(key)
+        if match is None or value not in ("required", "forbidden"):
+            continue
+        state: State = "required" if value == "required" else "forbidden"
+        yield Mention(match.group(2), state, ["extra_specs", key], match.group(2), True)
+
+
+@dataclass(frozen=True)
+class KnownNodes:
+    """What the nodes say about traits: how many nodes there are and how many have each trait."""
+
+    total: int
+    with_trait: Mapping[str, int]
+
+
+def setters(catalog: Catalog) -> dict[str, list[str]]:
+    """Trait -> who sets it in the catalog: trait-rule files (``trait-rules/<file>``), a deploy
+    template, Nova."""
+    out: dict[str, list[str]] = {}
+    for rule_set in catalog.trait_rules:
+        where = f"trait-rules/{_file_name(rule_set.doc, rule_set.canonical_file)}"
+        for rule in rule_set.rules:
+            for trait in rule.add:
+                if where not in out.setdefault(trait, []):
+                    out[trait].append(where)
+    for template in catalog.deploy_templates:
+        out.setdefault(template.name, []).append(DEPLOY_TEMPLATE)
+    for trait in traits.NOVA_IRONIC_TRAITS:
+        out.setdefault(trait, []).append(NOVA)
+    return out
+
+
+def _file_name(doc: Document | None, fallback: str) -> str:
+    if doc is None:
+        return fallback
+    return doc.display.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True)
+class TraitUse:
+    trait: str
+    set_by: tuple[str, ...]  # trait-rule files, "deploy template", "Nova", "by hand"
+    nodes: int | None  # nodes that have it (None: the nodes are not known)
+    required_by: tuple[str, ...]
+    forbidden_by: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "trait": self.trait,
+            "set_by": list(self.set_by),
+            "nodes": self.nodes,
+            "required_by": list(self.required_by),
+            "forbidden_by": list(self.forbidden_by),
+        }
+
+
+def uses(catalog: Catalog, nodes: KnownNodes | None = None) -> list[TraitUse]:
+    """Every trait the catalog mentions (flavors, trait rules, deploy templates), by name, with
+    who sets it and the flavors that require or forbid it. With the nodes, a trait that nodes
+    have and no trait rule (nor Nova) sets is set "by hand": a deploy template names a trait,
+    it does not put it on nodes."""
+    by_catalog = setters(catalog)
+    required: dict[str, set[str]] = {}
+    forbidden: dict[str, set[str]] = {}
+    for flavor in catalog.flavors:
+        for mention in mentions(flavor):
+            side = required if mention.state == "required" else forbidden
+            side.setdefault(mention.trait, set()).add(flavor.name)
+    named = {t for t, who in by_catalog.items() if who != [NOVA]} | set(required) | set(forbidden)
+    out = []
+    for trait in sorted(named):
+        who = list(by_catalog.get(trait, []))
+        count = None if nodes is None else nodes.with_trait.get(trait, 0)
+        if count and all(w == DEPLOY_TEMPLATE for w in who):
+            who.append(BY_HAND)  # a deploy template puts no trait on a node either
+        out.append(
+            TraitUse(
+                trait,
+                tuple(who),
+                count,
+                tuple(sorted(required.get(trait, ()))),
+                tuple(sorted(forbidden.get(trait, ()))),
+            )
+        )
+    return out
+
+
+def check_unprovided(catalog: Catalog, nodes: KnownNodes | None = None) -> list[Diagnostic]:
+    """A warning for each trait a flavor requires that nothing provides: no trait rule adds it,
+    no deploy template is named after it, Nova does not set it and no known node has it.
+
+    Without the nodes, a catalog without trait rules says nothing about who sets traits (they
+    are all set by hand, or by another tool): then nothing is reported. A standard trait is
+    checked like any other: one that nothing sets is on no node. A trait named like a deploy
+    template (CUSTOM_BM_CONFIG_...) without one is left to ``checks.check_deploy_templates``."""
+    if nodes is None and not catalog.trait_rules:
+        return []
+    provided = set(setters(catalog))
+    if nodes is not None:
+        provided |= {t for t, n in nodes.with_trait.items() if n}
+    out: list[Diagnostic] = []
+    for flavor in catalog.flavors:
+        doc = flavor.doc
+        if doc is None:
+            continue
+        for mention in mentions(flavor):
+            if mention.state != "required" or mention.trait in provided:
+                continue
+            if mention.trait.startswith(TEMPLATE_TRAIT_PREFIX) and not mention.in_extra_specs:
+                continue  # check_deploy_templates says no template defines it
+            if nodes is None:
+                why = (
+                    "no trait rule adds it and no deploy template is named after it, so no node "
+                    "has it unless it is set by hand (validate --database checks the nodes)"
+                )
+            else:
+                why = (
+                    "no trait rule adds it, no deploy template is named after it and none of "
+                    f"the {nodes.total} known nodes has it: the flavor matches no node"
+                )
+            out.append(
+                doc.diagnostic(
+                    mention.path,
+                    f"{mention.trait} is required but nothing provides it: {why}"
+                    f"{_nearest(mention, provided)}",
+                    severity=Severity.WARNING,
+                    code="trait-not-provided",
+                    at_key=mention.in_extra_specs,
+                )
+            )
+    return out
+
+
+def _nearest(mention: Mention, provided: set[str]) -> str:
+    """`` (did you mean 'X'?)``: the provided trait closest to the one asked for, written the
+    way the flavor's file would write it."""
+    shown: dict[str, str] = {}
+    for trait in sorted(provided):
+        if trait.startswith(traits.CUSTOM_PREFIX) and not mention.in_extra_specs:
+            shown[trait.removeprefix(traits.CUSTOM_PREFIX)] = trait.removeprefix(
+                traits.CUSTOM_PREFIX
+            )
+        else:
+            shown[trait] = trait if mention.in_extra_specs else f"extra_specs trait:{trait}"
+    best = closest(mention.written, shown)
+    if best is not None:
+        return f" (did you mean {shown[best]!r}?)"
+    words = set(_words(mention.written))
+    containing = [k for k in shown if words and words <= set(_words(k))][:2]
+    if not containing:
+        return ""
+    return " (did you mean " + " or ".join(repr(shown[k]) for k in containing) + "?)"
+
+
+def _words(name: str) -> list[str]:
+    return [w for w in name.removeprefix(traits.CUSTOM_PREFIX).split("_") if w]

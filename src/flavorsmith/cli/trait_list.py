@@ -1,0 +1,65 @@
+"""``flavorsmith trait list``: every trait the catalog mentions, who sets it, who asks for it."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from flavorsmith.cli.options import (
+    ColumnOption,
+    IronicCloudOption,
+    IronicEndpointOption,
+    ListFormatOption,
+    RepoOption,
+    repository,
+)
+from flavorsmith.cli.output import ListFormat, render_list, select
+
+COLUMNS = ["trait", "set_by", "nodes", "required_by", "forbidden_by"]
+
+
+def group() -> typer.Typer:
+    app = typer.Typer(
+        help="Traits as the catalog uses them.", no_args_is_help=True, rich_markup_mode=None
+    )
+    app.command("list")(list_traits)
+    return app
+
+
+def list_traits(
+    ctx: typer.Context,
+    repo: RepoOption = None,
+    database: Annotated[
+        str | None,
+        typer.Option(
+            "--database",
+            help="Also count the nodes of this database (SQLAlchemy URL) that have each trait; "
+            "a trait nodes have and nothing sets shows as set 'by hand'. Read only when given.",
+            show_default=False,
+        ),
+    ] = None,
+    cloud: IronicCloudOption = None,
+    ironic_endpoint: IronicEndpointOption = None,
+    fmt: ListFormatOption = ListFormat.TABLE,
+    column: ColumnOption = None,
+) -> None:
+    """Every trait the catalog mentions: who sets it (a trait-rule file, a deploy template,
+    Nova, or by hand) and which flavors require or forbid it."""
+    from flavorsmith.catalog.trait_use import KnownNodes, uses
+    from flavorsmith.cli.report import emit
+    from flavorsmith.cli.validate import node_index
+    from flavorsmith.diagnostics import Severity, has_errors
+
+    view = repository(repo).load()
+    if has_errors(view.diagnostics):
+        typer.echo("skipped files with errors (run flavorsmith validate):", err=True)
+        emit([d for d in view.diagnostics if d.severity is Severity.ERROR], err=True)
+    index = node_index(ctx, database, cloud, ironic_endpoint)
+    known = None
+    if index is not None:
+        counts = {t: bits.bit_count() for t, bits in index.by_trait.items()}
+        known = KnownNodes(len(index.snapshot.nodes), counts)
+    rows = [use.as_dict() for use in uses(view.catalog, known)]
+    wanted = column or [c for c in COLUMNS if c != "nodes" or known is not None]
+    typer.echo(render_list(select(rows, wanted, COLUMNS), wanted, fmt), nl=False)
