@@ -9,18 +9,14 @@ through ``nova/virt/driver.py`` ``CAPABILITY_TRAITS_MAP``), at the default
 
 from __future__ import annotations
 
-# Always on every provider the ironic driver reports.
-ADDED = frozenset(
-    {
-        "COMPUTE_NODE",
-        "OWNER_NOVA",
-        # Capabilities the ironic driver supports.
-        "COMPUTE_NET_ATTACH_INTERFACE",
-        "COMPUTE_IMAGE_TYPE_AMI",
-        "COMPUTE_IMAGE_TYPE_QCOW2",
-        "COMPUTE_IMAGE_TYPE_RAW",
-    }
-)
+from flavorsmith.traits import NOVA_IRONIC_TRAITS
+
+# On the provider while its nova-compute service is disabled (the matcher assumes enabled).
+STATUS_DISABLED = "COMPUTE_STATUS_DISABLED"
+
+# Always on every provider the ironic driver reports: the one list of them, kept with the
+# other trait vocabularies (the catalog's checks read it too).
+ADDED = NOVA_IRONIC_TRAITS - {STATUS_DISABLED}
 
 # Capabilities the ironic driver declares unsupported: Nova removes them from the provider,
 # even when the Ironic node has them.
@@ -46,9 +42,6 @@ REMOVED = frozenset(
         "COMPUTE_IMAGE_TYPE_PLOOP",
     }
 )
-
-# On the provider while its nova-compute service is disabled (the matcher assumes enabled).
-STATUS_DISABLED = "COMPUTE_STATUS_DISABLED"
 
 
 def provider_traits(node_traits: frozenset[str], service_disabled: bool = False) -> frozenset[str]:
