@@ -336,7 +336,6 @@ RANK = {
     "forbidden-trait": 1,
     "no-provider": 2,
     "no-inventory": 3,
-    "instance": 4,
     "provisioned": 4,
     "maintenance": 5,
     "power-state": 6,
@@ -364,14 +363,16 @@ def bucket(finding: Finding) -> tuple[str, str | None]:
     return kind, subject
 
 
+def rank(finding: Finding) -> int:
+    """Where a finding's count comes in the order of RANK (by its bucket, so an active node
+    counts as provisioned whatever its other states)."""
+    kind = bucket(finding)[0]
+    return RANK.get(kind, CATALOG_RANK if finding.layer == "catalog" else len(RANK))
+
+
 def first_reason(findings: Sequence[Finding]) -> Finding | None:
     blocking = [f for f in findings if f.blocking]
-    if not blocking:
-        return None
-    return min(
-        blocking,
-        key=lambda f: RANK.get(f.kind, CATALOG_RANK if f.layer == "catalog" else len(RANK)),
-    )
+    return min(blocking, key=rank) if blocking else None
 
 
 PHRASES: Mapping[str, Callable[[int, str | None], str]] = {
@@ -452,7 +453,7 @@ def diagnose_flavor(
     """The flavor's nodes counted by their first reason ("available" when none), the most
     common first, then in the order of RANK."""
     tally: dict[tuple[str, str | None], int] = {}
-    rank: dict[tuple[str, str | None], int] = {("available", None): -1}
+    order: dict[tuple[str, str | None], int] = {("available", None): -1}
     candidates = 0
     for node in nodes:
         if node.placement_class != rule.placement_class:  # the first reason, whatever else
@@ -464,12 +465,12 @@ def diagnose_flavor(
             candidates += 1
         else:
             key = bucket(first)
-            rank.setdefault(key, RANK.get(first.kind, len(RANK)))
+            order.setdefault(key, rank(first))
         tally[key] = tally.get(key, 0) + 1
     counts = tuple(
         Count(kind, subject, count)
         for (kind, subject), count in sorted(
-            tally.items(), key=lambda item: (rank[item[0]], -item[1], str(item[0][1]))
+            tally.items(), key=lambda item: (order[item[0]], -item[1], str(item[0][1]))
         )
     )
     findings = (*access_findings(context), *candidate_limit(candidates, context))
