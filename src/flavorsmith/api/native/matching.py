@@ -85,7 +85,7 @@ async def node_flavors(request: Request, ident: str) -> dict[str, Any]:
     node = views.find_node(index, ident)
     return {
         "node": views.node_entry(node),
-        "flavors": views.flavors_of(node, views.rules_of(catalog)),
+        "flavors": views.flavors_of(node, views.rules_of(catalog), views.known_traits(index)),
     }
 
 
@@ -95,7 +95,7 @@ async def explain_pair(request: Request, name: str, ident: str) -> dict[str, Any
     check_query(request, ())
     catalog, index = await _inputs(request)
     rule = views.find_flavor(views.rules_of(catalog), name)
-    return views.pair(views.find_node(index, ident), rule)
+    return views.pair(views.find_node(index, ident), rule, views.known_traits(index))
 
 
 @router.get("/capacity")
