@@ -65,6 +65,9 @@ class Context:
     access: Access = field(default_factory=Access)
     real_placement: bool = False
     max_placement_results: int = MAX_PLACEMENT_RESULTS
+    # Every trait some node has (Placement refuses a request forbidding a custom trait it
+    # never saw); None: not checked.
+    known_traits: frozenset[str] | None = None
 
 
 # A provider lookup: the node's provider in Placement, or None when Placement has none.
@@ -73,13 +76,29 @@ Providers = Callable[[NodeInfo], ProviderView | None]
 DERIVED: Providers = derived
 
 
-def _catalog(node: NodeInfo, rule: FlavorRule) -> list[Finding]:
+# The matcher's reasons that hold for every node alike: the request itself is refused.
+FLAVOR_WIDE = frozenset({"never", "unknown-trait"})
+
+
+def _catalog(node: NodeInfo, rule: FlavorRule, context: Context) -> list[Finding]:
     traits = sorted(rule.required | rule.forbidden, key=len, reverse=True)
     findings = []
-    for reason in explain(node, rule):
-        subject = next((t for t in traits if t in reason.detail), None)
+    for reason in explain(node, rule, context.known_traits):
+        if reason.kind == "missing-any-trait":
+            choices = next((c for c in rule.any_of if all(t in reason.detail for t in c)), None)
+            subject = ", ".join(sorted(choices)) if choices else None
+        else:
+            subject = next((t for t in traits if t in reason.detail), None)
         findings.append(Finding("catalog", reason.kind, reason.detail, subject))
     return findings
+
+
+def unmodelled_findings(rule: FlavorRule) -> list[Finding]:
+    """What the matcher cannot model for the flavor: its answer may differ from Placement's."""
+    return [
+        Finding("catalog", "unmodelled", f"not modelled: {text}", blocking=False)
+        for text in rule.unmodelled
+    ]
 
 
 def _ironic(node: NodeInfo, context: Context) -> list[Finding]:
@@ -265,7 +284,7 @@ def node_findings(
     """Every reason the flavor cannot land on the node, by node layer (catalog, Ironic,
     Placement); flavor-wide ones (access, the cap) are the caller's to add."""
     return [
-        *_catalog(node, rule),
+        *_catalog(node, rule, context),
         *_ironic(node, context),
         *_placement(node, rule, provider, context),
     ]
@@ -319,7 +338,7 @@ def diagnose_node(
 ) -> NodeDiagnosis:
     """The node's diagnosis; ``candidates`` is how many nodes Placement would offer for the
     flavor (for the cap, said only when the node itself qualifies)."""
-    findings = node_findings(node, rule, provider, context)
+    findings = [*node_findings(node, rule, provider, context), *unmodelled_findings(rule)]
     flavor_wide = access_findings(context)
     if schedulable(findings):
         flavor_wide += candidate_limit(candidates, context)
@@ -331,6 +350,7 @@ def diagnose_node(
 # Counting a flavor's nodes: each node under its first blocking reason, in this order (what
 # would still stop it once the later ones were fixed comes first).
 RANK = {
+    "never": 0,
     "resource-class": 0,
     "missing-trait": 1,
     "forbidden-trait": 1,
@@ -358,6 +378,8 @@ def bucket(finding: Finding) -> tuple[str, str | None]:
         kind == "provision-state" and subject in PROVISIONED_STATES
     ):
         return "provisioned", None
+    if kind in FLAVOR_WIDE:
+        return "never", None
     if kind in ("resource-class", "reserved", "allocated", "no-provider", "no-inventory"):
         return kind, None
     return kind, subject
@@ -377,7 +399,9 @@ def first_reason(findings: Sequence[Finding]) -> Finding | None:
 
 PHRASES: Mapping[str, Callable[[int, str | None], str]] = {
     "available": lambda n, s: f"{n} available",
+    "never": lambda n, s: f"{n} excluded by the flavor's Placement request itself",
     "resource-class": lambda n, s: f"{n} of another resource class",
+    "missing-any-trait": lambda n, s: f"{n} have none of {s}",
     "missing-trait": lambda n, s: f"{n} lack {s}",
     "forbidden-trait": lambda n, s: f"{n} have {s} (forbidden)",
     "no-provider": lambda n, s: f"{n} have no provider",
@@ -444,6 +468,10 @@ class FlavorDiagnosis:
         }
 
 
+# A node of no class and no trait, to ask the matcher what holds for every node.
+_NOBODY = NodeInfo("", None, None, frozenset())
+
+
 def diagnose_flavor(
     nodes: Sequence[NodeInfo],
     rule: FlavorRule,
@@ -455,9 +483,12 @@ def diagnose_flavor(
     tally: dict[tuple[str, str | None], int] = {}
     order: dict[tuple[str, str | None], int] = {("available", None): -1}
     candidates = 0
+    wide = [f for f in _catalog(_NOBODY, rule, context) if f.kind in FLAVOR_WIDE]
     for node in nodes:
-        if node.placement_class != rule.placement_class:  # the first reason, whatever else
-            first: Finding | None = Finding("catalog", "resource-class", "")
+        if wide:
+            first: Finding | None = wide[0]
+        elif node.placement_class != rule.placement_class:  # the first reason, whatever else
+            first = Finding("catalog", "resource-class", "")
         else:
             first = first_reason(node_findings(node, rule, providers(node), context))
         if first is None:
@@ -473,7 +504,12 @@ def diagnose_flavor(
             tally.items(), key=lambda item: (order[item[0]], -item[1], str(item[0][1]))
         )
     )
-    findings = (*access_findings(context), *candidate_limit(candidates, context))
+    findings = (
+        *wide,
+        *unmodelled_findings(rule),
+        *access_findings(context),
+        *candidate_limit(candidates, context),
+    )
     return FlavorDiagnosis(
         rule.name, context.project, context.real_placement, len(nodes), candidates, counts, findings
     )
@@ -483,6 +519,8 @@ def count_candidates(
     nodes: Sequence[NodeInfo], rule: FlavorRule, providers: Providers, context: Context
 ) -> int:
     """How many of ``nodes`` Placement would offer for the flavor."""
+    if any(f.kind in FLAVOR_WIDE for f in _catalog(_NOBODY, rule, context)):
+        return 0
     return sum(
         1
         for node in nodes

@@ -1,7 +1,8 @@
 """Placement's resource provider for a node, as the explanations read it: from a real Placement,
 or derived from the node as Nova 34's ironic driver and resource tracker report it (one root
 provider named and keyed by the node's UUID, an inventory of total 1 of its resource class,
-reserved when the driver says so, allocated to its instance, its traits plus those Nova adds)."""
+reserved when the driver says so, allocated to its instance, its traits as Nova sets them:
+``nova/ironic_provider.py``)."""
 
 from __future__ import annotations
 
@@ -9,22 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from flavorsmith.matching.snapshot import NodeInfo
+from flavorsmith.nova import ironic_provider
 
-# The traits Nova's resource tracker sets on every compute node provider itself
-# (nova/compute/resource_tracker.py ``_get_traits``), and those the ironic driver's
-# capabilities turn into (nova/virt/driver.py CAPABILITY_TRAITS_MAP, the ironic driver's
-# ``capabilities`` that are true). COMPUTE_STATUS_DISABLED marks a disabled nova-compute.
-NOVA_TRAITS = frozenset({"COMPUTE_NODE", "OWNER_NOVA"})
-IRONIC_DRIVER_TRAITS = frozenset(
-    {
-        "COMPUTE_NET_ATTACH_INTERFACE",
-        "COMPUTE_IMAGE_TYPE_AMI",
-        "COMPUTE_IMAGE_TYPE_QCOW2",
-        "COMPUTE_IMAGE_TYPE_RAW",
-    }
-)
-COMPUTE_STATUS_DISABLED = "COMPUTE_STATUS_DISABLED"
-NOVA_MANAGED_TRAITS = NOVA_TRAITS | IRONIC_DRIVER_TRAITS | {COMPUTE_STATUS_DISABLED}
+# The trait Nova's request forbids, set on the providers of a disabled nova-compute service.
+COMPUTE_STATUS_DISABLED = ironic_provider.STATUS_DISABLED
 
 
 @dataclass(frozen=True)
@@ -72,5 +61,5 @@ def derived(node: NodeInfo) -> ProviderView:
         name=node.uuid,
         inventories=inventories,
         usages=usages,
-        traits=node.traits | NOVA_TRAITS | IRONIC_DRIVER_TRAITS,
+        traits=ironic_provider.provider_traits(node.traits),
     )
