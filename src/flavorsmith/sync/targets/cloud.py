@@ -12,18 +12,29 @@ from flavorsmith.sync.engine import TargetError
 
 
 def connect(
-    cloud: str | None, service: str, endpoint: str | None = None, *, timeout: float | None = None
+    cloud: str | None,
+    service: str,
+    endpoint: str | None = None,
+    *,
+    timeout: float | None = None,
+    token: str | None = None,
 ) -> Any:
     """An openstacksdk connection: the clouds.yaml ``cloud``, else ``endpoint`` (of the
-    ``service`` type, without auth); ``timeout`` bounds each request (seconds). A
-    configuration it cannot use is a TargetError."""
+    ``service`` type, without auth, or sending ``token`` as keystoneauth's ``admin_token``
+    does); ``timeout`` bounds each request (seconds). A configuration it cannot use is a
+    TargetError."""
     bound: dict[str, Any] = {} if timeout is None else {"api_timeout": timeout}
+    auth: dict[str, Any] = (
+        {"auth_type": "none"}
+        if token is None
+        else {"auth_type": "admin_token", "auth": {"token": token, "endpoint": str(endpoint)}}
+    )
     try:
         if cloud:
             return openstack.connect(cloud=cloud, **bound)
         options: dict[str, Any] = {
             **bound,
-            "auth_type": "none",
+            **auth,
             "load_yaml_config": False,
             "load_envvars": False,
             f"{service}_endpoint_override": str(endpoint),

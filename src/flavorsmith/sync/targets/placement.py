@@ -1,0 +1,257 @@
+"""A real Placement, read through an openstacksdk connection: every resource provider with
+its inventories, usages and traits, and the providers of ``GET /allocation_candidates``.
+
+Reading providers costs one list, one call per trait in use (``GET /resource_providers?
+required=T`` names every provider with that trait) and two calls per provider (inventories,
+usages), made by a bounded pool of threads: 10,000 providers are 20,000 small calls and some
+thirty trait lists. Nothing is written.
+
+Every failure is a TargetError with one line: Placement out of reach, credentials refused
+(401/403), a URL that is not Placement's (404), a microversion it does not offer (406, with the
+range it does), a query it refuses (400, with its reason)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+from flavorsmith.matching.resource_providers import Inventory, Provider
+from flavorsmith.sync.engine import TargetError
+from flavorsmith.sync.targets import cloud
+from flavorsmith.sync.targets.sdk import SdkTarget
+
+# The lowest microversion of every read here: listing providers by trait (``required``, 1.18).
+READ_VERSION = (1, 18)
+# Threads reading providers at once (keystoneauth keeps ten connections per host).
+THREADS = 8
+# Nova 34's scheduler asks for candidates at this microversion (nova/scheduler/client/report.py
+# SAME_SUBTREE_VERSION).
+NOVA_VERSION = "1.36"
+# What every Placement has: a 404 for one of these means the URL is not Placement's.
+# Placement's 400 for a query naming a resource class or trait it does not know.
+UNKNOWN = ("No such resource class", "No such trait")
+COLLECTIONS = ("/resource_providers", "/allocation_candidates", "/traits")
+# What every Placement has: a 404 for one of these means the URL is not Placement's.
+# Placement's 400 for a query naming a resource class or trait it does not know.
+UNKNOWN = ("No such resource class", "No such trait")
+COLLECTIONS = ("/resource_providers", "/allocation_candidates", "/traits")
+
+T = TypeVar("T")
+R = TypeVar("R")
+Params = Mapping[str, str] | Sequence[tuple[str, str]]
+
+
+def parse_version(version: str | tuple[int, int]) -> tuple[int, int]:
+    """``"1.39"`` as ``(1, 39)``; anything else is a TargetError naming what is allowed."""
+    if isinstance(version, tuple):
+        return version
+    found = re.fullmatch(r"(\d+)\.(\d+)", version.strip())
+    if not found:
+        raise TargetError(f"{version!r} is not a Placement microversion (MAJOR.MINOR, e.g. 1.39)")
+    return int(found[1]), int(found[2])
+
+
+def _reason(text: str) -> str:
+    """The part of a connection error an operator can act on, on one line."""
+    errno = re.search(r"\[Errno -?\d+\] ([^'\")\]]+)", text)
+    if errno:
+        return errno[1].strip()
+    if "version discovery document" in text:
+        return "no Placement answers there (is it running, and is this its URL?)"
+    return " ".join(text.split())[:200]
+
+
+class PlacementReader(SdkTarget):
+    """The resource providers of a real Placement and its allocation candidates."""
+
+    service = "placement"
+    label = "Placement"
+
+    def __init__(self, connection: Any, *, where: str = "", threads: int = THREADS) -> None:
+        super().__init__(connection)
+        self.where = where
+        self.threads = max(1, threads)
+
+    @property
+    def _at(self) -> str:
+        return f"Placement at {self.where}" if self.where else "Placement"
+
+    def fault(self, response: Any) -> str:
+        """Placement's error text: the last paragraph of ``errors[0].detail``."""
+        try:
+            detail = str(response.json()["errors"][0]["detail"])
+        except Exception:
+            return f"{response.reason} (is this a Placement endpoint?)"
+        paragraphs = [" ".join(p.split()) for p in detail.split("\n\n") if p.strip()]
+        return paragraphs[-1] if paragraphs else str(response.reason)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        version: tuple[int, int],
+        body: Any = None,
+        params: Any = None,
+    ) -> Any:
+        """One call; its JSON body. Failures become one line that says what to check."""
+        try:
+            return super().request(method, path, version, body=body, params=params)
+        except TargetError as exc:
+            raise self._explain(exc, method, path, version) from None
+
+    def _explain(
+        self, exc: TargetError, method: str, path: str, version: tuple[int, int]
+    ) -> TargetError:
+        text = str(exc)
+        status = exc.status
+        if text.startswith("cannot reach"):
+            reason = _reason(text.removeprefix(f"cannot reach {self.label}: "))
+            return TargetError(f"cannot reach {self._at}: {reason}", transient=True)
+        wanted = f"{version[0]}.{version[1]}"
+        if status == 401:
+            message = f"{self._at} refused the credentials (401); check the cloud's auth or token"
+        elif status == 403:
+            message = f"{self._at} does not let these credentials {method} {path} (403)"
+        elif status == 404 and path in COLLECTIONS:
+            where = self.where or "the endpoint"
+            message = f"{method} {path}: 404 from {where} (is this a Placement endpoint?)"
+        elif status == 406:
+            offered = self._offered()
+            message = f"{self._at} does not offer microversion {wanted}" + (
+                f" (it offers {offered})" if offered else ""
+            )
+        else:
+            return exc
+        return TargetError(message, status=status, transient=exc.transient)
+
+    def _offered(self) -> str:
+        """The microversion range the endpoint offers, as ``1.0 to 1.39`` ("" if unknown)."""
+        try:
+            data = self.proxy.get_endpoint_data()
+        except Exception:
+            return ""
+        low = getattr(data, "min_microversion", None)
+        high = getattr(data, "max_microversion", None)
+        if not low or not high:
+            return ""
+        return f"{low[0]}.{low[1]} to {high[0]}.{high[1]}"
+
+    def _each(self, call: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        """``call`` on every item by the pool, in order; the first failure stops the rest."""
+        pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="placement")
+        try:
+            return list(pool.map(call, items))
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def providers(self) -> list[Provider]:
+        """Every resource provider with its inventories, usages and traits, sorted by uuid.
+        A provider deleted while it is read is left out."""
+        body = self.request("GET", "/resource_providers", READ_VERSION)
+        listed = _list(body, "resource_providers", "GET /resource_providers")
+        traits = _list(
+            self.request("GET", "/traits", READ_VERSION, params={"associated": "true"}),
+            "traits",
+            "GET /traits",
+        )
+        holders: dict[str, list[str]] = {}
+
+        def with_trait(trait: str) -> list[str]:
+            found = self.request(
+                "GET", "/resource_providers", READ_VERSION, params={"required": trait}
+            )
+            return [str(rp["uuid"]) for rp in _list(found, "resource_providers", "GET")]
+
+        for trait, uuids in zip(traits, self._each(with_trait, traits), strict=True):
+            for uuid in uuids:
+                holders.setdefault(uuid, []).append(str(trait))
+
+        def one(listing: Mapping[str, Any]) -> Provider | None:
+            uuid = str(listing["uuid"])
+            path = f"/resource_providers/{quote(uuid, safe='')}"
+            try:
+                inventories = self.request("GET", f"{path}/inventories", READ_VERSION)
+                usages = self.request("GET", f"{path}/usages", READ_VERSION)
+            except TargetError as exc:
+                if exc.status == 404:
+                    return None
+                raise
+            return Provider(
+                uuid=uuid,
+                name=str(listing.get("name") or uuid),
+                generation=int(listing.get("generation") or 0),
+                inventories={
+                    str(rc): _inventory(fields)
+                    for rc, fields in (inventories or {}).get("inventories", {}).items()
+                },
+                usages={str(rc): int(n) for rc, n in (usages or {}).get("usages", {}).items()},
+                traits=frozenset(holders.get(uuid, ())),
+            )
+
+        read = self._each(one, listed)
+        return sorted((p for p in read if p is not None), key=lambda p: p.uuid)
+
+    def allocation_candidates(
+        self, params: Params, microversion: str | tuple[int, int] = NOVA_VERSION
+    ) -> set[str]:
+        """The providers in every allocation request ``GET /allocation_candidates`` answers
+        for ``params`` (the query as Nova sends it; no ``limit`` is added) at ``microversion``:
+        for bare metal, the nodes the request can land on. A resource class or a trait that
+        Placement does not know is no candidate (Placement refuses the query with a 400, which
+        Nova's scheduler reports as NoValidHost)."""
+        version = parse_version(microversion)
+        try:
+            body = self.request("GET", "/allocation_candidates", version, params=params)
+        except TargetError as exc:
+            if exc.status == 400 and any(word in str(exc) for word in UNKNOWN):
+                return set()  # Nova gets no candidate from this answer: NoValidHost
+            raise
+        requests = _list(body, "allocation_requests", "GET /allocation_candidates")
+        found: set[str] = set()
+        for request in requests:
+            allocations = request.get("allocations") if isinstance(request, dict) else None
+            if isinstance(allocations, dict):  # 1.12 and later: keyed by provider uuid
+                found.update(str(uuid) for uuid in allocations)
+            elif isinstance(allocations, list):  # before 1.12: a list naming each provider
+                found.update(str(a["resource_provider"]["uuid"]) for a in allocations)
+        return found
+
+
+def _list(body: Any, key: str, what: str) -> list[Any]:
+    found = body.get(key) if isinstance(body, dict) else None
+    if not isinstance(found, list):
+        raise TargetError(f"{what}: the answer has no {key} (is this Placement?)")
+    return found
+
+
+def _inventory(fields: Mapping[str, Any]) -> Inventory:
+    return Inventory(
+        total=int(fields["total"]),
+        reserved=int(fields.get("reserved", 0)),
+        max_unit=int(fields.get("max_unit", fields["total"])),
+        min_unit=int(fields.get("min_unit", 1)),
+        step_size=int(fields.get("step_size", 1)),
+        allocation_ratio=float(fields.get("allocation_ratio", 1.0)),
+    )
+
+
+def reader(
+    cloud_name: str | None,
+    endpoint: str | None = None,
+    *,
+    token: str | None = None,
+    timeout: float | None = None,
+    threads: int = THREADS,
+) -> PlacementReader:
+    """The Placement of the clouds.yaml cloud ``cloud_name`` (found in its catalog), else the
+    one at ``endpoint``, sending ``token`` when given (a Placement with ``noauth2`` takes
+    ``admin``)."""
+    connection = cloud.connect(cloud_name, "placement", endpoint, timeout=timeout, token=token)
+    where = "" if cloud_name else str(endpoint or "")
+    return PlacementReader(connection, where=where, threads=threads)
+
+
+__all__ = ["NOVA_VERSION", "READ_VERSION", "THREADS", "PlacementReader", "parse_version", "reader"]

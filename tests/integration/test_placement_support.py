@@ -1,0 +1,201 @@
+"""The real Placement 16 of the test support (tests/support/placement_api.py), seeded as Nova's
+ironic driver reports 50 nodes of varied states, read back through Flavorsmith's Placement
+client (sync/targets/placement.py)."""
+
+from __future__ import annotations
+
+import random
+import uuid as uuidlib
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from flavorsmith.matching.resource_providers import Inventory
+from flavorsmith.sync.engine import TargetError
+from flavorsmith.sync.targets import placement
+from tests.support.placement_api import (
+    DRIVER_TRAITS,
+    NOVA_TRAITS,
+    Placement,
+    can_host,
+    running_placement,
+    seed,
+)
+
+pytestmark = pytest.mark.slow
+
+STATES = [
+    # (provision_state, power_state, maintenance, with an instance)
+    ("available", "power off", False, False),
+    ("available", "power on", False, False),
+    ("active", "power on", False, True),
+    ("available", "power on", True, False),  # maintenance
+    ("available", "error", False, False),  # bad power state
+    ("available", None, False, False),  # no power state
+    ("manageable", "power off", False, False),
+    ("cleaning", "power on", False, False),
+    ("deploying", "power on", False, True),
+    ("active", "power on", True, True),  # an instance and maintenance
+]
+CLASSES = ["baremetal.gold", "bm-silver", "BAREMETAL_X86"]
+TRAITS = ["CUSTOM_NVME", "CUSTOM_GPU_A100", "HW_CPU_X86_SGX", "HW_CPU_X86_AVX512F"]
+
+
+def fifty_nodes() -> list[dict[str, Any]]:
+    """Every state of STATES with every class, traits drawn with a fixed seed, one node with
+    no resource class and one whose compute service is disabled."""
+    rnd = random.Random(17)
+    nodes = []
+    for i in range(50):
+        provision, power, maintenance, instance = STATES[i % len(STATES)]
+        nodes.append(
+            {
+                "uuid": str(uuidlib.UUID(int=rnd.getrandbits(128), version=4)),
+                "name": f"node-{i:02}",
+                "resource_class": CLASSES[i % len(CLASSES)],
+                "traits": sorted(rnd.sample(TRAITS, rnd.randint(0, 3))),
+                "provision_state": provision,
+                "power_state": power,
+                "maintenance": maintenance,
+                "instance_uuid": str(uuidlib.UUID(int=rnd.getrandbits(128), version=4))
+                if instance
+                else None,
+            }
+        )
+    nodes[11]["resource_class"] = None
+    nodes[21]["compute_disabled"] = True
+    return nodes
+
+
+NODES = fifty_nodes()
+
+
+@pytest.fixture(scope="module")
+def seeded() -> Iterator[Placement]:
+    with running_placement() as running:
+        seed(running.url, NODES)
+        yield running
+
+
+@pytest.fixture
+def reader(seeded: Placement) -> placement.PlacementReader:
+    return placement.reader(None, seeded.url, token="admin")
+
+
+def normalized(resource_class: str) -> str:
+    return {
+        "baremetal.gold": "CUSTOM_BAREMETAL_GOLD",
+        "bm-silver": "CUSTOM_BM_SILVER",
+        "BAREMETAL_X86": "CUSTOM_BAREMETAL_X86",
+    }[resource_class]
+
+
+def test_providers_read_back_as_nova_reports_the_nodes(
+    reader: placement.PlacementReader,
+) -> None:
+    providers = {p.uuid: p for p in reader.providers()}
+    assert set(providers) == {n["uuid"] for n in NODES}
+    for node in NODES:
+        found = providers[node["uuid"]]
+        assert found.name == node["uuid"]  # Nova names the provider by the node's uuid
+        if node["resource_class"] is None:
+            assert (found.inventories, found.usages, found.traits) == ({}, {}, frozenset())
+            continue
+        rc = normalized(node["resource_class"])
+        in_use = node["instance_uuid"] is not None
+        held = (
+            in_use
+            or node["maintenance"]
+            or node["power_state"] in ("error", None)
+            or node["provision_state"] != "available"
+        )
+        assert found.inventories == {rc: Inventory(total=1, reserved=int(held), max_unit=1)}
+        assert found.usages == {rc: int(in_use)}
+        disabled = {"COMPUTE_STATUS_DISABLED"} if node.get("compute_disabled") else set()
+        assert found.traits == {*node["traits"], *NOVA_TRAITS, *DRIVER_TRAITS, *disabled}
+
+
+def test_what_the_seeding_made_of_the_states(reader: placement.PlacementReader) -> None:
+    providers = {p.uuid: p for p in reader.providers()}
+    by_name = {n["name"]: providers[n["uuid"]] for n in NODES}
+    free = by_name["node-00"]
+    assert free.inventories["CUSTOM_BAREMETAL_GOLD"].reserved == 0
+    assert free.fits("CUSTOM_BAREMETAL_GOLD", 1)
+    in_use = by_name["node-02"]  # active, with an instance: allocated and reserved
+    assert in_use.usages == {"CUSTOM_BAREMETAL_X86": 1}
+    assert in_use.inventories["CUSTOM_BAREMETAL_X86"].reserved == 1
+    assert not in_use.fits("CUSTOM_BAREMETAL_X86", 1)
+    assert not by_name["node-03"].fits("CUSTOM_BAREMETAL_GOLD", 1)  # maintenance: reserved
+    assert sum(p.generation > 0 for p in providers.values()) == 49  # all but the classless one
+
+
+def expected(resource_class: str, required: set[str], forbidden: set[str]) -> set[str]:
+    return {
+        n["uuid"]
+        for n in NODES
+        if n["resource_class"] == resource_class
+        and can_host(n)
+        and required <= set(n["traits"]) | set(NOVA_TRAITS) | set(DRIVER_TRAITS)
+        and not forbidden & set(n["traits"])
+    }
+
+
+def test_allocation_candidates_are_the_free_nodes_with_the_traits(
+    reader: placement.PlacementReader,
+) -> None:
+    gold = reader.allocation_candidates({"resources": "CUSTOM_BAREMETAL_GOLD:1"})
+    assert gold == expected("baremetal.gold", set(), set())
+    assert 0 < len(gold) < sum(n["resource_class"] == "baremetal.gold" for n in NODES)
+
+    nvme = reader.allocation_candidates(
+        [("resources", "CUSTOM_BM_SILVER:1"), ("required", "CUSTOM_NVME,COMPUTE_NODE")]
+    )
+    assert nvme == expected("bm-silver", {"CUSTOM_NVME", "COMPUTE_NODE"}, set())
+
+    without = reader.allocation_candidates(
+        {"resources": "CUSTOM_BM_SILVER:1", "required": "!CUSTOM_NVME"}, "1.22"
+    )
+    assert without == expected("bm-silver", set(), {"CUSTOM_NVME"})
+    assert nvme | without == expected("bm-silver", set(), set()) and not nvme & without
+
+    assert reader.allocation_candidates({"resources": "CUSTOM_BM_SILVER:2"}) == set()
+    # Placement refuses what it does not know (400); Nova ends that in NoValidHost.
+    assert reader.allocation_candidates({"resources": "CUSTOM_UNKNOWN:1"}) == set()
+    unknown_trait = {"resources": "CUSTOM_BM_SILVER:1", "required": "CUSTOM_NOBODY_HAS_IT"}
+    assert reader.allocation_candidates(unknown_trait) == set()
+
+
+def test_refusals_are_one_line(seeded: Placement, reader: placement.PlacementReader) -> None:
+    with pytest.raises(TargetError) as version:
+        reader.allocation_candidates({"resources": "CUSTOM_BM_SILVER:1"}, "1.99")
+    assert str(version.value) == (
+        f"Placement at {seeded.url} does not offer microversion 1.99 (it offers 1.0 to 1.39)"
+    )
+    with pytest.raises(TargetError) as query:
+        reader.allocation_candidates({"resources": "CUSTOM_BM_SILVER:x"})
+    assert str(query.value) == (
+        "GET /allocation_candidates: 400 Requested resource CUSTOM_BM_SILVER expected positive"
+        " integer amount. Got: x."
+    )
+    with pytest.raises(TargetError) as notation:
+        reader.allocation_candidates({"resources": "CUSTOM_BM_SILVER:1"}, "latest")
+    assert "'latest' is not a Placement microversion" in str(notation.value)
+
+
+def test_an_endpoint_nothing_answers_on_is_one_line() -> None:
+    with pytest.raises(TargetError) as down:
+        placement.reader(None, "http://127.0.0.1:9", token="admin").providers()
+    assert str(down.value) == (
+        "cannot reach Placement at http://127.0.0.1:9: no Placement answers there"
+        " (is it running, and is this its URL?)"
+    )
+    assert down.value.transient
+
+
+def test_a_token_the_policy_refuses_is_one_line(seeded: Placement) -> None:
+    with pytest.raises(TargetError) as refused:
+        placement.reader(None, seeded.url, token="somebody").providers()
+    assert str(refused.value) == (
+        f"Placement at {seeded.url} does not let these credentials GET /resource_providers (403)"
+    )
