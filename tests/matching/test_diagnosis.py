@@ -15,7 +15,8 @@ from flavorsmith.matching.diagnosis import (
     node_findings,
 )
 from flavorsmith.matching.flavors import FlavorRule
-from flavorsmith.matching.provider import Inventory, ProviderView, derived
+from flavorsmith.matching.provider import derived
+from flavorsmith.matching.resource_providers import Inventory, Provider
 from flavorsmith.matching.snapshot import NodeInfo
 
 RC = "CUSTOM_M1_SMALL"
@@ -27,7 +28,7 @@ DERIVED_CONTEXT = Context()
 REAL = Context(real_placement=True)
 
 
-def provider(node: NodeInfo, **changes: object) -> ProviderView:
+def provider(node: NodeInfo, **changes: object) -> Provider:
     """The provider a healthy Nova reports for ``node``, with ``changes``."""
     return replace(derived(node), **changes)  # type: ignore[arg-type]
 
@@ -110,7 +111,12 @@ def test_placement_reasons_from_a_real_provider() -> None:
         ("placement", "allocated", True)
     ]
     tiny = provider(READY, inventories={RC: Inventory(1, 0, 0)})
-    assert kinds(node_findings(READY, FLAVOR, tiny, REAL)) == [("placement", "max-unit", True)]
+    assert kinds(node_findings(READY, FLAVOR, tiny, REAL)) == [("placement", "unit", True)]
+    # Placement's capacity counts the allocation ratio: 2 of total 1 at ratio 2.0 is full.
+    shared = provider(READY, inventories={RC: Inventory(1, 0, 1, allocation_ratio=2.0)})
+    assert node_findings(READY, FLAVOR, replace(shared, usages={RC: 1}), REAL) == []
+    full = replace(shared, usages={RC: 2})
+    assert kinds(node_findings(READY, FLAVOR, full, REAL)) == [("placement", "allocated", True)]
 
 
 def test_provider_traits_that_differ_from_ironic() -> None:

@@ -17,7 +17,8 @@ from typing import Any, Literal
 from flavorsmith.ironic.nodes import PROVISIONED_STATES
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.match import explain
-from flavorsmith.matching.provider import COMPUTE_STATUS_DISABLED, ProviderView, derived
+from flavorsmith.matching.provider import COMPUTE_STATUS_DISABLED, derived
+from flavorsmith.matching.resource_providers import Provider
 from flavorsmith.matching.snapshot import NodeInfo
 
 # Nova's [scheduler]max_placement_results default: the `limit` of GET /allocation_candidates.
@@ -71,7 +72,7 @@ class Context:
 
 
 # A provider lookup: the node's provider in Placement, or None when Placement has none.
-Providers = Callable[[NodeInfo], ProviderView | None]
+Providers = Callable[[NodeInfo], Provider | None]
 # Without a cloud: each node's provider derived as Nova's ironic driver reports it.
 DERIVED: Providers = derived
 
@@ -130,7 +131,7 @@ def _ironic(node: NodeInfo, context: Context) -> list[Finding]:
 
 
 def _placement(
-    node: NodeInfo, rule: FlavorRule, provider: ProviderView | None, context: Context
+    node: NodeInfo, rule: FlavorRule, provider: Provider | None, context: Context
 ) -> list[Finding]:
     source = "" if context.real_placement else " (derived from the node as Nova reports it)"
     rc = rule.placement_class
@@ -164,7 +165,7 @@ def _placement(
             )
     else:
         used = provider.usages.get(rc, 0)
-        if inventory.reserved >= inventory.total:
+        if inventory.capacity <= 0:
             findings.append(
                 Finding(
                     "placement",
@@ -174,7 +175,7 @@ def _placement(
                     rc,
                 )
             )
-        if used > 0 and used + 1 > inventory.total - inventory.reserved:
+        if used > 0 and used + 1 > inventory.capacity:
             findings.append(
                 Finding(
                     "placement",
@@ -184,13 +185,14 @@ def _placement(
                     rc,
                 )
             )
-        if inventory.max_unit < 1:
+        if not (inventory.min_unit <= 1 <= inventory.max_unit and 1 % inventory.step_size == 0):
             findings.append(
                 Finding(
                     "placement",
-                    "max-unit",
-                    f"the provider's {rc} inventory has max_unit {inventory.max_unit}: no "
-                    "allocation of 1 fits",
+                    "unit",
+                    f"the provider's {rc} inventory takes no allocation of 1 (min_unit "
+                    f"{inventory.min_unit}, max_unit {inventory.max_unit}, step_size "
+                    f"{inventory.step_size})",
                     rc,
                 )
             )
@@ -279,7 +281,7 @@ def candidate_limit(candidates: int, context: Context) -> list[Finding]:
 
 
 def node_findings(
-    node: NodeInfo, rule: FlavorRule, provider: ProviderView | None, context: Context
+    node: NodeInfo, rule: FlavorRule, provider: Provider | None, context: Context
 ) -> list[Finding]:
     """Every reason the flavor cannot land on the node, by node layer (catalog, Ironic,
     Placement); flavor-wide ones (access, the cap) are the caller's to add."""
@@ -332,7 +334,7 @@ class NodeDiagnosis:
 def diagnose_node(
     node: NodeInfo,
     rule: FlavorRule,
-    provider: ProviderView | None,
+    provider: Provider | None,
     context: Context,
     candidates: int,
 ) -> NodeDiagnosis:
@@ -362,7 +364,7 @@ RANK = {
     "provision-state": 7,
     "reserved": 8,
     "allocated": 9,
-    "max-unit": 9,
+    "unit": 9,
     "provider-missing-trait": 10,
     "provider-forbidden-trait": 10,
     "compute-disabled": 11,
@@ -412,7 +414,7 @@ PHRASES: Mapping[str, Callable[[int, str | None], str]] = {
     "provision-state": lambda n, s: f"{n} in provision state {s}",
     "reserved": lambda n, s: f"{n} reserved in Placement",
     "allocated": lambda n, s: f"{n} allocated in Placement",
-    "max-unit": lambda n, s: f"{n} with an inventory max_unit below 1",
+    "unit": lambda n, s: f"{n} whose inventory takes no allocation of 1",
     "provider-missing-trait": lambda n, s: f"{n} whose provider lacks {s}",
     "provider-forbidden-trait": lambda n, s: f"{n} whose provider has {s} (forbidden)",
     "compute-disabled": lambda n, s: f"{n} on a disabled nova-compute",

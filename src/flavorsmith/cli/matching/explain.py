@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -14,6 +14,9 @@ from flavorsmith.cli.options import (
     RepoOption,
 )
 from flavorsmith.cli.output import Format, render_list, to_yaml
+
+if TYPE_CHECKING:
+    from flavorsmith.matching.diagnosis import Providers
 
 REASON_COLUMNS = ["layer", "reason", "blocking", "detail"]
 COUNT_COLUMNS = ["count", "reason"]
@@ -39,7 +42,8 @@ def explain(
     """Why the flavor cannot land on the node (catalog, Ironic, Placement, flavor access), or
     the flavor's nodes counted by reason.
 
-    Without --cloud, Placement's view of each node is derived from the node as Nova's ironic
+    With --cloud, nodes come from the cloud's Ironic and providers from its Placement;
+    otherwise Placement's view of each node is derived from the node as Nova's ironic
     driver reports it."""
     import json
 
@@ -47,7 +51,7 @@ def explain(
     from flavorsmith.cli.matching.inputs import load
     from flavorsmith.errors import NotFound
     from flavorsmith.matching import views
-    from flavorsmith.matching.diagnosis import Context
+    from flavorsmith.matching.diagnosis import DERIVED, Context
 
     catalog, index = load(ctx, repo, database, cloud, ironic_endpoint)
     try:
@@ -55,11 +59,16 @@ def explain(
         target = views.find_node(index, node) if node is not None else None
     except NotFound as exc:
         fail(exc.message)
-    context = Context(project=project, access=views.access_of(catalog, rule.name))
+    context = Context(
+        project=project,
+        access=views.access_of(catalog, rule.name),
+        real_placement=cloud is not None,
+    )
+    providers = _placement(cloud) if cloud is not None else DERIVED
     result = (
-        views.explain_node(index, rule, target, context)
+        views.explain_node(index, rule, target, context, providers)
         if target is not None
-        else views.explain_flavor(index, rule, context)
+        else views.explain_flavor(index, rule, context, providers)
     )
     if fmt is Format.JSON:
         typer.echo(json.dumps(result, indent=2))
@@ -69,6 +78,17 @@ def explain(
         _node_text(result, fmt)
     else:
         _flavor_text(result, fmt)
+
+
+def _placement(cloud: str) -> Providers:
+    """The providers of the cloud's Placement, by node UUID (Nova keys a bare-metal node's
+    provider by the node's UUID); an unreachable Placement is one line, exit 1."""
+    from flavorsmith.cli.ironic_source import reading
+    from flavorsmith.sync.targets import placement
+
+    listed = reading(lambda: placement.reader(cloud).providers())
+    by_uuid = {provider.uuid: provider for provider in listed}
+    return lambda node: by_uuid.get(node.uuid)
 
 
 def _reason_rows(reasons: list[dict[str, Any]]) -> list[dict[str, Any]]:
