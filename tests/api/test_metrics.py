@@ -16,7 +16,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from flavorsmith import metrics
 from flavorsmith.api.metrics import collectors
 from flavorsmith.db import migrate
-from flavorsmith.db.engine import make_engine
+from flavorsmith.db.engine import make_engine, writer
+from flavorsmith.store import nodes as node_store
 from flavorsmith.sync.mirror import Mirror
 from flavorsmith.sync.targets import cloud
 from flavorsmith.sync.targets.ironic import IronicNodes
@@ -160,10 +161,18 @@ def test_mirror_refreshes_and_lag(client: TestClient, tmp_path: Path) -> None:
 
 
 def node(client: TestClient, name: str, resource_class: str, *traits: str) -> str:
+    """A node created through the Ironic API, then made ready to deploy as Ironic's conductor
+    would (available, powered off: this service runs no conductor), so Nova would offer it."""
     body = {"driver": "fake-hardware", "name": name, "resource_class": resource_class}
     response = client.post("/baremetal/v1/nodes", json=body, headers=LATEST)
     assert response.status_code == 201, response.text
     uuid = str(response.json()["uuid"])
+    engine = client.app.state.services.engine  # type: ignore[attr-defined]
+    with writer(engine).begin() as connection:
+        row = node_store.find(connection, uuid, by_name=False)
+        node_store.save(
+            connection, row, {"provision_state": "available", "power_state": "power off"}
+        )
     if traits:
         response = client.put(
             f"/baremetal/v1/nodes/{uuid}/traits", json={"traits": list(traits)}, headers=LATEST

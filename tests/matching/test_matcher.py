@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from flavorsmith.matching.capacity import report
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.index import Index, bitmap, positions
-from flavorsmith.matching.match import brute_force, explain, flavors_for
+from flavorsmith.matching.match import brute_force, explain, flavors_for, known_traits
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot
 
 TRAITS = [f"CUSTOM_T{i}" for i in range(8)]
@@ -23,6 +23,9 @@ nodes_strategy = st.lists(
         traits=st.frozensets(st.sampled_from(TRAITS), max_size=5),
         provisioned=st.booleans(),
         maintenance=st.booleans(),
+        provision_state=st.sampled_from(["available", "active", "manageable", "enroll", None]),
+        power_state=st.sampled_from(["power on", "power off", "error", None]),
+        instance_uuid=st.none() | st.uuids().map(str),
     ),
     max_size=40,
     unique_by=lambda n: n.uuid,
@@ -43,11 +46,13 @@ def test_index_matches_brute_force(nodes: list[NodeInfo], flavors: list[FlavorRu
     index = Index.build(snapshot)
     for flavor in flavors:
         assert set(positions(index.match(flavor))) == brute_force(flavor, snapshot)
+    known = known_traits(snapshot)
     for position, node in enumerate(nodes):
         expected = [f for f in flavors if position in brute_force(f, snapshot)]
-        assert flavors_for(node, flavors) == expected
+        assert flavors_for(node, flavors, known) == expected
         for flavor in flavors:
-            assert (explain(node, flavor) == []) == (position in brute_force(flavor, snapshot))
+            matched = position in brute_force(flavor, snapshot)
+            assert (explain(node, flavor, known) == []) == matched
 
 
 @settings(max_examples=200, deadline=None)

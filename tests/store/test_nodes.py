@@ -273,11 +273,27 @@ def test_import_creates_updates_and_leaves_alone(connection: Connection) -> None
 
 def test_snapshot_and_inspection(connection: Connection) -> None:
     rc = _rc()
-    node = _node(connection, resource_class=rc, traits=["CUSTOM_S"], provision_state="active")
+    instance = str(uuid.uuid4())
+    node = _node(
+        connection,
+        resource_class=rc,
+        traits=["CUSTOM_S"],
+        provision_state="active",
+        power_state="power on",
+        instance_uuid=instance,
+        owner="p-owner",
+        lessee="p-lessee",
+    )
     snapshot = store.snapshot(connection)
     assert snapshot.generation == store.generation(connection)
     (info,) = [n for n in snapshot.nodes if n.uuid == node["uuid"]]
     assert info.resource_class == rc and info.traits == {"CUSTOM_S"} and info.provisioned
+    assert (info.provision_state, info.power_state, info.instance_uuid) == (
+        "active",
+        "power on",
+        instance,
+    )
+    assert (info.owner, info.lessee, info.inventory_state) == ("p-owner", "p-lessee", "used")
     assert store.inspection(connection, node) is None
     store.record_inspection(connection, node, {"cpu": 1}, {"traits": []})
     store.record_inspection(connection, node, {"cpu": 2}, {"traits": ["X"]})

@@ -82,7 +82,8 @@ def _families(computed: _Computed) -> Iterator[Metric]:
     )
     available = GaugeMetricFamily(
         "flavorsmith_flavor_nodes_available",
-        "Nodes the flavor matches that are available (neither provisioned nor in maintenance).",
+        "Nodes the flavor matches that Placement would offer (as Nova's ironic driver reports "
+        "them: not reserved, not used).",
         labels=labels,
     )
     free = GaugeMetricFamily(
@@ -101,7 +102,7 @@ def _families(computed: _Computed) -> Iterator[Metric]:
     )
     nodes_available = GaugeMetricFamily(
         "flavorsmith_nodes_available",
-        "Available nodes (neither provisioned nor in maintenance) by resource class.",
+        "Nodes Placement would offer (not reserved, not used) by resource class.",
         labels=["resource_class"],
     )
     for resource_class, (total, ready) in sorted(computed.nodes.items()):

@@ -118,8 +118,8 @@ def report(index: Index, flavors: Sequence[FlavorRule]) -> Report:
 @dataclass(frozen=True)
 class FlavorGauge:
     """A flavor's capacity in three numbers: the nodes it matches, those of them available
-    (neither provisioned nor in maintenance), and those available that no other flavor of
-    the catalog matches (free: taking one takes nothing from another flavor)."""
+    (schedulable as Placement sees them: NodeInfo.available), and those available that no
+    other flavor of the catalog matches (free: taking one takes nothing from another flavor)."""
 
     flavor: str
     resource_class: str

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from flavorsmith.matching.flavors import FlavorRule
+from flavorsmith.matching.flavors import FlavorRule, unknown_forbidden
 from flavorsmith.matching.snapshot import Snapshot
 
 
@@ -15,7 +15,7 @@ class Index:
     snapshot: Snapshot
     by_class: dict[str, int]
     by_trait: dict[str, int]
-    available: int  # neither provisioned nor in maintenance
+    available: int  # schedulable as Placement would see it (NodeInfo.available)
     everything: int
 
     @classmethod
@@ -42,7 +42,9 @@ class Index:
         return cls(snapshot, by_class, by_trait, bitmap(available_positions), everything)
 
     def match(self, flavor: FlavorRule) -> int:
-        """The bitmap of nodes ``flavor`` can land on."""
+        """The bitmap of nodes ``flavor`` can land on: those Placement returns as candidates."""
+        if flavor.never or unknown_forbidden(flavor, self.by_trait):
+            return 0
         result = self.by_class.get(flavor.placement_class, 0)
         for trait in flavor.required:
             if not result:
@@ -50,6 +52,11 @@ class Index:
             result &= self.by_trait.get(trait, 0)
         for trait in flavor.forbidden:
             result &= ~self.by_trait.get(trait, 0)
+        for choices in flavor.any_of:
+            anyone = 0
+            for trait in choices:
+                anyone |= self.by_trait.get(trait, 0)
+            result &= anyone
         return result
 
 

@@ -3,19 +3,58 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.errors import NotFound
 from flavorsmith.matching.capacity import report
+from flavorsmith.matching.diagnosis import (
+    DERIVED,
+    Access,
+    Context,
+    Providers,
+    count_candidates,
+    diagnose_flavor,
+    diagnose_node,
+)
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.index import Index, positions
 from flavorsmith.matching.match import explain, flavors_for
 from flavorsmith.matching.snapshot import NodeInfo
+from flavorsmith.nova.derive import derive
+from flavorsmith.nova.placement_request import request_for
 
 
 def rules_of(catalog: Catalog) -> list[FlavorRule]:
-    return [FlavorRule.of(f) for f in sorted(catalog.flavors, key=lambda f: f.name)]
+    """One rule per catalog flavor, read from the Placement request Nova builds from the
+    derived Nova flavor; a flavor whose resource class does not resolve matches nothing."""
+    derived, unresolved = derive(catalog)
+    by_name = {f.name: f for f in catalog.flavors}
+    rules = [
+        FlavorRule.from_request(d.name, by_name[d.name].resource_class, request_for(d))
+        for d in derived
+    ]
+    for flavor in unresolved:
+        never = (
+            f"resource class {flavor.resource_class!r} is not defined in the catalog, "
+            "so the flavor is never synced to Nova",
+        )
+        rules.append(
+            FlavorRule(
+                flavor.name,
+                flavor.resource_class,
+                flavor.required_traits,
+                flavor.forbidden_traits,
+                never=never,
+            )
+        )
+    return sorted(rules, key=lambda r: r.name)
+
+
+def known_traits(index: Index) -> frozenset[str]:
+    """The traits some node of the index has (Placement knows no other custom trait)."""
+    return frozenset(index.by_trait)
 
 
 def find_flavor(rules: Sequence[FlavorRule], name: str) -> FlavorRule:
@@ -46,18 +85,23 @@ def nodes_of(index: Index, rule: FlavorRule) -> list[NodeInfo]:
     return [nodes[p] for p in positions(index.match(rule))]
 
 
-def pair(node: NodeInfo, rule: FlavorRule) -> dict[str, Any]:
-    reasons = explain(node, rule)
-    return {
+def pair(node: NodeInfo, rule: FlavorRule, known: frozenset[str] | None = None) -> dict[str, Any]:
+    reasons = explain(node, rule, known)
+    result: dict[str, Any] = {
         "flavor": rule.name,
         "node": node.label,
         "match": not reasons,
         "reasons": [r.as_dict() for r in reasons],
     }
+    if rule.unmodelled:
+        result["unmodelled"] = list(rule.unmodelled)
+    return result
 
 
-def flavors_of(node: NodeInfo, rules: Sequence[FlavorRule]) -> list[str]:
-    return [r.name for r in flavors_for(node, rules)]
+def flavors_of(
+    node: NodeInfo, rules: Sequence[FlavorRule], known: frozenset[str] | None = None
+) -> list[str]:
+    return [r.name for r in flavors_for(node, rules, known)]
 
 
 def capacity(index: Index, rules: Sequence[FlavorRule]) -> dict[str, Any]:
@@ -68,3 +112,32 @@ def capacity(index: Index, rules: Sequence[FlavorRule]) -> dict[str, Any]:
         "flavors": [c.as_dict() for c in result.flavors],
         "findings": result.findings.as_dict(),
     }
+
+
+def access_of(catalog: Catalog, name: str) -> Access:
+    """Who may boot the catalog flavor ``name`` (a flavor it lacks is public: unreachable)."""
+    for flavor in catalog.flavors:
+        if flavor.name == name:
+            return Access(flavor.is_public, flavor.projects)
+    return Access()
+
+
+def explain_node(
+    index: Index,
+    rule: FlavorRule,
+    node: NodeInfo,
+    context: Context,
+    providers: Providers = DERIVED,
+) -> dict[str, Any]:
+    """Every reason ``rule`` cannot land on ``node``, by layer (``explain FLAVOR NODE``)."""
+    context = replace(context, known_traits=known_traits(index))
+    candidates = count_candidates(index.snapshot.nodes, rule, providers, context)
+    return diagnose_node(node, rule, providers(node), context, candidates).as_dict()
+
+
+def explain_flavor(
+    index: Index, rule: FlavorRule, context: Context, providers: Providers = DERIVED
+) -> dict[str, Any]:
+    """The flavor's nodes counted by their first reason (``explain FLAVOR``)."""
+    context = replace(context, known_traits=known_traits(index))
+    return diagnose_flavor(index.snapshot.nodes, rule, providers, context).as_dict()

@@ -254,8 +254,11 @@ def snapshot(connection: Connection) -> Snapshot:
             Node.name,
             Node.resource_class,
             Node.provision_state,
+            Node.power_state,
             Node.instance_uuid,
             Node.maintenance,
+            Node.owner,
+            Node.lessee,
         ).order_by(Node.id)
     )
     nodes = tuple(
@@ -266,6 +269,11 @@ def snapshot(connection: Connection) -> Snapshot:
             traits=frozenset(traits.get(row.id, ())),
             provisioned=is_provisioned(row.provision_state, row.instance_uuid),
             maintenance=row.maintenance,
+            provision_state=row.provision_state,
+            power_state=row.power_state,
+            instance_uuid=row.instance_uuid,
+            owner=row.owner,
+            lessee=row.lessee,
         )
         for row in rows
     )

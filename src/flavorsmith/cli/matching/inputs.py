@@ -8,15 +8,19 @@ import typer
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.matching.index import Index
 
-# What matching reads of each node of a real Ironic (no driver_info, no properties).
+# What matching reads of each node of a real Ironic (no driver_info, no properties): what
+# the matcher matches on, and what Nova's ironic driver reports to Placement from.
 MATCH_FIELDS = (
     "uuid",
     "name",
     "resource_class",
     "traits",
     "provision_state",
+    "power_state",
     "maintenance",
     "instance_uuid",
+    "owner",
+    "lessee",
 )
 
 

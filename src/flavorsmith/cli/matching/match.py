@@ -47,11 +47,11 @@ def match(
         typer.echo(f"error: {exc.message}", err=True)
         raise typer.Exit(1) from None
     if target is not None and flavor:
-        result = views.pair(target, chosen[0])
+        result = views.pair(target, chosen[0], views.known_traits(index))
         typer.echo(render_show(_pair_cells(result, fmt), fmt), nl=False)
         return
     if target is not None:
-        pairs = [views.pair(target, r) for r in chosen]
+        pairs = [views.pair(target, r, views.known_traits(index)) for r in chosen]
         rows = [
             {
                 "flavor": p["flavor"],
@@ -91,7 +91,7 @@ def _near_misses(index: Any, rule: Any, fmt: Format) -> list[str]:
     for node in index.snapshot.nodes:
         if node.placement_class != rule.placement_class:
             continue
-        reasons = reasons_for(node, rule)
+        reasons = reasons_for(node, rule, frozenset(index.by_trait))
         if reasons:
             out.append(f"{node.label}: " + "; ".join(r.detail for r in reasons))
     if fmt is Format.TABLE and len(out) > TABLE_NODES:
