@@ -180,12 +180,19 @@ def test_refusals_are_one_line(seeded: Placement, reader: placement.PlacementRea
     assert str(version.value) == (
         f"Placement at {seeded.url} does not offer microversion 1.99 (it offers 1.0 to 1.39)"
     )
-    with pytest.raises(TargetError) as query:
-        reader.allocation_candidates({"resources": "CUSTOM_BM_SILVER:x"})
-    assert str(query.value) == (
-        "GET /allocation_candidates: 400 Requested resource CUSTOM_BM_SILVER expected positive"
-        " integer amount. Got: x."
+    # A query Placement refuses has no candidate (Nova: NoValidHost), and says why.
+    bad = reader.candidates({"resources": "CUSTOM_BM_SILVER:x"})
+    assert bad.providers == frozenset()
+    assert (
+        bad.refused
+        == "Requested resource CUSTOM_BM_SILVER expected positive integer amount. Got: x."
     )
+    trait_only = reader.candidates(
+        {"resources": "CUSTOM_BM_SILVER:1", "resources1": "", "required1": "CUSTOM_NVME"}
+    )
+    assert trait_only.providers == frozenset() and "Got: empty string" in str(trait_only.refused)
+    good = reader.candidates({"resources": "CUSTOM_BM_SILVER:1"})
+    assert good.refused is None and good.providers == expected("bm-silver", set(), set())
     with pytest.raises(TargetError) as notation:
         reader.allocation_candidates({"resources": "CUSTOM_BM_SILVER:1"}, "latest")
     assert "'latest' is not a Placement microversion" in str(notation.value)
