@@ -65,6 +65,10 @@ def fifty_nodes() -> list[dict[str, Any]]:
         )
     nodes[11]["resource_class"] = None
     nodes[21]["compute_disabled"] = True
+    # Nova removes a capability trait its driver does not support, and the disabled trait of
+    # an enabled service, even when the Ironic node has them.
+    nodes[22]["traits"] = [*nodes[22]["traits"], "COMPUTE_VOLUME_MULTI_ATTACH"]
+    nodes[23]["traits"] = [*nodes[23]["traits"], "COMPUTE_STATUS_DISABLED"]
     return nodes
 
 
@@ -113,7 +117,11 @@ def test_providers_read_back_as_nova_reports_the_nodes(
         assert found.inventories == {rc: Inventory(total=1, reserved=int(held), max_unit=1)}
         assert found.usages == {rc: int(in_use)}
         disabled = {"COMPUTE_STATUS_DISABLED"} if node.get("compute_disabled") else set()
-        assert found.traits == {*node["traits"], *NOVA_TRAITS, *DRIVER_TRAITS, *disabled}
+        own = set(node["traits"]) - {"COMPUTE_VOLUME_MULTI_ATTACH", "COMPUTE_STATUS_DISABLED"}
+        assert found.traits == {*own, *NOVA_TRAITS, *DRIVER_TRAITS, *disabled}
+    assert "COMPUTE_STATUS_DISABLED" in providers[NODES[21]["uuid"]].traits
+    assert "COMPUTE_VOLUME_MULTI_ATTACH" not in providers[NODES[22]["uuid"]].traits
+    assert "COMPUTE_STATUS_DISABLED" not in providers[NODES[23]["uuid"]].traits
 
 
 def test_what_the_seeding_made_of_the_states(reader: placement.PlacementReader) -> None:
@@ -172,12 +180,19 @@ def test_refusals_are_one_line(seeded: Placement, reader: placement.PlacementRea
     assert str(version.value) == (
         f"Placement at {seeded.url} does not offer microversion 1.99 (it offers 1.0 to 1.39)"
     )
-    with pytest.raises(TargetError) as query:
-        reader.allocation_candidates({"resources": "CUSTOM_BM_SILVER:x"})
-    assert str(query.value) == (
-        "GET /allocation_candidates: 400 Requested resource CUSTOM_BM_SILVER expected positive"
-        " integer amount. Got: x."
+    # A query Placement refuses has no candidate (Nova: NoValidHost), and says why.
+    bad = reader.candidates({"resources": "CUSTOM_BM_SILVER:x"})
+    assert bad.providers == frozenset()
+    assert (
+        bad.refused
+        == "Requested resource CUSTOM_BM_SILVER expected positive integer amount. Got: x."
     )
+    trait_only = reader.candidates(
+        {"resources": "CUSTOM_BM_SILVER:1", "resources1": "", "required1": "CUSTOM_NVME"}
+    )
+    assert trait_only.providers == frozenset() and "Got: empty string" in str(trait_only.refused)
+    good = reader.candidates({"resources": "CUSTOM_BM_SILVER:1"})
+    assert good.refused is None and good.providers == expected("bm-silver", set(), set())
     with pytest.raises(TargetError) as notation:
         reader.allocation_candidates({"resources": "CUSTOM_BM_SILVER:1"}, "latest")
     assert "'latest' is not a Placement microversion" in str(notation.value)

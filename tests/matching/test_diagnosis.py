@@ -15,7 +15,8 @@ from flavorsmith.matching.diagnosis import (
     node_findings,
 )
 from flavorsmith.matching.flavors import FlavorRule
-from flavorsmith.matching.provider import Inventory, ProviderView, derived
+from flavorsmith.matching.provider import derived
+from flavorsmith.matching.resource_providers import Inventory, Provider
 from flavorsmith.matching.snapshot import NodeInfo
 
 RC = "CUSTOM_M1_SMALL"
@@ -27,7 +28,7 @@ DERIVED_CONTEXT = Context()
 REAL = Context(real_placement=True)
 
 
-def provider(node: NodeInfo, **changes: object) -> ProviderView:
+def provider(node: NodeInfo, **changes: object) -> Provider:
     """The provider a healthy Nova reports for ``node``, with ``changes``."""
     return replace(derived(node), **changes)  # type: ignore[arg-type]
 
@@ -110,7 +111,12 @@ def test_placement_reasons_from_a_real_provider() -> None:
         ("placement", "allocated", True)
     ]
     tiny = provider(READY, inventories={RC: Inventory(1, 0, 0)})
-    assert kinds(node_findings(READY, FLAVOR, tiny, REAL)) == [("placement", "max-unit", True)]
+    assert kinds(node_findings(READY, FLAVOR, tiny, REAL)) == [("placement", "unit", True)]
+    # Placement's capacity counts the allocation ratio: 2 of total 1 at ratio 2.0 is full.
+    shared = provider(READY, inventories={RC: Inventory(1, 0, 1, allocation_ratio=2.0)})
+    assert node_findings(READY, FLAVOR, replace(shared, usages={RC: 1}), REAL) == []
+    full = replace(shared, usages={RC: 2})
+    assert kinds(node_findings(READY, FLAVOR, full, REAL)) == [("placement", "allocated", True)]
 
 
 def test_provider_traits_that_differ_from_ironic() -> None:
@@ -209,3 +215,39 @@ def test_a_flavor_counts_its_nodes_by_first_reason() -> None:
         "count": 2,
         "text": "2 available",
     }
+
+
+def test_a_request_no_node_can_satisfy_is_said_for_the_flavor() -> None:
+    never = replace(
+        FLAVOR, never=("asks for VCPU:4; a bare-metal node's provider has only its resource class",)
+    )
+    found = node_findings(READY, never, derived(READY), DERIVED_CONTEXT)
+    assert kinds(found) == [("catalog", "never", True)]
+    result = diagnose_flavor([READY, replace(READY, uuid="u2")], never, DERIVED, DERIVED_CONTEXT)
+    assert result.summary == "2 excluded by the flavor's Placement request itself"
+    assert result.candidates == 0 and kinds(result.findings) == [("catalog", "never", True)]
+
+
+def test_unmodelled_parts_and_one_of_several_traits() -> None:
+    rule = replace(
+        FLAVOR,
+        required=frozenset(),
+        any_of=(frozenset({"CUSTOM_A", "CUSTOM_B"}),),
+        unmodelled=("request group '1' names aggregates (member_of)",),
+    )
+    result = diagnose_node(READY, rule, derived(READY), DERIVED_CONTEXT, 1)
+    assert kinds(result.findings) == [
+        ("catalog", "missing-any-trait", True),
+        ("catalog", "unmodelled", False),
+    ]
+    assert result.findings[0].subject == "CUSTOM_A, CUSTOM_B"
+    counted = diagnose_flavor([READY], rule, DERIVED, DERIVED_CONTEXT)
+    assert counted.summary == "1 have none of CUSTOM_A, CUSTOM_B"
+    assert kinds(counted.findings) == [("catalog", "unmodelled", False)]
+
+
+def test_a_forbidden_trait_placement_never_saw_refuses_the_request() -> None:
+    context = Context(known_traits=frozenset({"CUSTOM_NVME"}))  # no node has CUSTOM_GPU
+    result = diagnose_flavor([READY], FLAVOR, DERIVED, context)
+    assert [(c.kind, c.count) for c in result.counts] == [("never", 1)]
+    assert kinds(result.findings) == [("catalog", "unknown-trait", True)]

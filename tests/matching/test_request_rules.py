@@ -122,7 +122,7 @@ def test_never_a_candidate(specs: dict[str, str], reason: str) -> None:
 
 def test_any_of_is_honoured_from_placement_1_39() -> None:
     group = RequestGroup(
-        "", {"CUSTOM_GOLD": 1}, any_of=(frozenset({"HW_CPU_X86_SGX", "CUSTOM_NONE"}),)
+        "", {"CUSTOM_GOLD": 1}, any_of=(frozenset({"HW_CPU_X86_SGX", "CUSTOM_FAST"}),)
     )
     at_136 = FlavorRule.from_request("f", "gold", PlacementRequest((group,)))
     assert "1.39" in at_136.never[0]
@@ -131,6 +131,19 @@ def test_any_of_is_honoured_from_placement_1_39() -> None:
     assert matched(at_139) == ["sgx"]
     reasons = explain(NODES.nodes[0], at_139)
     assert [r.kind for r in reasons] == ["missing-any-trait"]
+
+
+def test_any_of_naming_a_custom_trait_no_node_has_gets_no_candidate() -> None:
+    # Placement 1.39 answers 400 "No such trait(s): CUSTOM_NONE." to required=in:...,CUSTOM_NONE
+    # even when the other choice exists (tests/integration/test_matcher_agrees_with_placement).
+    group = RequestGroup(
+        "", {"CUSTOM_GOLD": 1}, any_of=(frozenset({"HW_CPU_X86_SGX", "CUSTOM_NONE"}),)
+    )
+    flavor = FlavorRule.from_request("f", "gold", PlacementRequest((group,), microversion="1.39"))
+    assert matched(flavor) == []
+    reasons = explain(NODES.nodes[1], flavor, known_traits(NODES))
+    assert [r.kind for r in reasons] == ["unknown-trait"]
+    assert "accepts, among others, CUSTOM_NONE, which no node has" in reasons[0].detail
 
 
 def test_forbidding_a_custom_trait_no_node_has_gets_no_candidate() -> None:

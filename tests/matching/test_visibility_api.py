@@ -36,6 +36,8 @@ DIRECT = (
     f"/v1/catalog/flavors/{PRIVATE}",
     f"/v1/flavors/{PRIVATE}/nodes",
     f"/v1/flavors/{PRIVATE}/nodes/{NODE}",
+    f"/v1/flavors/{PRIVATE}/explain",
+    f"/v1/flavors/{PRIVATE}/nodes/{NODE}/explain",
 )
 
 

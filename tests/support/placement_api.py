@@ -24,7 +24,8 @@ driver and resource tracker report them (read from ``nova/virt/ironic/driver.py`
   class gets a provider and nothing else (Nova stops at ``NoResourceClass``);
 - the node's traits, plus the traits Nova adds itself: ``COMPUTE_NODE``, ``OWNER_NOVA``, the
   ironic driver's capability traits (``DRIVER_TRAITS``) and ``COMPUTE_STATUS_DISABLED`` for a
-  node whose compute service is disabled (``"compute_disabled": True``);
+  node whose compute service is disabled (``"compute_disabled": True``); less the capability
+  traits the driver does not support (``UNSUPPORTED_TRAITS``), which Nova removes;
 - a node with an instance: the instance's allocation of its one unit, made while the node was
   available, then the reservation (the order in which Nova's scheduler and the driver's
   periodic update happen).
@@ -78,6 +79,29 @@ DRIVER_TRAITS = (
     "COMPUTE_IMAGE_TYPE_QCOW2",
     "COMPUTE_IMAGE_TYPE_RAW",
 )
+# The ironic driver's capabilities that are False and have a trait: _get_traits removes these
+# from the provider even when the Ironic node has them.
+UNSUPPORTED_TRAITS = (
+    "COMPUTE_SAME_HOST_COLD_MIGRATE",
+    "COMPUTE_VOLUME_MULTI_ATTACH",
+    "COMPUTE_TRUSTED_CERTS",
+    "COMPUTE_ACCELERATORS",
+    "COMPUTE_REMOTE_MANAGED_PORTS",
+    "COMPUTE_ADDRESS_SPACE_PASSTHROUGH",
+    "COMPUTE_ADDRESS_SPACE_EMULATED",
+    "COMPUTE_SECURITY_STATELESS_FIRMWARE",
+    "COMPUTE_STORAGE_VIRTIO_FS",
+    "COMPUTE_MEM_BACKING_FILE",
+    "COMPUTE_IMAGE_TYPE_AKI",
+    "COMPUTE_IMAGE_TYPE_ARI",
+    "COMPUTE_IMAGE_TYPE_ISO",
+    "COMPUTE_IMAGE_TYPE_VDI",
+    "COMPUTE_IMAGE_TYPE_VHD",
+    "COMPUTE_IMAGE_TYPE_VHDX",
+    "COMPUTE_IMAGE_TYPE_VMDK",
+    "COMPUTE_IMAGE_TYPE_PLOOP",
+)
+# Set while the node's nova-compute service is disabled, removed otherwise.
 DISABLED_TRAIT = "COMPUTE_STATUS_DISABLED"
 
 CONF = """
@@ -369,11 +393,13 @@ def reserved(node: Mapping[str, Any]) -> bool:
 
 
 def provider_traits(node: Mapping[str, Any]) -> frozenset[str]:
-    """The traits on the node's provider: the node's, and those Nova adds."""
+    """The traits on the node's provider: the node's, less the capability traits the driver
+    does not support, and those Nova adds (ResourceTracker._get_traits)."""
     if not node.get("resource_class"):
         return frozenset()
-    extra = (DISABLED_TRAIT,) if node.get("compute_disabled") else ()
-    return frozenset(node.get("traits") or ()) | set(NOVA_TRAITS) | set(DRIVER_TRAITS) | set(extra)
+    own = set(node.get("traits") or ()) - set(UNSUPPORTED_TRAITS) - {DISABLED_TRAIT}
+    extra = {DISABLED_TRAIT} if node.get("compute_disabled") else set()
+    return frozenset(own | set(NOVA_TRAITS) | set(DRIVER_TRAITS) | extra)
 
 
 def inventory(node: Mapping[str, Any], *, reserve: bool | None = None) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from flavorsmith.cli import (
 from flavorsmith.cli.deploy import group as _deploy_group
 from flavorsmith.cli.extra_specs import group as _extra_specs_group
 from flavorsmith.cli.keystone import group as _keystone_group
-from flavorsmith.cli.matching import capacity, match, verify
+from flavorsmith.cli.matching import capacity, explain, match, verify
 from flavorsmith.cli.providers import flavor_group as _service_flavor_group
 from flavorsmith.cli.providers import profile_group as _flavor_profile_group
 from flavorsmith.cli.providers import provider_group as _provider_group
@@ -65,6 +65,7 @@ def build() -> typer.Typer:
     app.add_typer(node.group(), name="node")
     app.command("match")(match.match)
     app.command("capacity")(capacity.capacity)
+    app.command("explain")(explain.explain)
     app.command("verify")(verify.verify)
     app.command("classify")(classify.classify)
     extra_specs = _extra_specs_group()

@@ -17,7 +17,8 @@ from typing import Any, Literal
 from flavorsmith.ironic.nodes import PROVISIONED_STATES
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.match import explain
-from flavorsmith.matching.provider import COMPUTE_STATUS_DISABLED, ProviderView, derived
+from flavorsmith.matching.provider import COMPUTE_STATUS_DISABLED, derived
+from flavorsmith.matching.resource_providers import Provider
 from flavorsmith.matching.snapshot import NodeInfo
 
 # Nova's [scheduler]max_placement_results default: the `limit` of GET /allocation_candidates.
@@ -65,21 +66,40 @@ class Context:
     access: Access = field(default_factory=Access)
     real_placement: bool = False
     max_placement_results: int = MAX_PLACEMENT_RESULTS
+    # Every trait some node has (Placement refuses a request forbidding a custom trait it
+    # never saw); None: not checked.
+    known_traits: frozenset[str] | None = None
 
 
 # A provider lookup: the node's provider in Placement, or None when Placement has none.
-Providers = Callable[[NodeInfo], ProviderView | None]
+Providers = Callable[[NodeInfo], Provider | None]
 # Without a cloud: each node's provider derived as Nova's ironic driver reports it.
 DERIVED: Providers = derived
 
 
-def _catalog(node: NodeInfo, rule: FlavorRule) -> list[Finding]:
+# The matcher's reasons that hold for every node alike: the request itself is refused.
+FLAVOR_WIDE = frozenset({"never", "unknown-trait"})
+
+
+def _catalog(node: NodeInfo, rule: FlavorRule, context: Context) -> list[Finding]:
     traits = sorted(rule.required | rule.forbidden, key=len, reverse=True)
     findings = []
-    for reason in explain(node, rule):
-        subject = next((t for t in traits if t in reason.detail), None)
+    for reason in explain(node, rule, context.known_traits):
+        if reason.kind == "missing-any-trait":
+            choices = next((c for c in rule.any_of if all(t in reason.detail for t in c)), None)
+            subject = ", ".join(sorted(choices)) if choices else None
+        else:
+            subject = next((t for t in traits if t in reason.detail), None)
         findings.append(Finding("catalog", reason.kind, reason.detail, subject))
     return findings
+
+
+def unmodelled_findings(rule: FlavorRule) -> list[Finding]:
+    """What the matcher cannot model for the flavor: its answer may differ from Placement's."""
+    return [
+        Finding("catalog", "unmodelled", f"not modelled: {text}", blocking=False)
+        for text in rule.unmodelled
+    ]
 
 
 def _ironic(node: NodeInfo, context: Context) -> list[Finding]:
@@ -111,7 +131,7 @@ def _ironic(node: NodeInfo, context: Context) -> list[Finding]:
 
 
 def _placement(
-    node: NodeInfo, rule: FlavorRule, provider: ProviderView | None, context: Context
+    node: NodeInfo, rule: FlavorRule, provider: Provider | None, context: Context
 ) -> list[Finding]:
     source = "" if context.real_placement else " (derived from the node as Nova reports it)"
     rc = rule.placement_class
@@ -145,7 +165,7 @@ def _placement(
             )
     else:
         used = provider.usages.get(rc, 0)
-        if inventory.reserved >= inventory.total:
+        if inventory.capacity <= 0:
             findings.append(
                 Finding(
                     "placement",
@@ -155,7 +175,7 @@ def _placement(
                     rc,
                 )
             )
-        if used > 0 and used + 1 > inventory.total - inventory.reserved:
+        if used > 0 and used + 1 > inventory.capacity:
             findings.append(
                 Finding(
                     "placement",
@@ -165,13 +185,14 @@ def _placement(
                     rc,
                 )
             )
-        if inventory.max_unit < 1:
+        if not (inventory.min_unit <= 1 <= inventory.max_unit and 1 % inventory.step_size == 0):
             findings.append(
                 Finding(
                     "placement",
-                    "max-unit",
-                    f"the provider's {rc} inventory has max_unit {inventory.max_unit}: no "
-                    "allocation of 1 fits",
+                    "unit",
+                    f"the provider's {rc} inventory takes no allocation of 1 (min_unit "
+                    f"{inventory.min_unit}, max_unit {inventory.max_unit}, step_size "
+                    f"{inventory.step_size})",
                     rc,
                 )
             )
@@ -260,12 +281,12 @@ def candidate_limit(candidates: int, context: Context) -> list[Finding]:
 
 
 def node_findings(
-    node: NodeInfo, rule: FlavorRule, provider: ProviderView | None, context: Context
+    node: NodeInfo, rule: FlavorRule, provider: Provider | None, context: Context
 ) -> list[Finding]:
     """Every reason the flavor cannot land on the node, by node layer (catalog, Ironic,
     Placement); flavor-wide ones (access, the cap) are the caller's to add."""
     return [
-        *_catalog(node, rule),
+        *_catalog(node, rule, context),
         *_ironic(node, context),
         *_placement(node, rule, provider, context),
     ]
@@ -313,13 +334,13 @@ class NodeDiagnosis:
 def diagnose_node(
     node: NodeInfo,
     rule: FlavorRule,
-    provider: ProviderView | None,
+    provider: Provider | None,
     context: Context,
     candidates: int,
 ) -> NodeDiagnosis:
     """The node's diagnosis; ``candidates`` is how many nodes Placement would offer for the
     flavor (for the cap, said only when the node itself qualifies)."""
-    findings = node_findings(node, rule, provider, context)
+    findings = [*node_findings(node, rule, provider, context), *unmodelled_findings(rule)]
     flavor_wide = access_findings(context)
     if schedulable(findings):
         flavor_wide += candidate_limit(candidates, context)
@@ -331,19 +352,19 @@ def diagnose_node(
 # Counting a flavor's nodes: each node under its first blocking reason, in this order (what
 # would still stop it once the later ones were fixed comes first).
 RANK = {
+    "never": 0,
     "resource-class": 0,
     "missing-trait": 1,
     "forbidden-trait": 1,
     "no-provider": 2,
     "no-inventory": 3,
-    "instance": 4,
     "provisioned": 4,
     "maintenance": 5,
     "power-state": 6,
     "provision-state": 7,
     "reserved": 8,
     "allocated": 9,
-    "max-unit": 9,
+    "unit": 9,
     "provider-missing-trait": 10,
     "provider-forbidden-trait": 10,
     "compute-disabled": 11,
@@ -359,24 +380,30 @@ def bucket(finding: Finding) -> tuple[str, str | None]:
         kind == "provision-state" and subject in PROVISIONED_STATES
     ):
         return "provisioned", None
+    if kind in FLAVOR_WIDE:
+        return "never", None
     if kind in ("resource-class", "reserved", "allocated", "no-provider", "no-inventory"):
         return kind, None
     return kind, subject
 
 
+def rank(finding: Finding) -> int:
+    """Where a finding's count comes in the order of RANK (by its bucket, so an active node
+    counts as provisioned whatever its other states)."""
+    kind = bucket(finding)[0]
+    return RANK.get(kind, CATALOG_RANK if finding.layer == "catalog" else len(RANK))
+
+
 def first_reason(findings: Sequence[Finding]) -> Finding | None:
     blocking = [f for f in findings if f.blocking]
-    if not blocking:
-        return None
-    return min(
-        blocking,
-        key=lambda f: RANK.get(f.kind, CATALOG_RANK if f.layer == "catalog" else len(RANK)),
-    )
+    return min(blocking, key=rank) if blocking else None
 
 
 PHRASES: Mapping[str, Callable[[int, str | None], str]] = {
     "available": lambda n, s: f"{n} available",
+    "never": lambda n, s: f"{n} excluded by the flavor's Placement request itself",
     "resource-class": lambda n, s: f"{n} of another resource class",
+    "missing-any-trait": lambda n, s: f"{n} have none of {s}",
     "missing-trait": lambda n, s: f"{n} lack {s}",
     "forbidden-trait": lambda n, s: f"{n} have {s} (forbidden)",
     "no-provider": lambda n, s: f"{n} have no provider",
@@ -387,7 +414,7 @@ PHRASES: Mapping[str, Callable[[int, str | None], str]] = {
     "provision-state": lambda n, s: f"{n} in provision state {s}",
     "reserved": lambda n, s: f"{n} reserved in Placement",
     "allocated": lambda n, s: f"{n} allocated in Placement",
-    "max-unit": lambda n, s: f"{n} with an inventory max_unit below 1",
+    "unit": lambda n, s: f"{n} whose inventory takes no allocation of 1",
     "provider-missing-trait": lambda n, s: f"{n} whose provider lacks {s}",
     "provider-forbidden-trait": lambda n, s: f"{n} whose provider has {s} (forbidden)",
     "compute-disabled": lambda n, s: f"{n} on a disabled nova-compute",
@@ -443,6 +470,10 @@ class FlavorDiagnosis:
         }
 
 
+# A node of no class and no trait, to ask the matcher what holds for every node.
+_NOBODY = NodeInfo("", None, None, frozenset())
+
+
 def diagnose_flavor(
     nodes: Sequence[NodeInfo],
     rule: FlavorRule,
@@ -452,11 +483,14 @@ def diagnose_flavor(
     """The flavor's nodes counted by their first reason ("available" when none), the most
     common first, then in the order of RANK."""
     tally: dict[tuple[str, str | None], int] = {}
-    rank: dict[tuple[str, str | None], int] = {("available", None): -1}
+    order: dict[tuple[str, str | None], int] = {("available", None): -1}
     candidates = 0
+    wide = [f for f in _catalog(_NOBODY, rule, context) if f.kind in FLAVOR_WIDE]
     for node in nodes:
-        if node.placement_class != rule.placement_class:  # the first reason, whatever else
-            first: Finding | None = Finding("catalog", "resource-class", "")
+        if wide:
+            first: Finding | None = wide[0]
+        elif node.placement_class != rule.placement_class:  # the first reason, whatever else
+            first = Finding("catalog", "resource-class", "")
         else:
             first = first_reason(node_findings(node, rule, providers(node), context))
         if first is None:
@@ -464,15 +498,20 @@ def diagnose_flavor(
             candidates += 1
         else:
             key = bucket(first)
-            rank.setdefault(key, RANK.get(first.kind, len(RANK)))
+            order.setdefault(key, rank(first))
         tally[key] = tally.get(key, 0) + 1
     counts = tuple(
         Count(kind, subject, count)
         for (kind, subject), count in sorted(
-            tally.items(), key=lambda item: (rank[item[0]], -item[1], str(item[0][1]))
+            tally.items(), key=lambda item: (order[item[0]], -item[1], str(item[0][1]))
         )
     )
-    findings = (*access_findings(context), *candidate_limit(candidates, context))
+    findings = (
+        *wide,
+        *unmodelled_findings(rule),
+        *access_findings(context),
+        *candidate_limit(candidates, context),
+    )
     return FlavorDiagnosis(
         rule.name, context.project, context.real_placement, len(nodes), candidates, counts, findings
     )
@@ -482,6 +521,8 @@ def count_candidates(
     nodes: Sequence[NodeInfo], rule: FlavorRule, providers: Providers, context: Context
 ) -> int:
     """How many of ``nodes`` Placement would offer for the flavor."""
+    if any(f.kind in FLAVOR_WIDE for f in _catalog(_NOBODY, rule, context)):
+        return 0
     return sum(
         1
         for node in nodes

@@ -200,6 +200,8 @@ class _Reader:
 
 
 def unknown_forbidden(rule: FlavorRule, known: frozenset[str] | dict[str, int]) -> list[str]:
-    """Custom traits the rule forbids that no node has: Placement knows a custom trait only
-    once a provider has had it, and answers 400 (no such trait) otherwise."""
-    return sorted(t for t in rule.forbidden if t.startswith("CUSTOM_") and t not in known)
+    """Custom traits the rule forbids, or lists among any-of choices, that no node has:
+    Placement knows a custom trait only once a provider has had it, and answers 400 (no such
+    trait) to a query naming another, whichever way it names it."""
+    named = rule.forbidden.union(*rule.any_of)
+    return sorted(t for t in named if t.startswith("CUSTOM_") and t not in known)

@@ -34,10 +34,11 @@ def explain(
     reasons = [Reason("never", text) for text in flavor.never]
     if known_traits is not None:
         for trait in unknown_forbidden(flavor, known_traits):
+            how = "forbids" if trait in flavor.forbidden else "accepts, among others,"
             reasons.append(
                 Reason(
                     "unknown-trait",
-                    f"the flavor forbids {trait}, which no node has: Placement knows no such "
+                    f"the flavor {how} {trait}, which no node has: Placement knows no such "
                     "trait and answers 400",
                 )
             )

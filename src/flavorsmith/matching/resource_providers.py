@@ -1,6 +1,7 @@
 """Placement's resource providers as Flavorsmith reads them from a real Placement: what a
 provider holds (inventory per resource class), what is allocated from it (usages) and its
-traits. Pure data and Placement's capacity rule; the reading is in ``sync/targets/placement``."""
+traits, and its answer to an allocation candidates query. Pure data and Placement's capacity
+rule; the reading is in ``sync/targets/placement``."""
 
 from __future__ import annotations
 
@@ -52,4 +53,14 @@ class Provider:
         return inventory is not None and inventory.fits(amount, self.usages.get(resource_class, 0))
 
 
-__all__ = ["Inventory", "Provider"]
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Placement's answer to ``GET /allocation_candidates``: the providers of its allocation
+    requests, or none and why when it refuses the query (a 400, which Nova's scheduler turns
+    into NoValidHost)."""
+
+    providers: frozenset[str]
+    refused: str | None = None
+
+
+__all__ = ["Candidates", "Inventory", "Provider"]

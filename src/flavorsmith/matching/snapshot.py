@@ -114,8 +114,8 @@ def holds(node: NodeInfo) -> tuple[Hold, ...]:
     if node.power_state in BAD_POWER_STATES:
         state = "none" if node.power_state is None else node.power_state
         why = (
-            " (Ironic has not read the node's power state yet: enroll the node's BMC "
-            "credentials and move it to manageable so Ironic syncs it)"
+            " (Ironic has not read it yet: a node has one once Ironic has verified its "
+            "BMC, on the way to manageable)"
             if node.power_state is None
             else " (Ironic could not read or set its power: check the BMC)"
         )

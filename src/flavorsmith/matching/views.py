@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from flavorsmith.catalog.model import Catalog
@@ -129,6 +130,7 @@ def explain_node(
     providers: Providers = DERIVED,
 ) -> dict[str, Any]:
     """Every reason ``rule`` cannot land on ``node``, by layer (``explain FLAVOR NODE``)."""
+    context = replace(context, known_traits=known_traits(index))
     candidates = count_candidates(index.snapshot.nodes, rule, providers, context)
     return diagnose_node(node, rule, providers(node), context, candidates).as_dict()
 
@@ -137,4 +139,5 @@ def explain_flavor(
     index: Index, rule: FlavorRule, context: Context, providers: Providers = DERIVED
 ) -> dict[str, Any]:
     """The flavor's nodes counted by their first reason (``explain FLAVOR``)."""
+    context = replace(context, known_traits=known_traits(index))
     return diagnose_flavor(index.snapshot.nodes, rule, providers, context).as_dict()

@@ -16,11 +16,12 @@ from flavorsmith.api.paging import cut, next_href
 from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.query import NATIVE, Query
 from flavorsmith.api.requests import check_query
-from flavorsmith.api.viewers import viewer
+from flavorsmith.api.viewers import may_list_access, viewer
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.diagnostics import has_errors
-from flavorsmith.errors import Invalid, ServiceUnavailable
+from flavorsmith.errors import Forbidden, Invalid, ServiceUnavailable
 from flavorsmith.matching import views
+from flavorsmith.matching.diagnosis import Context
 from flavorsmith.matching.index import Index
 from flavorsmith.visibility import visible_catalog
 
@@ -104,3 +105,42 @@ async def capacity(request: Request) -> dict[str, Any]:
     check_query(request, ())
     catalog, index = await _inputs(request)
     return views.capacity(index, views.rules_of(catalog))
+
+
+def _explain_context(request: Request, catalog: Catalog, flavor: str) -> Context:
+    """Who boots: ``?project=`` (another project than the caller's only for those who may
+    read flavor access lists), else the caller's project (none for an admin)."""
+    asked = Query(request, NATIVE).get("project")
+    who = viewer(request)
+    if asked is not None and asked != who.project_id and not may_list_access(request):
+        raise Forbidden(
+            f"Explaining for project {asked!r} needs the right to read flavor access; "
+            "omit ?project= to explain for your own project"
+        )
+    if asked == "":
+        raise Invalid("?project= needs a project ID")
+    project = asked if asked is not None else (None if who.admin else who.project_id)
+    return Context(project=project, access=views.access_of(catalog, flavor))
+
+
+@router.get("/flavors/{name}/explain")
+async def explain_flavor(request: Request, name: str) -> dict[str, Any]:
+    """The flavor's nodes counted by reason: the same as ``flavorsmith explain FLAVOR -f json``."""
+    _authorize(request)
+    check_query(request, ("project",))
+    catalog, index = await _inputs(request)
+    rule = views.find_flavor(views.rules_of(catalog), name)
+    context = _explain_context(request, catalog, rule.name)
+    return await call(request, lambda: views.explain_flavor(index, rule, context))
+
+
+@router.get("/flavors/{name}/nodes/{ident}/explain")
+async def explain_node(request: Request, name: str, ident: str) -> dict[str, Any]:
+    """Every reason the flavor cannot land on the node: ``flavorsmith explain FLAVOR NODE``."""
+    _authorize(request)
+    check_query(request, ("project",))
+    catalog, index = await _inputs(request)
+    rule = views.find_flavor(views.rules_of(catalog), name)
+    node = views.find_node(index, ident)
+    context = _explain_context(request, catalog, rule.name)
+    return await call(request, lambda: views.explain_node(index, rule, node, context))

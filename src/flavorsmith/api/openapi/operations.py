@@ -27,6 +27,8 @@ from flavorsmith.api.openapi.shapes import (
     ACCESS_LIST,
     CAPABILITY,
     CATALOG_SUMMARY,
+    EXPLAIN_FLAVOR,
+    EXPLAIN_NODE,
     EXTRA_SPECS,
     EXTRA_SPECS_BODY,
     FIELDS_LIST,
@@ -471,6 +473,18 @@ def _operations() -> dict[tuple[str, str], Operation]:
         ("GET", "/v1/flavors/{name}/nodes/{ident}"): Operation(
             "Whether a flavor can land on a node, and why not",
             {200: ANY_OBJECT},
+            errors=(*READ, 404, 503),
+        ),
+        ("GET", "/v1/flavors/{name}/explain"): Operation(
+            "A flavor's nodes counted by the first reason it cannot land there",
+            {200: EXPLAIN_FLAVOR},
+            query={"project": string()},
+            errors=(*READ, 404, 503),
+        ),
+        ("GET", "/v1/flavors/{name}/nodes/{ident}/explain"): Operation(
+            "Every reason a flavor cannot land on a node: catalog, Ironic, Placement, access",
+            {200: EXPLAIN_NODE},
+            query={"project": string()},
             errors=(*READ, 404, 503),
         ),
         ("GET", "/v1/capacity"): Operation(

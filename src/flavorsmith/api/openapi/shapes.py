@@ -431,3 +431,68 @@ ROOT_DOC = obj(
     },
     required=("name", "version", "apis"),
 )
+# flavorsmith explain: one reason (matching.diagnosis.Finding), a node's, a flavor's.
+EXPLAIN_LAYER = string(enum=["catalog", "ironic", "placement", "access", "scheduler"])
+EXPLAIN_REASON = obj(
+    {
+        "layer": EXPLAIN_LAYER,
+        "kind": string(),
+        "subject": nullable(string()),
+        "blocking": BOOLEAN,
+        "detail": string(),
+    },
+    required=("layer", "kind", "subject", "blocking", "detail"),
+    additional=False,
+)
+EXPLAIN_PLACEMENT = string(enum=["derived", "real"])
+EXPLAIN_NODE = obj(
+    {
+        "flavor": string(),
+        "node": obj(
+            {
+                "uuid": string(),
+                "name": nullable(string()),
+                "resource_class": nullable(string()),
+                "provision_state": nullable(string()),
+                "power_state": nullable(string()),
+                "maintenance": BOOLEAN,
+                "instance_uuid": nullable(string()),
+                "owner": nullable(string()),
+                "lessee": nullable(string()),
+                "inventory": string(enum=["schedulable", "used", "reserved", "absent"]),
+            },
+            required=("uuid", "name", "inventory"),
+        ),
+        "project": nullable(string()),
+        "placement": EXPLAIN_PLACEMENT,
+        "schedulable": BOOLEAN,
+        "reasons": array(EXPLAIN_REASON),
+    },
+    required=("flavor", "node", "project", "placement", "schedulable", "reasons"),
+    additional=False,
+)
+EXPLAIN_FLAVOR = obj(
+    {
+        "flavor": string(),
+        "project": nullable(string()),
+        "placement": EXPLAIN_PLACEMENT,
+        "nodes": INTEGER,
+        "candidates": INTEGER,
+        "summary": string(),
+        "counts": array(
+            obj(
+                {
+                    "reason": string(),
+                    "subject": nullable(string()),
+                    "count": INTEGER,
+                    "text": string(),
+                },
+                required=("reason", "subject", "count", "text"),
+                additional=False,
+            )
+        ),
+        "reasons": array(EXPLAIN_REASON),
+    },
+    required=("flavor", "project", "placement", "nodes", "candidates", "summary", "counts"),
+    additional=False,
+)

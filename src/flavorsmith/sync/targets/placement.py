@@ -8,7 +8,7 @@ thirty trait lists. Nothing is written.
 
 Every failure is a TargetError with one line: Placement out of reach, credentials refused
 (401/403), a URL that is not Placement's (404), a microversion it does not offer (406, with the
-range it does), a query it refuses (400, with its reason)."""
+range it does). A query Placement refuses (400) is no candidate, with Placement's reason."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from flavorsmith.matching.resource_providers import Inventory, Provider
+from flavorsmith.matching.resource_providers import Candidates, Inventory, Provider
 from flavorsmith.sync.engine import TargetError
 from flavorsmith.sync.targets import cloud
 from flavorsmith.sync.targets.sdk import SdkTarget
@@ -31,12 +31,6 @@ THREADS = 8
 # SAME_SUBTREE_VERSION).
 NOVA_VERSION = "1.36"
 # What every Placement has: a 404 for one of these means the URL is not Placement's.
-# Placement's 400 for a query naming a resource class or trait it does not know.
-UNKNOWN = ("No such resource class", "No such trait")
-COLLECTIONS = ("/resource_providers", "/allocation_candidates", "/traits")
-# What every Placement has: a 404 for one of these means the URL is not Placement's.
-# Placement's 400 for a query naming a resource class or trait it does not know.
-UNKNOWN = ("No such resource class", "No such trait")
 COLLECTIONS = ("/resource_providers", "/allocation_candidates", "/traits")
 
 T = TypeVar("T")
@@ -194,20 +188,22 @@ class PlacementReader(SdkTarget):
         read = self._each(one, listed)
         return sorted((p for p in read if p is not None), key=lambda p: p.uuid)
 
-    def allocation_candidates(
+    def candidates(
         self, params: Params, microversion: str | tuple[int, int] = NOVA_VERSION
-    ) -> set[str]:
-        """The providers in every allocation request ``GET /allocation_candidates`` answers
-        for ``params`` (the query as Nova sends it; no ``limit`` is added) at ``microversion``:
-        for bare metal, the nodes the request can land on. A resource class or a trait that
-        Placement does not know is no candidate (Placement refuses the query with a 400, which
-        Nova's scheduler reports as NoValidHost)."""
+    ) -> Candidates:
+        """``GET /allocation_candidates`` for ``params`` (the query as Nova sends it; no
+        ``limit`` is added) at ``microversion``: the providers in every allocation request
+        (for bare metal, the nodes the request can land on). A query Placement refuses (400:
+        a resource class or trait it does not know, a numbered group with traits and no
+        resources, ``in:`` before 1.39) has no candidate, as Nova's scheduler reports it
+        (NoValidHost); Placement's reason is kept in ``refused``."""
         version = parse_version(microversion)
         try:
             body = self.request("GET", "/allocation_candidates", version, params=params)
         except TargetError as exc:
-            if exc.status == 400 and any(word in str(exc) for word in UNKNOWN):
-                return set()  # Nova gets no candidate from this answer: NoValidHost
+            if exc.status == 400:
+                reason = str(exc).removeprefix("GET /allocation_candidates: 400 ")
+                return Candidates(frozenset(), refused=reason)
             raise
         requests = _list(body, "allocation_requests", "GET /allocation_candidates")
         found: set[str] = set()
@@ -217,7 +213,13 @@ class PlacementReader(SdkTarget):
                 found.update(str(uuid) for uuid in allocations)
             elif isinstance(allocations, list):  # before 1.12: a list naming each provider
                 found.update(str(a["resource_provider"]["uuid"]) for a in allocations)
-        return found
+        return Candidates(frozenset(found))
+
+    def allocation_candidates(
+        self, params: Params, microversion: str | tuple[int, int] = NOVA_VERSION
+    ) -> set[str]:
+        """The providers of :meth:`candidates` (none when Placement refuses the query)."""
+        return set(self.candidates(params, microversion).providers)
 
 
 def _list(body: Any, key: str, what: str) -> list[Any]:

@@ -1,0 +1,135 @@
+"""``flavorsmith explain FLAVOR [NODE]``: why a boot of the flavor cannot land (on the node)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from flavorsmith.cli.options import (
+    DatabaseOption,
+    FormatOption,
+    IronicCloudOption,
+    IronicEndpointOption,
+    RepoOption,
+)
+from flavorsmith.cli.output import Format, render_list, to_yaml
+
+if TYPE_CHECKING:
+    from flavorsmith.matching.diagnosis import Providers
+
+REASON_COLUMNS = ["layer", "reason", "blocking", "detail"]
+COUNT_COLUMNS = ["count", "reason"]
+
+
+def explain(
+    ctx: typer.Context,
+    flavor: Annotated[str, typer.Argument(help="The catalog flavor.", show_default=False)],
+    node: Annotated[
+        str | None,
+        typer.Argument(help="A node (name or UUID); without it, every node counted by reason."),
+    ] = None,
+    project: Annotated[
+        str | None,
+        typer.Option("--project", help="The project booting (checks a private flavor's access)."),
+    ] = None,
+    repo: RepoOption = None,
+    database: DatabaseOption = None,
+    cloud: IronicCloudOption = None,
+    ironic_endpoint: IronicEndpointOption = None,
+    fmt: FormatOption = Format.TABLE,
+) -> None:
+    """Why the flavor cannot land on the node (catalog, Ironic, Placement, flavor access), or
+    the flavor's nodes counted by reason.
+
+    With --cloud, nodes come from the cloud's Ironic and providers from its Placement;
+    otherwise Placement's view of each node is derived from the node as Nova's ironic
+    driver reports it."""
+    import json
+
+    from flavorsmith.cli.ironic_source import fail
+    from flavorsmith.cli.matching.inputs import load
+    from flavorsmith.errors import NotFound
+    from flavorsmith.matching import views
+    from flavorsmith.matching.diagnosis import DERIVED, Context
+
+    catalog, index = load(ctx, repo, database, cloud, ironic_endpoint)
+    try:
+        rule = views.find_flavor(views.rules_of(catalog), flavor)
+        target = views.find_node(index, node) if node is not None else None
+    except NotFound as exc:
+        fail(exc.message)
+    context = Context(
+        project=project,
+        access=views.access_of(catalog, rule.name),
+        real_placement=cloud is not None,
+    )
+    providers = _placement(cloud) if cloud is not None else DERIVED
+    result = (
+        views.explain_node(index, rule, target, context, providers)
+        if target is not None
+        else views.explain_flavor(index, rule, context, providers)
+    )
+    if fmt is Format.JSON:
+        typer.echo(json.dumps(result, indent=2))
+    elif fmt is Format.YAML:
+        typer.echo(to_yaml(result), nl=False)
+    elif target is not None:
+        _node_text(result, fmt)
+    else:
+        _flavor_text(result, fmt)
+
+
+def _placement(cloud: str) -> Providers:
+    """The providers of the cloud's Placement, by node UUID (Nova keys a bare-metal node's
+    provider by the node's UUID); an unreachable Placement is one line, exit 1."""
+    from flavorsmith.cli.ironic_source import reading
+    from flavorsmith.sync.targets import placement
+
+    listed = reading(lambda: placement.reader(cloud).providers())
+    by_uuid = {provider.uuid: provider for provider in listed}
+    return lambda node: by_uuid.get(node.uuid)
+
+
+def _reason_rows(reasons: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "layer": r["layer"],
+            "reason": r["kind"],
+            "blocking": "yes" if r["blocking"] else "no",
+            "detail": r["detail"],
+        }
+        for r in reasons
+    ]
+
+
+def _node_text(result: dict[str, Any], fmt: Format) -> None:
+    node = result["node"]
+    label = node["name"] or node["uuid"]
+    blocking = sum(1 for r in result["reasons"] if r["blocking"])
+    if fmt is Format.TABLE:
+        verdict = (
+            "can land there"
+            if result["schedulable"]
+            else f"cannot land there ({blocking} blocking reason{'s' if blocking != 1 else ''})"
+        )
+        typer.echo(f"{result['flavor']} on {label}: {verdict}")
+        typer.echo(f"Placement: {_placement_words(result)}")
+    if result["reasons"]:
+        typer.echo(render_list(_reason_rows(result["reasons"]), REASON_COLUMNS, fmt), nl=False)
+
+
+def _flavor_text(result: dict[str, Any], fmt: Format) -> None:
+    if fmt is Format.TABLE:
+        typer.echo(f"{result['flavor']}: {result['summary']}")
+        typer.echo(f"Placement: {_placement_words(result)}")
+    rows = [{"count": c["count"], "reason": c["text"].split(" ", 1)[1]} for c in result["counts"]]
+    typer.echo(render_list(rows, COUNT_COLUMNS, fmt), nl=False)
+    if result["reasons"]:
+        typer.echo(render_list(_reason_rows(result["reasons"]), REASON_COLUMNS, fmt), nl=False)
+
+
+def _placement_words(result: dict[str, Any]) -> str:
+    if result["placement"] == "real":
+        return "read from the cloud's Placement"
+    return "derived from each node as Nova's ironic driver reports it"
