@@ -17,13 +17,24 @@ from flavorsmith.matching.drift import (
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.index import Index
 from flavorsmith.matching.provider import Inventory, derived
-from flavorsmith.matching.provider import ProviderView as Provider
+from flavorsmith.matching.resource_providers import Provider
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot
 
 U1 = "11111111-1111-1111-1111-111111111111"
 U2 = "22222222-2222-2222-2222-222222222222"
 U3 = "33333333-3333-3333-3333-333333333333"
 ORPHAN = "99999999-9999-9999-9999-999999999999"
+
+
+def provider(
+    uuid: str,
+    name: str,
+    inventories: dict[str, Inventory] | None = None,
+    usages: dict[str, int] | None = None,
+    traits: frozenset[str] = frozenset(),
+) -> Provider:
+    """A provider as Placement shows it (generation 0)."""
+    return Provider(uuid, name, 0, inventories or {}, usages or {}, traits)
 
 
 def node(uuid: str, name: str, rc: str | None = "m1.small", *traits: str, **kw: bool) -> NodeInfo:
@@ -56,8 +67,8 @@ def test_providers_derived_as_nova_derives_them_show_no_drift() -> None:
 def test_a_node_without_a_provider_and_a_provider_without_a_node() -> None:
     nodes = [node(U1, "a"), node(U2, "b", None)]
     providers = [
-        Provider(ORPHAN, ORPHAN, {"CUSTOM_M1_SMALL": Inventory(1)}),
-        Provider("hv", "compute-1", {"VCPU": Inventory(64)}),  # a hypervisor: not a node's
+        provider(ORPHAN, ORPHAN, {"CUSTOM_M1_SMALL": Inventory(1)}),
+        provider("hv", "compute-1", {"VCPU": Inventory(64)}),  # a hypervisor: not a node's
     ]
     found = node_findings(nodes, providers, Fixes("lab"))
     assert kinds(found) == [
@@ -72,16 +83,16 @@ def test_a_node_without_a_provider_and_a_provider_without_a_node() -> None:
 
 def test_a_provider_named_by_the_node_uuid_is_the_nodes() -> None:
     nodes = [node(U1, "a")]
-    provider = Provider("other-uuid", U1, {"CUSTOM_M1_SMALL": Inventory(1)}, traits=frozenset())
-    assert node_findings(nodes, [provider]) == []
+    seen = provider("other-uuid", U1, {"CUSTOM_M1_SMALL": Inventory(1)}, traits=frozenset())
+    assert node_findings(nodes, [seen]) == []
 
 
 def test_resource_class_mismatch_and_absent_inventory() -> None:
     nodes = [node(U1, "a"), node(U2, "b"), node(U3, "c", None)]
     providers = [
-        Provider(U1, U1, {"CUSTOM_C2_LARGE": Inventory(1)}),
-        Provider(U2, U2, {}),
-        Provider(U3, U3, {"CUSTOM_GPU": Inventory(1)}),
+        provider(U1, U1, {"CUSTOM_C2_LARGE": Inventory(1)}),
+        provider(U2, U2, {}),
+        provider(U3, U3, {"CUSTOM_GPU": Inventory(1)}),
     ]
     found = node_findings(nodes, providers)
     assert kinds(found) == [
@@ -103,10 +114,10 @@ def test_reservation_against_the_nodes_state() -> None:
         node(U3, "busy", provisioned=True),
     ]
     providers = [
-        Provider(U1, U1, {"CUSTOM_M1_SMALL": Inventory(1, 1)}),  # reserved, node schedulable
-        Provider(U2, U2, {"CUSTOM_M1_SMALL": Inventory(1, 0)}),  # offered, node in maintenance
+        provider(U1, U1, {"CUSTOM_M1_SMALL": Inventory(1, 1)}),  # reserved, node schedulable
+        provider(U2, U2, {"CUSTOM_M1_SMALL": Inventory(1, 0)}),  # offered, node in maintenance
         # an instance's allocation uses it: Placement does not offer it, no drift
-        Provider(U3, U3, {"CUSTOM_M1_SMALL": Inventory(1, 0)}, usages={"CUSTOM_M1_SMALL": 1}),
+        provider(U3, U3, {"CUSTOM_M1_SMALL": Inventory(1, 0)}, usages={"CUSTOM_M1_SMALL": 1}),
     ]
     found = node_findings(nodes, providers)
     assert kinds(found) == [("inventory-reserved", "free"), ("inventory-not-reserved", "maint")]
@@ -115,7 +126,7 @@ def test_reservation_against_the_nodes_state() -> None:
 
 def test_traits_in_one_view_only_leave_novas_own_out() -> None:
     nodes = [node(U1, "a", "m1.small", "CUSTOM_NVME", "CUSTOM_GPU", "COMPUTE_VOLUME_MULTI_ATTACH")]
-    provider = Provider(
+    seen = provider(
         U1,
         U1,
         {"CUSTOM_M1_SMALL": Inventory(1)},
@@ -123,7 +134,7 @@ def test_traits_in_one_view_only_leave_novas_own_out() -> None:
             {"CUSTOM_NVME", "CUSTOM_STALE", "COMPUTE_NODE", "OWNER_NOVA", "COMPUTE_STATUS_DISABLED"}
         ),
     )
-    found = node_findings(nodes, [provider])
+    found = node_findings(nodes, [seen])
     assert kinds(found) == [("trait-not-on-provider", "a"), ("trait-not-in-ironic", "a")]
     assert "CUSTOM_GPU" in found[0].detail and "MULTI_ATTACH" not in found[0].detail
     assert "CUSTOM_STALE" in found[1].detail and "COMPUTE_NODE" not in found[1].detail
@@ -149,7 +160,7 @@ def test_flavor_candidates_name_the_nodes_only_in_one_view() -> None:
         FlavorRule("same", "m1.small", frozenset(), frozenset()),
         FlavorRule("unasked", "m1.small", frozenset(), frozenset()),
     ]
-    providers = [Provider("p-" + n.uuid, n.uuid) for n in nodes]
+    providers = [provider("p-" + n.uuid, n.uuid) for n in nodes]
     candidates = {
         # Placement offers the node in maintenance and not b (by their provider UUIDs)
         "m1.small": {"p-" + U1, "p-" + U3},
