@@ -1,19 +1,24 @@
 """The real Placement 16 of the test support (tests/support/placement_api.py), seeded as Nova's
 ironic driver reports 50 nodes of varied states, read back through Flavorsmith's Placement
-client (sync/targets/placement.py)."""
+client (sync/targets/placement.py); and the same Placement behind a real Keystone, found through
+a clouds.yaml cloud and Keystone's catalog."""
 
 from __future__ import annotations
 
 import random
 import uuid as uuidlib
 from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from flavorsmith.matching.resource_providers import Inventory
 from flavorsmith.sync.engine import TargetError
 from flavorsmith.sync.targets import placement
+from tests.support.keystone_api import ADMIN_PASSWORD, REGION, running_keystone
 from tests.support.placement_api import (
     DRIVER_TRAITS,
     NOVA_TRAITS,
@@ -213,4 +218,71 @@ def test_a_token_the_policy_refuses_is_one_line(seeded: Placement) -> None:
         placement.reader(None, seeded.url, token="somebody").providers()
     assert str(refused.value) == (
         f"Placement at {seeded.url} does not let these credentials GET /resource_providers (403)"
+    )
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """A Placement that validates tokens with a real Keystone, in Keystone's catalog."""
+
+    url: str
+    clouds: Path
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Guarded]:
+    with running_keystone() as keystone:
+        admin = keystone.admin()
+        service = admin.identity.create_service(name="placement", type="placement")
+        with running_placement(workers=1, authtoken=keystone.authtoken_section()) as running:
+            admin.identity.create_endpoint(
+                service_id=service.id, interface="public", url=running.url, region_id=REGION
+            )
+            admin.close()
+            token = keystone.token("admin", project="admin")
+            seed(running.url, NODES[:10], token=token)
+
+            def cloud(password: str) -> dict[str, object]:
+                auth = {
+                    "auth_url": keystone.url,
+                    "username": "admin",
+                    "password": password,
+                    "user_domain_id": "default",
+                    "project_name": "admin",
+                    "project_domain_id": "default",
+                }
+                return {"auth": auth, "region_name": REGION, "identity_api_version": 3}
+
+            clouds = tmp_path_factory.mktemp("clouds") / "clouds.yaml"
+            body = {"clouds": {"admin": cloud(ADMIN_PASSWORD), "wrong": cloud("not-it")}}
+            clouds.write_text(yaml.safe_dump(body))
+            yield Guarded(running.url, clouds)
+
+
+def test_a_cloud_finds_placement_in_keystones_catalog(
+    guarded: Guarded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(guarded.clouds))
+    reader = placement.reader("admin")
+    assert [p.uuid for p in reader.providers()] == sorted(n["uuid"] for n in NODES[:10])
+    gold = reader.allocation_candidates({"resources": "CUSTOM_BAREMETAL_GOLD:1"})
+    assert gold == {
+        n["uuid"] for n in NODES[:10] if n["resource_class"] == "baremetal.gold" and can_host(n)
+    }
+
+
+def test_credentials_keystone_refuses_are_one_line(
+    guarded: Guarded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(TargetError) as token:
+        placement.reader(None, guarded.url, token="not-a-token").providers()
+    assert str(token.value) == (
+        f"Placement at {guarded.url} refused the credentials (401); check the cloud's auth or token"
+    )
+    monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(guarded.clouds))
+    with pytest.raises(TargetError) as password:
+        placement.reader("wrong").providers()
+    assert str(password.value) == (
+        "the cloud's credentials were refused (401) while looking Placement up in the catalog;"
+        " check the cloud's auth in clouds.yaml"
     )

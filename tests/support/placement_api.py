@@ -210,11 +210,12 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _answers(url: str) -> bool:
+def _answers(url: str, *, keystone: bool = False) -> bool:
     """Placement answers an authenticated call (the root alone answers before the database
-    is read)."""
+    is read); under Keystone, the root (the version document)."""
     headers = {"X-Auth-Token": TOKEN, "OpenStack-API-Version": f"placement {SEED_VERSION}"}
-    request = urllib.request.Request(f"{url}/traits?name=in:COMPUTE_NODE", headers=headers)
+    path = "/" if keystone else "/traits?name=in:COMPUTE_NODE"
+    request = urllib.request.Request(f"{url}{path}", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=2) as response:
             return response.status == 200
@@ -260,15 +261,25 @@ class Placement:
 
 
 @contextmanager
-def running_placement(*, workers: int = 2, threads: int = 4) -> Iterator[Placement]:
+def running_placement(
+    *, workers: int = 2, threads: int = 4, authtoken: str | None = None
+) -> Iterator[Placement]:
     """Start Placement with a fresh SQLite database on a free loopback port (gunicorn,
-    ``workers`` processes of ``threads`` threads); stops it and removes its state on exit."""
+    ``workers`` processes of ``threads`` threads); stops it and removes its state on exit.
+
+    ``authtoken``: a ``[keystone_authtoken]`` section (``Keystone.authtoken_section()`` of
+    tests/support/keystone_api.py); Placement then validates tokens with that Keystone
+    (``auth_strategy = keystone``) instead of taking ``admin`` as the token."""
     home = venv()
     with tempfile.TemporaryDirectory(prefix="flavorsmith-placement-") as tmp:
         state = Path(tmp)
         port = _free_port()
         url = f"http://127.0.0.1:{port}"
-        (state / "placement.conf").write_text(CONF.format(state=state))
+        conf_text = CONF.format(state=state)
+        if authtoken is not None:
+            conf_text = conf_text.replace("auth_strategy = noauth2", "auth_strategy = keystone")
+            conf_text += "\n" + authtoken
+        (state / "placement.conf").write_text(conf_text)
         (state / "gunicorn.conf.py").write_text(
             GUNICORN.format(port=port, workers=workers, threads=threads)
         )
@@ -301,7 +312,7 @@ def running_placement(*, workers: int = 2, threads: int = 4) -> Iterator[Placeme
                 env=env,
             )
             try:
-                while not _answers(url):
+                while not _answers(url, keystone=authtoken is not None):
                     if process.poll() is not None:
                         raise RuntimeError(
                             f"Placement exited with {process.returncode} before answering on"
@@ -326,13 +337,13 @@ class PlacementHttp:
     """A tiny client on one kept-alive HTTP connection to the Placement at ``url``, as the
     admin, at microversion ``version``."""
 
-    def __init__(self, url: str, *, version: str = SEED_VERSION) -> None:
+    def __init__(self, url: str, *, version: str = SEED_VERSION, token: str = TOKEN) -> None:
         parts = urlsplit(url)
         self.connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
         self.headers = {
             "Content-Type": "application/json",
             "Accept": "application/json",
-            "X-Auth-Token": TOKEN,
+            "X-Auth-Token": token,
             "OpenStack-API-Version": f"placement {version}",
         }
 
@@ -437,10 +448,16 @@ class Seeded:
     seconds: float
 
 
-def seed(url: str, nodes: Iterable[Mapping[str, Any]], *, threads: int = SEED_THREADS) -> Seeded:
+def seed(
+    url: str,
+    nodes: Iterable[Mapping[str, Any]],
+    *,
+    threads: int = SEED_THREADS,
+    token: str = TOKEN,
+) -> Seeded:
     """Load ``nodes`` into the Placement at ``url`` as Nova's ironic driver reports them (see
-    the module's docstring), ``threads`` nodes at a time. The custom resource classes and
-    traits are made first."""
+    the module's docstring), ``threads`` nodes at a time, sending ``token`` (a Keystone token
+    when Placement validates them). The custom resource classes and traits are made first."""
     nodes = list(nodes)
     started = time.monotonic()
     local = threading.local()
@@ -451,7 +468,7 @@ def seed(url: str, nodes: Iterable[Mapping[str, Any]], *, threads: int = SEED_TH
     def client() -> PlacementHttp:
         found: PlacementHttp | None = getattr(local, "client", None)
         if found is None:
-            found = local.client = PlacementHttp(url)
+            found = local.client = PlacementHttp(url, token=token)
             with guard:
                 clients.append(found)
         return found

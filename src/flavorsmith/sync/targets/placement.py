@@ -101,6 +101,12 @@ class PlacementReader(SdkTarget):
     ) -> TargetError:
         text = str(exc)
         status = exc.status
+        if text.startswith("cannot reach") and "(HTTP 401)" in text:
+            return TargetError(
+                "the cloud's credentials were refused (401) while looking Placement up in the"
+                " catalog; check the cloud's auth in clouds.yaml",
+                status=401,
+            )
         if text.startswith("cannot reach"):
             reason = _reason(text.removeprefix(f"cannot reach {self.label}: "))
             return TargetError(f"cannot reach {self._at}: {reason}", transient=True)
