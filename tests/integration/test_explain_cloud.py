@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from flavorsmith.sync.targets.placement import PlacementReader
 from tests.conftest import EXAMPLES, Invoke
 from tests.support.ironic_api import running_ironic
 from tests.support.ironic_fleet import IronicHttp
@@ -203,6 +204,35 @@ def test_each_reason_is_found_on_the_real_services(explain: Any, name: str) -> N
     assert found["placement"] == "real"
     assert reasons(found) == EXPECTED[name], found["reasons"]
     assert found["schedulable"] is (name in ("ready", "owned"))
+
+
+def test_one_node_reads_only_its_own_provider(
+    explain: Any, cloud: tuple[Path, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """For one node, Placement is asked about that node's provider alone, not every one."""
+    _, nodes = cloud
+    paths: list[str] = []
+    real = PlacementReader.request
+
+    def recorded(self: PlacementReader, method: str, path: str, *args: Any, **kw: Any) -> Any:
+        paths.append(f"{method} {path}")
+        return real(self, method, path, *args, **kw)
+
+    monkeypatch.setattr(PlacementReader, "request", recorded)
+    found = explain(FLAVOR, "ready")
+    assert found["schedulable"] and found["placement"] == "real"
+    mine = f"/resource_providers/{nodes['ready']['uuid']}"
+    assert sorted(paths) == sorted(
+        f"GET {mine}{tail}" for tail in ("", "/inventories", "/usages", "/traits")
+    )
+    paths.clear()
+    missing = explain(FLAVOR, "no-provider")
+    assert paths == [f"GET /resource_providers/{nodes['no-provider']['uuid']}"]  # a 404
+    assert [r["detail"] for r in missing["reasons"]] == [
+        "Placement has no resource provider for the node: Nova's compute service has not "
+        "reported it (is the node in a conductor group or shard a running nova-compute "
+        "manages?)"
+    ]
 
 
 def test_the_flavor_counts_its_nodes_by_reason(explain: Any) -> None:

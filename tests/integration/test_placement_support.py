@@ -143,6 +143,18 @@ def test_what_the_seeding_made_of_the_states(reader: placement.PlacementReader) 
     assert sum(p.generation > 0 for p in providers.values()) == 49  # all but the classless one
 
 
+def test_one_provider_reads_as_the_listing_does(reader: placement.PlacementReader) -> None:
+    listed = {p.uuid: p for p in reader.providers()}
+    for node in (NODES[0], NODES[2], NODES[11], NODES[21]):
+        before = reader.calls
+        one = reader.provider(node["uuid"])
+        assert reader.calls - before == 4  # the provider, inventories, usages, traits
+        assert one == listed[node["uuid"]]
+    before = reader.calls
+    assert reader.provider(str(uuidlib.UUID(int=17, version=4))) is None  # 404: no provider
+    assert reader.calls - before == 1
+
+
 def expected(resource_class: str, required: set[str], forbidden: set[str]) -> set[str]:
     return {
         n["uuid"]

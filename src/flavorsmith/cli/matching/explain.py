@@ -17,6 +17,7 @@ from flavorsmith.cli.output import Format, render_list, to_yaml
 
 if TYPE_CHECKING:
     from flavorsmith.matching.diagnosis import Providers
+    from flavorsmith.matching.snapshot import NodeInfo
 
 REASON_COLUMNS = ["layer", "reason", "blocking", "detail"]
 COUNT_COLUMNS = ["count", "reason"]
@@ -42,9 +43,9 @@ def explain(
     """Why the flavor cannot land on the node (catalog, Ironic, Placement, flavor access), or
     the flavor's nodes counted by reason.
 
-    With --cloud, nodes come from the cloud's Ironic and providers from its Placement;
-    otherwise Placement's view of each node is derived from the node as Nova's ironic
-    driver reports it."""
+    With --cloud, nodes come from the cloud's Ironic and providers from its Placement (for
+    one node, only that node's provider is read); otherwise Placement's view of each node is
+    derived from the node as Nova's ironic driver reports it."""
     import json
 
     from flavorsmith.cli.ironic_source import fail
@@ -64,7 +65,12 @@ def explain(
         access=views.access_of(catalog, rule.name),
         real_placement=cloud is not None,
     )
-    providers = _placement(cloud) if cloud is not None else DERIVED
+    if cloud is None:
+        providers = DERIVED
+    elif target is not None:
+        providers = _one_provider(cloud, target)
+    else:
+        providers = _placement(cloud)
     result = (
         views.explain_node(index, rule, target, context, providers)
         if target is not None
@@ -89,6 +95,18 @@ def _placement(cloud: str) -> Providers:
     listed = reading(lambda: placement.reader(cloud).providers())
     by_uuid = {provider.uuid: provider for provider in listed}
     return lambda node: by_uuid.get(node.uuid)
+
+
+def _one_provider(cloud: str, target: NodeInfo) -> Providers:
+    """The node's own provider, read alone from the cloud's Placement (a few calls, however
+    big the cloud); the other nodes, only counted for Nova's cap on candidates, have theirs
+    derived from Ironic as Nova's ironic driver reports them."""
+    from flavorsmith.cli.ironic_source import reading
+    from flavorsmith.matching.diagnosis import DERIVED
+    from flavorsmith.sync.targets import placement
+
+    own = reading(lambda: placement.reader(cloud).provider(target.uuid))
+    return lambda node: own if node.uuid == target.uuid else DERIVED(node)
 
 
 def _reason_rows(reasons: list[dict[str, Any]]) -> list[dict[str, Any]]:
