@@ -39,6 +39,8 @@ NODES: dict[str, tuple[str, list[str], str]] = {
     "gpu-1": ("g1.8xh100", ["CUSTOM_GPU_NVIDIA_H100"], "available"),
     "busy": ("m1.small", [], "instance"),
     "maint": ("m1.small", [], "maintenance"),
+    # m1.medium.dedicated's pool (the public m1.medium marks CUSTOM_CPU_AVX512 absent)
+    "pool-1": ("m1.medium", ["CUSTOM_CPU_AVX512"], "available"),
 }
 
 
@@ -217,6 +219,9 @@ def _seed_drift(cloud: Cloud) -> dict[str, str]:
     placement("PUT", "/resource_classes/CUSTOM_C2_LARGE")
     inventories("rc-1", nova_inventory({"resource_class": "c2.large"}, reserve=False))
 
+    # pool-leak: the public m1.medium no longer marks the pool's trait absent
+    medium = cloud.repo / "hardware" / "flavors" / "m1.medium.yaml"
+    medium.write_text(medium.read_text().split("traits:")[0])
     # flavor-missing
     _nova(cloud, "DELETE", "/flavors/m1.small.no-gpu")
     # flavor-extra-spec
@@ -281,6 +286,7 @@ def test_verify_a_real_cloud(cli: Invoke, cloud: Cloud, monkeypatch: pytest.Monk
         ("flavor-extra-spec", "g1.8xh100"),
         ("flavor-public", "m1.medium"),
         ("flavor-access", "m1.medium.dedicated"),
+        ("pool-leak", "m1.medium.dedicated"),
     }
     assert {kind for kind, _ in found} == set(KINDS)
     by_kind = {f["kind"]: f for f in drifted["findings"]}
@@ -290,6 +296,19 @@ def test_verify_a_real_cloud(cli: Invoke, cloud: Cloud, monkeypatch: pytest.Monk
     )
     assert (
         by_kind["flavor-missing"]["fix"] == f"flavorsmith sync apply --only flavors --cloud {CLOUD}"
+    )
+
+    # Counted on the cloud's nodes: pool-1 is the pool, and m1.medium reaches it.
+    assert by_kind["pool-leak"]["detail"] == (
+        "'m1.medium' (public) reaches 1 of the 1 nodes of 'm1.medium.dedicated'"
+    )
+    leak_fix = by_kind["pool-leak"]["fix"]
+    assert leak_fix.startswith(
+        "mark CPU_AVX512 absent in 'm1.medium' (trait: CPU_AVX512, state: absent), in "
+    )
+    assert leak_fix.endswith(
+        "hardware/flavors/m1.medium.yaml; or put the pool's nodes in a Nova aggregate with "
+        "trait:CUSTOM_CPU_AVX512=required and set [scheduler]enable_isolated_aggregate_filtering"
     )
 
     table = cli("verify", "--cloud", CLOUD, "--repo", str(cloud.repo))

@@ -4,6 +4,7 @@ and without the nodes, and the trait that closes each leak."""
 from __future__ import annotations
 
 from flavorsmith.catalog.model import Flavor, TraitRequirement
+from flavorsmith.matching import views
 from flavorsmith.matching.index import Index
 from flavorsmith.matching.pools import Leak, is_pool, leaks, outsiders
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot
@@ -148,3 +149,22 @@ def test_a_standard_trait_fix_is_written_as_an_extra_spec() -> None:
         "forbid HW_CPU_X86_AVX2 in 'general' (extra_specs trait:HW_CPU_X86_AVX2: forbidden), "
         "which also takes 3 other nodes from it"
     )
+
+
+def test_who_may_not_read_access_lists_sees_no_project_named() -> None:
+    pool = flavor("pool-a", required=("POOL_A",), projects=(A,))
+    shared = flavor("shared", projects=(A, B, C))
+    general = flavor("general")
+    named = views.pool_leaks([general, pool, shared], INVENTORY)
+    assert [(x["pool"], x["reached_by"], x["audience"]) for x in named][:2] == [
+        ("pool-a", "general", "public"),
+        ("pool-a", "shared", f"projects {B}, {C}"),
+    ]
+    unnamed = views.pool_leaks([general, pool, shared], INVENTORY, name_projects=False)
+    assert [(x["pool"], x["reached_by"], x["audience"]) for x in unnamed] == [
+        ("pool-a", "general", "public"),
+        ("pool-a", "shared", "other projects"),
+        ("shared", "general", "public"),  # shared is a pool too
+    ]
+    assert B not in str(unnamed) and C not in str(unnamed)
+    assert unnamed[1]["summary"] == "'shared' (other projects) reaches 5 of the 5 nodes of 'pool-a'"

@@ -4,6 +4,7 @@ flavors (synced, then changed behind the catalog's back) and its own nodes."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,42 @@ def test_a_catalog_with_errors_is_refused(cli: Invoke, tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     assert "the catalog has errors" in result.stderr
+
+
+def test_a_pool_leak_on_the_nodes_it_reads(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The example catalog as it was before its fix (the public m1.medium marks nothing
+    absent), synced: Nova agrees with the catalog, but the dedicated pool leaks."""
+    repo = tmp_path / "deploy"
+    shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
+    medium = repo / "hardware" / "flavors" / "m1.medium.yaml"
+    medium.write_text(medium.read_text().split("traits:")[0])
+    monkeypatch.chdir(repo)
+    database = ["--database", f"sqlite:///{tmp_path / 'own.db'}"]
+    assert cli("node", "import", str(EXAMPLES / "nodes.yaml"), *database).exit_code == 0
+    assert cli("sync", "apply", "--yes", *database).exit_code == 0
+
+    result = cli("verify", *database, "-f", "json")
+    assert result.exit_code == 1
+    body = json.loads(result.stdout)
+    assert body["counts"] == {"pool-leak": 1}
+    assert body["findings"] == [
+        {
+            "kind": "pool-leak",
+            "subject": "m1.medium.dedicated",
+            "detail": "'m1.medium' (public) reaches 48 of the 48 nodes of 'm1.medium.dedicated'",
+            "fix": "mark CPU_AVX512 absent in 'm1.medium' (trait: CPU_AVX512, state: absent), "
+            "in hardware/flavors/m1.medium.yaml; or put the pool's nodes in a Nova aggregate "
+            "with trait:CUSTOM_CPU_AVX512=required and set "
+            "[scheduler]enable_isolated_aggregate_filtering",
+        }
+    ]
+    table = cli("verify", *database)
+    assert table.exit_code == 1
+    assert "1 findings (1 pool-leak)" in table.stdout
+
+    # The fix it names closes the leak.
+    medium.write_text(medium.read_text() + "traits:\n  - trait: CPU_AVX512\n    state: absent\n")
+    assert cli("sync", "apply", "--yes", *database).exit_code == 0
+    assert cli("verify", *database).exit_code == 0

@@ -4,6 +4,7 @@ even through counts, competition numbers or diagnostics."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +14,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from tests.api.conftest import build_app
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, Invoke
 
 PRIVATE = "m1.medium.dedicated"
 PROJECT = "4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d"  # in its access list
@@ -163,3 +164,32 @@ def test_access_list_follows_the_flavor_access_policy(
     with TestClient(app) as client:
         shown = client.get(f"/v1/catalog/flavors/{PRIVATE}", headers=INSIDER).json()
     assert shown["projects"] == [PROJECT, OTHER_PROJECT]
+
+
+def test_pool_leaks_as_each_caller_may_see_them(
+    client: TestClient, cli: Invoke, repo: Path, example_db_url: str
+) -> None:
+    """The leak of the private pool, as ``capacity -f json`` reports it (with ``--project``
+    for a project): admins and the pool's projects see it, another project does not."""
+    args = ["capacity", "--repo", str(repo), "--database", example_db_url, "-f", "json"]
+
+    def leaks(headers: dict[str, str]) -> list[dict[str, object]]:
+        response = client.get("/v1/capacity", headers=headers)
+        assert response.status_code == 200
+        found: list[dict[str, object]] = response.json()["findings"]["pool_leaks"]
+        return found
+
+    def command(*extra: str) -> list[dict[str, object]]:
+        result = cli(*args, *extra)
+        assert result.exit_code == 0, result.output
+        found: list[dict[str, object]] = json.loads(result.stdout)["findings"]["pool_leaks"]
+        return found
+
+    everything = leaks(ADMIN)
+    assert [(x["pool"], x["reached_by"], x["nodes"]) for x in everything] == [
+        (PRIVATE, "m1.medium", 48)
+    ]
+    assert everything == command()
+    assert leaks(INSIDER) == everything == command("--project", PROJECT)
+    assert leaks(OUTSIDER) == [] == command("--project", "p1")
+    assert leaks(MEMBER) == []

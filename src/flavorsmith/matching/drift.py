@@ -23,6 +23,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from flavorsmith.catalog.model import Flavor
+from flavorsmith.matching import pools
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.index import Index, positions
 from flavorsmith.matching.snapshot import NodeInfo
@@ -47,6 +49,7 @@ KINDS = (
     "flavor-extra-spec",
     "flavor-public",
     "flavor-access",
+    "pool-leak",
 )
 
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
@@ -440,6 +443,28 @@ def flavor_findings(
     return out
 
 
+def pool_findings(
+    flavors: Sequence[Flavor], index: Index, isolated: Iterable[str] = ()
+) -> list[Finding]:
+    """Each private flavor whose nodes (of ``index``: the nodes verify read) a flavor other
+    projects use can also land on (``matching/pools.py``), with the trait to mark absent in
+    that flavor's file, or Nova's isolated aggregates."""
+    files = {f.name: f.doc.display for f in flavors if f.doc is not None}
+    out: list[Finding] = []
+    for leak in pools.leaks(flavors, index, isolated=tuple(isolated)):
+        first, alternative = leak.fixes()
+        where = files.get(leak.reached_by)
+        out.append(
+            Finding(
+                "pool-leak",
+                leak.pool,
+                leak.summary(),
+                f"{first}{f', in {where}' if where else ''}; or {alternative}",
+            )
+        )
+    return out
+
+
 @dataclass(frozen=True)
 class Report:
     """Every finding, where each view came from, and what was compared."""
@@ -479,15 +504,19 @@ def verify(
     fixes: Fixes = Fixes(),
     marker: Mapping[str, str] | None = None,
     notes: Sequence[str] = (),
+    flavors: Sequence[Flavor] = (),
+    isolated: Iterable[str] = (),
 ) -> Report:
     """All the checks: flavors against Placement's candidates (when ``candidates`` is given),
-    nodes against their providers, catalog flavors against Nova's."""
+    nodes against their providers, catalog flavors against Nova's, and the pools of the
+    catalog's ``flavors`` that other flavors reach on these nodes."""
     nodes = index.snapshot.nodes
     findings: list[Finding] = []
     if candidates is not None:
         findings += candidate_findings(index, rules, candidates, providers, fixes)
     findings += node_findings(nodes, providers, fixes)
     findings += flavor_findings(wanted, nova, fixes, marker)
+    findings += pool_findings(flavors, index, isolated)
     return Report(
         tuple(findings),
         sources,

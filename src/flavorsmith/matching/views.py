@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from flavorsmith.catalog.model import Catalog
+from flavorsmith.catalog.model import Catalog, Flavor
 from flavorsmith.errors import NotFound
 from flavorsmith.matching.capacity import report
 from flavorsmith.matching.diagnosis import (
@@ -21,6 +21,7 @@ from flavorsmith.matching.diagnosis import (
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.index import Index, positions
 from flavorsmith.matching.match import explain, flavors_for
+from flavorsmith.matching.pools import leaks
 from flavorsmith.matching.snapshot import NodeInfo
 from flavorsmith.nova.derive import derive
 from flavorsmith.nova.placement_request import request_for
@@ -112,6 +113,22 @@ def capacity(index: Index, rules: Sequence[FlavorRule]) -> dict[str, Any]:
         "flavors": [c.as_dict() for c in result.flavors],
         "findings": result.findings.as_dict(),
     }
+
+
+def pool_leaks(
+    flavors: Sequence[Flavor], index: Index, *, name_projects: bool = True
+) -> list[dict[str, Any]]:
+    """Capacity's ``pool_leaks``: each private flavor whose nodes another flavor of other
+    projects reaches, among ``flavors`` (the ones the caller may see). Without
+    ``name_projects`` (a caller who may not read access lists), a private flavor reaching a
+    pool is used by "other projects", unnamed."""
+    found = leaks(flavors, index)
+    if not name_projects:
+        found = [
+            leak if leak.audience == "public" else replace(leak, audience="other projects")
+            for leak in found
+        ]
+    return [leak.as_dict() for leak in found]
 
 
 def access_of(catalog: Catalog, name: str) -> Access:

@@ -150,4 +150,5 @@ def report(
         fixes=fixes,
         marker={MARKER: MARKER_VALUE},
         notes=notes,
+        flavors=catalog.flavors,
     )

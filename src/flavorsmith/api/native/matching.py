@@ -2,7 +2,9 @@
 
 Each answer is computed on the catalog as the caller may see it (flavorsmith.visibility): a
 private flavor hidden from the caller is a 404 here, is never listed as a node's flavor, and
-takes no part in capacity, so it shows neither in names nor in the competition counts."""
+takes no part in capacity, so it shows neither in names nor in the competition counts, nor in
+a pool leak (a caller who may not read access lists sees "other projects" for the projects a
+leak would name)."""
 
 from __future__ import annotations
 
@@ -104,7 +106,16 @@ async def capacity(request: Request) -> dict[str, Any]:
     _authorize(request)
     check_query(request, ())
     catalog, index = await _inputs(request)
-    return views.capacity(index, views.rules_of(catalog))
+    names = may_list_access(request)
+
+    def work() -> dict[str, Any]:
+        body = views.capacity(index, views.rules_of(catalog))
+        body["findings"]["pool_leaks"] = views.pool_leaks(
+            catalog.flavors, index, name_projects=names
+        )
+        return body
+
+    return await call(request, work)
 
 
 def _explain_context(request: Request, catalog: Catalog, flavor: str) -> Context:
