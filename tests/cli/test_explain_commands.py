@@ -123,6 +123,21 @@ def test_unknown_names_are_one_line(cli: Invoke, args: list[str]) -> None:
     assert (result.exit_code, result.stderr) == (1, "error: Node nope could not be found.\n")
 
 
+@pytest.mark.parametrize("node", [[], ["r7615-b01-u01"]], ids=["flavor", "node"])
+def test_an_unknown_cloud_is_one_line(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, node: list[str]
+) -> None:
+    clouds = tmp_path / "clouds.yaml"
+    clouds.write_text("clouds: {lab: {auth_type: none}}\n")
+    monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(clouds))
+    result = cli("explain", "g1.8xh100", *node, "--cloud", "nope", "--repo", str(EXAMPLES))
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        1,
+        "",
+        f"error: cannot use cloud 'nope': no cloud named 'nope' in {clouds} (its clouds: lab)\n",
+    )
+
+
 def test_an_import_without_power_states_is_explained(cli: Invoke, tmp_path: Path) -> None:
     """``node import`` stores no power state when the file gives none (as Ironic has none
     before it manages a node): Nova would report such a node reserved, and explain says so."""

@@ -137,8 +137,13 @@ def test_capacity_of_a_project(cli: Invoke, example_db_url: str) -> None:
         "note: project 'someone-else' is in no private flavor's access list: it sees the "
         "public flavors only\n"
     )
-    empty = cli(*args, "--project", " ")
-    assert empty.exit_code == 2 and "a project id cannot be empty" in empty.stderr
+    for blank in ("", " "):  # a usage error: one line (the console script folds the usage)
+        empty = cli(*args, "--project", blank)
+        assert (empty.exit_code, empty.stdout) == (2, "")
+        assert "Traceback" not in empty.stderr
+        assert [x for x in empty.stderr.splitlines() if x.startswith("Error:")] == [
+            "Error: Invalid value for '--project': a project id cannot be empty"
+        ]
 
 
 def test_capacity_of_a_project_counts_competition_among_its_flavors(
@@ -191,3 +196,11 @@ def test_trait_list(cli: Invoke, example_db_url: str) -> None:
     ]
     bad = cli("trait", "list", "--repo", str(EXAMPLES), "-f", "xml")
     assert bad.exit_code == 2
+    nowhere = "sqlite:////nonexistent/x.db"
+    missing = cli("trait", "list", "--repo", str(EXAMPLES), "--database", nowhere)
+    assert (missing.exit_code, missing.stdout) == (2, "")
+    assert "Traceback" not in missing.stderr
+    assert [x for x in missing.stderr.splitlines() if x.startswith("Error:")] == [
+        "Error: Invalid value for '--database': SQLite database /nonexistent/x.db: the folder "
+        "/nonexistent does not exist (create it first, or fix the path)"
+    ]

@@ -44,7 +44,16 @@ def test_the_same_report_as_the_command(
 
 
 def test_admins_only_and_no_parameters(client: TestClient) -> None:
-    assert client.get("/v1/verify", headers={"X-Auth-Token": "reader-token"}).status_code == 403
+    refused = client.get("/v1/verify", headers={"X-Auth-Token": "reader-token"})
+    assert (refused.status_code, refused.json()) == (
+        403,
+        {
+            "type": "about:blank",
+            "title": "Forbidden",
+            "status": 403,
+            "detail": "Policy does not allow flavorsmith:verify:get",
+        },
+    )
     assert client.get("/v1/verify").status_code == 401
     bad = client.get("/v1/verify?cloud=lab", headers={"X-Auth-Token": "admin-token"})
     assert bad.status_code == 400

@@ -147,3 +147,17 @@ def test_a_pool_leak_on_the_nodes_it_reads(
     medium.write_text(medium.read_text() + "traits:\n  - trait: CPU_AVX512\n    state: absent\n")
     assert cli("sync", "apply", "--yes", *database).exit_code == 0
     assert cli("verify", *database).exit_code == 0
+
+
+def test_an_unknown_cloud_is_one_line(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(tmp_path / "none.yaml"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    result = cli("verify", "--cloud", "nope", "--repo", str(EXAMPLES))
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        "error: cannot use cloud 'nope': no cloud named 'nope': no clouds.yaml found (set "
+        "OS_CLIENT_CONFIG_FILE, or write ~/.config/openstack/clouds.yaml)\n"
+    )

@@ -41,4 +41,22 @@ def connect(
         }
         return openstack.connect(**options)
     except Exception as exc:
-        raise TargetError(f"cannot configure the target: {exc}") from None
+        reason = _unknown_cloud(cloud) if cloud and "was not found" in str(exc) else str(exc)
+        raise TargetError(f"cannot configure the target: {reason}") from None
+
+
+def _unknown_cloud(cloud: str) -> str:
+    """``cloud`` is in no clouds.yaml: say which clouds are, and where they were read."""
+    try:
+        found = openstack.config.OpenStackConfig()
+        names = sorted(set(found.get_cloud_names()) - {"defaults", "envvars"})
+        where = found.config_filename
+    except Exception:
+        return f"no cloud named {cloud!r} in clouds.yaml"
+    if not where:
+        return (
+            f"no cloud named {cloud!r}: no clouds.yaml found (set OS_CLIENT_CONFIG_FILE, or "
+            "write ~/.config/openstack/clouds.yaml)"
+        )
+    known = ", ".join(names) if names else "none"
+    return f"no cloud named {cloud!r} in {where} (its clouds: {known})"
