@@ -59,6 +59,16 @@ from flavorsmith.store import nodes as store  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 EXTRA_TRAITS = [f"CUSTOM_BENCH_{i:02d}" for i in range(20)]
+HEADER = [
+    "nodes",
+    "flavor",
+    "candidates",
+    "same nodes",
+    "Placement ms",
+    "Flavorsmith ms",
+    "of which server ms (mean per request)",
+    "ratio",
+]
 
 
 def example_rules() -> list[FlavorRule]:
@@ -112,8 +122,13 @@ class Http:
         self.headers = headers
 
     def get(self, path: str) -> Any:
-        self.connection.request("GET", path, headers=self.headers)
-        response = self.connection.getresponse()
+        try:
+            self.connection.request("GET", path, headers=self.headers)
+            response = self.connection.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionError):  # a server's idle timeout
+            self.connection.close()
+            self.connection.request("GET", path, headers=self.headers)
+            response = self.connection.getresponse()
         body = response.read()
         if response.status != 200:
             raise SystemExit(f"GET {path}: {response.status} {body[:300]!r}")
@@ -367,6 +382,7 @@ def main() -> None:
                 found, wrong = compare(
                     f"{len(nodes)} (API)", rules, url, placement.url, args.repeats
                 )
+                print(table(HEADER, found), file=sys.stderr)
                 rows += found
                 differ += wrong
         if args.sql_nodes:
@@ -388,17 +404,7 @@ def main() -> None:
                 )
                 rows += found
                 differ += wrong
-    header = [
-        "nodes",
-        "flavor",
-        "candidates",
-        "same nodes",
-        "Placement ms",
-        "Flavorsmith ms",
-        "of which server ms (mean per request)",
-        "ratio",
-    ]
-    print(table(header, rows))
+    print(table(HEADER, rows))
     if args.index_nodes:
         before, after = index_update(args.index_nodes, args.seed)
         print()
