@@ -30,6 +30,29 @@ def test_nodes_of_a_flavor_in_pages(client: TestClient) -> None:
     assert all(n["available"] for n in available["nodes"])
 
 
+def test_pages_follow_the_filter_and_the_marker(client: TestClient) -> None:
+    """Pages cut on the bitmaps give the nodes of one unpaged answer, in its order, with the
+    available filter applied before the count and the cut."""
+    every = client.get("/v1/flavors/m1.small/nodes").json()
+    assert every["count"] == len(every["nodes"]) > 7
+    for available in ("true", "false"):
+        seen: list[dict[str, object]] = []
+        url = f"/v1/flavors/m1.small/nodes?available={available}&limit=7"
+        while url:
+            page = client.get(url).json()
+            seen += page["nodes"]
+            assert len(page["nodes"]) <= 7
+            url = page.get("next", "").replace("http://testserver", "")
+        wanted = [n for n in every["nodes"] if n["available"] == (available == "true")]
+        assert seen == wanted and page["count"] == len(wanted)
+    other = client.get("/v1/flavors/g1.8xh100/nodes?limit=1").json()["nodes"][0]["uuid"]
+    for marker in (other, "not-a-node"):
+        answer = client.get(f"/v1/flavors/m1.small/nodes?marker={marker}")
+        assert answer.status_code == 400
+        assert f"Marker {marker!r} is not one of this flavor's nodes" in answer.text
+    assert client.get("/v1/flavors/no-such-flavor/nodes").status_code == 404
+
+
 def test_flavors_of_a_node_and_explanations(client: TestClient) -> None:
     gpu = client.get("/v1/nodes/xe9680-g01-u06/flavors").json()
     assert gpu["flavors"] == ["g1.8xh100"]

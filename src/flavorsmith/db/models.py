@@ -125,6 +125,18 @@ class NodeTrait(Base):
     trait: Mapped[str] = mapped_column(String(255), primary_key=True)
 
 
+class NodeChange(Base):
+    """One node a node generation changed (created, updated or deleted): the log a cache reads
+    to follow changes without reading every node. ``uuid`` "*" means more nodes than the log
+    lists changed at that generation (a reader rebuilds). Old generations are pruned."""
+
+    __tablename__ = "node_changes"
+
+    generation: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    uuid: Mapped[str] = mapped_column(String(36), primary_key=True)
+    created: Mapped[bool] = mapped_column(Boolean, nullable=False)
+
+
 class NodeInspection(Base):
     """The last inspection data stored for a node, and what classifying it decided."""
 

@@ -1,5 +1,7 @@
 """Node snapshots from the node store, and the per-process index that a generation number keeps
-fresh: each request reads one counter and rebuilds only when a node or trait changed."""
+fresh: each request reads one counter; when a node or trait changed, the index follows the
+nodes the store's change log names (Index.updated), and is built afresh only when the log
+cannot say (this process fell too far behind, or one write changed too many nodes)."""
 
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ class IndexCache:
         self.engine = engine
         self._lock = threading.Lock()
         self._cached: Cached | None = None
-        self.rebuilds = 0
+        self.rebuilds = 0  # indexes built from every node
+        self.updates = 0  # indexes that followed the change log
 
     def current(self) -> Index:
         with self.engine.connect() as connection:
@@ -37,7 +40,20 @@ class IndexCache:
             if cached is not None and cached.generation >= generation:
                 return cached.index
             with consistent(self.engine).begin() as connection:
-                snapshot = store.snapshot(connection)
-            self._cached = Cached(snapshot.generation, Index.build(snapshot))
-            self.rebuilds += 1
-            return self._cached.index
+                changes = None
+                if cached is not None:
+                    limit = _limit(cached.index)
+                    changes = store.changes_since(connection, cached.generation, limit=limit)
+                if cached is not None and changes is not None:
+                    index = cached.index.updated(changes.generation, changes.removed, changes.nodes)
+                    self.updates += 1
+                else:
+                    index = Index.build(store.snapshot(connection))
+                    self.rebuilds += 1
+            self._cached = Cached(index.snapshot.generation, index)
+            return index
+
+
+def _limit(index: Index) -> int:
+    """Past this many changed nodes, reading every node and building afresh is as fast."""
+    return max(1000, len(index.snapshot.nodes) // 10)

@@ -144,6 +144,8 @@ class Snapshot:
 
     def __post_init__(self) -> None:
         lookup = self.positions
+        if lookup:  # given by the caller, already filled (Index.updated keeps it current)
+            return
         for position, node in enumerate(self.nodes):
             lookup[node.uuid] = position
             if node.name is not None:

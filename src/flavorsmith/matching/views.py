@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from itertools import islice
 from typing import Any
 
 from flavorsmith.catalog.model import Catalog, Flavor
-from flavorsmith.errors import NotFound
+from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.matching.capacity import report
 from flavorsmith.matching.diagnosis import (
     DERIVED,
@@ -84,6 +85,33 @@ def node_entry(node: NodeInfo) -> dict[str, Any]:
 def nodes_of(index: Index, rule: FlavorRule) -> list[NodeInfo]:
     nodes = index.snapshot.nodes
     return [nodes[p] for p in positions(index.match(rule))]
+
+
+@dataclass(frozen=True)
+class NodePage:
+    count: int  # the flavor's nodes (available or not, when asked)
+    positions: list[int]  # this page's, ascending
+    more: bool  # nodes after this page
+
+
+def node_page(
+    index: Index, rule: FlavorRule, *, available: bool | None, marker: str | None, limit: int
+) -> NodePage:
+    """A page of the nodes of ``rule`` in the index's order: after the node whose UUID is
+    ``marker``, at most ``limit``, only available ones (or only the others) when asked. Counted
+    and cut on the bitmaps: only the page's nodes are visited."""
+    bits = index.match(rule)
+    if available is not None:
+        bits &= index.available if available else index.everything & ~index.available
+    if marker is not None:
+        at = index.snapshot.find(marker)
+        if at is None or index.snapshot.nodes[at].uuid != marker or not (bits >> at) & 1:
+            raise Invalid(f"Marker {marker!r} is not one of this flavor's nodes")
+        after = (bits >> (at + 1)) << (at + 1)
+    else:
+        after = bits
+    page = list(islice(positions(after), limit + 1))
+    return NodePage(bits.bit_count(), page[:limit], len(page) > limit)
 
 
 def pair(node: NodeInfo, rule: FlavorRule, known: frozenset[str] | None = None) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The node store: the only SQL on nodes, their traits and their inspections.
 
 Every write is one transaction that also bumps the node generation, so caches (the matcher's
-index) know they are stale. Field rules live in :mod:`flavorsmith.ironic.nodes`; callers check
+index) know they are stale, and logs which nodes it changed (NodeChange), so they can follow
+without reading every node. Field rules live in :mod:`flavorsmith.ironic.nodes`; callers check
 values there before they reach this module."""
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from sqlalchemy import (
     update,
 )
 
-from flavorsmith.db.models import Node, NodeInspection, NodeTrait
+from flavorsmith.db.models import Node, NodeChange, NodeInspection, NodeTrait
 from flavorsmith.errors import Conflict, Invalid, NotFound
 from flavorsmith.ironic import mirror as mirroring
 from flavorsmith.ironic import nodes as rules
@@ -43,6 +44,11 @@ from flavorsmith.store.plumbing import (
 )
 
 GENERATION = "nodes"
+# The change log (NodeChange): a write that changes more nodes than this logs "*" instead (a
+# reader rebuilds), and the log keeps this many generations.
+LOG_LIMIT = 1000
+LOG_KEEP = 1000
+EVERYTHING = "*"
 COLUMNS = list(Node.__table__.columns)
 # The longest text each column holds, for rules.checked_node (PostgreSQL refuses longer text).
 FIELD_LENGTHS: dict[str, int] = {
@@ -241,43 +247,123 @@ def list_nodes(connection: Connection, query: NodeQuery) -> list[dict[str, Any]]
     return fetch_all(connection, statement)
 
 
+# What the matcher reads of a node (NodeInfo), for the snapshot and for the change log's reader.
+INFO_COLUMNS = (
+    Node.id,
+    Node.uuid,
+    Node.name,
+    Node.resource_class,
+    Node.provision_state,
+    Node.power_state,
+    Node.instance_uuid,
+    Node.maintenance,
+    Node.owner,
+    Node.lessee,
+)
+
+
+def _info(row: Any, traits: Iterable[str]) -> NodeInfo:
+    return NodeInfo(
+        uuid=row.uuid,
+        name=row.name,
+        resource_class=row.resource_class,
+        traits=frozenset(traits),
+        provisioned=is_provisioned(row.provision_state, row.instance_uuid),
+        maintenance=row.maintenance,
+        provision_state=row.provision_state,
+        power_state=row.power_state,
+        instance_uuid=row.instance_uuid,
+        owner=row.owner,
+        lessee=row.lessee,
+    )
+
+
 def snapshot(connection: Connection) -> Snapshot:
     """Every node with its traits, read in one transaction (so all of one generation)."""
     generation = generations.read(connection, GENERATION)
     traits: dict[int, list[str]] = {}
     for node_id, trait in connection.execute(select(NodeTrait.node_id, NodeTrait.trait)):
         traits.setdefault(node_id, []).append(trait)
-    rows = connection.execute(
-        select(
-            Node.id,
-            Node.uuid,
-            Node.name,
-            Node.resource_class,
-            Node.provision_state,
-            Node.power_state,
-            Node.instance_uuid,
-            Node.maintenance,
-            Node.owner,
-            Node.lessee,
-        ).order_by(Node.id)
-    )
-    nodes = tuple(
-        NodeInfo(
-            uuid=row.uuid,
-            name=row.name,
-            resource_class=row.resource_class,
-            traits=frozenset(traits.get(row.id, ())),
-            provisioned=is_provisioned(row.provision_state, row.instance_uuid),
-            maintenance=row.maintenance,
-            provision_state=row.provision_state,
-            power_state=row.power_state,
-            instance_uuid=row.instance_uuid,
-            owner=row.owner,
-            lessee=row.lessee,
-        )
-        for row in rows
-    )
+    rows = connection.execute(select(*INFO_COLUMNS).order_by(Node.id))
+    nodes = tuple(_info(row, traits.get(row.id, ())) for row in rows)
     return Snapshot(nodes, generation)
+
+
+@dataclass(frozen=True)
+class NodeChanges:
+    """What changed between two node generations: ``removed`` are the UUIDs of nodes deleted
+    (or deleted and created again) since, ``nodes`` the current records of every other node
+    created or changed since, in the snapshot's order (new nodes sort after every older one)."""
+
+    since: int
+    generation: int
+    removed: frozenset[str]
+    nodes: tuple[NodeInfo, ...]
+
+
+def changes_since(connection: Connection, since: int, *, limit: int = 10_000) -> NodeChanges | None:
+    """The nodes changed after generation ``since`` up to the current one, read in the caller's
+    (consistent) transaction; None when the log cannot say (pruned or never written for some
+    of those generations, a write too large to log, more than ``limit`` nodes changed)."""
+    current = generations.read(connection, GENERATION)
+    if since > current:
+        return None
+    if since == current:
+        return NodeChanges(since, current, frozenset(), ())
+    logged = connection.execute(
+        select(func.count(func.distinct(NodeChange.generation))).where(
+            NodeChange.generation > since, NodeChange.generation <= current
+        )
+    ).scalar_one()
+    if logged != current - since:
+        return None
+    changed: set[str] = set()
+    created: set[str] = set()
+    for uuid, was_created in connection.execute(
+        select(NodeChange.uuid, NodeChange.created).where(
+            NodeChange.generation > since, NodeChange.generation <= current
+        )
+    ):
+        if not uuid:
+            continue
+        changed.add(uuid)
+        if was_created:
+            created.add(uuid)
+        if uuid == EVERYTHING or len(changed) > limit:
+            return None
+    rows: list[Any] = []
+    wanted = sorted(changed)
+    for chunk in _batches(wanted):
+        rows += connection.execute(select(*INFO_COLUMNS).where(Node.uuid.in_(chunk)))
+    rows.sort(key=lambda row: row.id)
+    traits = traits_of(connection, [row.id for row in rows])
+    found = {row.uuid for row in rows}
+    return NodeChanges(
+        since,
+        current,
+        frozenset(created | (changed - found)),
+        tuple(_info(row, traits[row.id]) for row in rows),
+    )
+
+
+def _changed(
+    connection: Connection, uuids: Iterable[str] = (), *, created: Iterable[str] = ()
+) -> int:
+    """Bump the node generation and log which nodes it changed (``created``: new nodes, which
+    may reuse the UUID of a node deleted earlier); prune the log's old generations."""
+    value = bump(connection, GENERATION)
+    new = set(created)
+    others = set(uuids) - new
+    if len(new) + len(others) > LOG_LIMIT:
+        rows = [{"generation": value, "uuid": EVERYTHING, "created": False}]
+    else:
+        rows = [{"generation": value, "uuid": u, "created": False} for u in sorted(others)]
+        rows += [{"generation": value, "uuid": u, "created": True} for u in sorted(new)]
+    if not rows:  # every generation has a row, so a reader can tell a pruned log from a quiet one
+        rows = [{"generation": value, "uuid": "", "created": False}]
+    connection.execute(insert(NodeChange), rows)
+    connection.execute(delete(NodeChange).where(NodeChange.generation <= value - LOG_KEEP))
+    return value
 
 
 def generation(connection: Connection) -> int:
@@ -347,7 +433,7 @@ def create(connection: Connection, values: dict[str, Any]) -> dict[str, Any]:
     traits = values.get("traits") or []
     if traits:
         connection.execute(insert(NodeTrait), [{"node_id": node_id, "trait": t} for t in traits])
-    bump(connection, GENERATION)
+    _changed(connection, created=[row["uuid"]])
     return find(connection, row["uuid"], by_name=False)
 
 
@@ -367,7 +453,7 @@ def save(connection: Connection, node: dict[str, Any], changes: dict[str, Any]) 
             connection.execute(update(Node).where(Node.id == node["id"]).values(**changes))
     except Duplicate:
         raise Conflict(f"A node with name {changes.get('name')} already exists.") from None
-    bump(connection, GENERATION)
+    _changed(connection, [node["uuid"]])
     return {**node, **changes}
 
 
@@ -384,12 +470,12 @@ def remove(connection: Connection, node: dict[str, Any]) -> None:
         )
     connection.execute(delete(NodeTrait).where(NodeTrait.node_id == node["id"]))
     connection.execute(delete(Node).where(Node.id == node["id"]))
-    bump(connection, GENERATION)
+    _changed(connection, [node["uuid"]])
 
 
 def _touch(connection: Connection, node: dict[str, Any]) -> None:
     connection.execute(update(Node).where(Node.id == node["id"]).values(updated_at=now()))
-    bump(connection, GENERATION)
+    _changed(connection, [node["uuid"]])
 
 
 def set_traits(connection: Connection, node: dict[str, Any], traits: Iterable[str]) -> list[str]:
@@ -519,6 +605,7 @@ def import_nodes(connection: Connection, specs: Sequence[NodeSpec]) -> ImportRep
     updates: list[tuple[int, dict[str, Any]]] = []
     trait_changes: list[tuple[int, tuple[str, ...]]] = []
     names = {row.uuid: row.name for row in rows}  # every node's name after the import
+    changed_uuids: list[str] = []
     for spec in specs:
         row = by_uuid.get(spec.uuid) if spec.uuid else by_name.get(spec.name)
         if row is None:
@@ -543,6 +630,7 @@ def import_nodes(connection: Connection, specs: Sequence[NodeSpec]) -> ImportRep
             trait_changes.append((row.id, spec.traits))
         if changes or traits_differ:
             report.updated.append(spec.label)
+            changed_uuids.append(row.uuid)
         else:
             report.unchanged.append(spec.label)
     _check_names(names)
@@ -575,7 +663,7 @@ def import_nodes(connection: Connection, specs: Sequence[NodeSpec]) -> ImportRep
         for start in range(0, len(trait_rows), BATCH):
             connection.execute(insert(NodeTrait), trait_rows[start : start + BATCH])
     if report.created or report.updated:
-        bump(connection, GENERATION)
+        _changed(connection, changed_uuids, created=[row["uuid"] for row in new_rows])
     return report
 
 
@@ -674,7 +762,7 @@ def mirror(
         by_uuid: dict[str, int] = {str(uuid): int(node_id) for uuid, node_id in found}
         new_traits += [(by_uuid[n.uuid], n.traits) for n in new if n.uuid in by_uuid and n.traits]
     _replace_traits(connection, new_traits)
-    bump(connection, GENERATION)
+    _changed(connection, report.updated + report.deleted, created=report.created)
     return report
 
 
@@ -749,9 +837,11 @@ __all__ = [
     "SORT_KEYS",
     "ImportReport",
     "MirrorReport",
+    "NodeChanges",
     "NodeQuery",
     "NodeSpec",
     "as_dict",
+    "changes_since",
     "create",
     "find",
     "generation",

@@ -8,24 +8,28 @@ leak would name)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
 
 from flavorsmith.api.context import authorize, call, services
 from flavorsmith.api.links import base
-from flavorsmith.api.paging import cut, next_href
+from flavorsmith.api.paging import next_href
 from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.query import NATIVE, Query
 from flavorsmith.api.requests import check_query
 from flavorsmith.api.viewers import may_list_access, viewer
-from flavorsmith.catalog.model import Catalog
+from flavorsmith.catalog.model import Catalog, Flavor
+from flavorsmith.catalog.repo import RepoView
 from flavorsmith.diagnostics import has_errors
-from flavorsmith.errors import Forbidden, Invalid, ServiceUnavailable
+from flavorsmith.errors import Forbidden, Invalid, NotFound, ServiceUnavailable
 from flavorsmith.matching import views
 from flavorsmith.matching.diagnosis import Context
+from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.index import Index
-from flavorsmith.visibility import visible_catalog
+from flavorsmith.visibility import may_see, visible_catalog
 
 router = APIRouter()
 
@@ -39,45 +43,93 @@ def _authorize(request: Request) -> None:
 
 
 async def _inputs(request: Request) -> tuple[Catalog, Index]:
-    shared = services(request)
-    view = shared.catalog.view()
-    if has_errors(view.diagnostics):
-        raise ServiceUnavailable(
-            "The catalog has errors, so nothing is matched; GET /v1/catalog lists them"
-        )
-    index = await call(request, shared.index_cache.current)
-    return visible_catalog(view.catalog, viewer(request)), index
+    catalog = _served(request).catalog
+    index = await call(request, services(request).index_cache.current)
+    return visible_catalog(catalog, viewer(request)), index
 
 
 @router.get("/flavors/{name}/nodes")
 async def flavor_nodes(request: Request, name: str) -> dict[str, Any]:
     _authorize(request)
     check_query(request, ("limit", "marker", "available"))
-    catalog, index = await _inputs(request)
-    rule = views.find_flavor(views.rules_of(catalog), name)
+    rule = _visible_rule(request, _served(request), name)
     query = Query(request, NATIVE)
-    nodes = views.nodes_of(index, rule)
     available = query.flag("available")
-    if available is not None:
-        nodes = [n for n in nodes if n.available == available]
     limit = query.page_size()
-    page = cut(
-        nodes,
-        lambda n: n.uuid,
-        marker=query.marker(),
-        limit=limit,
-        missing=lambda marker: Invalid(f"Marker {marker!r} is not one of this flavor's nodes"),
-    )
+    marker = query.marker()
+    index = await call(request, services(request).index_cache.current)
+    page = views.node_page(index, rule, available=available, marker=marker, limit=limit)
+    entries = _entries(index)
     body: dict[str, Any] = {
         "flavor": rule.name,
-        "count": len(nodes),
+        "count": page.count,
         "generation": index.snapshot.generation,
-        "nodes": [views.node_entry(n) for n in page.items],
+        "nodes": [entries(p) for p in page.positions],
     }
-    if page.more_forward:
+    if page.more:
         url = f"{base(request)}/v1/flavors/{name}/nodes"
-        body["next"] = next_href(request, url, limit=limit, marker=page.items[-1].uuid)
+        last = index.snapshot.nodes[page.positions[-1]].uuid
+        body["next"] = next_href(request, url, limit=limit, marker=last)
     return body
+
+
+# A flavor's nodes are asked for far more often than the catalog or the nodes change: the
+# catalog's rules are made once per load, a node's entry once per index (one of each is kept).
+@dataclass(frozen=True)
+class _Served:
+    view: RepoView
+    catalog: Catalog
+    rules: dict[str, tuple[Flavor, FlavorRule]]
+
+
+_served_cache: _Served | None = None
+_entries_cache: tuple[Index, list[dict[str, Any] | None]] | None = None
+
+
+def _served(request: Request) -> _Served:
+    """The served catalog (every flavor) and its rules; 503 while it has errors."""
+    global _served_cache
+    view = services(request).catalog.view()
+    cached = _served_cache
+    if cached is not None and cached.view is view:
+        return cached
+    if has_errors(view.diagnostics):
+        raise ServiceUnavailable(
+            "The catalog has errors, so nothing is matched; GET /v1/catalog lists them"
+        )
+    catalog = view.catalog
+    flavors = {f.name: f for f in catalog.flavors}
+    rules = {r.name: (flavors[r.name], r) for r in views.rules_of(catalog)}
+    _served_cache = cached = _Served(view, catalog, rules)
+    return cached
+
+
+def _visible_rule(request: Request, served: _Served, name: str) -> FlavorRule:
+    """The rule of the flavor ``name`` if the caller may see it (visible_catalog's rule, for
+    one flavor), else 404 as for a flavor that does not exist."""
+    found = served.rules.get(name)
+    if found is None or not may_see(viewer(request), found[0].is_public, found[0].projects):
+        raise NotFound(f"No flavor named {name!r} in the catalog")
+    return found[1]
+
+
+def _entries(index: Index) -> Callable[[int], dict[str, Any]]:
+    """The entry of the node at a position, made once for ``index``."""
+    global _entries_cache
+    cached = _entries_cache
+    if cached is None or cached[0] is not index:
+        cached = (index, [None] * len(index.snapshot.nodes))
+        _entries_cache = cached
+    made = cached[1]
+    nodes = index.snapshot.nodes
+
+    def entry(position: int) -> dict[str, Any]:
+        found = made[position]
+        if found is None:
+            found = made[position] = views.node_entry(nodes[position])
+        return found
+
+    return entry
 
 
 @router.get("/nodes/{ident}/flavors")
