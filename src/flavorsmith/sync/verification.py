@@ -18,8 +18,8 @@ from flavorsmith.matching.snapshot import from_records
 from flavorsmith.matching.views import rules_of
 from flavorsmith.nova.derive import derive
 from flavorsmith.nova.placement_request import request_for
-from flavorsmith.sync.engine import TargetError
-from flavorsmith.sync.kinds.flavors import MARKER, MARKER_VALUE, ObservedFlavor, StoreFlavors
+from flavorsmith.sync.engine import TargetError, refuses_nothing
+from flavorsmith.sync.kinds import FLAVOR_MARKER, FLAVORS
 
 # What verify reads of each node of a real Ironic: matching's fields and what Nova's ironic
 # driver reserves a node by (its power state).
@@ -40,7 +40,7 @@ class NodeSource(Protocol):
 
 
 class FlavorSource(Protocol):
-    def observe(self) -> dict[str, ObservedFlavor]: ...
+    def observe(self) -> Mapping[str, Any]: ...  # name -> the flavors kind's observed flavor
 
 
 class PlacementSource(Protocol):
@@ -59,7 +59,9 @@ OWN_PLACEMENT = (
 
 def own(engine: Engine, catalog: Catalog, index: Index) -> drift.Report:
     """The catalog against this service's own nodes and its own Nova flavors."""
-    nova = StoreFlavors(engine).observe()
+    store_target = FLAVORS.store_target
+    assert store_target is not None  # the flavors kind always has one
+    nova = store_target(engine, refuses_nothing).observe()
     nodes = index.snapshot.nodes
     return report(
         catalog,
@@ -148,7 +150,7 @@ def report(
         candidates=candidates,
         sources=sources,
         fixes=fixes,
-        marker={MARKER: MARKER_VALUE},
+        marker=FLAVOR_MARKER,
         notes=notes,
         flavors=catalog.flavors,
     )

@@ -91,7 +91,7 @@ def _cloud(cloud: str, catalog: Any) -> Any:
     from flavorsmith.extra_specs.validation import refusal
     from flavorsmith.sync import verification
     from flavorsmith.sync.engine import TargetError
-    from flavorsmith.sync.kinds.flavors import SdkFlavors
+    from flavorsmith.sync.kinds import FLAVORS
     from flavorsmith.sync.targets import cloud as clouds
     from flavorsmith.sync.targets.ironic import IronicNodes
     from flavorsmith.sync.targets.placement import PlacementReader
@@ -107,7 +107,7 @@ def _cloud(cloud: str, catalog: Any) -> Any:
             cloud,
             catalog,
             IronicNodes(connection),
-            SdkFlavors(connection, refusal(build(), "nova")),
+            FLAVORS.sdk_target(connection, refusal(build(), "nova")),
             PlacementReader(connection),
         )
     )

@@ -23,6 +23,10 @@ DEFAULT = flavors.KIND.name
 # say so; the others run only when named.
 WATCHED: tuple[AnyKind, ...] = tuple(kind for kind in KINDS if kind.watched)
 CLASSIFICATION = classification.KIND.name  # what ``flavorsmith classify`` runs against Ironic
+# What ``flavorsmith verify`` reads Nova's flavors with (either target of the flavors kind), and
+# the extra spec a synced flavor carries, which verify expects on every catalog flavor.
+FLAVORS = flavors.KIND
+FLAVOR_MARKER = {flavors.MARKER: flavors.MARKER_VALUE}
 
 
 class UnknownKind(ValueError):
