@@ -1,4 +1,5 @@
-"""What a sync round says: its planned actions, each action's outcome, the calls it made."""
+"""What a sync round says: its planned actions (each with the attribute changes it makes), each
+action's outcome, the calls it made."""
 
 from __future__ import annotations
 
@@ -7,6 +8,43 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from flavorsmith.diagnostics import Diagnostic, has_errors
+
+OPS = ("add", "remove", "change")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One attribute an action sets, removes or changes: ``field`` names it (``vcpus``,
+    ``extra_specs.KEY``, ``access`` with one project); ``forces``: it forces a replace."""
+
+    op: str  # one of OPS
+    field: str
+    old: Any = None
+    new: Any = None
+    forces: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"op": self.op, "field": self.field}
+        if self.op != "add":
+            out["old"] = self.old
+        if self.op != "remove":
+            out["new"] = self.new
+        if self.forces:
+            out["forces_replace"] = True
+        return out
+
+
+def changes_of(action: Planned) -> tuple[Change, ...]:
+    """The attribute changes of ``action``; none for a kind whose actions do not list them."""
+    found = getattr(action, "changes", ())
+    return tuple(found) if isinstance(found, tuple) else ()
+
+
+def action_dict(action: Planned) -> dict[str, Any]:
+    """One action in the plan format: the kind's own fields, and its changes."""
+    out = action.as_dict()
+    out["changes"] = [c.as_dict() for c in changes_of(action)]
+    return out
 
 
 class Planned(Protocol):
@@ -30,7 +68,7 @@ class Outcome:
     error: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        out = self.action.as_dict()
+        out = action_dict(self.action)
         out["outcome"] = "done" if self.ok else ("skipped" if self.error is None else "failed")
         if self.error:
             out["error"] = self.error
@@ -73,10 +111,15 @@ class Round:
     def blocked(self) -> bool:
         return has_errors(self.diagnostics) or self.error is not None
 
+    @property
+    def changes(self) -> int:
+        """How many actions write."""
+        return sum(1 for a in self.actions if a.writes)
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "diagnostics": [d.as_dict() for d in self.diagnostics],
-            "actions": [a.as_dict() for a in self.actions],
+            "actions": [action_dict(a) for a in self.actions],
         }
         if self.error:
             out["error"] = self.error

@@ -147,6 +147,21 @@ def make_target(
     return store.target(kind, open_database(database, ctx), spec_check=check)
 
 
+def print_plan(result: Any, fmt: Format, subject: str = "flavor") -> None:
+    """A plan: as a diff in the table format (coloured on a terminal, unless NO_COLOR), as
+    ``print_round`` prints it otherwise."""
+    import os
+    import sys
+
+    from flavorsmith.cli.sync.diff import render, use_colour
+
+    if fmt is not Format.TABLE or result.blocked:
+        print_round(result, fmt, subject)
+        return
+    colour = use_colour(sys.stdout.isatty(), dict(os.environ))
+    typer.echo(render(result.actions, subject, colour=colour), nl=False, color=colour)
+
+
 def print_round(result: Any, fmt: Format, subject: str = "flavor") -> None:
     import json
 

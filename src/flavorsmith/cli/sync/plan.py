@@ -14,7 +14,7 @@ from flavorsmith.cli.sync.common import (
     PruneOption,
     check_target,
     make_target,
-    print_round,
+    print_plan,
     run_round,
 )
 from flavorsmith.sync.kinds import DEFAULT, choose
@@ -49,6 +49,6 @@ def plan(
         execute=False,
         allow_empty=allow_empty,
     )
-    print_round(result, fmt, kind.subject)
+    print_plan(result, fmt, kind.subject)
     if result.blocked:
         raise typer.Exit(1)

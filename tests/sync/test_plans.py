@@ -1,0 +1,145 @@
+"""`sync plan` as an operator reviews it: the diff of every kind of action, its colour, the
+exit codes for CI, the JSON plan format, and a saved plan applied exactly (or refused)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import click
+import pytest
+
+from flavorsmith.catalog.repo import Repository
+from flavorsmith.cli.sync.diff import render, use_colour
+from flavorsmith.db.engine import make_engine
+from flavorsmith.nova.derive import DerivedFlavor
+from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
+from flavorsmith.sync.kinds.flavors import StoreFlavors
+from tests.conftest import EXAMPLES, Invoke
+from tests.support.catalogs import RULES
+
+DEDICATED = "hardware/flavors/m1.medium.dedicated.yaml"
+DISKLESS = "hardware/flavors/c2.diskless.yaml"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    shutil.copytree(EXAMPLES / "hardware", tmp_path / "deploy" / "hardware")
+    return tmp_path / "deploy"
+
+
+@pytest.fixture
+def args(repo: Path, tmp_path: Path) -> list[str]:
+    return ["--repo", str(repo), "--database", f"sqlite:///{tmp_path / 'sync.db'}"]
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def an_unmanaged_flavor(args: list[str]) -> None:
+    engine = make_engine(args[-1])
+    StoreFlavors(engine).create(
+        DerivedFlavor("tiny-1", "tiny", None, True, (), vcpus=1, ram=512, disk=1)
+    )
+    engine.dispose()
+
+
+def changed_since_apply(cli: Invoke, repo: Path, args: list[str]) -> None:
+    """The example catalog applied, then edited: one of each action."""
+    assert cli("sync", "apply", *args, "--yes").exit_code == 0
+    edit(repo / DEDICATED, "reserved for the analytics team", "for the analytics team only")
+    edit(repo / DEDICATED, "scheduling:tier: silver", "scheduling:tier: gold")
+    edit(repo / DEDICATED, "  scheduling:max_per_rack: 4\n", "")
+    edit(
+        repo / DEDICATED,
+        "  - 9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a\n",
+        "  - 0123456789abcdef0123456789abcdef\n",
+    )
+    edit(repo / DISKLESS, "name: c2.diskless\n", "name: c2.diskless\nis_public: false\n")
+    an_unmanaged_flavor(args)
+
+
+DIFF = """\
+-/+ replace flavor c2.diskless (is_public forces replacement)
+    ~ is_public: true → false (forces replacement)
+~ update flavor m1.medium.dedicated
+    ~ description: "Medium compute flavor reserved for the analytics team, on nodes with \
+AVX-512" → "Medium compute flavor for the analytics team only, on nodes with AVX-512"
+    ~ extra_specs.scheduling:tier: "silver" → "gold"
+    - extra_specs.scheduling:max_per_rack: "4"
+~ access flavor m1.medium.dedicated
+    + access: "0123456789abcdef0123456789abcdef"
+    - access: "9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a"
+  unmanaged (left alone): tiny (id tiny-1)
+Plan: 3 changes (1 to update, 1 to change access, 1 to replace). 10 up to date, 1 unmanaged.
+"""
+
+
+def test_an_update_a_replace_and_access_show_old_and_new(
+    cli: Invoke, repo: Path, args: list[str]
+) -> None:
+    changed_since_apply(cli, repo, args)
+    result = cli("sync", "plan", *args)
+    assert (result.exit_code, result.stdout, result.stderr) == (0, DIFF, "")
+
+
+def test_a_create_lists_every_attribute(cli: Invoke, args: list[str]) -> None:
+    result = cli("sync", "plan", *args)
+    assert (result.exit_code, result.stderr) == (0, "")
+    lines = result.stdout.splitlines(keepends=True)
+    start = lines.index("+ create flavor m1.medium.dedicated\n")
+    assert lines[-1] == "Plan: 12 changes (12 to create).\n"
+    assert (
+        "".join(lines[start : start + 21])
+        == """\
++ create flavor m1.medium.dedicated
+    + id: "m1.medium.dedicated"
+    + name: "m1.medium.dedicated"
+    + description: "Medium compute flavor reserved for the analytics team, on nodes with AVX-512"
+    + vcpus: 32
+    + ram: 262144
+    + disk: 960
+    + swap: 0
+    + ephemeral: 0
+    + is_public: false
+    + extra_specs.flavorsmith:managed: "true"
+    + extra_specs.resources:CUSTOM_M1_MEDIUM: "1"
+    + extra_specs.resources:DISK_GB: "0"
+    + extra_specs.resources:MEMORY_MB: "0"
+    + extra_specs.resources:VCPU: "0"
+    + extra_specs.scheduling:max_per_rack: "4"
+    + extra_specs.scheduling:tier: "silver"
+    + extra_specs.trait:CUSTOM_CPU_AVX512: "required"
+    + access: "4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d"
+    + access: "9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a"
++ create flavor m1.small
+"""
+    )
+
+
+def test_colour_only_on_a_terminal_without_no_color(
+    cli: Invoke, repo: Path, args: list[str]
+) -> None:
+    changed_since_apply(cli, repo, args)
+    plain = cli("sync", "plan", *args)
+    assert "\x1b[" not in plain.stdout  # piped: no colour
+    engine = make_engine(args[-1])
+    actions = FLAVORS.plan(
+        FLAVORS.desired(Repository(repo, RULES).load().catalog), StoreFlavors(engine).observe()
+    )
+    engine.dispose()
+    coloured = render(actions, "flavor", colour=True)
+    assert coloured.splitlines()[:3] == [
+        "\x1b[33m-/+ replace flavor c2.diskless (is_public forces replacement)\x1b[0m",
+        "    \x1b[33m~ is_public: true → false (forces replacement)\x1b[0m",
+        "\x1b[33m~ update flavor m1.medium.dedicated\x1b[0m",
+    ]
+    assert '    \x1b[31m- extra_specs.scheduling:max_per_rack: "4"\x1b[0m' in coloured
+    assert '    \x1b[32m+ access: "0123456789abcdef0123456789abcdef"\x1b[0m' in coloured
+    assert click.unstyle(coloured) == plain.stdout == DIFF
+    assert use_colour(True, {}) is True
+    assert use_colour(True, {"NO_COLOR": "1"}) is False
+    assert use_colour(False, {}) is False
