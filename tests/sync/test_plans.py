@@ -11,6 +11,7 @@ import pytest
 
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.cli.sync.diff import render, use_colour
+from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
 from flavorsmith.nova.derive import DerivedFlavor
 from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
@@ -143,3 +144,39 @@ def test_colour_only_on_a_terminal_without_no_color(
     assert use_colour(True, {}) is True
     assert use_colour(True, {"NO_COLOR": "1"}) is False
     assert use_colour(False, {}) is False
+
+
+def test_detailed_exitcode_for_ci(cli: Invoke, repo: Path, args: list[str]) -> None:
+    changes = cli("sync", "plan", *args, "--detailed-exitcode")
+    assert (changes.exit_code, changes.stdout.splitlines()[-1]) == (
+        2,
+        "Plan: 12 changes (12 to create).",
+    )
+    assert cli("sync", "apply", *args, "--yes").exit_code == 0
+    none = cli("sync", "plan", *args, "--detailed-exitcode")
+    assert (none.exit_code, none.stdout, none.stderr) == (0, "No changes. 12 up to date.\n", "")
+    assert cli("sync", "plan", *args).exit_code == 0  # without it: 0 whatever the plan
+    edit(repo / DISKLESS, "name: c2.diskless\n", "name: c2.diskless\nis_public: false\n")
+    assert cli("sync", "plan", *args).exit_code == 0
+    assert cli("sync", "plan", *args, "--detailed-exitcode").exit_code == 2
+    broken = ["--repo", str(EXAMPLES / "broken" / "wrong-type"), *args[2:]]
+    refused = cli("sync", "plan", *broken, "--detailed-exitcode")
+    assert refused.exit_code == 1
+    assert refused.stderr.startswith("the catalog has errors; nothing is planned:\n")
+
+
+def test_detailed_exitcode_is_1_when_apply_would_meet_a_conflict(
+    cli: Invoke, args: list[str]
+) -> None:
+    engine = make_engine(args[-1])
+    migrate.upgrade(engine)
+    StoreFlavors(engine).create(
+        DerivedFlavor("m1.small", "m1.small", None, True, (), vcpus=1, ram=512, disk=1)
+    )
+    engine.dispose()
+    result = cli("sync", "plan", *args, "--detailed-exitcode")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[-1] == ("Plan: 11 changes (11 to create). 1 in conflict.")
+    assert "! conflict flavor m1.small: a flavor with id 'm1.small' exists but is not managed" in (
+        result.stdout
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from flavorsmith.cli.options import DatabaseOption, FormatOption, RepoOption
@@ -30,6 +32,14 @@ def plan(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    detailed_exitcode: Annotated[
+        bool,
+        typer.Option(
+            "--detailed-exitcode",
+            help="Exit 0 when there is nothing to change, 2 when there are changes, 1 on an "
+            "error (a refused catalog or prune, an unreadable target, a conflict).",
+        ),
+    ] = False,
 ) -> None:
     """Print each action (create, update, access, replace, delete, unmanaged) with its reason.
 
@@ -52,3 +62,7 @@ def plan(
     print_plan(result, fmt, kind.subject)
     if result.blocked:
         raise typer.Exit(1)
+    if detailed_exitcode:
+        if any(a.kind == "conflict" for a in result.actions):
+            raise typer.Exit(1)
+        raise typer.Exit(2 if result.changes else 0)
