@@ -3,6 +3,8 @@ exit codes for CI, the JSON plan format, and a saved plan applied exactly (or re
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from tests.support.catalogs import RULES
 
 DEDICATED = "hardware/flavors/m1.medium.dedicated.yaml"
 DISKLESS = "hardware/flavors/c2.diskless.yaml"
+FLAVOR_IDS = sorted(p.stem for p in (EXAMPLES / "hardware" / "flavors").glob("*.yaml"))
 
 
 @pytest.fixture
@@ -180,3 +183,101 @@ def test_detailed_exitcode_is_1_when_apply_would_meet_a_conflict(
     assert "! conflict flavor m1.small: a flavor with id 'm1.small' exists but is not managed" in (
         result.stdout
     )
+
+
+def test_the_json_plan_format(cli: Invoke, repo: Path, args: list[str]) -> None:
+    changed_since_apply(cli, repo, args)
+    result = cli("sync", "plan", *args, "-f", "json")
+    assert (result.exit_code, result.stderr) == (0, "")
+    body = json.loads(result.stdout)
+    observed = body.pop("observed")
+    assert sorted(observed) == [*sorted(FLAVOR_IDS), "tiny-1"]
+    assert all(re.fullmatch("sha256:[0-9a-f]{64}", v) for v in observed.values())
+    noop = [
+        {"action": "noop", "subject": f, "flavor": f, "reason": "up to date", "changes": []}
+        for f in FLAVOR_IDS
+        if f not in ("c2.diskless", "m1.medium.dedicated")
+    ]
+    dedicated = "Medium compute flavor {} the analytics team{}, on nodes with AVX-512"
+    assert body == {
+        "format_version": 1,
+        "kind": "flavors",
+        "prune": False,
+        "diagnostics": [
+            {
+                "path": str(repo / DISKLESS),
+                "line": 3,
+                "column": 12,
+                "field": "is_public",
+                "severity": "warning",
+                "code": "private-without-projects",
+                "message": "a private flavor without projects can be used by admins only",
+            }
+        ],
+        "actions": [
+            {
+                "action": "replace",
+                "subject": "c2.diskless",
+                "flavor": "c2.diskless",
+                "reason": "Nova cannot change is_public True -> False in place; delete and "
+                "create with the same id",
+                "changes": [
+                    {
+                        "op": "change",
+                        "field": "is_public",
+                        "old": True,
+                        "new": False,
+                        "forces_replace": True,
+                    }
+                ],
+            },
+            *noop[:5],
+            {
+                "action": "update",
+                "subject": "m1.medium.dedicated",
+                "flavor": "m1.medium.dedicated",
+                "reason": "description changed; extra specs to set: scheduling:tier; extra specs "
+                "to unset: scheduling:max_per_rack",
+                "set_extra_specs": {"scheduling:tier": "gold"},
+                "unset_extra_specs": ["scheduling:max_per_rack"],
+                "description": dedicated.format("for", " only"),
+                "changes": [
+                    {
+                        "op": "change",
+                        "field": "description",
+                        "old": dedicated.format("reserved for", ""),
+                        "new": dedicated.format("for", " only"),
+                    },
+                    {
+                        "op": "change",
+                        "field": "extra_specs.scheduling:tier",
+                        "old": "silver",
+                        "new": "gold",
+                    },
+                    {"op": "remove", "field": "extra_specs.scheduling:max_per_rack", "old": "4"},
+                ],
+            },
+            {
+                "action": "access",
+                "subject": "m1.medium.dedicated",
+                "flavor": "m1.medium.dedicated",
+                "reason": "give 0123456789abcdef0123456789abcdef; take back from "
+                "9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a",
+                "add_projects": ["0123456789abcdef0123456789abcdef"],
+                "remove_projects": ["9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a"],
+                "changes": [
+                    {"op": "add", "field": "access", "new": "0123456789abcdef0123456789abcdef"},
+                    {"op": "remove", "field": "access", "old": "9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a"},
+                ],
+            },
+            *noop[5:],
+            {
+                "action": "unmanaged",
+                "subject": "tiny-1",
+                "flavor": "tiny-1",
+                "reason": "not created by Flavorsmith; left alone",
+                "changes": [],
+            },
+        ],
+        "summary": {"replace": 1, "noop": 10, "update": 1, "access": 1, "unmanaged": 1},
+    }

@@ -20,6 +20,7 @@ from flavorsmith.db import locks
 from flavorsmith.db.engine import Engine
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.sync import metrics as sync_metrics
+from flavorsmith.sync.fingerprint import fingerprints
 from flavorsmith.sync.report import Outcome, Planned, Report, Round
 
 LOCK = "sync"
@@ -201,7 +202,7 @@ def _round(
     allow_empty: bool,
     retry: Retry | None,
 ) -> Round:
-    result = Round()
+    result = Round(kind=kind.name, prune=prune)
     result.diagnostics = view.diagnostics
     if has_errors(result.diagnostics):
         return result
@@ -211,6 +212,7 @@ def _round(
     except TargetError as exc:
         result.error = f"cannot read the target's {kind.noun}: {exc}"
         return result
+    result.observed = fingerprints(observed)
     actions = kind.plan(wanted, observed, prune)
     result.actions = actions
     if not allow_empty:

@@ -1,5 +1,7 @@
 """What a sync round says: its planned actions (each with the attribute changes it makes), each
-action's outcome, the calls it made."""
+action's outcome, the calls it made. ``Round.as_dict`` is the plan format of ``sync plan -f
+json``, ``sync plan --out`` and ``/v1/sync/plan``: versioned by ``FORMAT_VERSION`` (README,
+"Plan format")."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any, Protocol
 
 from flavorsmith.diagnostics import Diagnostic, has_errors
 
+FORMAT_VERSION = 1
 OPS = ("add", "remove", "change")
 
 
@@ -41,8 +44,9 @@ def changes_of(action: Planned) -> tuple[Change, ...]:
 
 
 def action_dict(action: Planned) -> dict[str, Any]:
-    """One action in the plan format: the kind's own fields, and its changes."""
-    out = action.as_dict()
+    """One action in the plan format: ``action`` and ``subject``, the kind's own fields, and
+    its changes."""
+    out = {"action": action.kind, "subject": action.subject, **action.as_dict()}
     out["changes"] = [c.as_dict() for c in changes_of(action)]
     return out
 
@@ -106,6 +110,10 @@ class Round:
     report: Report | None = None
     error: str | None = None
     refused: int = 0  # deletions a refused prune would have made
+    kind: str = ""  # the registry name of the kind planned
+    prune: bool = False
+    # What the plan was made against: each observed object's fingerprint, by its identity.
+    observed: dict[str, str] = field(default_factory=dict)
 
     @property
     def blocked(self) -> bool:
@@ -116,10 +124,22 @@ class Round:
         """How many actions write."""
         return sum(1 for a in self.actions if a.writes)
 
+    def summary(self) -> dict[str, int]:
+        """How many actions of each kind, in the order they first appear."""
+        out: dict[str, int] = {}
+        for action in self.actions:
+            out[action.kind] = out.get(action.kind, 0) + 1
+        return out
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
+            "format_version": FORMAT_VERSION,
+            "kind": self.kind,
+            "prune": self.prune,
             "diagnostics": [d.as_dict() for d in self.diagnostics],
             "actions": [action_dict(a) for a in self.actions],
+            "summary": self.summary(),
+            "observed": dict(self.observed),
         }
         if self.error:
             out["error"] = self.error
