@@ -281,3 +281,98 @@ def test_the_json_plan_format(cli: Invoke, repo: Path, args: list[str]) -> None:
         ],
         "summary": {"replace": 1, "noop": 10, "update": 1, "access": 1, "unmanaged": 1},
     }
+
+
+def saved_plan(cli: Invoke, args: list[str], path: Path) -> dict[str, object]:
+    result = cli("sync", "plan", *args, "--out", str(path))
+    assert result.exit_code == 0, result.output
+    body: dict[str, object] = json.loads(path.read_text())
+    assert body == json.loads(cli("sync", "plan", *args, "-f", "json").stdout)
+    return body
+
+
+def test_a_saved_plan_is_applied_exactly(
+    cli: Invoke, repo: Path, args: list[str], tmp_path: Path
+) -> None:
+    changed_since_apply(cli, repo, args)
+    plan = saved_plan(cli, args, tmp_path / "plan.json")
+    applied = cli("sync", "apply", str(tmp_path / "plan.json"), *args, "-f", "json")
+    assert (applied.exit_code, applied.stderr) == (0, "")
+    results = json.loads(applied.stdout)["results"]
+    assert [{k: v for k, v in r.items() if k != "outcome"} for r in results] == plan["actions"]
+    assert [r["outcome"] for r in results if r["action"] in ("replace", "update", "access")] == [
+        "done"
+    ] * 3
+    again = cli("sync", "plan", *args, "--detailed-exitcode")
+    assert (again.exit_code, again.stdout) == (
+        0,
+        "  unmanaged (left alone): tiny (id tiny-1)\nNo changes. 12 up to date, 1 unmanaged.\n",
+    )
+
+
+def test_a_saved_plan_is_refused_when_the_target_changed(
+    cli: Invoke, repo: Path, args: list[str], tmp_path: Path
+) -> None:
+    changed_since_apply(cli, repo, args)
+    saved_plan(cli, args, tmp_path / "plan.json")
+    engine = make_engine(args[-1])
+    target = StoreFlavors(engine)
+    target.set_description("m1.small", "edited through the API")
+    target.delete("tiny-1")
+    target.create(DerivedFlavor("xl-1", "xl", None, True, (), vcpus=8, ram=8192, disk=10))
+    before = target.observe()
+    result = cli("sync", "apply", str(tmp_path / "plan.json"), *args)
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        1,
+        "",
+        "error: refused: the target's flavors changed since the plan was made (changed: "
+        "m1.small; appeared: xl-1; gone: tiny-1); make a new plan\n",
+    )
+    assert target.observe() == before  # nothing written
+    engine.dispose()
+
+
+def test_a_saved_plan_is_refused_when_the_catalog_changed(
+    cli: Invoke, repo: Path, args: list[str], tmp_path: Path
+) -> None:
+    changed_since_apply(cli, repo, args)
+    saved_plan(cli, args, tmp_path / "plan.json")
+    edit(repo / DEDICATED, "scheduling:tier: gold", "scheduling:tier: bronze")
+    result = cli("sync", "apply", str(tmp_path / "plan.json"), *args)
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        1,
+        "",
+        "error: refused: the catalog changed since the plan was made (flavors planned "
+        "differently: m1.medium.dedicated); make a new plan\n",
+    )
+
+
+def test_what_is_not_a_plan_it_can_apply(cli: Invoke, args: list[str], tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    cases = {
+        "not json": f"error: {path}: not a plan (not JSON: Expecting value: line 1 column 1 "
+        "(char 0))\n",
+        "{}": f"error: {path}: not a plan (no format_version; write one with sync plan --out)\n",
+        '{"format_version": 2}': f"error: {path}: plan format_version 2; this version applies "
+        "format_version 1\n",
+        '{"format_version": 1, "diagnostics": []}': f"error: {path}: not a plan (missing or "
+        "malformed 'kind')\n",
+        '{"format_version": 1, "diagnostics": [], "error": "refused: pruning would delete all"}': (
+            f"error: {path}: the plan was refused when it was made; nothing to apply\n"
+        ),
+    }
+    for text, expected in cases.items():
+        path.write_text(text)
+        result = cli("sync", "apply", str(path), *args)
+        assert (result.exit_code, result.stdout, result.stderr) == (1, "", expected), text
+    missing = cli("sync", "apply", str(tmp_path / "nothing.json"), *args)
+    assert (missing.exit_code, missing.stderr) == (
+        1,
+        f"error: cannot read the plan {tmp_path / 'nothing.json'}: No such file or directory\n",
+    )
+    saved_plan(cli, args, path)
+    with_prune = cli("sync", "apply", str(path), *args, "--prune")
+    assert with_prune.exit_code == 2
+    assert "a saved plan says what it syncs and is applied once: not with --prune" in " ".join(
+        with_prune.stderr.split()
+    )

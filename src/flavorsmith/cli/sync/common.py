@@ -94,11 +94,20 @@ def run_round(
     prune: bool,
     execute: bool,
     allow_empty: bool = False,
+    guard: Callable[[Any], str | None] | None = None,
 ) -> Any:
-    """One sync round of ``kind`` against ``target``."""
+    """One sync round of ``kind`` against ``target`` (``guard`` may refuse to apply it)."""
     from flavorsmith.sync.engine import run
 
-    return run(kind, repository, target, prune=prune, execute=execute, allow_empty=allow_empty)
+    return run(
+        kind,
+        repository,
+        target,
+        prune=prune,
+        execute=execute,
+        allow_empty=allow_empty,
+        guard=guard,
+    )
 
 
 def make_target(
@@ -166,11 +175,12 @@ def print_round(result: Any, fmt: Format, subject: str = "flavor") -> None:
     import json
 
     from flavorsmith.cli.report import emit
+    from flavorsmith.diagnostics import has_errors
 
     if fmt is Format.JSON:
         typer.echo(json.dumps(result.as_dict(), indent=2))
         return
-    if result.diagnostics and result.blocked:
+    if has_errors(result.diagnostics):
         typer.echo("the catalog has errors; nothing is planned:", err=True)
         emit(result.diagnostics, err=True)
         return
