@@ -4,13 +4,18 @@ exit codes for CI, the JSON plan format, and a saved plan applied exactly (or re
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
+import termios
 from pathlib import Path
 
 import click
 import pytest
 
+import flavorsmith
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.cli.sync.diff import render, use_colour
 from flavorsmith.db import migrate
@@ -124,9 +129,7 @@ def test_a_create_lists_every_attribute(cli: Invoke, args: list[str]) -> None:
     )
 
 
-def test_colour_only_on_a_terminal_without_no_color(
-    cli: Invoke, repo: Path, args: list[str]
-) -> None:
+def test_the_diff_colours_each_line_by_its_sign(cli: Invoke, repo: Path, args: list[str]) -> None:
     changed_since_apply(cli, repo, args)
     plain = cli("sync", "plan", *args)
     assert "\x1b[" not in plain.stdout  # piped: no colour
@@ -376,3 +379,77 @@ def test_what_is_not_a_plan_it_can_apply(cli: Invoke, args: list[str], tmp_path:
     assert "a saved plan says what it syncs and is applied once: not with --prune" in " ".join(
         with_prune.stderr.split()
     )
+
+
+def test_a_deploy_template_update_by_field(cli: Invoke, repo: Path, args: list[str]) -> None:
+    only = [*args, "--only", "deploy-templates"]
+    assert cli("sync", "apply", *only, "--yes").exit_code == 0
+    path = repo / "hardware" / "deploy-templates" / "CUSTOM_BM_CONFIG_BIOS_VMX_OFF.yaml"
+    edit(path, "priority: 150", "priority: 160")
+    edit(path, "disabled in the BIOS", "off in the BIOS")
+    path.write_text(
+        path.read_text()
+        + "  - interface: bios\n    step: factory_reset\n    args: {}\n    priority: 170\n"
+    )
+    result = cli("sync", "plan", *only)
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout == (
+        "~ update template CUSTOM_BM_CONFIG_BIOS_VMX_OFF\n"
+        "    ~ steps[0].priority: 150 → 160\n"
+        '    + steps[1]: {"interface": "bios", "step": "factory_reset", "args": {}, '
+        '"priority": 170}\n'
+        '    ~ description: "Intel VT-x (VMX) disabled in the BIOS" → "Intel VT-x (VMX) off '
+        'in the BIOS"\n'
+        "Plan: 1 change (1 to update). 3 up to date.\n"
+    )
+
+
+def on_a_terminal(args: list[str], env: dict[str, str], answer: bytes = b"") -> tuple[int, str]:
+    """Run the command with a pseudo-terminal as its stdin, stdout and stderr: (exit code,
+    everything it wrote, newlines as written by the program)."""
+    main, child = os.openpty()
+    attributes = termios.tcgetattr(child)
+    attributes[3] &= ~termios.ECHO  # what is typed is not written back
+    termios.tcsetattr(child, termios.TCSANOW, attributes)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "flavorsmith", *args],
+        stdin=child,
+        stdout=child,
+        stderr=child,
+        env={**os.environ, "PYTHONPATH": str(Path(flavorsmith.__file__).parents[1]), **env},
+    )
+    os.close(child)
+    if answer:
+        os.write(main, answer)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the terminal closed: the program exited
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(main)
+    return process.wait(), b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+def test_colour_on_a_terminal_and_none_with_no_color(
+    cli: Invoke, repo: Path, args: list[str]
+) -> None:
+    changed_since_apply(cli, repo, args)
+    code, coloured = on_a_terminal(["sync", "plan", *args], {"NO_COLOR": ""})
+    assert code == 0
+    assert coloured.startswith(
+        "\x1b[33m-/+ replace flavor c2.diskless (is_public forces replacement)\x1b[0m\n"
+    )
+    assert click.unstyle(coloured) == DIFF
+    code, plain = on_a_terminal(["sync", "plan", *args], {"NO_COLOR": "1"})
+    assert (code, plain) == (0, DIFF)
+
+
+def test_apply_asks_with_the_diff_on_a_terminal(cli: Invoke, repo: Path, args: list[str]) -> None:
+    changed_since_apply(cli, repo, args)
+    code, output = on_a_terminal(["sync", "apply", *args], {"NO_COLOR": "1"}, b"n\n")
+    assert code == 1
+    assert output == DIFF + "Apply 3 changes? [y/N]: "

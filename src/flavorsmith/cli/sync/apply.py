@@ -19,6 +19,7 @@ from flavorsmith.cli.sync.common import (
     PruneOption,
     check_target,
     make_target,
+    print_plan,
     print_round,
     run_round,
 )
@@ -123,7 +124,7 @@ def apply(
                 err=True,
             )
             raise typer.Exit(2)
-        print_round(preview, Format.TABLE, label)
+        print_plan(preview, Format.TABLE, label)
         if not typer.confirm(f"Apply {changes} changes?"):
             raise typer.Exit(1)
     with exclusive(engine, wait=True):

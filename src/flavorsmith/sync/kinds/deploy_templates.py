@@ -59,9 +59,10 @@ class TemplateAction:
 
     @property
     def changes(self) -> tuple[Change, ...]:
-        """Every field a create sets; what an update changes, old and new (extra key by key)."""
+        """Every field a create sets; what an update changes, old and new (extra key by key,
+        steps by position)."""
         if self.kind == "create" and self.body is not None:
-            out = [Change("add", "steps", new=self.body["steps"])]
+            out = [Change("add", f"steps[{i}]", new=st) for i, st in enumerate(self.body["steps"])]
             out += [
                 Change("add", f"extra.{k}", new=v) for k, v in sorted(self.body["extra"].items())
             ]
@@ -82,6 +83,8 @@ class TemplateAction:
                         found.append(Change("remove", f"extra.{k}", old=old[k]))
                     elif old[k] != new[k]:
                         found.append(Change("change", f"extra.{k}", old[k], new[k]))
+            elif path == "steps":
+                found += _step_changes(have.steps, op["value"])
             elif op["op"] == "remove":
                 found.append(Change("remove", path, old=getattr(have, path)))
             else:
@@ -97,6 +100,27 @@ class TemplateAction:
         if self.patch:
             out["patch"] = list(self.patch)
         return out
+
+
+def _step_changes(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> list[Change]:
+    """Steps compared by position: ``steps[N]`` added or removed, or ``steps[N].FIELD``
+    changed."""
+    out = []
+    for i in range(max(len(old), len(new))):
+        if i >= len(old):
+            out.append(Change("add", f"steps[{i}]", new=new[i]))
+        elif i >= len(new):
+            out.append(Change("remove", f"steps[{i}]", old=old[i]))
+        else:
+            was, now = old[i], new[i]
+            for key in [*was, *(k for k in now if k not in was)]:
+                if key not in now:
+                    out.append(Change("remove", f"steps[{i}].{key}", old=was[key]))
+                elif key not in was:
+                    out.append(Change("add", f"steps[{i}].{key}", new=now[key]))
+                elif was[key] != now[key]:
+                    out.append(Change("change", f"steps[{i}].{key}", was[key], now[key]))
+    return out
 
 
 def desired_body(template: Mapping[str, Any]) -> dict[str, Any]:
