@@ -3,6 +3,7 @@ line (sync apply --watch --only ...), deploy templates included."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import threading
 import time
@@ -15,7 +16,7 @@ from flavorsmith.catalog.fingerprint import fingerprint
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
-from flavorsmith.logs import fields_of
+from flavorsmith.logs import fields_of, formatter
 from flavorsmith.sync import watch as watch_module
 from flavorsmith.sync.kinds import deploy_templates
 from flavorsmith.sync.kinds.deploy_templates import StoreTemplates
@@ -178,3 +179,47 @@ def _wait(condition: Any, timeout: float = 20) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.05)
+
+
+def test_a_round_logs_what_it_changed_by_name_with_a_timestamp(
+    repo: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'watch.db'}")
+    migrate.upgrade(engine)
+    repository = Repository(repo, RULES)
+
+    def target(kind: Any) -> Any:
+        return store.target(kind, engine)
+
+    watch(repository, target, engine, kinds=(FLAVORS,), prune=False, rounds=1)
+    path = repo / "hardware" / "flavors" / "m1.medium.dedicated.yaml"
+    text = path.read_text().replace("scheduling:tier: silver", "scheduling:tier: gold")
+    path.write_text(text.replace("  - 9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a\n", ""))
+    caplog.clear()
+    caplog.set_level("INFO", logger="flavorsmith.sync")
+    watch(repository, target, engine, kinds=(FLAVORS,), prune=False, rounds=1)
+    [record] = caplog.records
+    line = {k: v for k, v in fields_of(record).items() if k != "ms"}
+    assert line == {
+        "event": "sync",
+        "kind": "flavors",
+        "round": 1,
+        "trigger": "start",
+        "actions": 2,
+        "writes": 2,
+        "failed": 0,
+        "api_calls": 3,
+        "update": ["m1.medium.dedicated"],
+        "access": ["m1.medium.dedicated"],
+        "changed": {"m1.medium.dedicated": ["extra_specs.scheduling:tier", "access"]},
+    }
+    rendered = formatter("text").format(record)
+    stamp, rest = rendered.split(" ", 1)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", stamp)
+    assert re.sub(r" ms=[\d.]+$", "", rest) == (
+        "INFO    flavorsmith.sync sync round kind=flavors round=1 trigger=start actions=2 "
+        'writes=2 failed=0 api_calls=3 update=["m1.medium.dedicated"] '
+        'access=["m1.medium.dedicated"] '
+        'changed={"m1.medium.dedicated": ["extra_specs.scheduling:tier", "access"]}'
+    )
+    engine.dispose()

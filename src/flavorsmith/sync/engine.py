@@ -20,12 +20,17 @@ from flavorsmith.db import locks
 from flavorsmith.db.engine import Engine
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.sync import metrics as sync_metrics
+from flavorsmith.sync.fingerprint import fingerprints
 from flavorsmith.sync.report import Outcome, Planned, Report, Round
 
 LOCK = "sync"
 ALLOW_EMPTY_HINT = "--allow-empty, or allow_empty=true over the API"
 
 Step = Callable[[], None]
+
+Guard = Callable[[Round], str | None]
+"""Given the round planned (not yet applied), why it must not be applied, or None: how
+``sync apply FILE`` refuses a saved plan when the target or the catalog changed."""
 
 SpecCheck = Callable[[str, str], str | None]
 """``(key, value) -> why`` when the target refuses that extra spec, else None. Built by
@@ -177,14 +182,16 @@ def run_loaded(
     execute: bool,
     allow_empty: bool = False,
     retry: Retry | None = None,
+    guard: Guard | None = None,
 ) -> Round:
     """One round of ``kind`` from a catalog already loaded; see the module's rules. An
-    applied round (``execute``) is counted in the service's metrics."""
+    applied round (``execute``) is counted in the service's metrics; ``guard`` may refuse
+    to apply the round planned."""
     if not execute:
-        return _round(kind, view, target, prune, False, allow_empty, retry)
+        return _round(kind, view, target, prune, False, allow_empty, retry, guard)
     started = time.perf_counter()
     try:
-        result = _round(kind, view, target, prune, True, allow_empty, retry)
+        result = _round(kind, view, target, prune, True, allow_empty, retry, guard)
     except Exception:
         sync_metrics.round_failed(kind.name, time.perf_counter() - started)
         raise
@@ -200,8 +207,9 @@ def _round(
     execute: bool,
     allow_empty: bool,
     retry: Retry | None,
+    guard: Guard | None = None,
 ) -> Round:
-    result = Round()
+    result = Round(kind=kind.name, prune=prune)
     result.diagnostics = view.diagnostics
     if has_errors(result.diagnostics):
         return result
@@ -211,10 +219,15 @@ def _round(
     except TargetError as exc:
         result.error = f"cannot read the target's {kind.noun}: {exc}"
         return result
+    result.observed = fingerprints(observed)
     actions = kind.plan(wanted, observed, prune)
     result.actions = actions
     if not allow_empty:
         result.refused, result.error = prune_refusal(actions, observed, kind.noun)
+        if result.error is not None:
+            return result
+    if guard is not None:
+        result.error = guard(result)
         if result.error is not None:
             return result
     if execute:
@@ -233,6 +246,7 @@ def run(
     execute: bool,
     allow_empty: bool = False,
     retry: Retry | None = None,
+    guard: Guard | None = None,
 ) -> Round:
     """One round of ``kind`` from the catalog as it is on disk now (loaded once; a missing
     hardware/ folder is an error here, not "empty")."""
@@ -244,6 +258,7 @@ def run(
         execute=execute,
         allow_empty=allow_empty,
         retry=retry,
+        guard=guard,
     )
 
 

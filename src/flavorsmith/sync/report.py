@@ -1,4 +1,7 @@
-"""What a sync round says: its planned actions, each action's outcome, the calls it made."""
+"""What a sync round says: its planned actions (each with the attribute changes it makes), each
+action's outcome, the calls it made. ``Round.as_dict`` is the plan format of ``sync plan -f
+json``, ``sync plan --out`` and ``/v1/sync/plan``: versioned by ``FORMAT_VERSION`` (README,
+"Plan format")."""
 
 from __future__ import annotations
 
@@ -7,6 +10,45 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from flavorsmith.diagnostics import Diagnostic, has_errors
+
+FORMAT_VERSION = 1
+OPS = ("add", "remove", "change")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One attribute an action sets, removes or changes: ``field`` names it (``vcpus``,
+    ``extra_specs.KEY``, ``access`` with one project); ``forces``: it forces a replace."""
+
+    op: str  # one of OPS
+    field: str
+    old: Any = None
+    new: Any = None
+    forces: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"op": self.op, "field": self.field}
+        if self.op != "add":
+            out["old"] = self.old
+        if self.op != "remove":
+            out["new"] = self.new
+        if self.forces:
+            out["forces_replace"] = True
+        return out
+
+
+def changes_of(action: Planned) -> tuple[Change, ...]:
+    """The attribute changes of ``action``; none for a kind whose actions do not list them."""
+    found = getattr(action, "changes", ())
+    return tuple(found) if isinstance(found, tuple) else ()
+
+
+def action_dict(action: Planned) -> dict[str, Any]:
+    """One action in the plan format: ``action`` and ``subject``, the kind's own fields, and
+    its changes."""
+    out = {"action": action.kind, "subject": action.subject, **action.as_dict()}
+    out["changes"] = [c.as_dict() for c in changes_of(action)]
+    return out
 
 
 class Planned(Protocol):
@@ -30,7 +72,7 @@ class Outcome:
     error: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        out = self.action.as_dict()
+        out = action_dict(self.action)
         out["outcome"] = "done" if self.ok else ("skipped" if self.error is None else "failed")
         if self.error:
             out["error"] = self.error
@@ -68,15 +110,36 @@ class Round:
     report: Report | None = None
     error: str | None = None
     refused: int = 0  # deletions a refused prune would have made
+    kind: str = ""  # the registry name of the kind planned
+    prune: bool = False
+    # What the plan was made against: each observed object's fingerprint, by its identity.
+    observed: dict[str, str] = field(default_factory=dict)
 
     @property
     def blocked(self) -> bool:
         return has_errors(self.diagnostics) or self.error is not None
 
+    @property
+    def changes(self) -> int:
+        """How many actions write."""
+        return sum(1 for a in self.actions if a.writes)
+
+    def summary(self) -> dict[str, int]:
+        """How many actions of each kind, in the order they first appear."""
+        out: dict[str, int] = {}
+        for action in self.actions:
+            out[action.kind] = out.get(action.kind, 0) + 1
+        return out
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
+            "format_version": FORMAT_VERSION,
+            "kind": self.kind,
+            "prune": self.prune,
             "diagnostics": [d.as_dict() for d in self.diagnostics],
-            "actions": [a.as_dict() for a in self.actions],
+            "actions": [action_dict(a) for a in self.actions],
+            "summary": self.summary(),
+            "observed": dict(self.observed),
         }
         if self.error:
             out["error"] = self.error

@@ -19,7 +19,7 @@ from flavorsmith.logs import event
 from flavorsmith.sync import metrics as sync_metrics
 from flavorsmith.sync.engine import AnyKind, Retry, exclusive, run_loaded
 from flavorsmith.sync.kinds import WATCHED
-from flavorsmith.sync.report import Round
+from flavorsmith.sync.report import Report, Round, changes_of
 
 log = logging.getLogger("flavorsmith.sync")
 
@@ -135,12 +135,26 @@ def _summary(result: Round) -> dict[str, object]:
     if report is not None:
         out.update(writes=report.writes, failed=len(report.failed), api_calls=report.calls)
         out.update(report.changed())
+        fields = _fields_changed(report)
+        if fields:
+            out["changed"] = fields
         failures = {o.action.subject: o.error for o in report.failed}
         if failures:
             out["failures"] = failures
         if report.failed:  # each names its object and why ("flavor 'x': projects: ...")
             out["errors"] = [_named(o.action.subject, str(o.error)) for o in report.failed]
     return out
+
+
+def _fields_changed(report: Report) -> dict[str, list[str]]:
+    """What each changed object had changed, by name: its attributes as the plan lists them
+    (``description``, ``extra_specs.KEY``, ``access``)."""
+    out: dict[str, list[str]] = {}
+    for outcome in report.outcomes:
+        if outcome.ok and outcome.action.writes:
+            named = out.setdefault(outcome.action.subject, [])
+            named += [c.field for c in changes_of(outcome.action) if c.field not in named]
+    return {subject: fields for subject, fields in out.items() if fields}
 
 
 def _named(subject: str, error: str) -> str:

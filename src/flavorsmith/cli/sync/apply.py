@@ -1,9 +1,10 @@
-"""``flavorsmith sync apply [--prune] [--yes] [--watch]``."""
+"""``flavorsmith sync apply [PLAN] [--prune] [--yes] [--watch]``."""
 
 from __future__ import annotations
 
 import contextlib
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -18,6 +19,7 @@ from flavorsmith.cli.sync.common import (
     PruneOption,
     check_target,
     make_target,
+    print_plan,
     print_round,
     run_round,
 )
@@ -26,6 +28,16 @@ from flavorsmith.sync.kinds import DEFAULT, choose
 
 def apply(
     ctx: typer.Context,
+    plan_file: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="[PLAN]",
+            help="A plan saved by `sync plan --out FILE`: apply exactly it, without asking; "
+            "refused when the target or the catalog changed since it was made.",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
     only: OnlyOption = DEFAULT,
     prune: PruneOption = False,
     allow_empty: AllowEmptyOption = False,
@@ -45,14 +57,25 @@ def apply(
 ) -> None:
     """Apply the plan; exit 1 if any action failed. A failed flavor does not stop the others.
 
-    --watch keeps the --only kind in sync."""
+    --watch keeps the --only kind in sync. With PLAN, the saved plan decides the kind and
+    --prune."""
     from flavorsmith import logs
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.options import repository
     from flavorsmith.sync.engine import exclusive
     from flavorsmith.sync.watch import watch as keep_watching
 
+    guard = None
+    if plan_file is not None:
+        saved = _saved(ctx, plan_file)
+        only, prune, allow_empty, yes = saved.kind, saved.prune, True, True
     kind = choose(only)
+    if plan_file is not None:
+        from flavorsmith.sync.saved_plan import drift
+
+        def guard(fresh: Any) -> str | None:
+            return drift(saved, fresh, kind.noun)
+
     if watch and not kind.watched:
         raise typer.BadParameter(
             f"{kind.name} is synced only when named, never by the watcher; apply it without "
@@ -86,6 +109,7 @@ def apply(
             prune=prune,
             execute=execute,
             allow_empty=allow_empty,
+            guard=guard if execute else None,
         )
 
     if not yes:
@@ -100,7 +124,7 @@ def apply(
                 err=True,
             )
             raise typer.Exit(2)
-        print_round(preview, Format.TABLE, label)
+        print_plan(preview, Format.TABLE, label)
         if not typer.confirm(f"Apply {changes} changes?"):
             raise typer.Exit(1)
     with exclusive(engine, wait=True):
@@ -108,3 +132,34 @@ def apply(
     print_round(result, fmt, label)
     if result.blocked or (result.report and result.report.failed):
         raise typer.Exit(1)
+
+
+def _saved(ctx: typer.Context, path: Path) -> Any:
+    """The saved plan at ``path``; a usage error with --watch, --only or --prune (the plan
+    says what it syncs), one line and exit 1 when it cannot be read or is not a plan."""
+    from flavorsmith.sync.kinds import NAMES
+    from flavorsmith.sync.saved_plan import BadPlan, parse
+
+    given = [
+        f"--{name}"
+        for name in ("only", "prune", "allow-empty", "watch")
+        if (source := ctx.get_parameter_source(name.replace("-", "_"))) is not None
+        and source.name == "COMMANDLINE"
+    ]
+    if given:
+        raise typer.BadParameter(
+            f"a saved plan says what it syncs and is applied once: not with {', '.join(given)}",
+            param_hint="'PLAN'",
+        )
+    try:
+        saved = parse(path.read_text(), str(path))
+    except OSError as exc:
+        typer.echo(f"error: cannot read the plan {path}: {exc.strerror}", err=True)
+        raise typer.Exit(1) from None
+    except (BadPlan, UnicodeDecodeError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if saved.kind not in NAMES:
+        typer.echo(f"error: {path}: plans {saved.kind!r}, not one of {', '.join(NAMES)}", err=True)
+        raise typer.Exit(1)
+    return saved

@@ -94,11 +94,20 @@ def run_round(
     prune: bool,
     execute: bool,
     allow_empty: bool = False,
+    guard: Callable[[Any], str | None] | None = None,
 ) -> Any:
-    """One sync round of ``kind`` against ``target``."""
+    """One sync round of ``kind`` against ``target`` (``guard`` may refuse to apply it)."""
     from flavorsmith.sync.engine import run
 
-    return run(kind, repository, target, prune=prune, execute=execute, allow_empty=allow_empty)
+    return run(
+        kind,
+        repository,
+        target,
+        prune=prune,
+        execute=execute,
+        allow_empty=allow_empty,
+        guard=guard,
+    )
 
 
 def make_target(
@@ -147,15 +156,31 @@ def make_target(
     return store.target(kind, open_database(database, ctx), spec_check=check)
 
 
+def print_plan(result: Any, fmt: Format, subject: str = "flavor") -> None:
+    """A plan: as a diff in the table format (coloured on a terminal, unless NO_COLOR), as
+    ``print_round`` prints it otherwise."""
+    import os
+    import sys
+
+    from flavorsmith.cli.sync.diff import render, use_colour
+
+    if fmt is not Format.TABLE or result.blocked:
+        print_round(result, fmt, subject)
+        return
+    colour = use_colour(sys.stdout.isatty(), dict(os.environ))
+    typer.echo(render(result.actions, subject, colour=colour), nl=False, color=colour)
+
+
 def print_round(result: Any, fmt: Format, subject: str = "flavor") -> None:
     import json
 
     from flavorsmith.cli.report import emit
+    from flavorsmith.diagnostics import has_errors
 
     if fmt is Format.JSON:
         typer.echo(json.dumps(result.as_dict(), indent=2))
         return
-    if result.diagnostics and result.blocked:
+    if has_errors(result.diagnostics):
         typer.echo("the catalog has errors; nothing is planned:", err=True)
         emit(result.diagnostics, err=True)
         return

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
 from flavorsmith.cli.options import DatabaseOption, FormatOption, RepoOption
@@ -14,7 +17,7 @@ from flavorsmith.cli.sync.common import (
     PruneOption,
     check_target,
     make_target,
-    print_round,
+    print_plan,
     run_round,
 )
 from flavorsmith.sync.kinds import DEFAULT, choose
@@ -30,12 +33,33 @@ def plan(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    detailed_exitcode: Annotated[
+        bool,
+        typer.Option(
+            "--detailed-exitcode",
+            help="Exit 0 when there is nothing to change, 2 when there are changes, 1 on an "
+            "error (a refused catalog or prune, an unreadable target, a conflict).",
+        ),
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Also save the plan (its JSON format) to FILE, for `sync apply FILE`.",
+            metavar="FILE",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Print each action (create, update, access, replace, delete, unmanaged) with its reason.
 
     --only deploy-templates plans the catalog's deploy templates into an Ironic API;
     --only inspection-rules the trait rules Ironic can run itself, as its inspection rules
-    (with --cloud or --endpoint), and lists the trait rules that need the hook."""
+    (with --cloud or --endpoint), and lists the trait rules that need the hook.
+
+    --out FILE saves the plan; `sync apply FILE` applies exactly it, or refuses when the
+    target or the catalog changed since."""
     from flavorsmith.cli.options import repository
 
     kind = choose(only)
@@ -49,6 +73,18 @@ def plan(
         execute=False,
         allow_empty=allow_empty,
     )
-    print_round(result, fmt, kind.subject)
+    print_plan(result, fmt, kind.subject)
+    if out is not None and not result.blocked:
+        import json
+
+        try:
+            out.write_text(json.dumps(result.as_dict(), indent=2) + "\n")
+        except OSError as exc:
+            typer.echo(f"error: cannot write the plan to {out}: {exc.strerror}", err=True)
+            raise typer.Exit(1) from None
     if result.blocked:
         raise typer.Exit(1)
+    if detailed_exitcode:
+        if any(a.kind == "conflict" for a in result.actions):
+            raise typer.Exit(1)
+        raise typer.Exit(2 if result.changes else 0)

@@ -28,6 +28,7 @@ from flavorsmith.classify.inspection import parse
 from flavorsmith.errors import FlavorsmithError
 from flavorsmith.ironic.nodes import resource_class_refusal
 from flavorsmith.sync.engine import Kind, SpecCheck, Step, TargetError
+from flavorsmith.sync.report import Change
 from flavorsmith.sync.targets.ironic import INVENTORY_VERSION, IronicNodes
 
 NAME = "classification"
@@ -78,6 +79,20 @@ class NodeAction:
     @property
     def writes(self) -> bool:
         return self.kind == "update"
+
+    @property
+    def changes(self) -> tuple[Change, ...]:
+        """The resource class it sets (old and new) and each trait it adds or removes."""
+        if self.kind != "update":
+            return ()
+        out = []
+        if self.new_resource_class is not None and self.new_resource_class != self.resource_class:
+            out.append(
+                Change("change", "resource_class", self.resource_class, self.new_resource_class)
+            )
+        out += [Change("add", f"traits.{t}", new=t) for t in self.added]
+        out += [Change("remove", f"traits.{t}", old=t) for t in self.removed]
+        return tuple(out)
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -9,7 +9,7 @@ template can change in place (one JSON patch), so there is no replace.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 from urllib.parse import quote
@@ -18,6 +18,7 @@ from flavorsmith.catalog.model import Catalog
 from flavorsmith.ironic.deploy_templates import apply_patch, checked
 from flavorsmith.store import deploy_templates as template_store
 from flavorsmith.sync.engine import Kind, SpecCheck, Step
+from flavorsmith.sync.report import Change
 from flavorsmith.sync.targets.ironic import IronicTarget
 from flavorsmith.sync.targets.store import StoreTarget
 
@@ -50,10 +51,45 @@ class TemplateAction:
     body: dict[str, Any] | None = None  # create: the whole template
     uuid: str | None = None  # update and delete
     patch: tuple[dict[str, Any], ...] = ()  # update: a JSON patch
+    observed: ObservedTemplate | None = field(default=None, compare=False)  # as it is now
 
     @property
     def subject(self) -> str:
         return self.name
+
+    @property
+    def changes(self) -> tuple[Change, ...]:
+        """Every field a create sets; what an update changes, old and new (extra key by key,
+        steps by position)."""
+        if self.kind == "create" and self.body is not None:
+            out = [Change("add", f"steps[{i}]", new=st) for i, st in enumerate(self.body["steps"])]
+            out += [
+                Change("add", f"extra.{k}", new=v) for k, v in sorted(self.body["extra"].items())
+            ]
+            if "description" in self.body:
+                out.append(Change("add", "description", new=self.body["description"]))
+            return tuple(out)
+        if self.kind != "update" or self.observed is None:
+            return ()
+        have, found = self.observed, []
+        for op in self.patch:
+            path = op["path"].lstrip("/")
+            if path == "extra":
+                old, new = have.extra, op["value"]
+                for k in sorted(set(old) | set(new)):
+                    if k not in old:
+                        found.append(Change("add", f"extra.{k}", new=new[k]))
+                    elif k not in new:
+                        found.append(Change("remove", f"extra.{k}", old=old[k]))
+                    elif old[k] != new[k]:
+                        found.append(Change("change", f"extra.{k}", old[k], new[k]))
+            elif path == "steps":
+                found += _step_changes(have.steps, op["value"])
+            elif op["op"] == "remove":
+                found.append(Change("remove", path, old=getattr(have, path)))
+            else:
+                found.append(Change("change", path, getattr(have, path), op["value"]))
+        return tuple(found)
 
     @property
     def writes(self) -> bool:
@@ -64,6 +100,27 @@ class TemplateAction:
         if self.patch:
             out["patch"] = list(self.patch)
         return out
+
+
+def _step_changes(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> list[Change]:
+    """Steps compared by position: ``steps[N]`` added or removed, or ``steps[N].FIELD``
+    changed."""
+    out = []
+    for i in range(max(len(old), len(new))):
+        if i >= len(old):
+            out.append(Change("add", f"steps[{i}]", new=new[i]))
+        elif i >= len(new):
+            out.append(Change("remove", f"steps[{i}]", old=old[i]))
+        else:
+            was, now = old[i], new[i]
+            for key in [*was, *(k for k in now if k not in was)]:
+                if key not in now:
+                    out.append(Change("remove", f"steps[{i}].{key}", old=was[key]))
+                elif key not in was:
+                    out.append(Change("add", f"steps[{i}].{key}", new=now[key]))
+                elif was[key] != now[key]:
+                    out.append(Change("change", f"steps[{i}].{key}", was[key], now[key]))
+    return out
 
 
 def desired_body(template: Mapping[str, Any]) -> dict[str, Any]:
@@ -123,7 +180,12 @@ def plan(
         if patch:
             actions.append(
                 TemplateAction(
-                    "update", name, "; ".join(reasons), uuid=have.uuid, patch=tuple(patch)
+                    "update",
+                    name,
+                    "; ".join(reasons),
+                    uuid=have.uuid,
+                    patch=tuple(patch),
+                    observed=have,
                 )
             )
         else:

@@ -19,6 +19,7 @@ from flavorsmith.catalog.model import Catalog
 from flavorsmith.nova.derive import DerivedFlavor, derive
 from flavorsmith.store import nova_flavors as flavor_store
 from flavorsmith.sync.engine import Kind, SpecCheck, Step, TargetError
+from flavorsmith.sync.report import Change
 from flavorsmith.sync.targets.sdk import SdkTarget
 from flavorsmith.sync.targets.store import StoreTarget
 from flavorsmith.visibility import OPERATOR
@@ -62,10 +63,46 @@ class Action:
     change_description: bool = False
     add_projects: tuple[str, ...] = ()
     remove_projects: tuple[str, ...] = ()
+    observed: ObservedFlavor | None = field(default=None, compare=False)  # as it is now
 
     @property
     def subject(self) -> str:
         return self.flavor
+
+    @property
+    def name(self) -> str:
+        """The flavor's name (its id is the subject)."""
+        if self.observed is not None:
+            return self.observed.name
+        return self.desired.name if self.desired is not None else self.flavor
+
+    @property
+    def changes(self) -> tuple[Change, ...]:
+        """Every attribute a create sets; what an update, an access change or a replace
+        changes, old and new (``extra_specs.KEY`` key by key, ``access`` one project each)."""
+        want, have = self.desired, self.observed
+        if self.kind == "create" and want is not None:
+            return _created(want)
+        if self.kind == "replace" and want is not None and have is not None:
+            forced = tuple(
+                Change("change", k, getattr(have, k), getattr(want, k), forces=True)
+                for k in IMMUTABLE
+                if getattr(want, k) != getattr(have, k)
+            )
+            rest = _description(want, have) + _spec_changes(
+                desired_specs(want),
+                have.extra_specs,
+                tuple(sorted(k for k in have.extra_specs if k not in desired_specs(want))),
+            )
+            return forced + rest
+        if self.kind == "update" and have is not None:
+            described = _description(want, have) if self.change_description else ()
+            return described + _spec_changes(self.set_specs, have.extra_specs, self.unset_specs)
+        if self.kind == "access":
+            return tuple(Change("add", "access", new=p) for p in self.add_projects) + tuple(
+                Change("remove", "access", old=p) for p in self.remove_projects
+            )
+        return ()
 
     @property
     def writes(self) -> bool:
@@ -88,6 +125,36 @@ class Action:
 
 def desired_specs(flavor: DerivedFlavor) -> dict[str, str]:
     return {**flavor.extra_specs, MARKER: MARKER_VALUE}
+
+
+def _created(want: DerivedFlavor) -> tuple[Change, ...]:
+    plain = ("id", "name", "description", *IMMUTABLE)
+    out = [Change("add", k, new=getattr(want, k)) for k in plain]
+    specs = desired_specs(want)
+    out += [Change("add", f"extra_specs.{k}", new=specs[k]) for k in sorted(specs)]
+    if not want.is_public:
+        out += [Change("add", "access", new=p) for p in sorted(want.projects)]
+    return tuple(out)
+
+
+def _description(want: DerivedFlavor | None, have: ObservedFlavor) -> tuple[Change, ...]:
+    if want is None or want.description == have.description:
+        return ()
+    return (Change("change", "description", have.description, want.description),)
+
+
+def _spec_changes(
+    to_set: Mapping[str, str], have: Mapping[str, str], to_unset: tuple[str, ...]
+) -> tuple[Change, ...]:
+    out = [
+        Change("add", f"extra_specs.{k}", new=v)
+        if k not in have
+        else Change("change", f"extra_specs.{k}", have[k], v)
+        for k, v in sorted(to_set.items())
+        if have.get(k) != v
+    ]
+    out += [Change("remove", f"extra_specs.{k}", old=have[k]) for k in to_unset if k in have]
+    return tuple(out)
 
 
 def _immutable(flavor: DerivedFlavor) -> dict[str, Any]:
@@ -152,6 +219,7 @@ def plan(
                     want.id,
                     f"Nova cannot change {details} in place; delete and create with the same id",
                     want,
+                    observed=have,
                 )
             )
             continue
@@ -160,10 +228,19 @@ def plan(
         if have.id in wanted_ids:
             continue
         if not have.managed:
-            actions.append(Action("unmanaged", have.id, "not created by Flavorsmith; left alone"))
+            actions.append(
+                Action(
+                    "unmanaged", have.id, "not created by Flavorsmith; left alone", observed=have
+                )
+            )
         elif prune:
             actions.append(
-                Action("delete", have.id, "managed by Flavorsmith and no longer in the catalog")
+                Action(
+                    "delete",
+                    have.id,
+                    "managed by Flavorsmith and no longer in the catalog",
+                    observed=have,
+                )
             )
         else:
             actions.append(
@@ -195,6 +272,7 @@ def _in_place(want: DerivedFlavor, have: ObservedFlavor) -> list[Action]:
                 unset_specs=to_unset,
                 description=want.description,
                 change_description=want.description != have.description,
+                observed=have,
             )
         )
     if not want.is_public:
@@ -212,6 +290,7 @@ def _in_place(want: DerivedFlavor, have: ObservedFlavor) -> list[Action]:
                     want,
                     add_projects=add,
                     remove_projects=remove,
+                    observed=have,
                 )
             )
     if not actions:
