@@ -443,9 +443,18 @@ def test_validation_follows_microversion_and_parameter(client: TestClient) -> No
         400,
         (
             "badRequest",
-            "Invalid validation mode 'lenient': choose one of nova, strict, permissive, off",
+            "Invalid validation mode 'lenient': choose one of nova, strict, permissive, off "
+            "(disabled is off)",
         ),
     )
+    # "disabled" is the same as "off": nothing is checked, at any microversion.
+    for mode in ("off", "disabled"):
+        lenient = client.post(
+            f"{url}?validation={mode}",
+            json={"extra_specs": {"hw:numa_nodes": "0"}},
+            headers=LATEST,
+        )
+        assert lenient.json() == {"extra_specs": {"hw:numa_nodes": "0"}}
     bad_key = client.post(url, json={"extra_specs": {"a/b": "1"}}, headers=LATEST)
     assert bad_key.status_code == 400 and "Invalid extra spec key 'a/b'" in fault(bad_key)[1]
 

@@ -14,7 +14,7 @@ from flavorsmith.api.context import authorize, run, services
 from flavorsmith.api.requests import check_query, json_body
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, NotFound
-from flavorsmith.extra_specs.registry import MODES, Mode
+from flavorsmith.extra_specs.registry import MODES, Mode, parse_mode
 from flavorsmith.extra_specs.validation import validate
 from flavorsmith.store import nova_flavors as store
 
@@ -29,9 +29,12 @@ def _mode(request: Request) -> Mode | None:
     value = request.query_params.get("validation")
     if value is None:
         return "nova" if at_least(request, 2, 86) else None
-    if value not in MODES:
-        raise Invalid(f"Invalid validation mode {value!r}: choose one of {', '.join(MODES)}")
-    return value
+    mode = parse_mode(value)
+    if mode is None:
+        raise Invalid(
+            f"Invalid validation mode {value!r}: choose one of {', '.join(MODES)} (disabled is off)"
+        )
+    return mode
 
 
 def check(request: Request, specs: dict[str, str], mode: Mode | None) -> None:
