@@ -159,7 +159,9 @@ def test_update_description_and_delete(client: TestClient) -> None:
     )
     rename = client.put(url, json={"flavor": {"description": "x", "name": "y"}}, headers=LATEST)
     assert rename.status_code == 400
-    assert client.delete(url, headers=LATEST).status_code == 202
+    deleted = client.delete(url, headers=LATEST)
+    assert (deleted.status_code, deleted.content) == (202, b"")
+    assert deleted.headers["content-type"] == "application/json"
     gone = client.get(url, headers=LATEST)
     assert (gone.status_code, fault(gone)) == (
         404,
@@ -193,9 +195,13 @@ def test_list_filters_sort_and_pages(client: TestClient) -> None:
     ("query", "message"),
     [
         ("minRam=abc", "Invalid minRam filter [abc]"),
-        (
+        (  # from 2.102 rxtx_factor is no sort key, as in Nova 34
             "sort_key=bogus",
-            "Invalid input for query parameters sort_key. Value: bogus. 'bogus' is not one of ['created_at', 'description', 'disabled', 'ephemeral_gb', 'flavorid', 'id', 'is_public', 'memory_mb', 'name', 'root_gb', 'rxtx_factor', 'swap', 'updated_at', 'vcpu_weight', 'vcpus']",
+            "Invalid input for query parameters sort_key. Value: bogus. 'bogus' is not one of ['created_at', 'description', 'disabled', 'ephemeral_gb', 'flavorid', 'id', 'is_public', 'memory_mb', 'name', 'root_gb', 'swap', 'updated_at', 'vcpu_weight', 'vcpus']",
+        ),
+        (
+            "sort_key=rxtx_factor",
+            "Invalid input for query parameters sort_key. Value: rxtx_factor. 'rxtx_factor' is not one of ['created_at', 'description', 'disabled', 'ephemeral_gb', 'flavorid', 'id', 'is_public', 'memory_mb', 'name', 'root_gb', 'swap', 'updated_at', 'vcpu_weight', 'vcpus']",
         ),
         ("marker=nope", "marker [nope] not found"),
         (
@@ -335,7 +341,8 @@ def test_extra_specs_lifecycle(client: TestClient) -> None:
     created = client.post(
         url, json={"extra_specs": {"hw:cpu_policy": "dedicated", "site:x": 1}}, headers=LATEST
     )
-    assert created.json() == {"extra_specs": {"hw:cpu_policy": "dedicated", "site:x": "1"}}
+    # A number is echoed as sent and stored as text, as Nova does.
+    assert created.json() == {"extra_specs": {"hw:cpu_policy": "dedicated", "site:x": 1}}
     assert client.get(url, headers=LATEST).json() == {
         "extra_specs": {"hw:cpu_policy": "dedicated", "site:x": "1"}
     }
@@ -436,9 +443,18 @@ def test_validation_follows_microversion_and_parameter(client: TestClient) -> No
         400,
         (
             "badRequest",
-            "Invalid validation mode 'lenient': choose one of nova, strict, permissive, off",
+            "Invalid validation mode 'lenient': choose one of nova, strict, permissive, off "
+            "(disabled is off)",
         ),
     )
+    # "disabled" is the same as "off": nothing is checked, at any microversion.
+    for mode in ("off", "disabled"):
+        lenient = client.post(
+            f"{url}?validation={mode}",
+            json={"extra_specs": {"hw:numa_nodes": "0"}},
+            headers=LATEST,
+        )
+        assert lenient.json() == {"extra_specs": {"hw:numa_nodes": "0"}}
     bad_key = client.post(url, json={"extra_specs": {"a/b": "1"}}, headers=LATEST)
     assert bad_key.status_code == 400 and "Invalid extra spec key 'a/b'" in fault(bad_key)[1]
 
@@ -472,3 +488,34 @@ def test_ironic_capabilities_follow_nova_in_nova_mode(client: TestClient) -> Non
         ).status_code
         == 200
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(True, "True. True"), (False, "False. False"), (None, "None. None"), ([1], "[1]. [1]")],
+)
+@pytest.mark.parametrize("version", ["2.1", "2.86"])
+def test_extra_spec_value_neither_string_nor_number(
+    client: TestClient, value: Any, shown: str, version: str
+) -> None:
+    """Nova 34's schema (tests/integration/test_compute_matches_real_nova.py compares)."""
+    url = f"{URL}/{create(client)['id']}/os-extra_specs"
+    message = f"Invalid input for field/attribute hw:numa_nodes. Value: {shown} is not of type 'string', 'number'"
+    for response in (
+        client.post(url, json={"extra_specs": {"hw:numa_nodes": value}}, headers=v(version)),
+        client.put(f"{url}/hw:numa_nodes", json={"hw:numa_nodes": value}, headers=v(version)),
+    ):
+        assert (response.status_code, fault(response)) == (400, ("badRequest", message))
+        assert response.headers["content-type"] == "application/json; charset=UTF-8"
+    assert client.get(url).json() == {"extra_specs": {}}
+
+
+def test_extra_spec_numbers_echoed_stored_as_text(client: TestClient) -> None:
+    url = f"{URL}/{create(client)['id']}/os-extra_specs"
+    specs = {"hw:numa_nodes": 2, "site:a": 1e3, "site:b": 1.50, "site:c": -0.0}
+    created = client.post(url, json={"extra_specs": specs}, headers=LATEST)
+    assert created.json() == {"extra_specs": specs}
+    assert client.put(f"{url}/site:a", json={"site:a": 3}).json() == {"site:a": 3}
+    assert client.get(url).json() == {
+        "extra_specs": {"hw:numa_nodes": "2", "site:a": "3", "site:b": "1.5", "site:c": "-0.0"}
+    }

@@ -106,7 +106,17 @@ def test_nova_documents(client: TestClient) -> None:
         "updated": "2013-07-23T11:33:21Z",
         "links": [{"href": f"{BASE}/compute/v2.1/", "rel": "self"}],
     }
-    assert client.get("/compute/").json() == {"versions": [v21]}
+    # Nova 34 still lists the deprecated v2.0 first (tests/integration/
+    # test_compute_matches_real_nova.py compares with the real one).
+    v20 = {
+        "id": "v2.0",
+        "status": "DEPRECATED",
+        "version": "",
+        "min_version": "",
+        "updated": "2025-07-04T12:00:00Z",
+        "links": [{"href": f"{BASE}/compute/v2/", "rel": "self"}],
+    }
+    assert client.get("/compute/").json() == {"versions": [v20, v21]}
     body = client.get("/compute/v2.1").json()["version"]
     assert body["id"] == "v2.1" and body["version"] == "2.104"
     assert body["media-types"] == [
@@ -161,6 +171,12 @@ def test_nova_unsupported_versions(client: TestClient, value: str, status: int, 
     assert response.json() == {
         ("computeFault" if status == 406 else "badRequest"): {"code": status, "message": text}
     }
+    assert response.headers["content-type"] == "application/json; charset=UTF-8"
+    if status == 406:  # Nova echoes the version it refuses
+        assert response.headers["openstack-api-version"] == value
+        assert response.headers["x-openstack-nova-api-version"] == value.split()[1]
+    else:
+        assert "openstack-api-version" not in response.headers
 
 
 def test_octavia_document(client: TestClient) -> None:

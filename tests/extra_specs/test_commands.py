@@ -46,6 +46,9 @@ def test_validate_pairs_and_modes(cli: Invoke) -> None:
     )
     assert cli("extra-specs", "validate", "site:x=1", "--mode", "strict").exit_code == 1
     assert cli("extra-specs", "validate", "hw:cpu_policy=x", "--mode", "off").exit_code == 0
+    disabled = cli("extra-specs", "validate", "hw:cpu_policy=x", "--mode", "disabled", "-f", "json")
+    off = cli("extra-specs", "validate", "hw:cpu_policy=x", "--mode", "off", "-f", "json")
+    assert (disabled.exit_code, disabled.output) == (0, off.output)
     assert cli("extra-specs", "validate", "hw:cpu_policy=x", "--mode", "lenient").exit_code == 2
     assert cli("extra-specs", "validate", "hw:cpu_policy").exit_code == 2
 

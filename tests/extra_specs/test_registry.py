@@ -11,7 +11,7 @@ import pytest
 
 from flavorsmith.extra_specs.builtin import build
 from flavorsmith.extra_specs.plugins import load_plugins
-from flavorsmith.extra_specs.registry import MODES, Registry
+from flavorsmith.extra_specs.registry import MODES, Registry, parse_mode
 from flavorsmith.extra_specs.safety import pattern_problem
 
 
@@ -140,3 +140,9 @@ def test_plugins_add_validators_but_never_replace_builtins(plugin_path: Path) ->
         "plugin broken: failed to load: RuntimeError: boom",
         "plugin site: hw:cpu_policy is already defined; keeping the first",
     ]
+
+
+def test_mode_words() -> None:
+    assert [parse_mode(w) for w in ("nova", "strict", "permissive", "off")] == list(MODES)
+    assert parse_mode("disabled") == "off"  # the design's word for off
+    assert parse_mode("Off") is None and parse_mode("") is None

@@ -80,6 +80,7 @@ def error_response(
         body = {"error_message": json.dumps(fault)}
     elif family is Family.NOVA:
         body = {_NOVA_FAULTS.get(status, "computeFault"): {"code": status, "message": message}}
+        media_type = "application/json; charset=UTF-8"  # as Nova's faults (its successes: none)
     elif family is Family.OCTAVIA:
         body = {
             "faultcode": "Client" if status < 500 else "Server",

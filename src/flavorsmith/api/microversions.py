@@ -72,7 +72,7 @@ class MicroversionSpec:
             message = self.out_of_range.format(
                 version=_shown(requested.strip()), minimum=self.minimum, maximum=self.maximum
             )
-            raise NotAcceptable(message, headers=self.range_headers())
+            raise NotAcceptable(message, headers=self.refusal_headers(requested.strip()))
         if version is None:
             message = self.malformed.format(value=_shown(requested.strip()))
             if self.malformed_status == 406:
@@ -83,7 +83,7 @@ class MicroversionSpec:
                 self.wrong_major if version.major != self.maximum.major else self.out_of_range
             )
             message = template.format(version=version, minimum=self.minimum, maximum=self.maximum)
-            raise NotAcceptable(message, headers=self.range_headers())
+            raise NotAcceptable(message, headers=self.refusal_headers(str(version)))
         return version
 
     def _requested(self, headers: Mapping[str, str]) -> str | None:
@@ -103,12 +103,20 @@ class MicroversionSpec:
             f"{prefix}-Maximum-Version": str(self.maximum),
         }
 
-    def response_headers(self, version: Version) -> dict[str, str]:
+    def response_headers(self, version: Version | str) -> dict[str, str]:
         headers = {**self.range_headers(), self.legacy_header: str(version)}
         if self.generic_header:
             headers["OpenStack-API-Version"] = f"{self.service} {version}"
             headers["Vary"] = f"OpenStack-API-Version, {self.legacy_header}"
         return headers
+
+    def refusal_headers(self, requested: str) -> dict[str, str]:
+        """The headers of a 406 for a well-formed version out of range: Nova echoes the
+        version asked for in its version headers (Ironic sends its range). ``requested`` has
+        matched MAJOR.MINOR, so it is ASCII digits and a dot."""
+        if self.generic_header:
+            return self.response_headers(requested)
+        return self.range_headers()
 
 
 IRONIC = MicroversionSpec(

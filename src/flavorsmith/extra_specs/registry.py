@@ -17,6 +17,16 @@ from flavorsmith.hints import closest
 Status = Literal["valid", "invalid-value", "unknown-key", "unregistered"]
 Mode = Literal["nova", "strict", "permissive", "off"]
 MODES: tuple[Mode, ...] = ("nova", "strict", "permissive", "off")
+# Other words for a mode: "disabled" is the design's word for "off".
+MODE_ALIASES: dict[str, Mode] = {"disabled": "off"}
+
+
+def parse_mode(word: str) -> Mode | None:
+    """The mode a word names (one of MODES or an alias), or None."""
+    for mode in MODES:
+        if word == mode:
+            return mode
+    return MODE_ALIASES.get(word)
 
 
 @dataclass(frozen=True)

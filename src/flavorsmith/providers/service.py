@@ -108,7 +108,11 @@ def update_profile(
 
 
 def delete_profile(connection: Connection, ident: str) -> None:
-    store.profile(connection, ident, lock=True)
+    try:
+        store.profile(connection, ident, lock=True)
+    except NotFound:
+        # Octavia 19, api/v2/controllers/flavor_profiles.py line 236: lower-case "profile".
+        raise NotFound(f"Flavor profile {ident} not found.") from None
     if store.profile_in_use(connection, ident):
         raise Conflict(f"Flavor profile {ident} is in use and cannot be modified.")
     if not store.delete_profile(connection, ident):  # a flavor was created on it meanwhile
@@ -129,7 +133,11 @@ def create_flavor(connection: Connection, values: dict[str, Any]) -> dict[str, A
     if profile_id is None:
         raise Invalid("Mandatory field missing: flavor_profile_id")
     if not isinstance(profile_id, str) or not is_uuid(profile_id):
-        raise Invalid(f"flavor_profile_id {profile_id!r} is not a UUID")
+        # wsme/types.py line 278 (UuidType), as Octavia 19 answers it.
+        raise Invalid(
+            f"Invalid input for field/attribute flavor_profile_id. Value: {profile_id!r}. "
+            "Value should be UUID format"
+        )
     try:
         store.profile(connection, profile_id)
     except NotFound:

@@ -90,7 +90,9 @@ def page(
 def profile(connection: Connection, ident: str, *, lock: bool = False) -> dict[str, Any]:
     cols = [getattr(FlavorProfile, f) for f in PROFILE_FIELDS]
     statement = select(*cols).where(FlavorProfile.id == ident)
-    return find(connection, statement, missing=f"Flavor profile {ident} not found.", lock=lock)
+    # Octavia 19's words on show and update (api/v2/controllers/base.py _get_db_obj names
+    # the resource data_models.FlavorProfile._name(), "Flavor Profile"); delete says its own.
+    return find(connection, statement, missing=f"Flavor Profile {ident} not found.", lock=lock)
 
 
 def flavor(connection: Connection, ident: str, *, lock: bool = False) -> dict[str, Any]:

@@ -182,15 +182,21 @@ def update(body: Any) -> str | None:
 
 
 def spec_value(key: str, value: Any) -> str:
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int | float):
-        return str(value)
-    if not isinstance(value, str) or len(value) > 255:
+    """The stored text of one extra-spec value. Nova's schema takes a string of at most 255
+    characters or a JSON number, which it stores as Python writes it (``2.5``, ``1e+300``);
+    anything else, a boolean or null included, is refused in Nova's words."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise Invalid(
-            f"Invalid input for field/attribute {key}: a string of at most 255 characters"
+            f"Invalid input for field/attribute {key}. Value: {value}. {value!r} is not of "
+            "type 'string', 'number'"
         )
-    return value
+    if isinstance(value, str):
+        if len(value) > 255:
+            raise Invalid(
+                f"Invalid input for field/attribute {key}. Value: {value}. {value!r} is too long"
+            )
+        return value
+    return str(value)
 
 
 def extra_specs(body: Any) -> dict[str, str]:

@@ -14,7 +14,7 @@ from flavorsmith.api.context import authorize, run, services
 from flavorsmith.api.requests import check_query, json_body
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, NotFound
-from flavorsmith.extra_specs.registry import MODES, Mode
+from flavorsmith.extra_specs.registry import MODES, Mode, parse_mode
 from flavorsmith.extra_specs.validation import validate
 from flavorsmith.store import nova_flavors as store
 
@@ -29,9 +29,12 @@ def _mode(request: Request) -> Mode | None:
     value = request.query_params.get("validation")
     if value is None:
         return "nova" if at_least(request, 2, 86) else None
-    if value not in MODES:
-        raise Invalid(f"Invalid validation mode {value!r}: choose one of {', '.join(MODES)}")
-    return value
+    mode = parse_mode(value)
+    if mode is None:
+        raise Invalid(
+            f"Invalid validation mode {value!r}: choose one of {', '.join(MODES)} (disabled is off)"
+        )
+    return mode
 
 
 def check(request: Request, specs: dict[str, str], mode: Mode | None) -> None:
@@ -86,33 +89,37 @@ async def show_spec(request: Request, flavorid: str, key: str) -> dict[str, str]
 async def create_specs(request: Request, flavorid: str) -> dict[str, Any]:
     authorize(request, "os_compute_api:os-flavor-extra-specs:create")
     mode = _mode(request)
-    specs = bodies.extra_specs(await json_body(request))
+    body = await json_body(request)
+    specs = bodies.extra_specs(body)
     check(request, specs, mode)
     await run(
         request,
         lambda c: store.merge_extra_specs(c, store.get(c, flavorid, lock=True), specs),
         write=True,
     )
-    return {"extra_specs": specs}
+    # Nova echoes the values as sent: a number stays a number (it is stored as text).
+    return {"extra_specs": body["extra_specs"]}
 
 
 @router.put(PATH + "/{key}")
-async def update_spec(request: Request, flavorid: str, key: str) -> dict[str, str]:
+async def update_spec(request: Request, flavorid: str, key: str) -> dict[str, Any]:
     authorize(request, "os_compute_api:os-flavor-extra-specs:update")
     mode = _mode(request)
     body = await json_body(request)
-    if not isinstance(body, dict) or len(body) != 1:
+    if not isinstance(body, dict):
+        raise Invalid(f"The body must hold exactly the key in the URL: {{{key!r}: value}}")
+    specs = bodies.checked_specs(body)  # Nova checks the values before their number
+    if len(body) != 1:
         raise Invalid(f"The body must hold exactly the key in the URL: {{{key!r}: value}}")
     if key not in body:
         raise Invalid("Request body and URI mismatch")
-    specs = bodies.checked_specs(body)
     check(request, specs, mode)
     await run(
         request,
         lambda c: store.merge_extra_specs(c, store.get(c, flavorid, lock=True), specs),
         write=True,
     )
-    return specs
+    return body
 
 
 @router.delete(PATH + "/{key}")

@@ -51,7 +51,11 @@ def _query(request: Request) -> FlavorQuery:
     raw = params.get("is_public")
     if raw is not None:
         is_public = None if raw.strip().lower() == "none" else query.flag("is_public")
-    sort_key, sort_dir = query.sort(store.SORT_KEYS, "flavorid")
+    # rxtx_factor left the flavor at 2.102, and with it the sort key.
+    keys: tuple[str, ...] = store.SORT_KEYS
+    if at_least(request, 2, 102):
+        keys = tuple(k for k in keys if k != "rxtx_factor")
+    sort_key, sort_dir = query.sort(keys, "flavorid")
     limit = query.page_size()
     name = params.get("name")
     pattern = None
@@ -160,4 +164,4 @@ async def delete_flavor(request: Request, flavorid: str) -> Response:
     authorize(request, "os_compute_api:os-flavor-manage:delete")
     check_query(request, ())
     await run(request, lambda c: store.remove(c, store.get(c, flavorid, lock=True)), write=True)
-    return Response(status_code=202)
+    return Response(status_code=202, media_type="application/json")  # empty, as Nova

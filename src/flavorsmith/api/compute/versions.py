@@ -12,6 +12,7 @@ from flavorsmith.api.microversions import NOVA
 router = APIRouter()
 
 UPDATED = "2013-07-23T11:33:21Z"
+V20_UPDATED = "2025-07-04T12:00:00Z"  # as Nova 34 dates its v2.0 entry
 
 
 def _v21(request: Request) -> dict[str, Any]:
@@ -25,10 +26,23 @@ def _v21(request: Request) -> dict[str, Any]:
     }
 
 
+def _v20(request: Request) -> dict[str, Any]:
+    """Nova 34 still lists the legacy v2.0 API (deprecated, no microversions); this service
+    does not serve it."""
+    return {
+        "id": "v2.0",
+        "status": "DEPRECATED",
+        "version": "",
+        "min_version": "",
+        "updated": V20_UPDATED,
+        "links": [link(f"{base(request)}/compute/v2/", "self")],
+    }
+
+
 @router.get("")
 @router.get("/")
 async def versions(request: Request) -> dict[str, Any]:
-    return {"versions": [_v21(request)]}
+    return {"versions": [_v20(request), _v21(request)]}
 
 
 @router.get("/v2.1")

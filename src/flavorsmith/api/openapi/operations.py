@@ -62,7 +62,7 @@ from flavorsmith.api.openapi.shapes import (
     octavia_list_query,
     wrapped,
 )
-from flavorsmith.extra_specs.registry import MODES
+from flavorsmith.extra_specs.registry import MODE_ALIASES, MODES
 from flavorsmith.providers import service as provider_service
 from flavorsmith.store import service_flavors as provider_store
 
@@ -290,7 +290,7 @@ def _operations() -> dict[tuple[str, str], Operation]:
         ("POST", "/compute/v2.1/flavors/{flavorid}/os-extra_specs"): Operation(
             "Set extra specs (merged with the flavor's)",
             {200: obj({"extra_specs": EXTRA_SPECS}, required=("extra_specs",), additional=False)},
-            query={"validation": string(enum=list(MODES))},
+            query={"validation": string(enum=[*MODES, *MODE_ALIASES])},
             body=EXTRA_SPECS_BODY,
             errors=(*NOVA_WRITE, 404, 409),
         ),
@@ -300,7 +300,7 @@ def _operations() -> dict[tuple[str, str], Operation]:
         ("PUT", "/compute/v2.1/flavors/{flavorid}/os-extra_specs/{key}"): Operation(
             "Set one extra spec: the body holds exactly the key in the path",
             {200: EXTRA_SPECS},
-            query={"validation": string(enum=list(MODES))},
+            query={"validation": string(enum=[*MODES, *MODE_ALIASES])},
             body=obj(additional=SPEC_VALUE) | {"minProperties": 1, "maxProperties": 1},
             errors=(*NOVA_WRITE, 404, 409),
         ),

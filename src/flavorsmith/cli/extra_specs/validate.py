@@ -17,7 +17,7 @@ def validate(
         list[str] | None, typer.Argument(help="KEY=VALUE pairs.", show_default=False)
     ] = None,
     mode: Annotated[
-        str, typer.Option("--mode", help="nova (default), strict, permissive or off.")
+        str, typer.Option("--mode", help="nova (default), strict, permissive or off (or disabled).")
     ] = "nova",
     stdin: Annotated[
         bool, typer.Option("--stdin", help='Read JSON lines {"key","value"} from stdin.')
@@ -32,10 +32,13 @@ def validate(
     from flavorsmith import jsonsafe
     from flavorsmith.cli.extra_specs.registry import load
     from flavorsmith.errors import Invalid
-    from flavorsmith.extra_specs.registry import MODES
+    from flavorsmith.extra_specs.registry import MODES, parse_mode
 
-    if mode not in MODES:
-        raise typer.BadParameter(f"{mode!r}: choose {', '.join(MODES)}", param_hint="'--mode'")
+    parsed = parse_mode(mode)
+    if parsed is None:
+        raise typer.BadParameter(
+            f"{mode!r}: choose {', '.join(MODES)} (disabled is off)", param_hint="'--mode'"
+        )
     if stdin == bool(pairs):
         raise typer.BadParameter("give KEY=VALUE pairs or --stdin, not both or neither")
     registry = load(repo)
@@ -64,10 +67,10 @@ def validate(
             )
             continue
         verdict = registry.verdict(*item)
-        allowed = verdict.allowed(mode)
+        allowed = verdict.allowed(parsed)
         rejected += not allowed
         if fmt is DiagnosticFormat.JSON:
-            typer.echo(json.dumps(verdict.as_dict(mode)))
+            typer.echo(json.dumps(verdict.as_dict(parsed)))
         else:
             word = "ok" if allowed else "rejected"
             typer.echo(
