@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Set up Flavorsmith in a local virtual environment and run its main job or its tests.
 
-    python3 dev.py demo    # set up, check the example catalog, load the example nodes, serve
+    python3 dev.py demo    # set up, check the example catalog, load it into .demo/, serve
+    python3 dev.py demo --reset   # the same, loading the examples again over earlier changes
     python3 dev.py test    # set up, run the whole test suite, ruff, mypy and the import contracts
 
 Needs only python3 (with venv and pip, as CPython ships them); packages come from PyPI.
@@ -68,48 +69,99 @@ def setup() -> None:
     stamp.write_text(digest)
 
 
+# The sync kinds with a target in the service's own database: Nova flavors, deploy templates.
+SYNCED = ("flavors", "deploy-templates")
+
+
+def demo_folder() -> Path:
+    """Where the demo keeps its own database: $FLAVORSMITH_DEMO_DIR, else .demo/ here."""
+    return Path(os.environ.get("FLAVORSMITH_DEMO_DIR") or ROOT / ".demo").resolve()
+
+
 def demo(extra: list[str]) -> int:
-    """Validate the example catalog, show its Nova flavors, then serve it (Ctrl-C stops)."""
+    """Validate the example catalog, load it into the demo's own database (the example nodes,
+    then every sync kind: Nova flavors and deploy templates), show a deploy plan, print commands
+    to try, then serve it (Ctrl-C stops). A later run keeps that database as it is (changes
+    made through the APIs included) unless given ``--reset``."""
+    reset = "--reset" in extra
+    extra = [arg for arg in extra if arg != "--reset"]
+    folder = demo_folder()
+    database_file = folder / "flavorsmith.db"
+    loaded = folder / "loaded"  # written once the examples are in: a stopped load starts again
+    database = f"sqlite:///{database_file}"
+    repo = ROOT / "examples"
     flavorsmith = BIN / "flavorsmith"
-    status = run(flavorsmith, "validate", "--repo", "examples")
+    on_db = ("--repo", repo, "--database", database)
+    keep = database_file.exists() and loaded.exists() and not reset
+    if keep:
+        print(
+            f"demo database {database_file} is kept from an earlier run: its nodes, flavors and "
+            "deploy templates stay as they are, changes made through the APIs included; nothing "
+            "is imported or synced (`sync plan` below shows what differs from the catalog).\n"
+            "`python3 dev.py demo --reset` deletes it and loads the examples again.",
+            flush=True,
+        )
+    else:
+        if database_file.exists():
+            why = "--reset" if reset else "an earlier run stopped before the examples were loaded"
+            print(
+                f"demo database {database_file} is deleted ({why}): its nodes, flavors and "
+                "deploy templates, with every change made through the APIs, are replaced by "
+                "the examples.",
+                flush=True,
+            )
+        for stale in (loaded, *folder.glob("flavorsmith.db*")):
+            stale.unlink(missing_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        print(f"demo database: {database_file} (its own; not the per-user default)", flush=True)
+    status = run(flavorsmith, "validate", "--repo", repo)
     if status != 0:
         return status
-    status = run(flavorsmith, "nova-flavors", "--repo", "examples")
+    status = run(flavorsmith, "nova-flavors", "--repo", repo)
     if status != 0:
         return status
-    status = run(flavorsmith, "node", "import", "examples/nodes.yaml")
-    if status != 0:
-        return status
-    sync = [flavorsmith, "sync", "apply", "--repo", "examples", "--yes"]
-    status = run(*sync, "--only", "deploy-templates")
-    if status != 0:
-        return status
+    if keep:
+        for kind in SYNCED:
+            status = run(flavorsmith, "sync", "plan", *on_db, "--only", kind)
+            if status != 0:
+                return status
+    else:
+        status = run(flavorsmith, "node", "import", repo / "nodes.yaml", "--database", database)
+        if status != 0:
+            return status
+        for kind in SYNCED:
+            status = run(flavorsmith, "sync", "apply", *on_db, "--only", kind, "--yes")
+            if status != 0:
+                return status
+        loaded.write_text("the examples are loaded; python3 dev.py demo --reset loads them again\n")
     status = run(
-        flavorsmith,
-        "deploy",
-        "plan",
-        "dl360-c01-u01",
-        "--flavor",
-        "c2.large.vmx-mirror",
-        "--repo",
-        "examples",
+        flavorsmith, "deploy", "plan", "dl360-c01-u01", "--flavor", "c2.large.vmx-mirror", *on_db
     )
     if status != 0:
         return status
     port = extra[extra.index("--port") + 1] if "--port" in extra[:-1] else "8780"
-    print(
+    print(follow_ups(port, repo, database), flush=True)
+    return run(flavorsmith, "serve", *on_db, *extra)
+
+
+def follow_ups(port: str, repo: Path, database: str) -> str:
+    """The commands to try against the running demo, each with what it needs."""
+    openstack = f"{BIN / 'openstack'} --os-auth-type none --os-endpoint http://127.0.0.1:{port}"
+    flavorsmith = f"{BIN / 'flavorsmith'}"
+    on_db = f"--repo {repo} --database {database}"
+    return (
         "\nTry, in another terminal:\n"
-        f"  {BIN / 'openstack'} --os-auth-type none --os-endpoint "
-        f"http://127.0.0.1:{port}/baremetal baremetal node list --resource-class g1.8xh100 "
+        f"  {openstack}/compute flavor list\n"
+        f"  {openstack}/compute flavor show c2.large.vmx-mirror\n"
+        f"  {openstack}/baremetal baremetal node list --resource-class g1.8xh100 "
         "--fields name traits\n"
-        f"  {BIN / 'openstack'} --os-auth-type none --os-endpoint "
-        f"http://127.0.0.1:{port}/baremetal baremetal deploy template list --long\n"
-        f"  {BIN / 'openstack'} --os-auth-type none --os-endpoint "
-        f"http://127.0.0.1:{port}/load-balancer loadbalancer provider capability list "
-        "baremetal\n",
-        flush=True,
+        f"  {openstack}/baremetal baremetal deploy template list --long\n"
+        f"  {openstack}/load-balancer loadbalancer provider capability list baremetal\n"
+        f"  {flavorsmith} match --flavor g1.8xh100 {on_db}\n"
+        f"  {flavorsmith} capacity {on_db}\n"
+        f"  {flavorsmith} sync plan {on_db} --only deploy-templates\n"
+        f"  curl http://127.0.0.1:{port}/v1/flavors/g1.8xh100/nodes\n"
     )
-    return run(flavorsmith, "serve", "--repo", "examples", *extra)
 
 
 def test(extra: list[str]) -> int:

@@ -206,8 +206,10 @@ def test_show_includes_derived_nova_flavor(example_repo: Path, cli: Invoke) -> N
         "projects": [],
         "traits": [{"trait": "GPU", "full_name": "CUSTOM_GPU", "state": "absent"}],
         "device_type": "dell-poweredge-r7615",
+        "deploy_templates": [],
         "nova_flavor": {
             "id": "m1.small.no-gpu",
+            "description": "Small compute flavor on nodes without a GPU",
             "vcpus": 16,
             "ram": 131072,
             "disk": 480,
@@ -225,6 +227,77 @@ def test_show_includes_derived_nova_flavor(example_repo: Path, cli: Invoke) -> N
     assert "| traits                  | GPU (CUSTOM_GPU): absent" in table
     missing = cli("flavor", "show", "nope")
     assert (missing.exit_code, missing.stderr) == (1, "error: no flavor named 'nope'\n")
+
+
+def test_show_names_the_deploy_templates_a_flavor_selects(example_repo: Path, cli: Invoke) -> None:
+    """Its required traits that name a deploy template: listed, and appended to the Nova
+    flavor's description after the catalog's own text."""
+    result = cli("flavor", "show", "c2.large.vmx-mirror", "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {
+        "name": "c2.large.vmx-mirror",
+        "resource_class": "c2.large",
+        "description": "c2.large with VT-x on and the drives mirrored (RAID-1)",
+        "is_public": True,
+        "projects": [],
+        "traits": [
+            {
+                "trait": "BM_CONFIG_BIOS_VMX_ON",
+                "full_name": "CUSTOM_BM_CONFIG_BIOS_VMX_ON",
+                "state": "required",
+            },
+            {
+                "trait": "BM_CONFIG_RAID_DISK_MIRROR",
+                "full_name": "CUSTOM_BM_CONFIG_RAID_DISK_MIRROR",
+                "state": "required",
+            },
+        ],
+        "device_type": "hpe-proliant-dl360-gen11",
+        "deploy_templates": ["CUSTOM_BM_CONFIG_BIOS_VMX_ON", "CUSTOM_BM_CONFIG_RAID_DISK_MIRROR"],
+        "nova_flavor": {
+            "id": "c2.large.vmx-mirror",
+            "description": "c2.large with VT-x on and the drives mirrored (RAID-1). Deploy "
+            "templates: CUSTOM_BM_CONFIG_BIOS_VMX_ON, CUSTOM_BM_CONFIG_RAID_DISK_MIRROR.",
+            "vcpus": 64,
+            "ram": 524288,
+            "disk": 1920,
+            "extra_specs": {
+                "resources:CUSTOM_C2_LARGE": "1",
+                "resources:VCPU": "0",
+                "resources:MEMORY_MB": "0",
+                "resources:DISK_GB": "0",
+                "trait:CUSTOM_BM_CONFIG_BIOS_VMX_ON": "required",
+                "trait:CUSTOM_BM_CONFIG_RAID_DISK_MIRROR": "required",
+            },
+        },
+        "file": "hardware/flavors/c2.large.vmx-mirror.yaml",
+    }
+    table = cli("flavor", "show", "c2.large.vmx-mirror").stdout.splitlines()
+    cells = [[cell.strip() for cell in line.split("|")[1:3]] for line in table]
+    at = cells.index(["deploy_templates", "CUSTOM_BM_CONFIG_BIOS_VMX_ON"])
+    assert cells[at + 1] == ["", "CUSTOM_BM_CONFIG_RAID_DISK_MIRROR"]
+
+
+def test_show_without_a_description_has_only_the_templates(example_repo: Path, cli: Invoke) -> None:
+    """A forbidden trait never selects a template; no catalog text, only the list."""
+    write(
+        Path("hardware/flavors/c2.large.stripe.yaml"),
+        "name: c2.large.stripe\nresource_class: c2.large\ntraits:\n"
+        "- {trait: BM_CONFIG_RAID_DISK_STRIPE, state: required}\n"
+        "- {trait: BM_CONFIG_BIOS_VMX_ON, state: absent}\n",
+    )
+    result = cli("flavor", "show", "c2.large.stripe", "-f", "json")
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    assert (
+        shown["description"],
+        shown["deploy_templates"],
+        shown["nova_flavor"]["description"],
+    ) == (
+        None,
+        ["CUSTOM_BM_CONFIG_RAID_DISK_STRIPE"],
+        "Deploy templates: CUSTOM_BM_CONFIG_RAID_DISK_STRIPE.",
+    )
 
 
 def test_delete_unknown(example_repo: Path, cli: Invoke) -> None:

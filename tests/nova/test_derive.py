@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from flavorsmith.catalog.model import Catalog, DeviceType, Flavor, ResourceClass, TraitRequirement
+from flavorsmith.catalog.model import (
+    Catalog,
+    DeployTemplateDef,
+    DeviceType,
+    Flavor,
+    ResourceClass,
+    TraitRequirement,
+)
 from flavorsmith.nova.derive import derive, derive_flavor
 
 RC = ResourceClass("m1.small", 16, "AMD EPYC 9124", 131072, (480, 960), 2)
@@ -57,3 +64,43 @@ def test_derive_resolves_by_placement_name_and_reports_unresolved() -> None:
     derived, unresolved = derive(catalog)
     assert [f.id for f in derived] == ["b"]
     assert [f.name for f in unresolved] == ["a"]
+
+
+TEMPLATES = tuple(
+    DeployTemplateDef(name, ({"interface": "bios", "step": "x", "args": {}, "priority": 1},))
+    for name in ("CUSTOM_RAID1", "CUSTOM_VMX_ON", "CUSTOM_UNUSED")
+)
+
+
+def flavor_with(description: str | None) -> Flavor:
+    return Flavor(
+        "f",
+        "m1.small",
+        description,
+        (
+            TraitRequirement("VMX_ON", "required"),
+            TraitRequirement("RAID1", "required"),
+            TraitRequirement("UNUSED", "absent"),
+            TraitRequirement("NVME", "required"),
+        ),
+    )
+
+
+def test_the_description_appends_the_deploy_templates_a_flavor_selects() -> None:
+    """Required traits naming a template select it (sorted); a forbidden one or a trait with
+    no template does not; the catalog's text is kept as written."""
+    cases = {
+        "Mirrored": "Mirrored. Deploy templates: CUSTOM_RAID1, CUSTOM_VMX_ON.",
+        "Mirrored.  ": "Mirrored. Deploy templates: CUSTOM_RAID1, CUSTOM_VMX_ON.",
+        "Really?": "Really? Deploy templates: CUSTOM_RAID1, CUSTOM_VMX_ON.",
+        "": "Deploy templates: CUSTOM_RAID1, CUSTOM_VMX_ON.",
+        None: "Deploy templates: CUSTOM_RAID1, CUSTOM_VMX_ON.",
+    }
+    got = {text: derive_flavor(flavor_with(text), RC, TEMPLATES).description for text in cases}
+    assert got == cases
+
+
+def test_without_a_selected_template_the_description_is_the_catalogs() -> None:
+    assert derive_flavor(flavor_with("Plain"), RC).description == "Plain"
+    assert derive_flavor(flavor_with(None), RC, TEMPLATES[2:]).description is None
+    assert derive_flavor(flavor_with(""), RC, TEMPLATES[2:]).description == ""

@@ -225,6 +225,11 @@ def test_example_catalog_as_openstack_sees_it(cli: Invoke, tmp_path: Path) -> No
             "resources:MEMORY_MB": "0",
             "resources:VCPU": "0",
         }
+        # Users see a flavor's deploy customisation: the templates its traits select.
+        assert openstack("show", "c2.large.vmx-mirror")["description"] == (  # type: ignore[index]
+            "c2.large with VT-x on and the drives mirrored (RAID-1). Deploy templates: "
+            "CUSTOM_BM_CONFIG_BIOS_VMX_ON, CUSTOM_BM_CONFIG_RAID_DISK_MIRROR."
+        )
     engine.dispose()
 
 

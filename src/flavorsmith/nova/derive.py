@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flavorsmith.catalog.model import Catalog, Flavor, ResourceClass
+from flavorsmith.catalog.model import Catalog, DeployTemplateDef, Flavor, ResourceClass
 
 
 @dataclass(frozen=True)
@@ -58,11 +59,37 @@ def extra_specs(flavor: Flavor, resource_class: ResourceClass) -> dict[str, str]
     return specs
 
 
-def derive_flavor(flavor: Flavor, resource_class: ResourceClass) -> DerivedFlavor:
+def selected_templates(flavor: Flavor, templates: Iterable[DeployTemplateDef]) -> tuple[str, ...]:
+    """The deploy templates a flavor selects: Nova's ironic driver passes the flavor's required
+    traits to Ironic as the instance's traits, and Ironic applies every deploy template named
+    by one of them."""
+    wanted = flavor.required_traits
+    return tuple(sorted(t.name for t in templates if t.name in wanted))
+
+
+def description(flavor: Flavor, templates: tuple[str, ...]) -> str | None:
+    """The Nova flavor's description: the catalog's, then the deploy templates the flavor
+    selects, so that users see its deploy customisation (the catalog's text is kept as
+    written, with a full stop added before the list when it ends without one)."""
+    if not templates:
+        return flavor.description
+    note = f"Deploy templates: {', '.join(templates)}."
+    text = (flavor.description or "").rstrip()
+    if not text:
+        return note
+    return f"{text}{'' if text.endswith(('.', '!', '?')) else '.'} {note}"
+
+
+def derive_flavor(
+    flavor: Flavor,
+    resource_class: ResourceClass,
+    templates: Iterable[DeployTemplateDef] = (),
+) -> DerivedFlavor:
+    """The Nova flavor of a catalog flavor; ``templates`` are the catalog's deploy templates."""
     return DerivedFlavor(
         id=flavor.name,
         name=flavor.name,
-        description=flavor.description,
+        description=description(flavor, selected_templates(flavor, templates)),
         is_public=flavor.is_public,
         projects=tuple(sorted(flavor.projects)) if not flavor.is_public else (),
         vcpus=resource_class.cpu_cores,
@@ -81,5 +108,5 @@ def derive(catalog: Catalog) -> tuple[list[DerivedFlavor], list[Flavor]]:
         if found is None:
             unresolved.append(flavor)
         else:
-            derived.append(derive_flavor(flavor, found[1]))
+            derived.append(derive_flavor(flavor, found[1], catalog.deploy_templates))
     return derived, unresolved

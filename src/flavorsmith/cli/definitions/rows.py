@@ -71,15 +71,16 @@ def row(model: Definition) -> dict[str, Any]:
 
 
 def flavor_record(flavor: Flavor, catalog: Catalog) -> dict[str, Any]:
-    from flavorsmith.nova.derive import derive_flavor
+    from flavorsmith.nova.derive import derive_flavor, selected_templates
 
     found = catalog.resource_class(flavor.resource_class)
     nova: dict[str, Any] | str
     if found is None:
         nova = f"not derivable: resource class {flavor.resource_class!r} is not defined"
     else:
-        derived = derive_flavor(flavor, found[1]).as_dict()
-        nova = {k: derived[k] for k in ("id", "vcpus", "ram", "disk", "extra_specs")}
+        derived = derive_flavor(flavor, found[1], catalog.deploy_templates).as_dict()
+        fields = ("id", "description", "vcpus", "ram", "disk", "extra_specs")
+        nova = {k: derived[k] for k in fields}
     return {
         "name": flavor.name,
         "resource_class": flavor.resource_class,
@@ -90,6 +91,7 @@ def flavor_record(flavor: Flavor, catalog: Catalog) -> dict[str, Any]:
             {"trait": t.trait, "full_name": t.full_name, "state": t.state} for t in flavor.traits
         ],
         "device_type": found[0].slug if found else None,
+        "deploy_templates": list(selected_templates(flavor, catalog.deploy_templates)),
         "nova_flavor": nova,
         "file": flavor.doc.display if flavor.doc else None,
     }
