@@ -14,11 +14,14 @@ from flavorsmith.errors import Invalid
 from flavorsmith.ironic import node_fields
 from flavorsmith.ironic.deploy_steps import deploy_problem
 from flavorsmith.ironic.deploy_templates import Template
+from flavorsmith.ironic.driver_steps import CATALOGUES
 from flavorsmith.ironic.patch import patched
 from flavorsmith.resource_classes import IRONIC_MAX_LENGTH
 
-# Drivers this service knows (Ironic refuses a driver no conductor offers).
-DRIVERS = ("fake-hardware", "ipmi", "redfish", "idrac", "ilo", "irmc", "manual-management")
+# The drivers a node created through the API may use unless ``serve --enabled-drivers`` says
+# otherwise: those whose deploy steps ship (ironic/driver_steps.py). Imports and the Ironic
+# mirror take any driver: the nodes exist already.
+DRIVERS = tuple(CATALOGUES)
 # What the driver_info of each driver must hold for power and management to validate.
 DRIVER_INFO_REQUIRED = {
     "ipmi": ("ipmi_address",),
@@ -121,8 +124,19 @@ def check_name(name: Any) -> None:
 
 
 def check_driver(driver: Any) -> None:
-    if not isinstance(driver, str) or driver not in DRIVERS:
-        raise Invalid(f"Unknown driver {driver!r}; enabled drivers: {', '.join(DRIVERS)}")
+    if not isinstance(driver, str) or not driver:
+        raise Invalid(f"'driver' must be the name of a hardware type, not {driver!r}")
+
+
+def check_enabled_driver(driver: str, enabled: Sequence[str], conductor_group: str) -> None:
+    """Refuse a driver that is not enabled, in Ironic's words (clients match on them): no
+    conductor of the node's group offers it."""
+    if driver not in enabled:
+        raise Invalid(
+            f"No valid host was found. Reason: No conductor service registered which supports "
+            f'driver {driver} for conductor group "{conductor_group}". Ensure the driver is '
+            "valid and enabled."
+        )
 
 
 def resource_class_refusal(current: str | None, state: str | None) -> str | None:
