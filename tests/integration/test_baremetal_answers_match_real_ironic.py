@@ -110,3 +110,41 @@ def test_a_driver_that_is_not_enabled_is_refused_alike(ironic: str, ours: str) -
     name = node(ironic, ours)
     patch = [{"op": "replace", "path": "/driver", "value": "nope"}]
     assert alike(ironic, ours, f"/nodes/{name}", "PATCH", body=patch)[0] == 400
+
+
+def test_replacing_traits_without_a_body_is_refused_alike(ironic: str, ours: str) -> None:
+    name = node(ironic, ours)
+    path = f"/nodes/{name}/traits"
+    assert alike(ironic, ours, path, "PUT", body={"traits": ["CUSTOM_KEEP"]}) == (204, None)
+    for body in (None, {}, {"traits": None}, {"traits": "CUSTOM_A"}, [], {"a": 1, "b": 2}):
+        assert alike(ironic, ours, path, "PUT", body=body)[0] == 400
+    assert alike(ironic, ours, "/nodes/no-such-node/traits", "PUT")[0] == 404
+    assert alike(ironic, ours, path) == (200, {"traits": ["CUSTOM_KEEP"]})
+
+
+def test_removing_a_malformed_trait_is_a_plain_404_alike(ironic: str, ours: str) -> None:
+    name = node(ironic, ours)
+    for trait in ("bad%20trait", "lowercase", "CUSTOM_ABSENT"):
+        assert alike(ironic, ours, f"/nodes/{name}/traits/{trait}", "DELETE")[0] == 404
+
+
+def test_traits_before_1_37_are_answered_alike(ironic: str, ours: str) -> None:
+    name = node(ironic, ours)
+    for method, path, body in (
+        ("PUT", f"/nodes/{name}/traits/CUSTOM_A", None),
+        ("PUT", f"/nodes/{name}/traits", {"traits": ["CUSTOM_A"]}),
+        ("DELETE", f"/nodes/{name}/traits/CUSTOM_A", None),
+        ("DELETE", f"/nodes/{name}/traits", None),
+    ):
+        status, _ = alike(ironic, ours, path, method, body=body, version="1.36")
+        assert status == (405 if method == "PUT" else 404)
+    assert alike(ironic, ours, f"/nodes/{name}/traits") == (200, {"traits": []})
+
+
+def test_one_nodes_traits_are_shown_alike(ironic: str, ours: str) -> None:
+    name = node(ironic, ours)
+    assert alike(ironic, ours, f"/nodes/{name}?fields=traits")[1]["traits"] == []
+    alike(ironic, ours, f"/nodes/{name}/traits", "PUT", body={"traits": ["CUSTOM_B", "CUSTOM_A"]})
+    for query in ("fields=traits", "fields=traits,name", "fields=name,traits"):
+        status, body = alike(ironic, ours, f"/nodes/{name}?{query}")
+        assert status == 200 and sorted(body["traits"]) == ["CUSTOM_A", "CUSTOM_B"]

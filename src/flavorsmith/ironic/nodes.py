@@ -171,6 +171,36 @@ def check_trait(trait: Any) -> str:
     return trait
 
 
+# Ironic's words for a PUT /nodes/{node}/traits without a list of traits.
+SET_TRAITS_HOWTO = (
+    "A single node trait may be added via PUT /v1/nodes/<node identifier>/traits/<trait> with "
+    "no body, or all node traits may be replaced via PUT /v1/nodes/<node identifier>/traits "
+    "with the list of traits specified in the request body."
+)
+
+
+def traits_body(body: Any) -> list[str]:
+    """The traits a ``PUT /nodes/{node}/traits`` body sets (None: the request had no body),
+    refused in Ironic's words: its schema first, then the list itself."""
+    if body is None:
+        raise Invalid(SET_TRAITS_HOWTO)
+    if not isinstance(body, dict):
+        raise Invalid(f"Schema error for body: {body!r} is not of type 'object'")
+    extra = [key for key in body if key != "traits"]
+    if extra:
+        names = ", ".join(repr(key) for key in extra)
+        verb = "was" if len(extra) == 1 else "were"
+        raise Invalid(
+            f"Schema error for body: Additional properties are not allowed ({names} {verb} "
+            "unexpected)"
+        )
+    if "traits" not in body:
+        raise Invalid(SET_TRAITS_HOWTO)
+    if not isinstance(body["traits"], list):
+        raise Invalid(f"Schema error for body: {body['traits']!r} is not of type 'array'")
+    return check_trait_list(body["traits"])
+
+
 def check_trait_list(values: Any) -> list[str]:
     """A validated, de-duplicated trait list in the order given; 400 naming the first bad one."""
     if not isinstance(values, list):
