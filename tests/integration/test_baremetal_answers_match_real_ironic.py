@@ -141,6 +141,12 @@ def test_traits_before_1_37_are_answered_alike(ironic: str, ours: str) -> None:
     assert alike(ironic, ours, f"/nodes/{name}/traits") == (200, {"traits": []})
 
 
+def test_detail_with_fields_is_refused_alike(ironic: str, ours: str) -> None:
+    for query in ("detail=true&fields=uuid", "detail=1&fields="):
+        status, _ = alike(ironic, ours, f"/nodes?{query}")
+        assert status == 400
+
+
 def test_one_nodes_traits_are_shown_alike(ironic: str, ours: str) -> None:
     name = node(ironic, ours)
     assert alike(ironic, ours, f"/nodes/{name}?fields=traits")[1]["traits"] == []

@@ -125,6 +125,8 @@ async def _list(request: Request, detail: bool) -> dict[str, Any]:
     check_query(request, allowed)
     version = microversion(request)
     query = dataclasses.replace(_query(request), visible_to=project)
+    if not detail and Query(request, IRONIC).flag("detail") and "fields" in request.query_params:
+        raise Invalid("Can not specify ?detail=True and fields in the same request.")
     detail = detail or bool(Query(request, IRONIC).flag("detail"))
     fields = serialize.fields(Query(request, IRONIC), version)
     if fields is None:
