@@ -154,3 +154,67 @@ def test_one_nodes_traits_are_shown_alike(ironic: str, ours: str) -> None:
     for query in ("fields=traits", "fields=traits,name", "fields=name,traits"):
         status, body = alike(ironic, ours, f"/nodes/{name}?{query}")
         assert status == 200 and sorted(body["traits"]) == ["CUSTOM_A", "CUSTOM_B"]
+
+
+# Deploy templates
+
+
+def template(name: str, priority: Any) -> dict[str, Any]:
+    step = {"interface": "deploy", "step": "deploy", "args": {}, "priority": priority}
+    return {"name": name, "steps": [step]}
+
+
+def unique_trait() -> str:
+    return f"CUSTOM_CMP_{uuid.uuid4().hex[:10].upper()}"
+
+
+def test_a_digit_string_priority_is_stored_as_a_number_alike(ironic: str, ours: str) -> None:
+    for sent in ("10", "010", 10.0):
+        name = unique_trait()
+        status, created = alike(
+            ironic, ours, "/deploy_templates", "POST", body=template(name, sent)
+        )
+        assert status == 201 and created["steps"][0]["priority"] == sent
+        status, shown = alike(ironic, ours, f"/deploy_templates/{name}")
+        assert status == 200 and shown["steps"][0]["priority"] == 10
+    for refused in (" 10", "-1", "1x", -1, 10.5, None, True):
+        body = template(unique_trait(), refused)
+        assert alike(ironic, ours, "/deploy_templates", "POST", body=body)[0] == 400
+
+
+def test_the_list_marker_is_a_uuid_alike(ironic: str, ours: str) -> None:
+    name = unique_trait()
+    for root in (ironic, ours):
+        assert call(root, "/deploy_templates", "POST", template(name, 10))[0] == 201
+    for marker in (name, "not-a-uuid", str(uuid.uuid4())):
+        assert alike(ironic, ours, f"/deploy_templates?marker={marker}")[0] == 404
+    for root in (ironic, ours):  # each service's own template UUID is a marker it takes
+        page = call(root, f"/deploy_templates?marker={first_uuid(root, name)}")
+        assert page[0] == 200 and name not in [t["name"] for t in page[1]["deploy_templates"]]
+
+
+def first_uuid(root: str, name: str) -> str:
+    """The real UUID of template ``name`` (answers are normalised)."""
+    request = urllib.request.Request(f"{root}/v1/deploy_templates/{name}")
+    request.add_header("X-OpenStack-Ironic-API-Version", "latest")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return str(json.loads(response.read())["uuid"])
+
+
+def test_an_invalid_identifier_is_refused_alike(ironic: str, ours: str) -> None:
+    for method in ("GET", "PATCH", "DELETE"):
+        body = [] if method == "PATCH" else None
+        for ident in ("bad%20name", "A" * 256):
+            status, _ = alike(ironic, ours, f"/deploy_templates/{ident}", method, body=body)
+            assert status == 400
+        status, _ = alike(ironic, ours, "/deploy_templates/CUSTOM_NONE", method, body=body)
+        assert status == 404
+
+
+def test_an_empty_patch_changes_nothing_alike(ironic: str, ours: str) -> None:
+    name = unique_trait()
+    for root in (ironic, ours):
+        assert call(root, "/deploy_templates", "POST", template(name, 10))[0] == 201
+    status, body = alike(ironic, ours, f"/deploy_templates/{name}", "PATCH", body=[])
+    assert status == 200 and body["updated_at"] is None
+    assert alike(ironic, ours, f"/deploy_templates/{name}")[1] == body
