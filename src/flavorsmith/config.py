@@ -66,6 +66,9 @@ class Settings:
     repo: Path | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     providers: str = DEFAULT_PROVIDERS
+    # The drivers a node created through the Ironic API may use; None: those whose deploy
+    # steps ship (ironic.nodes.DRIVERS).
+    enabled_drivers: tuple[str, ...] | None = None
 
 
 # The HTTP server's limits (flavorsmith serve --idle-timeout, --header-timeout,

@@ -40,7 +40,9 @@ CASES = [
     pytest.param({"steps": [{**RESET, "priority": "10"}]}, True, id="priority-digits"),
     pytest.param({"steps": [settings(2**64)]}, False, id="integer-beyond-64-bits"),
     pytest.param({"steps": [RESET], "extra": {"note": "a\x00b"}}, False, id="nul-in-extra"),
-    pytest.param({"steps": [{**RESET, "priority": 1.0}]}, False, id="priority-float"),
+    # As Ironic's schema (JSON Schema's integer): 1.0 is 1; 1.5 is no priority.
+    pytest.param({"steps": [{**RESET, "priority": 1.0}]}, True, id="priority-integral-float"),
+    pytest.param({"steps": [{**RESET, "priority": 1.5}]}, False, id="priority-float"),
     pytest.param({"steps": [RESET, {**RESET, "priority": 1}]}, False, id="duplicate-steps"),
     pytest.param({"name": "RAID1", "steps": [RESET]}, False, id="name-not-a-trait"),
     pytest.param({"steps": [{**RESET, "priority": -1}]}, False, id="negative-priority"),

@@ -324,22 +324,22 @@ DUPLICATE = (
         ),
         pytest.param(
             {"steps": [changed(priority=-1)]},
-            "steps[0].priority: -1 must be an integer of at least 0 (or a string of digits)",
+            "Schema error for template: -1 is less than the minimum of 0",
             id="priority-negative",
         ),
         pytest.param(
             {"steps": [changed(priority=True)]},
-            "steps[0].priority: True must be an integer of at least 0 (or a string of digits)",
+            "Schema error for template: True is not valid under any of the given schemas. Possible root cause: True is not of type 'integer'",
             id="priority-boolean",
         ),
         pytest.param(
             {"steps": [changed(priority="high")]},
-            "steps[0].priority: 'high' must be an integer of at least 0 (or a string of digits)",
+            "Schema error for template: 'high' does not match '^[0-9]+$'",
             id="priority-str",
         ),
         pytest.param(
             {"steps": [changed(priority=1.5)]},
-            "steps[0].priority: 1.5 must be an integer of at least 0 (or a string of digits)",
+            "Schema error for template: 1.5 is not valid under any of the given schemas. Possible root cause: 1.5 is not of type 'integer'",
             id="priority-float",
         ),
         pytest.param(
@@ -392,11 +392,56 @@ def test_description_of_255_characters_is_kept(client: TestClient) -> None:
     assert get(client, created["uuid"])["description"] == text
 
 
-def test_digit_string_priority_is_accepted_as_in_ironic(client: TestClient) -> None:
-    """Ironic's DEPLOY_STEP_SCHEMA: priority is an integer >= 0 or a string of digits."""
-    response = create(client, steps=[changed(priority="10")])
+@pytest.mark.parametrize("sent", ["10", "010", 10.0])
+def test_digit_string_priority_is_accepted_as_in_ironic(client: TestClient, sent: Any) -> None:
+    """Ironic's DEPLOY_STEP_SCHEMA: priority is an integer >= 0 or a string of digits; it is
+    stored as an integer, and the create's answer echoes it as sent, as Ironic's does."""
+    response = create(client, steps=[changed(priority=sent)])
     assert response.status_code == 201, response.text
-    assert response.json()["steps"][0]["priority"] == 10
+    assert response.json()["steps"][0]["priority"] == sent
+    shown = get(client, response.json()["uuid"])["steps"][0]["priority"]
+    assert (type(shown), shown) == (int, 10)
+
+
+def test_a_priority_beyond_64_bits_is_refused(client: TestClient) -> None:
+    response = create(client, steps=[changed(priority="9" * 20)])
+    assert (response.status_code, fault(response)) == (
+        400,
+        f"Schema error for template: {'9' * 20!r} is more than {2**63 - 1}, the largest",
+    )
+
+
+def test_the_list_marker_is_a_uuid(client: TestClient) -> None:
+    """As Ironic: a name (or anything but a template's UUID) is a marker not found."""
+    template = make(client)
+    for marker in (template["name"], "not-a-uuid"):
+        response = client.get(f"{URL}?marker={marker}", headers=LATEST)
+        assert (response.status_code, fault(response)) == (
+            404,
+            f"Deploy template {marker} could not be found.",
+        )
+
+
+@pytest.mark.parametrize("method", ["GET", "PATCH", "DELETE"])
+def test_an_invalid_identifier_is_400(client: TestClient, method: str) -> None:
+    for ident in ("bad name", "A" * 256):
+        response = client.request(
+            method,
+            f"{URL}/{ident.replace(' ', '%20')}",
+            headers=LATEST,
+            json=[] if method == "PATCH" else None,
+        )
+        assert (response.status_code, fault(response)) == (
+            400,
+            f"Expected UUID or name for template_ident: {ident}",
+        )
+
+
+def test_an_empty_patch_changes_nothing(client: TestClient) -> None:
+    template = make(client)
+    response = client.patch(f"{URL}/{template['uuid']}", json=[], headers=LATEST)
+    assert (response.status_code, response.json()) == (200, template)
+    assert get(client, template["uuid"]) == template
 
 
 # ---------------------------------------------------------------- list
@@ -444,9 +489,11 @@ def test_show_chosen_fields(client: TestClient) -> None:
             "?fields=name,bogus",
             "Unknown deploy template field(s) 'bogus'; known: uuid, name, description, steps, extra, created_at, updated_at",
         ),
-        ("?detail=true&fields=name", "Use either detail or fields, not both"),
+        (
+            "?detail=true&fields=name",
+            "Can not specify ?detail=True and fields in the same request.",
+        ),
         ("?sort_dir=sideways", "Invalid sort direction 'sideways': choose asc or desc"),
-        ("?marker=CUSTOM_X", "Expected UUID for marker: CUSTOM_X"),
         ("?limit=0", "Limit must be positive"),
     ],
 )
@@ -674,13 +721,8 @@ def test_updated_at_moves_on_every_change(client: TestClient) -> None:
     [
         pytest.param(
             op("replace", "/description", "x"),
-            "A deploy template update is a JSON patch: a non-empty list of operations",
+            "A deploy template update is a JSON patch: a list of operations",
             id="not-a-list",
-        ),
-        pytest.param(
-            [],
-            "A deploy template update is a JSON patch: a non-empty list of operations",
-            id="empty-list",
         ),
         pytest.param(
             [{"op": "move", "from": "/description", "path": "/extra/d"}],
@@ -742,7 +784,7 @@ def test_updated_at_moves_on_every_change(client: TestClient) -> None:
         ),
         pytest.param(
             [op("replace", "/steps/0/priority", -5)],
-            "steps[0].priority: -5 must be an integer of at least 0 (or a string of digits)",
+            "Schema error for template: -5 is less than the minimum of 0",
             id="negative-priority",
         ),
         pytest.param(

@@ -185,3 +185,20 @@ def test_detail_refuses_fields(client: TestClient) -> None:
     response = client.get(f"{URL}/detail?fields=uuid", headers=LATEST)
     assert response.status_code == 400
     assert fault(response).startswith("Unknown query parameter 'fields'")
+
+
+@pytest.mark.parametrize(
+    "query", ["detail=true&fields=uuid", "fields=&detail=1", "detail=yes&fields=name"]
+)
+def test_detail_true_with_fields_is_refused(client: TestClient, query: str) -> None:
+    response = client.get(f"{URL}?{query}", headers=LATEST)
+    assert (response.status_code, fault(response)) == (
+        400,
+        "Can not specify ?detail=True and fields in the same request.",
+    )
+
+
+def test_detail_false_with_fields_lists_the_fields(client: TestClient) -> None:
+    response = client.get(f"{URL}?detail=false&fields=uuid&limit=1", headers=LATEST)
+    assert response.status_code == 200
+    assert all(set(n) == {"uuid", "links"} for n in response.json()["nodes"])

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from flavorsmith.ironic.nodes import SET_TRAITS_HOWTO
+
 LATEST = {"X-OpenStack-Ironic-API-Version": "latest"}
 URL = "/baremetal/v1/nodes"
 
@@ -71,8 +73,18 @@ def test_set_list_add_remove(client: TestClient, node: dict[str, Any]) -> None:
             {"traits": ["CUSTOM_" + "A" * 249]},
             f"Invalid trait {'CUSTOM_' + 'A' * 249!r}: a trait is a standard os-traits name, or CUSTOM_ followed by A-Z, 0-9 and _, at most 255 characters",
         ),
-        ({"traits": "CUSTOM_A"}, "'traits' must be a list of trait names, not str"),
-        ({"traits": [], "x": 1}, 'The body must be {"traits": [...]} and nothing else'),
+        ({"traits": "CUSTOM_A"}, "Schema error for body: 'CUSTOM_A' is not of type 'array'"),
+        ({"traits": None}, "Schema error for body: None is not of type 'array'"),
+        (["CUSTOM_A"], "Schema error for body: ['CUSTOM_A'] is not of type 'object'"),
+        (
+            {"traits": [], "x": 1},
+            "Schema error for body: Additional properties are not allowed ('x' was unexpected)",
+        ),
+        (
+            {"a": 1, "b": 2},
+            "Schema error for body: Additional properties are not allowed ('a', 'b' were unexpected)",
+        ),
+        ({}, SET_TRAITS_HOWTO),
         (
             {"traits": [f"CUSTOM_T{i}" for i in range(51)]},
             "Could not modify traits for node {uuid}: it would have 51 traits, more than the maximum of 50",
@@ -106,6 +118,57 @@ def test_bad_single_trait(client: TestClient, node: dict[str, Any]) -> None:
     response = client.put(f"{URL}/{node['uuid']}/traits/nope", headers=LATEST)
     assert response.status_code == 400
     assert fault(response).startswith("Invalid trait 'nope'")
+
+
+def test_replacing_traits_takes_a_body(client: TestClient, node: dict[str, Any]) -> None:
+    url = f"{URL}/{node['uuid']}/traits"
+    client.put(url, json={"traits": ["CUSTOM_KEEP"]}, headers=LATEST)
+    response = client.put(url, headers=LATEST)
+    assert (response.status_code, fault(response)) == (400, SET_TRAITS_HOWTO)
+    assert traits(client, node) == ["CUSTOM_KEEP"]
+    # As Ironic: the node is looked up first.
+    missing = client.put(f"{URL}/nope/traits", headers=LATEST)
+    assert (missing.status_code, fault(missing)) == (404, "Node nope could not be found.")
+
+
+@pytest.mark.parametrize("trait", ["nope", "bad%20trait", "CUSTOM_ABSENT"])
+def test_removing_a_trait_the_node_lacks_is_404(
+    client: TestClient, node: dict[str, Any], trait: str
+) -> None:
+    response = client.delete(f"{URL}/{node['uuid']}/traits/{trait}", headers=LATEST)
+    name = trait.replace("%20", " ")
+    assert (response.status_code, fault(response)) == (
+        404,
+        f"Node {node['uuid']} doesn't have a trait '{name}'",
+    )
+
+
+@pytest.mark.parametrize("path", ["/traits", "/traits/CUSTOM_A"])
+def test_putting_traits_before_1_37_is_not_allowed(
+    client: TestClient, node: dict[str, Any], path: str
+) -> None:
+    """As Ironic's router answers it: 405, its own body and Allow header."""
+    response = client.put(
+        f"{URL}/{node['uuid']}{path}",
+        json={"traits": ["CUSTOM_A"]} if path == "/traits" else None,
+        headers={"X-OpenStack-Ironic-API-Version": "1.36"},
+    )
+    assert response.status_code == 405
+    assert response.headers["Allow"] == "DELETE, GET, PATCH, POST"
+    assert json.loads(response.json()["error_message"]) == {
+        "code": 405,
+        "title": "Method Not Allowed",
+        "description": "",
+    }
+    assert traits(client, node) == []
+
+
+def test_removing_traits_before_1_37_is_404(client: TestClient, node: dict[str, Any]) -> None:
+    for path in ("/traits", "/traits/CUSTOM_A"):
+        response = client.delete(
+            f"{URL}/{node['uuid']}{path}", headers={"X-OpenStack-Ironic-API-Version": "1.36"}
+        )
+        assert (response.status_code, fault(response)) == (404, "Resource could not be found.")
 
 
 def test_traits_need_microversion_1_37(client: TestClient, node: dict[str, Any]) -> None:

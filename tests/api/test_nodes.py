@@ -13,6 +13,11 @@ from flavorsmith.ironic import nodes as rules
 
 LATEST = {"X-OpenStack-Ironic-API-Version": "latest"}
 URL = "/baremetal/v1/nodes"
+# Ironic's words for a driver that is not enabled (clients match on them).
+NO_DRIVER = (
+    "No valid host was found. Reason: No conductor service registered which supports driver "
+    'nope for conductor group "". Ensure the driver is valid and enabled.'
+)
 
 
 def fault(response: Any) -> str:
@@ -68,7 +73,7 @@ def test_old_microversion_creates_available_nodes_without_new_fields(client: Tes
         (
             {"driver": "nope"},
             400,
-            "Unknown driver 'nope'; enabled drivers: fake-hardware, ipmi, redfish, idrac, ilo, irmc, manual-management",
+            NO_DRIVER,
         ),
         (
             {"driver": "fake-hardware", "traits": ["CUSTOM_A"]},
@@ -190,7 +195,7 @@ def test_patch(client: TestClient, node: dict[str, Any]) -> None:
         ),
         (
             [{"op": "replace", "path": "/driver", "value": "nope"}],
-            "Unknown driver 'nope'; enabled drivers: fake-hardware, ipmi, redfish, idrac, ilo, irmc, manual-management",
+            NO_DRIVER,
         ),
         (
             [{"op": "replace", "path": "/properties", "value": "x"}],
@@ -279,3 +284,27 @@ def test_validate_reports_missing_driver_info(client: TestClient) -> None:
         "result": False,
         "reason": "Some parameters were missing in node's driver_info. Missing are: redfish_address",
     }
+
+
+def test_the_enabled_drivers_default_to_those_whose_steps_ship(client: TestClient) -> None:
+    for driver in rules.DRIVERS:
+        assert client.post(URL, json={"driver": driver}, headers=LATEST).status_code == 201
+
+
+def test_only_the_configured_drivers_may_be_used(make_client: Any) -> None:
+    client = make_client(enabled_drivers=("ipmi", "snmp"))
+    assert client.post(URL, json={"driver": "snmp"}, headers=LATEST).status_code == 201
+    refused = client.post(
+        URL, json={"driver": "fake-hardware", "conductor_group": "rack-4"}, headers=LATEST
+    )
+    assert refused.status_code == 400
+    assert fault(refused) == (
+        "No valid host was found. Reason: No conductor service registered which supports "
+        'driver fake-hardware for conductor group "rack-4". Ensure the driver is valid and '
+        "enabled."
+    )
+    node = create(client, driver="ipmi", name=f"d-{uuid.uuid4().hex[:8]}")
+    patch = [{"op": "replace", "path": "/driver", "value": "redfish"}]
+    moved = client.patch(f"{URL}/{node['uuid']}", json=patch, headers=LATEST)
+    assert moved.status_code == 400
+    assert "supports driver redfish for conductor group" in fault(moved)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
+from flavorsmith.api.serving import ServeConfig
 from flavorsmith.config import ConfigError
 from flavorsmith.db.engine import make_engine
 from tests.api.conftest import build_app
@@ -159,3 +160,17 @@ def test_serve_refuses_an_ironic_to_mirror_it_cannot_use(
     result = cli("serve", "--repo", str(EXAMPLES), *args)
     assert message in usage_error(result)
     assert "serving on" not in result.stderr
+
+
+def test_serve_refuses_an_empty_list_of_enabled_drivers(cli: Invoke) -> None:
+    result = cli("serve", "--repo", str(EXAMPLES), "--enabled-drivers", " , ")
+    line = usage_error(result)
+    assert "'--enabled-drivers'" in line and "name at least one driver" in line
+    assert "serving on" not in result.stderr
+
+
+def test_the_enabled_drivers_reach_every_worker() -> None:
+    config = ServeConfig(database_url="sqlite://", enabled_drivers="ipmi, snmp")
+    again = ServeConfig.from_json(config.to_json())
+    assert again.settings().enabled_drivers == ("ipmi", "snmp")
+    assert ServeConfig(database_url="sqlite://").settings().enabled_drivers is None

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
+from flavorsmith.db.engine import make_engine
 from flavorsmith.inventory import importer
 from flavorsmith.ironic import nodes as rules
-from flavorsmith.store.nodes import FIELD_LENGTHS
+from flavorsmith.store.nodes import FIELD_LENGTHS, find
 from tests.conftest import Invoke
 
 
@@ -22,7 +23,7 @@ from tests.conftest import Invoke
         ("properties", "x"),
         ("driver_info", None),
         ("extra", {"a": float("nan")}),
-        ("driver", "nope"),
+        ("driver", 7),
         ("resource_class", "r" * 81),
         ("name", "a b"),
         ("uuid", "{" + "0" * 32 + "}x"),
@@ -128,3 +129,18 @@ def test_ironic_output_errors_point_at_the_key_as_written(
     parsed = importer.parse([{"UUID": "861c24fd-58e9-480d-b4be-6b65b01f6065", **entry}])
     ((path, text, _),) = parsed.problems
     assert path[:2] == [0, where] and message in text
+
+
+def test_any_driver_is_imported(cli: Invoke, tmp_path: Path) -> None:
+    """The nodes exist already: a driver the API would not enable for a new node is kept."""
+    inventory = tmp_path / "nodes.yaml"
+    inventory.write_text("- {name: n1, driver: snmp}\n")
+    database = f"sqlite:///{tmp_path / 'nodes.db'}"
+    result = cli("node", "import", str(inventory), "--database", database)
+    assert result.exit_code == 0, result.stderr
+    engine = make_engine(database)
+    try:
+        with engine.connect() as connection:
+            assert find(connection, "n1", by_name=True)["driver"] == "snmp"
+    finally:
+        engine.dispose()

@@ -37,6 +37,7 @@ from flavorsmith.config import (
 )
 from flavorsmith.db.engine import Engine, make_engine
 from flavorsmith.extra_specs.validation import refusal
+from flavorsmith.params import parse_list
 from flavorsmith.sync.leader import Leadership, this_process
 from flavorsmith.sync.mirror import Mirror
 from flavorsmith.sync.targets import cloud, store
@@ -67,6 +68,7 @@ class ServeConfig:
     header_timeout: int = DEFAULT_HEADER_TIMEOUT
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     providers: str = DEFAULT_PROVIDERS
+    enabled_drivers: str | None = None  # comma-separated; None: ironic.nodes.DRIVERS
     sync: bool = False
     sync_interval: float = 60.0
     sync_prune: bool = False
@@ -89,6 +91,7 @@ class ServeConfig:
             repo=Path(self.repo) if self.repo else None,
             max_body_bytes=self.max_body_bytes,
             providers=self.providers,
+            enabled_drivers=parse_list(self.enabled_drivers) if self.enabled_drivers else None,
         )
 
     def limits(self) -> Limits:

@@ -105,6 +105,16 @@ def serve(
             envvar="FLAVORSMITH_PROVIDERS",
         ),
     ] = DEFAULT_PROVIDERS,
+    enabled_drivers: Annotated[
+        str | None,
+        typer.Option(
+            help="Drivers (hardware types) a node created through the Ironic API may use, "
+            "comma-separated; others are refused as Ironic refuses them. Default: those whose "
+            "deploy steps ship (fake-hardware, ipmi, redfish, idrac, ilo, irmc, "
+            "manual-management). node import and the Ironic mirror take any driver.",
+            envvar="FLAVORSMITH_ENABLED_DRIVERS",
+        ),
+    ] = None,
     ironic_cloud: Annotated[
         str | None,
         typer.Option(
@@ -180,6 +190,7 @@ def serve(
     from flavorsmith.cli.options import database_url, repository
     from flavorsmith.db import migrate
     from flavorsmith.db.engine import describe, is_sqlite, make_engine
+    from flavorsmith.params import parse_list
     from flavorsmith.providers.registry import parse_enabled
 
     if tls_key is not None and tls_cert is None:
@@ -205,6 +216,10 @@ def serve(
         parse_enabled(providers)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="'--providers'") from None
+    if enabled_drivers is not None and not parse_list(enabled_drivers):
+        raise typer.BadParameter(
+            "name at least one driver, e.g. ipmi,redfish", param_hint="'--enabled-drivers'"
+        )
     # The Ironic options are checked here, once, with their one-line errors (each process
     # connects again when it builds the app).
     ironic_nodes(ironic_cloud, ironic_endpoint, cloud_option="--ironic-cloud")
@@ -226,6 +241,7 @@ def serve(
         max_connections=max_connections,
         max_body_bytes=max_body_bytes,
         providers=providers,
+        enabled_drivers=enabled_drivers,
         sync=sync,
         sync_interval=sync_interval,
         sync_prune=sync_prune,

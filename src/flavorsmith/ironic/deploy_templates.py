@@ -14,6 +14,8 @@ arguments is accepted by POST /baremetal/v1/deploy_templates and refused per nod
 
 from __future__ import annotations
 
+import re
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
@@ -73,6 +75,26 @@ def valid_name(name: Any) -> TypeGuard[str]:
     return isinstance(name, str) and traits.is_valid_node_trait(name)
 
 
+# Ironic's logical names (URL-unreserved characters): what a template identifier may be
+# besides a UUID.
+_IDENT_RE = re.compile(r"^[A-Za-z0-9\-._~]{1,255}$")
+
+
+def check_ident(ident: str) -> str:
+    """A deploy template identifier in a path: a UUID or a name, else Ironic's 400."""
+    if not (_IDENT_RE.match(ident) or _is_uuid(ident)):
+        raise Invalid(f"Expected UUID or name for template_ident: {ident}")
+    return ident
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
 def check_name(name: Any) -> str:
     if not valid_name(name):
         raise Invalid(
@@ -82,13 +104,34 @@ def check_name(name: Any) -> str:
     return name
 
 
+PRIORITY_PROBLEM = "steps-priority"
+
+
 def check_steps(steps: Any) -> tuple[Step, ...]:
     """The steps of a request body in the shape Ironic's schema asks (see :func:`shaped`);
-    the first problem refuses them."""
+    the first problem refuses them (a bad priority in Ironic's words)."""
     out, found = shaped(steps)
     if found:
-        raise Invalid(found[0].message)
+        first = found[0]
+        if first.code == PRIORITY_PROBLEM and isinstance(first.path[1], int):
+            raise Invalid(_priority_in_ironic_words(steps[first.path[1]]["priority"]))
+        raise Invalid(first.message)
     return out
+
+
+def _priority_in_ironic_words(value: Any) -> str:
+    """Ironic 39's schema error for a step priority that is not one (clients show it)."""
+    if isinstance(value, str):
+        if value.isascii() and value.isdigit():  # beyond 64 bits: this service's own limit
+            largest = 2**63 - 1
+            return f"Schema error for template: {value!r} is more than {largest}, the largest"
+        return f"Schema error for template: {value!r} does not match '^[0-9]+$'"
+    if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+        return f"Schema error for template: {value!r} is less than the minimum of 0"
+    return (
+        f"Schema error for template: {value!r} is not valid under any of the given schemas. "
+        f"Possible root cause: {value!r} is not of type 'integer'"
+    )
 
 
 def shaped(steps: Any) -> tuple[tuple[Step, ...], list[TemplateProblem]]:
@@ -144,11 +187,14 @@ def _shaped_step(index: int, step: Any) -> Step | TemplateProblem:
     if isinstance(priority, str) and priority.isascii() and priority.isdigit():
         # Ironic's schema takes a string of digits too (within 64 bits here).
         priority = ascii_int(priority) if ascii_int(priority) is not None else priority
+    if isinstance(priority, float) and priority.is_integer():
+        priority = int(priority)  # JSON Schema's integer, as Ironic's: 10.0 is 10
     if isinstance(priority, bool) or not isinstance(priority, int) or priority < 0:
-        return problem(
-            "priority",
+        return TemplateProblem(
+            ("steps", index, "priority"),
             f"{where}.priority: {shown_repr(priority)} must be an integer of at least 0 "
             "(or a string of digits)",
+            PRIORITY_PROBLEM,
         )
     return Step(step["interface"], step["step"], dict(step["args"]), int(priority))
 
@@ -318,7 +364,7 @@ def apply_patch(row: dict[str, Any], patch: Any) -> dict[str, Any]:
                 "/name": "a deploy template always has one",
                 "/steps": "a deploy template always has one",
             },
-            allow_empty=False,
+            allow_empty=True,  # as Ironic: an empty patch changes nothing (200)
         )
     )
     return {k: v for k, v in result.items() if row[k] != v}

@@ -14,11 +14,14 @@ from flavorsmith.errors import Invalid
 from flavorsmith.ironic import node_fields
 from flavorsmith.ironic.deploy_steps import deploy_problem
 from flavorsmith.ironic.deploy_templates import Template
+from flavorsmith.ironic.driver_steps import CATALOGUES
 from flavorsmith.ironic.patch import patched
 from flavorsmith.resource_classes import IRONIC_MAX_LENGTH
 
-# Drivers this service knows (Ironic refuses a driver no conductor offers).
-DRIVERS = ("fake-hardware", "ipmi", "redfish", "idrac", "ilo", "irmc", "manual-management")
+# The drivers a node created through the API may use unless ``serve --enabled-drivers`` says
+# otherwise: those whose deploy steps ship (ironic/driver_steps.py). Imports and the Ironic
+# mirror take any driver: the nodes exist already.
+DRIVERS = tuple(CATALOGUES)
 # What the driver_info of each driver must hold for power and management to validate.
 DRIVER_INFO_REQUIRED = {
     "ipmi": ("ipmi_address",),
@@ -121,8 +124,19 @@ def check_name(name: Any) -> None:
 
 
 def check_driver(driver: Any) -> None:
-    if not isinstance(driver, str) or driver not in DRIVERS:
-        raise Invalid(f"Unknown driver {driver!r}; enabled drivers: {', '.join(DRIVERS)}")
+    if not isinstance(driver, str) or not driver:
+        raise Invalid(f"'driver' must be the name of a hardware type, not {driver!r}")
+
+
+def check_enabled_driver(driver: str, enabled: Sequence[str], conductor_group: str) -> None:
+    """Refuse a driver that is not enabled, in Ironic's words (clients match on them): no
+    conductor of the node's group offers it."""
+    if driver not in enabled:
+        raise Invalid(
+            f"No valid host was found. Reason: No conductor service registered which supports "
+            f'driver {driver} for conductor group "{conductor_group}". Ensure the driver is '
+            "valid and enabled."
+        )
 
 
 def resource_class_refusal(current: str | None, state: str | None) -> str | None:
@@ -155,6 +169,36 @@ def check_trait(trait: Any) -> str:
                 hint = f" (did you mean 'CUSTOM_{short}'?)"
         raise Invalid(f"Invalid trait {trait!r}: {TRAIT_RULE}{hint}")
     return trait
+
+
+# Ironic's words for a PUT /nodes/{node}/traits without a list of traits.
+SET_TRAITS_HOWTO = (
+    "A single node trait may be added via PUT /v1/nodes/<node identifier>/traits/<trait> with "
+    "no body, or all node traits may be replaced via PUT /v1/nodes/<node identifier>/traits "
+    "with the list of traits specified in the request body."
+)
+
+
+def traits_body(body: Any) -> list[str]:
+    """The traits a ``PUT /nodes/{node}/traits`` body sets (None: the request had no body),
+    refused in Ironic's words: its schema first, then the list itself."""
+    if body is None:
+        raise Invalid(SET_TRAITS_HOWTO)
+    if not isinstance(body, dict):
+        raise Invalid(f"Schema error for body: {body!r} is not of type 'object'")
+    extra = [key for key in body if key != "traits"]
+    if extra:
+        names = ", ".join(repr(key) for key in extra)
+        verb = "was" if len(extra) == 1 else "were"
+        raise Invalid(
+            f"Schema error for body: Additional properties are not allowed ({names} {verb} "
+            "unexpected)"
+        )
+    if "traits" not in body:
+        raise Invalid(SET_TRAITS_HOWTO)
+    if not isinstance(body["traits"], list):
+        raise Invalid(f"Schema error for body: {body['traits']!r} is not of type 'array'")
+    return check_trait_list(body["traits"])
 
 
 def check_trait_list(values: Any) -> list[str]:

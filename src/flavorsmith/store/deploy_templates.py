@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Connection, delete, insert, select, update
 
 from flavorsmith.db.models import DeployTemplate
-from flavorsmith.errors import Conflict
+from flavorsmith.errors import Conflict, NotFound
 from flavorsmith.ironic.deploy_templates import Step, Template
 from flavorsmith.ironic.nodes import is_uuid
 from flavorsmith.store.generations import bump
@@ -52,6 +52,9 @@ def list_all(
     """A keyset page in (sort_key, id) order; NULLs sort first ascending, last descending."""
     after = None
     if marker is not None:
+        # As Ironic: a marker is a template's UUID; anything else is one that is not there.
+        if not is_uuid(marker):
+            raise NotFound(f"Deploy template {marker} could not be found.")
         row = find(connection, marker)
         after = (row[sort_key], row["id"])
     statement = keyset(

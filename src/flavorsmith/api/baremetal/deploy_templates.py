@@ -21,7 +21,7 @@ from flavorsmith.api.query import IRONIC, Query
 from flavorsmith.api.requests import check_query, json_body, microversion
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, MethodNotAllowed, NotFound
-from flavorsmith.ironic.deploy_templates import apply_patch, checked
+from flavorsmith.ironic.deploy_templates import apply_patch, check_ident, checked
 from flavorsmith.ironic.nodes import is_uuid
 from flavorsmith.store import deploy_templates as store
 
@@ -73,10 +73,10 @@ async def list_templates(request: Request) -> dict[str, Any]:
     detail = query.flag("detail") or False
     fields = _fields(query)
     if detail and fields is not None:
-        raise Invalid("Use either detail or fields, not both")
+        raise Invalid("Can not specify ?detail=True and fields in the same request.")
     fields = fields or (list(FIELDS) if detail else ["uuid", "name"])
     limit = query.page_size()
-    marker = query.marker()
+    marker = request.query_params.get("marker")  # a UUID; anything else is a 404 (the store)
     sort_key, sort_dir = query.sort(store.SORT_KEYS, "id")
     rows = await run(
         request, lambda c: store.list_all(c, limit, marker, sort_dir, sort_key), write=False
@@ -94,6 +94,7 @@ async def show_template(request: Request, ident: str) -> dict[str, Any]:
     _require(request, "baremetal:deploy_template:get")
     check_query(request, ("fields",))
     fields = _fields(Query(request, IRONIC)) or list(FIELDS)
+    check_ident(ident)
     row = await run(request, lambda c: store.find(c, ident), write=False)
     return _body(row, fields, root(request))
 
@@ -119,13 +120,20 @@ async def create_template(request: Request, response: Response) -> dict[str, Any
     row = await run(request, lambda c: store.create(c, values), write=True)
     top = root(request)
     response.headers["Location"] = f"{top}/v1/deploy_templates/{row['uuid']}"
-    return _body(row, list(FIELDS), top)
+    out = _body(row, list(FIELDS), top)
+    # As Ironic: a priority sent as a string of digits (or as 10.0) is stored as an integer,
+    # and the create's answer echoes it as sent.
+    for step, sent in zip(out["steps"], body["steps"], strict=False):
+        if isinstance(sent["priority"], str | float):
+            step["priority"] = sent["priority"]
+    return out
 
 
 @router.patch("/v1/deploy_templates/{ident}")
 async def update_template(request: Request, ident: str) -> dict[str, Any]:
     _require(request, "baremetal:deploy_template:update")
     check_query(request, ())
+    check_ident(ident)
     patch = await json_body(request)
 
     def work(connection: Connection) -> dict[str, Any]:
@@ -140,5 +148,6 @@ async def update_template(request: Request, ident: str) -> dict[str, Any]:
 async def delete_template(request: Request, ident: str) -> Response:
     _require(request, "baremetal:deploy_template:delete")
     check_query(request, ())
+    check_ident(ident)
     await run(request, lambda c: store.remove(c, store.find(c, ident, lock=True)), write=True)
     return Response(status_code=204)

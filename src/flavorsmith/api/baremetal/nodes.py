@@ -125,6 +125,8 @@ async def _list(request: Request, detail: bool) -> dict[str, Any]:
     check_query(request, allowed)
     version = microversion(request)
     query = dataclasses.replace(_query(request), visible_to=project)
+    if not detail and Query(request, IRONIC).flag("detail") and "fields" in request.query_params:
+        raise Invalid("Can not specify ?detail=True and fields in the same request.")
     detail = detail or bool(Query(request, IRONIC).flag("detail"))
     fields = serialize.fields(Query(request, IRONIC), version)
     if fields is None:
@@ -189,6 +191,9 @@ async def create_node(request: Request, response: Response) -> dict[str, Any]:
     version = microversion(request)
     gates.check_body(body, version)
     values = rules.new_node(body, store.FIELD_LENGTHS, enroll=version >= Version(1, 11))
+    rules.check_enabled_driver(
+        values["driver"], _enabled_drivers(request), values.get("conductor_group") or ""
+    )
     if self_owned and ctx.identity.system_scope != "all":
         values["owner"] = ctx.identity.project_id
 
@@ -201,6 +206,10 @@ async def create_node(request: Request, response: Response) -> dict[str, Any]:
     top = root(request)
     response.headers["Location"] = f"{top}/v1/nodes/{row['uuid']}"
     return serialize.node(row, [], serialize.available(version), top)
+
+
+def _enabled_drivers(request: Request) -> tuple[str, ...]:
+    return context(request).services.settings.enabled_drivers or rules.DRIVERS
 
 
 def _parent(connection: Connection, ident: str) -> str:
@@ -220,10 +229,14 @@ async def update_node(request: Request, ident: str) -> dict[str, Any]:
     patch = await json_body(request)
     version = microversion(request)
     gates.check_patch(patch, version)
+    enabled = _enabled_drivers(request)
 
     def work(connection: Connection) -> tuple[dict[str, Any], list[str]]:
         row = authorized_node(connection, request, ident, patch_rules(patch), lock=True)
         changes = rules.apply_patch(row, patch, store.FIELD_LENGTHS)
+        if "driver" in changes:
+            group = changes.get("conductor_group", row["conductor_group"]) or ""
+            rules.check_enabled_driver(changes["driver"], enabled, group)
         if changes.get("parent_node") is not None:
             changes["parent_node"] = _parent(connection, changes["parent_node"])
             if changes["parent_node"] == row["uuid"]:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
 
 from flavorsmith.api.baremetal.common import (
     TRAITS_SINCE,
@@ -14,16 +16,26 @@ from flavorsmith.api.baremetal.common import (
     root,
 )
 from flavorsmith.api.context import run
-from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.api.requests import check_query, json_body, microversion
 from flavorsmith.db.engine import Connection
-from flavorsmith.errors import Invalid
+from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.ironic import nodes as rules
 from flavorsmith.store import nodes as store
 
 router = APIRouter()
 
 
+def _put_not_allowed() -> Response:
+    """Ironic's answer to a PUT of traits before API version 1.37: its router's own 405."""
+    body = {
+        "error_message": json.dumps({"code": 405, "title": "Method Not Allowed", "description": ""})
+    }
+    return JSONResponse(body, status_code=405, headers={"Allow": "DELETE, GET, PATCH, POST"})
+
+
 def _prepare(request: Request, rule: str) -> str:
+    if request.method == "DELETE" and microversion(request) < TRAITS_SINCE:
+        raise NotFound("Resource could not be found.")  # as Ironic: no such resource yet
     require(request, TRAITS_SINCE)
     may_act_on_some_node(request, rule)
     check_query(request, ())
@@ -47,16 +59,17 @@ async def list_traits(request: Request, ident: str) -> dict[str, Any]:
 
 @router.put("/v1/nodes/{ident}/traits", status_code=204)
 async def set_traits(request: Request, ident: str) -> Response:
+    if microversion(request) < TRAITS_SINCE:
+        return _put_not_allowed()
     rule = _prepare(request, "baremetal:node:traits:set")
-    body = await json_body(request)
-    if not isinstance(body, dict) or set(body) != {"traits"}:
-        raise Invalid('The body must be {"traits": [...]} and nothing else')
-    wanted = rules.check_trait_list(body["traits"])
-    await run(
-        request,
-        lambda c: store.set_traits(c, _locked(c, request, ident, rule), wanted),
-        write=True,
-    )
+    body = await json_body(request) if await request.body() else None
+
+    def work(connection: Connection) -> None:
+        # As Ironic: an unknown node is a 404 before the body is looked at.
+        row = _locked(connection, request, ident, rule)
+        store.set_traits(connection, row, rules.traits_body(body))
+
+    await run(request, work, write=True)
     return Response(status_code=204)
 
 
@@ -73,6 +86,8 @@ async def clear_traits(request: Request, ident: str) -> Response:
 
 @router.put("/v1/nodes/{ident}/traits/{trait}", status_code=204)
 async def add_trait(request: Request, ident: str, trait: str) -> Response:
+    if microversion(request) < TRAITS_SINCE:
+        return _put_not_allowed()
     rule = _prepare(request, "baremetal:node:traits:set")
     rules.check_trait(trait)
     if await request.body():
@@ -89,7 +104,7 @@ async def add_trait(request: Request, ident: str, trait: str) -> Response:
 @router.delete("/v1/nodes/{ident}/traits/{trait}", status_code=204)
 async def remove_trait(request: Request, ident: str, trait: str) -> Response:
     rule = _prepare(request, "baremetal:node:traits:delete")
-    rules.check_trait(trait)
+    # As Ironic: a malformed name is one no node has (404), not a 400.
     await run(
         request,
         lambda c: store.remove_trait(c, _locked(c, request, ident, rule), trait),
