@@ -1,7 +1,8 @@
 """/baremetal/v1/deploy_templates: list, show, create, JSON-PATCH update, delete (from 1.55).
 
-Better than Ironic: ``description`` is kept and returned, a patch keeps the order of steps,
-and ``updated_at`` moves whenever anything changes."""
+Better than Ironic: ``description`` is kept and returned (left out of an answer while it is
+null and not asked for by ``fields``, so a client that never sets one sees Ironic's body), a
+patch keeps the order of steps, and ``updated_at`` moves whenever anything changes."""
 
 from __future__ import annotations
 
@@ -45,10 +46,14 @@ def _require(request: Request, rule: str) -> None:
     authorize(request, rule)
 
 
-def _body(row: dict[str, Any], fields: list[str], top: str) -> dict[str, Any]:
+def _body(row: dict[str, Any], fields: list[str], top: str, asked: bool = False) -> dict[str, Any]:
+    """The answer for one template: ``fields`` of it, and ``description`` only when it is set
+    or ``asked`` for by name (Ironic's deploy templates have none)."""
     out: dict[str, Any] = {}
     for name in fields:
         value = row[name]
+        if name == "description" and value is None and not asked:
+            continue
         out[name] = timestamp(value) if name in ("created_at", "updated_at") else value
     out["links"] = [
         link(f"{top}/v1/deploy_templates/{row['uuid']}", "self"),
@@ -74,6 +79,7 @@ async def list_templates(request: Request) -> dict[str, Any]:
     fields = _fields(query)
     if detail and fields is not None:
         raise Invalid("Can not specify ?detail=True and fields in the same request.")
+    asked = fields is not None
     fields = fields or (list(FIELDS) if detail else ["uuid", "name"])
     limit = query.page_size()
     marker = request.query_params.get("marker")  # a UUID; anything else is a 404 (the store)
@@ -82,7 +88,7 @@ async def list_templates(request: Request) -> dict[str, Any]:
         request, lambda c: store.list_all(c, limit, marker, sort_dir, sort_key), write=False
     )
     top = root(request)
-    body: dict[str, Any] = {"deploy_templates": [_body(r, fields, top) for r in rows]}
+    body: dict[str, Any] = {"deploy_templates": [_body(r, fields, top, asked) for r in rows]}
     if is_full(rows, limit):
         url = f"{top}/v1/deploy_templates"
         body["next"] = next_href(request, url, limit=limit, marker=rows[-1]["uuid"])
@@ -93,10 +99,11 @@ async def list_templates(request: Request) -> dict[str, Any]:
 async def show_template(request: Request, ident: str) -> dict[str, Any]:
     _require(request, "baremetal:deploy_template:get")
     check_query(request, ("fields",))
-    fields = _fields(Query(request, IRONIC)) or list(FIELDS)
+    asked = _fields(Query(request, IRONIC))
+    fields = asked or list(FIELDS)
     check_ident(ident)
     row = await run(request, lambda c: store.find(c, ident), write=False)
-    return _body(row, fields, root(request))
+    return _body(row, fields, root(request), asked is not None)
 
 
 @router.post("/v1/deploy_templates", status_code=201)
