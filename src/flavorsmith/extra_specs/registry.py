@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from flavorsmith.extra_specs.model import Validator
-from flavorsmith.hints import closest
+from flavorsmith.hints import NearIndex
+
+_SUGGESTED_MAX = 65_536  # remembered suggestions per registry (one unknown key: one entry)
+_UNKNOWN = ""  # not a registered key, so never a suggestion: "not remembered yet"
 
 Status = Literal["valid", "invalid-value", "unknown-key", "unregistered"]
 Mode = Literal["nova", "strict", "permissive", "off"]
@@ -84,6 +87,9 @@ class Registry:
         self._literal_groups: dict[str, _Group] = {}
         self._pattern_groups: list[_Group] = []
         self._names: set[str] = set()
+        # Built on first use, dropped when a namespace or validator is added.
+        self._indexes: dict[str | None, NearIndex] = {}
+        self._suggested: dict[str, str | None] = {}
         for namespace in namespaces:
             self.add_namespace(namespace)
         for validator in validators:
@@ -93,6 +99,7 @@ class Registry:
         if any(n.template == namespace.template for n in self.namespaces):
             return
         self.namespaces.append(namespace)
+        self._forget_suggestions()
         group = _Group(namespace, re.compile(namespace.pattern))
         if namespace.literal:
             self._literal_groups[namespace.template] = group
@@ -119,7 +126,13 @@ class Registry:
                 group.exact[rest] = validator
         self._names.add(validator.name)
         self.validators.append(validator)
+        self._forget_suggestions()
         return True
+
+    def _forget_suggestions(self) -> None:
+        if self._indexes or self._suggested:
+            self._indexes = {}
+            self._suggested = {}
 
     def _group_for(self, template: str) -> _Group:
         group = self._literal_groups.get(template)
@@ -240,17 +253,34 @@ class Registry:
         )
 
     def suggest(self, key: str) -> str | None:
-        """The registered key nearest to a misspelt one."""
+        """The registered key nearest to a misspelt one: among the exact keys of the namespace
+        the key spells (or every exact key when it spells none), those about as long, the
+        one difflib finds at least 0.8 alike (:class:`~flavorsmith.hints.NearIndex` finds it
+        without comparing every key; an answer is remembered until the registry changes)."""
+        remembered = self._suggested.get(key, _UNKNOWN)
+        if remembered != _UNKNOWN:
+            return remembered
         prefix = key.split(":", 1)[0] if ":" in key else None
         group = self._literal_groups.get(prefix) if prefix is not None else None
         if group is None and prefix is not None:
             group = next((g for g in self._pattern_groups if g.regex.fullmatch(prefix)), None)
-        if group is not None:  # the keys of the same namespace, as this key spells the prefix
-            candidates = [f"{prefix}:{rest}" for rest in group.exact]
-        else:
-            candidates = [v.name for v in self.validators if "{" not in v.name]
         # Only keys of about the same length can be 0.8 alike; skipping the rest keeps an
         # unknown key as cheap to answer as a known one.
         slack = max(2, len(key) // 4)
-        near = [c for c in candidates if abs(len(c) - len(key)) <= slack]
-        return closest(key, near, cutoff=0.8)
+        if group is not None:  # the keys of the same namespace, as this key spells the prefix
+            head = f"{prefix}:"
+            index = self._index(group.namespace.template, group.exact)
+            found = index.closest(key[len(head) :], head=head, slack=slack, cutoff=0.8)
+        else:
+            index = self._index(None, (v.name for v in self.validators if "{" not in v.name))
+            found = index.closest(key, slack=slack, cutoff=0.8)
+        if len(self._suggested) >= _SUGGESTED_MAX:
+            self._suggested.clear()
+        self._suggested[key] = found
+        return found
+
+    def _index(self, template: str | None, candidates: Iterable[str]) -> NearIndex:
+        index = self._indexes.get(template)
+        if index is None:
+            index = self._indexes[template] = NearIndex(list(candidates))
+        return index
