@@ -14,7 +14,7 @@ from typing import Literal
 from flavorsmith.extra_specs.model import Validator
 from flavorsmith.hints import NearIndex
 
-_SUGGESTED_MAX = 65_536  # remembered suggestions per registry (one unknown key: one entry)
+_REMEMBERED = 32_768  # verdicts and suggestions remembered per registry
 _UNKNOWN = ""  # not a registered key, so never a suggestion: "not remembered yet"
 
 Status = Literal["valid", "invalid-value", "unknown-key", "unregistered"]
@@ -90,6 +90,7 @@ class Registry:
         # Built on first use, dropped when a namespace or validator is added.
         self._indexes: dict[str | None, NearIndex] = {}
         self._suggested: dict[str, str | None] = {}
+        self._verdicts: dict[tuple[str, str], Verdict] = {}
         for namespace in namespaces:
             self.add_namespace(namespace)
         for validator in validators:
@@ -99,7 +100,7 @@ class Registry:
         if any(n.template == namespace.template for n in self.namespaces):
             return
         self.namespaces.append(namespace)
-        self._forget_suggestions()
+        self._forget()
         group = _Group(namespace, re.compile(namespace.pattern))
         if namespace.literal:
             self._literal_groups[namespace.template] = group
@@ -126,13 +127,14 @@ class Registry:
                 group.exact[rest] = validator
         self._names.add(validator.name)
         self.validators.append(validator)
-        self._forget_suggestions()
+        self._forget()
         return True
 
-    def _forget_suggestions(self) -> None:
-        if self._indexes or self._suggested:
+    def _forget(self) -> None:
+        if self._indexes or self._suggested or self._verdicts:
             self._indexes = {}
             self._suggested = {}
+            self._verdicts = {}
 
     def _group_for(self, template: str) -> _Group:
         group = self._literal_groups.get(template)
@@ -218,6 +220,17 @@ class Registry:
         return None
 
     def verdict(self, key: str, value: str) -> Verdict:
+        """The verdict on ``key=value`` (remembered: a registry is checked against the same
+        pairs over and over, by every flavor that sets them, until it changes)."""
+        pair = (key, value)
+        found = self._verdicts.get(pair)
+        if found is None:
+            if len(self._verdicts) >= _REMEMBERED:
+                self._verdicts.clear()
+            found = self._verdicts[pair] = self._verdict(key, value)
+        return found
+
+    def _verdict(self, key: str, value: str) -> Verdict:
         validator = self.find(key)
         if validator is not None:
             return self._checked(validator, key, value)
@@ -274,7 +287,7 @@ class Registry:
         else:
             index = self._index(None, (v.name for v in self.validators if "{" not in v.name))
             found = index.closest(key, slack=slack, cutoff=0.8)
-        if len(self._suggested) >= _SUGGESTED_MAX:
+        if len(self._suggested) >= _REMEMBERED:
             self._suggested.clear()
         self._suggested[key] = found
         return found
