@@ -35,8 +35,15 @@ class Entry:
 
     def names(self, folder: str, filename: str) -> bool:
         """Whether this entry points at ``hardware/<folder>/<filename>``."""
+        return self.definition() == (folder, filename)
+
+    def definition(self) -> tuple[str, str] | None:
+        """The ``(folder, filename)`` of ``hardware/<folder>/<filename>`` this entry points
+        at, or None when it points elsewhere."""
         parts = PurePosixPath(self.target).parts
-        return parts[-2:] == (folder, filename) and parts[:-2] in ((), ("..",))
+        if len(parts) >= 2 and parts[:-2] in ((), ("..",)):
+            return parts[-2], parts[-1]
+        return None
 
 
 def entry_text(kind: Kind, filename: str) -> str:

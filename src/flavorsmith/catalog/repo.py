@@ -314,11 +314,12 @@ class Repository:
                             code="kustomization-missing-file",
                         )
                     )
+            deployed = {e.definition() for e in listed}
             for item in loaded:
                 if (
                     item.kind is kind
                     and item.path.name in names
-                    and not any(e.names(kind.folder, item.path.name) for e in listed)
+                    and (kind.folder, item.path.name) not in deployed
                 ):
                     out.append(
                         Diagnostic(

@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from flavorsmith.extra_specs.model import Validator
-from flavorsmith.hints import closest
+from flavorsmith.hints import NearIndex
+
+_REMEMBERED = 32_768  # verdicts and suggestions remembered per registry
+_UNKNOWN = ""  # not a registered key, so never a suggestion: "not remembered yet"
 
 Status = Literal["valid", "invalid-value", "unknown-key", "unregistered"]
 Mode = Literal["nova", "strict", "permissive", "off"]
@@ -94,6 +97,10 @@ class Registry:
         self._literal_groups: dict[str, _Group] = {}
         self._pattern_groups: list[_Group] = []
         self._names: set[str] = set()
+        # Built on first use, dropped when a namespace or validator is added.
+        self._indexes: dict[str | None, NearIndex] = {}
+        self._suggested: dict[str, str | None] = {}
+        self._verdicts: dict[tuple[str, str], Verdict] = {}
         for namespace in namespaces:
             self.add_namespace(namespace)
         for validator in validators:
@@ -103,6 +110,7 @@ class Registry:
         if any(n.template == namespace.template for n in self.namespaces):
             return
         self.namespaces.append(namespace)
+        self._forget()
         group = _Group(namespace, re.compile(namespace.pattern))
         if namespace.literal:
             self._literal_groups[namespace.template] = group
@@ -129,7 +137,14 @@ class Registry:
                 group.exact[rest] = validator
         self._names.add(validator.name)
         self.validators.append(validator)
+        self._forget()
         return True
+
+    def _forget(self) -> None:
+        if self._indexes or self._suggested or self._verdicts:
+            self._indexes = {}
+            self._suggested = {}
+            self._verdicts = {}
 
     def _group_for(self, template: str) -> _Group:
         group = self._literal_groups.get(template)
@@ -215,6 +230,17 @@ class Registry:
         return None
 
     def verdict(self, key: str, value: str) -> Verdict:
+        """The verdict on ``key=value`` (remembered: a registry is checked against the same
+        pairs over and over, by every flavor that sets them, until it changes)."""
+        pair = (key, value)
+        found = self._verdicts.get(pair)
+        if found is None:
+            if len(self._verdicts) >= _REMEMBERED:
+                self._verdicts.clear()
+            found = self._verdicts[pair] = self._verdict(key, value)
+        return found
+
+    def _verdict(self, key: str, value: str) -> Verdict:
         validator = self.find(key)
         if validator is not None:
             return self._checked(validator, key, value)
@@ -250,17 +276,34 @@ class Registry:
         )
 
     def suggest(self, key: str) -> str | None:
-        """The registered key nearest to a misspelt one."""
+        """The registered key nearest to a misspelt one: among the exact keys of the namespace
+        the key spells (or every exact key when it spells none), those about as long, the
+        one difflib finds at least 0.8 alike (:class:`~flavorsmith.hints.NearIndex` finds it
+        without comparing every key; an answer is remembered until the registry changes)."""
+        remembered = self._suggested.get(key, _UNKNOWN)
+        if remembered != _UNKNOWN:
+            return remembered
         prefix = key.split(":", 1)[0] if ":" in key else None
         group = self._literal_groups.get(prefix) if prefix is not None else None
         if group is None and prefix is not None:
             group = next((g for g in self._pattern_groups if g.regex.fullmatch(prefix)), None)
-        if group is not None:  # the keys of the same namespace, as this key spells the prefix
-            candidates = [f"{prefix}:{rest}" for rest in group.exact]
-        else:
-            candidates = [v.name for v in self.validators if "{" not in v.name]
         # Only keys of about the same length can be 0.8 alike; skipping the rest keeps an
         # unknown key as cheap to answer as a known one.
         slack = max(2, len(key) // 4)
-        near = [c for c in candidates if abs(len(c) - len(key)) <= slack]
-        return closest(key, near, cutoff=0.8)
+        if group is not None:  # the keys of the same namespace, as this key spells the prefix
+            head = f"{prefix}:"
+            index = self._index(group.namespace.template, group.exact)
+            found = index.closest(key[len(head) :], head=head, slack=slack, cutoff=0.8)
+        else:
+            index = self._index(None, (v.name for v in self.validators if "{" not in v.name))
+            found = index.closest(key, slack=slack, cutoff=0.8)
+        if len(self._suggested) >= _REMEMBERED:
+            self._suggested.clear()
+        self._suggested[key] = found
+        return found
+
+    def _index(self, template: str | None, candidates: Iterable[str]) -> NearIndex:
+        index = self._indexes.get(template)
+        if index is None:
+            index = self._indexes[template] = NearIndex(list(candidates))
+        return index
