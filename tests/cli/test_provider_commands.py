@@ -176,8 +176,11 @@ def test_profile_input_errors(cli: Invoke, db: list[str]) -> None:
             "--flavor-data", data, *extra, *db,
         )  # fmt: skip
 
-    assert create("noop", "[1]") == "error: flavor_data must be a JSON object, not list\n"
-    assert create("noop", "{").startswith("error: flavor_data is not valid JSON: ")
+    assert create("noop", "[[1]]") == (
+        "error: Provider 'noop' does not support a requested option: [[1]] is not a JSON "
+        "object, a string or a list of plain values\n"
+    )
+    assert create("noop", "{") == "error: { is not a valid option for flavor_data\n"
     assert create("octavia", "{}") == "error: Provider 'octavia' is not enabled.\n"
     data = json.dumps({"resource_class": "c2.large"})
     assert create("baremetal", data, "--providers", "noop") == (

@@ -174,8 +174,12 @@ def test_cli_flavor_profile_lifecycle(loadbalancer: OpenStack) -> None:
             "CUSTOM_BM_CONFIG_RAID_DISK_MIRROR and CUSTOM_BM_CONFIG_RAID_DISK_STRIPE both "
             "request raid.apply_configuration; Ironic refuses two templates with one step",
         ),
-        ("not json", "flavor_data is not valid JSON: Expecting value: line 1 column 1 (char 0)"),
-        ('["m1.small"]', "flavor_data must be a JSON object, not list"),
+        ("not json", "not json is not a valid option for flavor_data"),
+        (
+            '["m1.small"]',
+            "Provider 'baremetal' does not support a requested option: ['m1.small'] is not of "
+            "type 'object'",
+        ),
     ],
 )
 def test_cli_refuses_bad_baremetal_flavor_data(

@@ -8,6 +8,9 @@ class whose constructor takes the context is a factory). A driver offers:
   accepts; each top-level property's ``description`` becomes a flavor capability;
 - ``validate_flavor(metadata)``: raise :class:`UnsupportedOption` with a user-facing message
   when the metadata cannot be used; return nothing otherwise;
+- optionally ``accepts_any_json = True``: ``validate_flavor`` is then also given flavor data
+  that is not a JSON object (a list, a string, a number); otherwise such data is refused
+  before the driver sees it;
 - optionally ``expand_flavor(metadata)``: the metadata a consumer needs at use time (the
   baremetal driver adds instance traits and candidate nodes); the metadata itself by default.
 """

@@ -87,10 +87,11 @@ def update_profile(
     connection: Connection, registry: DriverRegistry, ident: str, values: dict[str, Any]
 ) -> dict[str, Any]:
     _known(values, PROFILE_UPDATE, "flavorprofile")
-    _text(values, "name", required=False, nullable=False)
-    for key in ("provider_name", "flavor_data"):
+    for key in ("name", "provider_name", "flavor_data"):
+        # Octavia 19, api/v2/controllers/flavor_profiles.py lines 133-140, in this order.
         if key in values and values[key] is None:
-            raise Invalid(f"{key} may not be null")
+            raise Invalid(f"None is not a valid option for {key}")
+    _text(values, "name", required=False, nullable=False)
     row = store.profile(connection, ident, lock=True)
     frozen = {k for k in ("provider_name", "flavor_data") if k in values and values[k] != row[k]}
     if frozen and store.profile_in_use(connection, ident):

@@ -22,16 +22,31 @@ from flavorsmith.store import service_flavors
 
 PAGING = ("fields", "sort", "sort_key", "sort_dir", "limit", "marker", "page_reverse")
 ROOTS = ("/v2/lbaas", "/v2.0/lbaas")
+# The name of the body argument of Octavia 19's controllers (flavor_profiles.py line 94,
+# flavors.py line 86), which wsme puts in its unknown-attribute message.
+ARGUMENTS = {"flavorprofile": "flavor_profile_", "flavor": "flavor_"}
 
 
-async def wrapped_body(request: Request, key: str) -> dict[str, Any]:
-    """The object inside Octavia's ``{"<key>": {...}}`` request body."""
+async def wrapped_body(
+    request: Request, key: str, allowed: frozenset[str] | None = None
+) -> dict[str, Any]:
+    """The object inside Octavia's ``{"<key>": {...}}`` request body.
+
+    An attribute outside ``allowed`` is refused in wsme's words, naming the controller's
+    argument (``flavor_profile_`` or ``flavor_``) as Octavia 19 does: its POST bodies have no
+    ``id`` (api/v2/types/flavor_profile.py line 42, types/flavors.py line 43), so a
+    client-supplied id is such an attribute."""
     body = await json_body(request)
     if not isinstance(body, dict) or not isinstance(body.get(key), dict):
         raise Invalid(f'The request body must be {{"{key}": {{...}}}}')
     if set(body) != {key}:
         raise Invalid(f"Unknown attribute {sorted(set(body) - {key})[0]!r}")
     values: dict[str, Any] = body[key]
+    if allowed is not None:
+        unknown = [name for name in values if name not in allowed]
+        if unknown:
+            argument = ARGUMENTS.get(key, key)
+            raise Invalid(f"Unknown attribute for argument {argument}.{key}: {unknown[0]}")
     return values
 
 

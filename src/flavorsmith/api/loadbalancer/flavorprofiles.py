@@ -20,6 +20,9 @@ from flavorsmith.store import service_flavors as store
 
 router = APIRouter()
 P = "os_load-balancer_api:flavor-profile"
+# What Octavia 19 takes (api/v2/types/flavor_profile.py lines 42-60): no client-supplied id.
+CREATE = frozenset({"name", "provider_name", "flavor_data"})
+UPDATE = CREATE
 
 
 async def list_profiles(request: Request) -> dict[str, Any]:
@@ -44,7 +47,7 @@ async def show_profile(request: Request, ident: str) -> dict[str, Any]:
 async def create_profile(request: Request, response: Response) -> dict[str, Any]:
     authorize(request, f"{P}:post")
     check_query(request, ())
-    values = await wrapped_body(request, "flavorprofile")
+    values = await wrapped_body(request, "flavorprofile", CREATE)
     registry = services(request).providers
     row = await run(request, lambda c: service.create_profile(c, registry, values), write=True)
     response.status_code = 201
@@ -54,7 +57,7 @@ async def create_profile(request: Request, response: Response) -> dict[str, Any]
 async def update_profile(request: Request, ident: str) -> dict[str, Any]:
     authorize(request, f"{P}:put")
     check_query(request, ())
-    values = await wrapped_body(request, "flavorprofile")
+    values = await wrapped_body(request, "flavorprofile", UPDATE)
     registry = services(request).providers
     row = await run(
         request, lambda c: service.update_profile(c, registry, ident, values), write=True

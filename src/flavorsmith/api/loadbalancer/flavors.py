@@ -20,6 +20,10 @@ from flavorsmith.store import service_flavors as store
 
 router = APIRouter()
 P = "os_load-balancer_api:flavor"
+# What Octavia 19 takes (api/v2/types/flavors.py lines 43-58): no client-supplied id, and a
+# flavor's profile is set once.
+CREATE = frozenset({"name", "description", "enabled", "flavor_profile_id"})
+UPDATE = frozenset({"name", "description", "enabled"})
 
 
 async def list_flavors(request: Request) -> dict[str, Any]:
@@ -44,7 +48,7 @@ async def show_flavor(request: Request, ident: str) -> dict[str, Any]:
 async def create_flavor(request: Request, response: Response) -> dict[str, Any]:
     authorize(request, f"{P}:post")
     check_query(request, ())
-    values = await wrapped_body(request, "flavor")
+    values = await wrapped_body(request, "flavor", CREATE)
     row = await run(request, lambda c: service.create_flavor(c, values), write=True)
     response.status_code = 201
     return {"flavor": row}
@@ -53,7 +57,7 @@ async def create_flavor(request: Request, response: Response) -> dict[str, Any]:
 async def update_flavor(request: Request, ident: str) -> dict[str, Any]:
     authorize(request, f"{P}:put")
     check_query(request, ())
-    values = await wrapped_body(request, "flavor")
+    values = await wrapped_body(request, "flavor", UPDATE)
     row = await run(request, lambda c: service.update_flavor(c, ident, values), write=True)
     return {"flavor": row}
 
