@@ -5,7 +5,14 @@ from __future__ import annotations
 import typer
 
 from flavorsmith.catalog.kinds import Kind
-from flavorsmith.cli.options import ColumnOption, FormatOption, RepoOption, repository
+from flavorsmith.cli.options import (
+    ColumnOption,
+    FitWidthOption,
+    FormatOption,
+    MaxWidthOption,
+    RepoOption,
+    repository,
+)
 from flavorsmith.cli.output import Format, render_list, select
 from flavorsmith.cli.report import emit
 
@@ -13,7 +20,11 @@ from flavorsmith.cli.report import emit
 def register(app: typer.Typer, kind: Kind) -> None:
     @app.command("list")
     def list_(
-        repo: RepoOption = None, fmt: FormatOption = Format.TABLE, column: ColumnOption = None
+        repo: RepoOption = None,
+        fmt: FormatOption = Format.TABLE,
+        column: ColumnOption = None,
+        max_width: MaxWidthOption = 0,
+        fit_width: FitWidthOption = False,
     ) -> None:
         """List the definitions in the repository."""
         from flavorsmith.cli.definitions.rows import columns, row

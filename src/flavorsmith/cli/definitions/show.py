@@ -7,7 +7,13 @@ from typing import Annotated
 import typer
 
 from flavorsmith.catalog.kinds import Kind
-from flavorsmith.cli.options import FormatOption, RepoOption, repository
+from flavorsmith.cli.options import (
+    FitWidthOption,
+    FormatOption,
+    MaxWidthOption,
+    RepoOption,
+    repository,
+)
 from flavorsmith.cli.output import Format, render_show
 
 
@@ -17,6 +23,8 @@ def register(app: typer.Typer, kind: Kind) -> None:
         name: Annotated[str, typer.Argument(help="Flavor name, or device-type name.")],
         repo: RepoOption = None,
         fmt: FormatOption = Format.TABLE,
+        max_width: MaxWidthOption = 0,
+        fit_width: FitWidthOption = False,
     ) -> None:
         """Show one definition."""
         from flavorsmith.catalog.model import (
