@@ -77,6 +77,26 @@ ColumnOption = Annotated[
     list[str] | None,
     typer.Option("-c", "--column", help="Show only this column (repeatable).", show_default=False),
 ]
+SortColumnOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--sort-column",
+        metavar="COLUMN",
+        help="Sort by this column, ascending (repeatable: the first is the main key).",
+        show_default=False,
+    ),
+]
+PrefixOption = Annotated[
+    str,
+    typer.Option(
+        "--prefix",
+        metavar="PREFIX",
+        help="With -f shell: put this before every variable name.",
+        callback=remember,
+        expose_value=False,
+        show_default=False,
+    ),
+]
 
 
 def catalog_rules() -> CatalogRules:

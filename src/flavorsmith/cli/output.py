@@ -15,12 +15,15 @@ from typing import Any
 
 import typer
 
+from flavorsmith.hints import did_you_mean
+
 
 class Format(enum.StrEnum):
     TABLE = "table"
     JSON = "json"
     YAML = "yaml"
     VALUE = "value"
+    SHELL = "shell"
 
 
 class ListFormat(enum.StrEnum):
@@ -40,18 +43,42 @@ def select(rows: Sequence[Row], columns: Sequence[str], available: Sequence[str]
     """Keep the requested columns (in the order asked); an unknown column is a usage error."""
     if not columns:
         return [{k: row.get(k) for k in available} for row in rows]
-    unknown = [c for c in columns if c not in available]
-    if unknown:
-        raise typer.BadParameter(
-            f"unknown column {unknown[0]!r}; choose from {', '.join(available)}",
-            param_hint="'-c' / '--column'",
-        )
+    check_columns(columns, available, "'-c' / '--column'")
     return [{k: row.get(k) for k in columns} for row in rows]
+
+
+def check_columns(columns: Sequence[str], available: Sequence[str], option: str) -> None:
+    """A usage error naming the first unknown column, with a suggestion and the choices."""
+    for column in columns:
+        if column not in available:
+            raise typer.BadParameter(
+                f"unknown column {column!r}{did_you_mean(column, available)}; "
+                f"choose from {', '.join(available)}",
+                param_hint=option,
+            )
+
+
+def sort_rows(rows: Sequence[Row], columns: Sequence[str], available: Sequence[str]) -> list[Row]:
+    """Rows sorted by each ``--sort-column`` in turn (the first is the main key), ascending;
+    an empty cell sorts first, and a column of mixed types sorts as text."""
+    check_columns(columns, available, "'--sort-column'")
+    out = list(rows)
+    for column in reversed(columns):
+        try:
+            out.sort(key=lambda row: (False, 0) if row.get(column) is None else (True, row[column]))
+        except TypeError:
+            out.sort(key=lambda row: _flat(row.get(column), " "))
+    return out
 
 
 def render_list(rows: Sequence[Row], columns: Sequence[str], fmt: Format | ListFormat) -> str:
     if fmt is ListFormat.CSV:
         return to_csv(rows, columns)
+    if fmt is Format.SHELL:
+        raise typer.BadParameter(
+            "shell prints one record (show commands); for a list use csv, value, json or yaml",
+            param_hint="'-f' / '--format'",
+        )
     fmt = Format(fmt.value)
     if fmt is Format.JSON:
         return json.dumps(list(rows), indent=2) + "\n"
@@ -62,7 +89,14 @@ def render_list(rows: Sequence[Row], columns: Sequence[str], fmt: Format | ListF
     return table(columns, [[_flat(row[c], "\n") for c in columns] for row in rows])
 
 
-def render_show(record: Row, fmt: Format) -> str:
+def render_show(record: Row, fmt: Format, columns: Sequence[str] = ()) -> str:
+    """One record as a Field/Value table, or in another format; ``columns`` (``-c``) keeps
+    only those fields."""
+    if columns:
+        check_columns(columns, list(record), "'-c' / '--column'")
+        record = {c: record[c] for c in columns}
+    if fmt is Format.SHELL:
+        return to_shell(record, _meta("prefix") or "")
     if fmt is Format.JSON:
         return json.dumps(record, indent=2) + "\n"
     if fmt is Format.YAML:
@@ -85,6 +119,19 @@ def to_csv(rows: Sequence[Row], columns: Sequence[str]) -> str:
             ]
         )
     return out.getvalue()
+
+
+def to_shell(record: Row, prefix: str) -> str:
+    """``NAME="value"`` lines a shell can ``eval``, as the openstack CLI's ``-f shell``: names
+    lower-cased, spaces, colons, dashes and dots become underscores; quotes are escaped."""
+    out = []
+    for key, value in record.items():
+        name = key.lower()
+        for char in " :-.":
+            name = name.replace(char, "_")
+        text = "None" if value is None else _flat(value, " ")
+        out.append(f'{prefix}{name}="{text.replace(chr(34), chr(92) + chr(34))}"\n')
+    return "".join(out)
 
 
 def to_yaml(data: Any) -> str:
