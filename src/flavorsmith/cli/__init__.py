@@ -16,6 +16,7 @@ from flavorsmith.cli import (
     definitions,
     node,
     nova_flavors,
+    output,
     schema,
     serve,
     trait_list,
@@ -56,6 +57,7 @@ def build() -> typer.Typer:
         ),
     ) -> None:
         """Flavorsmith: bare-metal flavors, traits and scheduling data from a Git catalog."""
+        output.reset()
 
     app.command("validate")(validate.validate)
     app.command("schema")(schema.schema)

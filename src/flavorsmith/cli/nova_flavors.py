@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from flavorsmith.cli.options import ColumnOption, FormatOption, RepoOption, repository
+from flavorsmith.cli.options import (
+    ColumnOption,
+    FitWidthOption,
+    FormatOption,
+    MaxWidthOption,
+    RepoOption,
+    repository,
+)
 from flavorsmith.cli.output import Format, render_list, select
 from flavorsmith.cli.report import emit
 from flavorsmith.diagnostics import has_errors
@@ -24,7 +31,11 @@ TABLE_COLUMNS = ("id", "vcpus", "ram", "disk", "is_public", "extra_specs")
 
 
 def nova_flavors(
-    repo: RepoOption = None, fmt: FormatOption = Format.TABLE, column: ColumnOption = None
+    repo: RepoOption = None,
+    fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
 ) -> None:
     """Print every flavor as Nova will see it: vcpus, ram, disk and scheduling extra specs."""
     from flavorsmith.nova.derive import derive

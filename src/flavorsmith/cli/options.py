@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from flavorsmith.cli.output import Format, ListFormat
+from flavorsmith.cli.output import Format, ListFormat, remember
 
 if TYPE_CHECKING:
     from flavorsmith.catalog.injected import CatalogRules
@@ -31,6 +31,33 @@ ListFormatOption = Annotated[
     ListFormat, typer.Option("-f", "--format", help="Output format.", case_sensitive=False)
 ]
 
+# The table formatter's options, as cliff's: kept for the rendering (output.remember), not
+# passed to the command.
+MaxWidthOption = Annotated[
+    int,
+    typer.Option(
+        "--max-width",
+        metavar="INTEGER",
+        envvar="CLIFF_MAX_TERM_WIDTH",
+        help="Maximum table width, below 1 for none (wide cells wrap).",
+        callback=remember,
+        expose_value=False,
+        show_default=False,
+    ),
+]
+FitWidthOption = Annotated[
+    bool,
+    typer.Option(
+        "--fit-width",
+        envvar="CLIFF_FIT_WIDTH",
+        help="Fit tables to the terminal ($COLUMNS) even when the output is not a terminal "
+        "(implied by --max-width; always on a terminal).",
+        callback=remember,
+        expose_value=False,
+        show_default=False,
+    ),
+]
+
 
 class LogFormat(enum.StrEnum):
     TEXT = "text"
@@ -49,6 +76,26 @@ LogFormatOption = Annotated[
 ColumnOption = Annotated[
     list[str] | None,
     typer.Option("-c", "--column", help="Show only this column (repeatable).", show_default=False),
+]
+SortColumnOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--sort-column",
+        metavar="COLUMN",
+        help="Sort by this column, ascending (repeatable: the first is the main key).",
+        show_default=False,
+    ),
+]
+PrefixOption = Annotated[
+    str,
+    typer.Option(
+        "--prefix",
+        metavar="PREFIX",
+        help="With -f shell: put this before every variable name.",
+        callback=remember,
+        expose_value=False,
+        show_default=False,
+    ),
 ]
 
 

@@ -8,9 +8,11 @@ import typer
 
 from flavorsmith.cli.options import (
     ColumnOption,
+    FitWidthOption,
     IronicCloudOption,
     IronicEndpointOption,
     ListFormatOption,
+    MaxWidthOption,
     RepoOption,
     repository,
 )
@@ -42,6 +44,8 @@ def list_traits(
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
     fmt: ListFormatOption = ListFormat.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
     column: ColumnOption = None,
 ) -> None:
     """Every trait the catalog mentions: who sets it (a trait-rule file, a deploy template,

@@ -5,15 +5,28 @@ from __future__ import annotations
 import typer
 
 from flavorsmith.catalog.kinds import Kind
-from flavorsmith.cli.options import ColumnOption, FormatOption, RepoOption, repository
-from flavorsmith.cli.output import Format, render_list, select
+from flavorsmith.cli.options import (
+    ColumnOption,
+    FitWidthOption,
+    ListFormatOption,
+    MaxWidthOption,
+    RepoOption,
+    SortColumnOption,
+    repository,
+)
+from flavorsmith.cli.output import ListFormat, render_list, select, sort_rows
 from flavorsmith.cli.report import emit
 
 
 def register(app: typer.Typer, kind: Kind) -> None:
     @app.command("list")
     def list_(
-        repo: RepoOption = None, fmt: FormatOption = Format.TABLE, column: ColumnOption = None
+        repo: RepoOption = None,
+        fmt: ListFormatOption = ListFormat.TABLE,
+        column: ColumnOption = None,
+        sort_column: SortColumnOption = None,
+        max_width: MaxWidthOption = 0,
+        fit_width: FitWidthOption = False,
     ) -> None:
         """List the definitions in the repository."""
         from flavorsmith.cli.definitions.rows import columns, row
@@ -28,4 +41,5 @@ def register(app: typer.Typer, kind: Kind) -> None:
         rows = sorted((row(m) for m in models), key=lambda r: str(r["name"]))
         available = columns(kind.name)
         wanted = column or list(available)
+        rows = sort_rows(rows, sort_column or [], available)
         typer.echo(render_list(select(rows, wanted, available), wanted, fmt), nl=False)

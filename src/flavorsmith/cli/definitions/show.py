@@ -7,7 +7,15 @@ from typing import Annotated
 import typer
 
 from flavorsmith.catalog.kinds import Kind
-from flavorsmith.cli.options import FormatOption, RepoOption, repository
+from flavorsmith.cli.options import (
+    ColumnOption,
+    FitWidthOption,
+    FormatOption,
+    MaxWidthOption,
+    PrefixOption,
+    RepoOption,
+    repository,
+)
 from flavorsmith.cli.output import Format, render_show
 
 
@@ -17,6 +25,10 @@ def register(app: typer.Typer, kind: Kind) -> None:
         name: Annotated[str, typer.Argument(help="Flavor name, or device-type name.")],
         repo: RepoOption = None,
         fmt: FormatOption = Format.TABLE,
+        column: ColumnOption = None,
+        prefix: PrefixOption = "",
+        max_width: MaxWidthOption = 0,
+        fit_width: FitWidthOption = False,
     ) -> None:
         """Show one definition."""
         from flavorsmith.catalog.model import (
@@ -56,6 +68,6 @@ def register(app: typer.Typer, kind: Kind) -> None:
         else:
             assert isinstance(loaded.model, DeviceType)
             record = device_type_record(loaded.model, list(catalog.flavors))
-        if fmt is Format.TABLE:
+        if fmt in (Format.TABLE, Format.SHELL):
             record = show_table(record)
-        typer.echo(render_show(record, fmt), nl=False)
+        typer.echo(render_show(record, fmt, column or ()), nl=False)

@@ -8,9 +8,11 @@ import typer
 
 from flavorsmith.cli.options import (
     DatabaseOption,
+    FitWidthOption,
     FormatOption,
     IronicCloudOption,
     IronicEndpointOption,
+    MaxWidthOption,
     RepoOption,
 )
 from flavorsmith.cli.output import Format, render_list, to_yaml
@@ -40,6 +42,8 @@ def plan(
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
 ) -> None:
     """Show the ordered deploy steps provisioning NODE would run, where each comes from, and
     why each deploy template was or was not applied. Exits 1 when Ironic would refuse, or

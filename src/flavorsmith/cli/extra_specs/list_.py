@@ -6,7 +6,13 @@ from typing import Annotated
 
 import typer
 
-from flavorsmith.cli.options import ColumnOption, FormatOption, RepoOption
+from flavorsmith.cli.options import (
+    ColumnOption,
+    FitWidthOption,
+    FormatOption,
+    MaxWidthOption,
+    RepoOption,
+)
 from flavorsmith.cli.output import Format, render_list, select
 
 COLUMNS = ("key", "value", "status", "source", "description")
@@ -18,6 +24,8 @@ def list_validators(
     ] = None,
     repo: RepoOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
     column: ColumnOption = None,
 ) -> None:
     """List every registered extra-spec key."""

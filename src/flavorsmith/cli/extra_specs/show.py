@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from flavorsmith.cli.options import FormatOption, RepoOption
+from flavorsmith.cli.options import FitWidthOption, FormatOption, MaxWidthOption, RepoOption
 from flavorsmith.cli.output import Format, render_show
 
 
@@ -16,6 +16,8 @@ def show(
     ],
     repo: RepoOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
 ) -> None:
     """Show the validator for a key."""
     from flavorsmith.cli.extra_specs.registry import load

@@ -8,9 +8,11 @@ import typer
 
 from flavorsmith.cli.options import (
     DatabaseOption,
+    FitWidthOption,
     FormatOption,
     IronicCloudOption,
     IronicEndpointOption,
+    MaxWidthOption,
     RepoOption,
 )
 from flavorsmith.cli.output import Format, render_list, render_show, to_yaml
@@ -36,6 +38,8 @@ def capacity(
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
     project: Annotated[
         str | None,
         typer.Option(

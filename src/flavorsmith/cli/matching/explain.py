@@ -8,9 +8,11 @@ import typer
 
 from flavorsmith.cli.options import (
     DatabaseOption,
+    FitWidthOption,
     FormatOption,
     IronicCloudOption,
     IronicEndpointOption,
+    MaxWidthOption,
     RepoOption,
 )
 from flavorsmith.cli.output import Format, render_list, to_yaml
@@ -39,6 +41,8 @@ def explain(
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
 ) -> None:
     """Why the flavor cannot land on the node (catalog, Ironic, Placement, flavor access), or
     the flavor's nodes counted by reason.

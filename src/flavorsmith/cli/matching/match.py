@@ -8,9 +8,11 @@ import typer
 
 from flavorsmith.cli.options import (
     DatabaseOption,
+    FitWidthOption,
     FormatOption,
     IronicCloudOption,
     IronicEndpointOption,
+    MaxWidthOption,
     RepoOption,
 )
 from flavorsmith.cli.output import Format, render_list, render_show
@@ -32,6 +34,8 @@ def match(
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
 ) -> None:
     """Which nodes each flavor can land on (and with --explain, why not)."""
     from flavorsmith.cli.matching.inputs import load

@@ -7,7 +7,13 @@ from typing import Annotated, Any
 
 import typer
 
-from flavorsmith.cli.options import DatabaseOption, FormatOption, RepoOption
+from flavorsmith.cli.options import (
+    DatabaseOption,
+    FitWidthOption,
+    FormatOption,
+    MaxWidthOption,
+    RepoOption,
+)
 from flavorsmith.cli.output import Format, render_list, to_yaml
 
 COLUMNS = ["kind", "subject", "detail", "fix"]
@@ -29,6 +35,8 @@ def verify(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
 ) -> None:
     """Drift between the catalog, Ironic, Placement and Nova's flavors, each finding with the
     command that fixes it. Exit 1 when anything drifted, 0 when all is aligned."""

@@ -8,7 +8,14 @@ from typing import Annotated, Any
 
 import typer
 
-from flavorsmith.cli.options import ColumnOption, DatabaseOption, FormatOption, RepoOption
+from flavorsmith.cli.options import (
+    ColumnOption,
+    DatabaseOption,
+    FitWidthOption,
+    FormatOption,
+    MaxWidthOption,
+    RepoOption,
+)
 from flavorsmith.cli.output import Format, render_list, render_show, select, to_yaml
 from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption
 
@@ -35,6 +42,8 @@ def create(
     ] = False,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
 ) -> None:
     """Create a service flavor from a flavor profile."""
     from flavorsmith.cli.node.database import open_database
@@ -61,6 +70,8 @@ def list_flavors(
     ctx: typer.Context,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
     column: ColumnOption = None,
 ) -> None:
     """List service flavors."""
@@ -78,6 +89,8 @@ def show(
     ident: Ident,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
 ) -> None:
     """Show a service flavor."""
     from flavorsmith.cli.node.database import open_database
@@ -105,6 +118,8 @@ def set_flavor(
     ] = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
 ) -> None:
     """Change a service flavor's name, description or enabled state (its profile is fixed:
     create a new flavor instead)."""
@@ -157,6 +172,8 @@ def resolve(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
 ) -> None:
     """Resolve a service flavor as a consuming service does at each use: its provider and the
     metadata the driver expands it to, after the driver validated the profile again. A

@@ -7,7 +7,14 @@ from typing import Annotated, Any
 
 import typer
 
-from flavorsmith.cli.options import ColumnOption, DatabaseOption, FormatOption, RepoOption
+from flavorsmith.cli.options import (
+    ColumnOption,
+    DatabaseOption,
+    FitWidthOption,
+    FormatOption,
+    MaxWidthOption,
+    RepoOption,
+)
 from flavorsmith.cli.output import Format, render_list, render_show, select
 from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption
 
@@ -36,6 +43,8 @@ def create(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
 ) -> None:
     """Create a flavor profile; the provider's driver validates the flavor data.
 
@@ -58,6 +67,8 @@ def list_profiles(
     ctx: typer.Context,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
     column: ColumnOption = None,
 ) -> None:
     """List flavor profiles."""
@@ -75,6 +86,8 @@ def show(
     ident: Ident,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
 ) -> None:
     """Show a flavor profile."""
     from flavorsmith.cli.node.database import open_database
@@ -101,6 +114,8 @@ def set_profile(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
 ) -> None:
     """Change a flavor profile. Its provider and flavor data cannot change while a service
     flavor uses it; a new provider or new data is validated by the driver again.

@@ -6,7 +6,13 @@ from typing import Annotated
 
 import typer
 
-from flavorsmith.cli.options import ColumnOption, FormatOption, RepoOption
+from flavorsmith.cli.options import (
+    ColumnOption,
+    FitWidthOption,
+    FormatOption,
+    MaxWidthOption,
+    RepoOption,
+)
 from flavorsmith.cli.output import Format, render_list, select
 from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption
 
@@ -17,6 +23,8 @@ def list_providers(
     ctx: typer.Context,
     providers: ProvidersOption = DEFAULT,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
     column: ColumnOption = None,
 ) -> None:
     """List the enabled providers; a provider whose driver failed to load is a warning on
@@ -34,6 +42,8 @@ def capabilities(
     providers: ProvidersOption = DEFAULT,
     repo: RepoOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
     column: ColumnOption = None,
 ) -> None:
     """List the flavor data keys a provider accepts (its flavor capabilities).

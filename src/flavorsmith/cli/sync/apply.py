@@ -9,7 +9,14 @@ from typing import Annotated, Any
 
 import typer
 
-from flavorsmith.cli.options import DatabaseOption, FormatOption, LogFormatOption, RepoOption
+from flavorsmith.cli.options import (
+    DatabaseOption,
+    FitWidthOption,
+    FormatOption,
+    LogFormatOption,
+    MaxWidthOption,
+    RepoOption,
+)
 from flavorsmith.cli.output import Format
 from flavorsmith.cli.sync.common import (
     AllowEmptyOption,
@@ -53,6 +60,8 @@ def apply(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
     log_format: LogFormatOption = None,
 ) -> None:
     """Apply the plan; exit 1 if any action failed. A failed flavor does not stop the others.

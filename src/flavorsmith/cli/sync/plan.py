@@ -7,7 +7,13 @@ from typing import Annotated
 
 import typer
 
-from flavorsmith.cli.options import DatabaseOption, FormatOption, RepoOption
+from flavorsmith.cli.options import (
+    DatabaseOption,
+    FitWidthOption,
+    FormatOption,
+    MaxWidthOption,
+    RepoOption,
+)
 from flavorsmith.cli.output import Format
 from flavorsmith.cli.sync.common import (
     AllowEmptyOption,
@@ -33,6 +39,8 @@ def plan(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
     detailed_exitcode: Annotated[
         bool,
         typer.Option(
