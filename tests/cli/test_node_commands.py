@@ -230,3 +230,30 @@ def test_list_refuses_a_bad_sort_or_limit(cli: Invoke, database: str) -> None:
         result = cli("node", "list", "--database", database, *args)
         assert (result.exit_code, result.stderr) == (2, f"{usage}Error: {error}\n")
 
+
+def test_trait_remove_all(cli: Invoke, database: str, tmp_path: Path) -> None:
+    inventory = tmp_path / "nodes.yaml"
+    inventory.write_text("- {name: n1, traits: [CUSTOM_A, CUSTOM_B]}\n- {name: n2}\n")
+    cli("node", "import", str(inventory), "--database", database)
+    usage = (
+        "Usage: flavorsmith node trait remove [OPTIONS] {NODE} [TRAIT]...\n"
+        "Try 'flavorsmith node trait remove -h' for help.\n\n"
+    )
+    both = cli("node", "trait", "remove", "n1", "CUSTOM_A", "--all", "--database", database)
+    assert (both.exit_code, both.stdout, both.stderr) == (
+        2,
+        "",
+        f"{usage}Error: Invalid value for 'TRAIT' / '--all': give trait names or --all, not both\n",
+    )
+    neither = cli("node", "trait", "remove", "n1", "--database", database)
+    assert (neither.exit_code, neither.stderr) == (
+        2,
+        f"{usage}Error: Invalid value for 'TRAIT' / '--all': give the traits to remove, or --all\n",
+    )
+    removed = cli("node", "trait", "remove", "n1", "--all", "--database", database)
+    assert (removed.exit_code, removed.stdout) == (0, "\n")
+    assert cli("node", "trait", "list", "n1", "--database", database).stdout == ""
+    again = cli("node", "trait", "remove", "n2", "--all", "--database", database)
+    assert (again.exit_code, again.stdout) == (0, "\n")
+    missing = cli("node", "trait", "remove", "nope", "--all", "--database", database)
+    assert (missing.exit_code, missing.stderr) == (1, "error: Node nope could not be found.\n")
