@@ -150,3 +150,110 @@ def test_import_refuses_two_nodes_with_one_name(cli: Invoke, database: str, tmp_
     )
     listed = cli("node", "list", "--database", database, "-f", "value", "-c", "uuid")
     assert listed.stdout == f"{U1}\n"
+
+
+FLEET = (
+    "- {name: n3, provision_state: active, traits: [CUSTOM_A, CUSTOM_B]}\n"
+    "- {name: n1, provision_state: available, traits: [CUSTOM_A]}\n"
+    "- {name: n4, provision_state: available, traits: [CUSTOM_C]}\n"
+    "- {name: n2, provision_state: available, traits: []}\n"
+)
+
+
+def names(cli: Invoke, database: str, *args: str) -> str:
+    result = cli("node", "list", "--database", database, "-f", "value", "-c", "name", *args)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def test_list_trait_filters_state_sort_and_limit(
+    cli: Invoke, database: str, tmp_path: Path
+) -> None:
+    inventory = tmp_path / "nodes.yaml"
+    inventory.write_text(FLEET)
+    cli("node", "import", str(inventory), "--database", database)
+    assert names(cli, database) == "n1\nn2\nn3\nn4\n"
+    assert names(cli, database, "--trait", "CUSTOM_A", "--trait", "CUSTOM_B") == "n3\n"
+    assert names(cli, database, "--trait-any", "CUSTOM_B", "--trait-any", "CUSTOM_C") == "n3\nn4\n"
+    # --not-trait: lacks at least one of them; --not-trait-any: lacks all of them
+    assert names(cli, database, "--not-trait", "CUSTOM_A", "--not-trait", "CUSTOM_B") == (
+        "n1\nn2\nn4\n"
+    )
+    assert names(cli, database, "--not-trait-any", "CUSTOM_A", "--not-trait-any", "CUSTOM_C") == (
+        "n2\n"
+    )
+    assert names(cli, database, "--provision-state", "available") == "n1\nn2\nn4\n"
+    assert names(cli, database, "--sort", "name:desc") == "n4\nn3\nn2\nn1\n"
+    # ties in the order they were stored, reversed with the direction (as in Ironic)
+    assert names(cli, database, "--sort", "provision_state:desc", "--limit", "2") == "n2\nn4\n"
+    assert names(cli, database, "--limit", "3", "--trait-any", "CUSTOM_A") == "n1\nn3\n"
+    listed = cli(
+        "node",
+        "list",
+        "--database",
+        database,
+        "--sort",
+        "provision_state",
+        "--limit",
+        "1",
+        "-f",
+        "value",
+        "-c",
+        "name",
+        "-c",
+        "provision_state",
+        "-c",
+        "traits",
+    )
+    assert listed.stdout == "n3 active CUSTOM_A CUSTOM_B\n"
+
+
+def test_list_refuses_a_bad_sort_or_limit(cli: Invoke, database: str) -> None:
+    usage = "Usage: flavorsmith node list [OPTIONS]\nTry 'flavorsmith node list -h' for help.\n\n"
+    for args, error in [
+        (
+            ["--sort", "colour"],
+            "Invalid value for '--sort': cannot sort by 'colour'; choose from name, uuid, driver, "
+            "resource_class, provision_state, power_state, maintenance, instance_uuid, "
+            "created_at, updated_at, conductor_group, owner, lessee, retired, protected",
+        ),
+        (
+            ["--sort", "name:up"],
+            "Invalid value for '--sort': unknown sort direction 'up' in 'name:up'; choose asc "
+            "or desc",
+        ),
+        (
+            ["--limit", "0"],
+            "Invalid value for '--limit': Input should be greater than or equal to 1",
+        ),
+    ]:
+        result = cli("node", "list", "--database", database, *args)
+        assert (result.exit_code, result.stderr) == (2, f"{usage}Error: {error}\n")
+
+
+def test_trait_remove_all(cli: Invoke, database: str, tmp_path: Path) -> None:
+    inventory = tmp_path / "nodes.yaml"
+    inventory.write_text("- {name: n1, traits: [CUSTOM_A, CUSTOM_B]}\n- {name: n2}\n")
+    cli("node", "import", str(inventory), "--database", database)
+    usage = (
+        "Usage: flavorsmith node trait remove [OPTIONS] {NODE} [TRAIT]...\n"
+        "Try 'flavorsmith node trait remove -h' for help.\n\n"
+    )
+    both = cli("node", "trait", "remove", "n1", "CUSTOM_A", "--all", "--database", database)
+    assert (both.exit_code, both.stdout, both.stderr) == (
+        2,
+        "",
+        f"{usage}Error: Invalid value for 'TRAIT' / '--all': give trait names or --all, not both\n",
+    )
+    neither = cli("node", "trait", "remove", "n1", "--database", database)
+    assert (neither.exit_code, neither.stderr) == (
+        2,
+        f"{usage}Error: Invalid value for 'TRAIT' / '--all': give the traits to remove, or --all\n",
+    )
+    removed = cli("node", "trait", "remove", "n1", "--all", "--database", database)
+    assert (removed.exit_code, removed.stdout) == (0, "\n")
+    assert cli("node", "trait", "list", "n1", "--database", database).stdout == ""
+    again = cli("node", "trait", "remove", "n2", "--all", "--database", database)
+    assert (again.exit_code, again.stdout) == (0, "\n")
+    missing = cli("node", "trait", "remove", "nope", "--all", "--database", database)
+    assert (missing.exit_code, missing.stderr) == (1, "error: Node nope could not be found.\n")

@@ -220,3 +220,28 @@ def test_a_cloud_from_clouds_yaml_with_no_auth(
     monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(tmp_path / "clouds.yaml"))
     rows = json_of(cli, "node", "list", "--cloud", "lab", "--trait", "CUSTOM_NVME")
     assert isinstance(rows, list) and rows
+
+
+def test_node_list_filters_sorts_and_limits_as_the_database_does(
+    cli: Invoke, ironic: str, database: str
+) -> None:
+    """Ironic filters by state and resource class, and sorts and limits when no trait filter
+    is given; with one, the order and the limit are applied here: the answer is the
+    database's either way."""
+    for args in (
+        ["--provision-state", "enroll", "--sort", "name:desc", "--limit", "7"],
+        ["--resource-class", "m1.small", "--sort", "uuid", "--limit", "1500"],
+        ["--trait-any", "CUSTOM_NVME", "--trait-any", "CUSTOM_GPU", "--sort", "uuid:desc"],
+        ["--not-trait-any", "HW_CPU_X86_AVX2", "--not-trait-any", "CUSTOM_NVME", "--limit", "9"],
+        ["--not-trait", "HW_CPU_X86_AVX2", "--not-trait", "CUSTOM_NVME", "--sort", "name:desc"],
+    ):
+        real = json_of(cli, "node", "list", "--ironic-endpoint", ironic, *args)
+        assert isinstance(real, list) and real, args
+        assert real == json_of(cli, "node", "list", "--database", database, *args), args
+    assert json_of(cli, "node", "list", "--ironic-endpoint", ironic, "--limit", "3") == (
+        json_of(cli, "node", "list", "--database", database, "--limit", "3")
+    )
+    none = cli(
+        "node", "list", "--ironic-endpoint", ironic, "--provision-state", "active", "-f", "value"
+    )
+    assert (none.exit_code, none.stdout) == (0, "")

@@ -17,6 +17,7 @@ RepoOption = Annotated[
     str | None,
     typer.Option(
         "--repo",
+        metavar="DIR",
         envvar=["FLAVORSMITH_REPO", "UC_DEPLOY"],
         help="Deploy repository root (holding hardware/), or a folder holding the catalog "
         "ConfigMaps mounted as device-types/, flavors/, ... Default: the working directory.",
@@ -75,7 +76,13 @@ LogFormatOption = Annotated[
 ]
 ColumnOption = Annotated[
     list[str] | None,
-    typer.Option("-c", "--column", help="Show only this column (repeatable).", show_default=False),
+    typer.Option(
+        "-c",
+        "--column",
+        metavar="COLUMN",
+        help="Show only this column (repeatable).",
+        show_default=False,
+    ),
 ]
 SortColumnOption = Annotated[
     list[str] | None,
@@ -128,6 +135,7 @@ DatabaseOption = Annotated[
     str | None,
     typer.Option(
         "--database",
+        metavar="URL",
         envvar="FLAVORSMITH_DATABASE_URL",
         help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db. "
         "Default: a per-user SQLite file.",
@@ -155,6 +163,7 @@ IronicCloudOption = Annotated[
     str | None,
     typer.Option(
         "--cloud",
+        metavar="NAME",
         help="Read nodes from the Ironic of this clouds.yaml cloud (openstacksdk: Keystone or "
         "auth_type none) instead of the service's database.",
         show_default=False,
@@ -164,6 +173,7 @@ IronicEndpointOption = Annotated[
     str | None,
     typer.Option(
         "--ironic-endpoint",
+        metavar="URL",
         help="Read nodes from this unauthenticated Ironic (e.g. http://127.0.0.1:6385) instead "
         "of the service's database.",
         show_default=False,

@@ -15,6 +15,7 @@ def import_nodes(
     file: Annotated[
         Path,
         typer.Argument(
+            metavar="FILE",
             help="A YAML or JSON list of nodes, or what Ironic prints: GET /v1/nodes/detail, "
             "openstack baremetal node list --long / node show -f json.",
             exists=True,

@@ -8,8 +8,10 @@ import typer
 
 from flavorsmith.cli.options import DatabaseOption
 
-NodeArg = Annotated[str, typer.Argument(help="Node name or UUID.")]
-TraitsArg = Annotated[list[str], typer.Argument(help="Full trait names, e.g. CUSTOM_NICX.")]
+NodeArg = Annotated[str, typer.Argument(metavar="NODE", help="Node name or UUID.")]
+TraitsArg = Annotated[
+    list[str], typer.Argument(metavar="TRAIT", help="Full trait names, e.g. CUSTOM_NICX.")
+]
 
 
 def group() -> typer.Typer:
@@ -21,7 +23,12 @@ def group() -> typer.Typer:
 
 
 def _change(
-    ctx: typer.Context, node: str, traits: list[str], database: str | None, adding: bool
+    ctx: typer.Context,
+    node: str,
+    traits: list[str],
+    database: str | None,
+    adding: bool,
+    everything: bool = False,
 ) -> None:
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.db.engine import writer
@@ -41,6 +48,8 @@ def _change(
             current = store.traits_of(connection, [row["id"]])[row["id"]]
             if adding:
                 wanted = list(dict.fromkeys([*current, *traits]))
+            elif everything:
+                wanted = []
             else:
                 missing = [t for t in traits if t not in current]
                 if missing:
@@ -61,10 +70,32 @@ def add(
 
 
 def remove(
-    ctx: typer.Context, node: NodeArg, traits: TraitsArg, database: DatabaseOption = None
+    ctx: typer.Context,
+    node: NodeArg,
+    traits: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="TRAIT",
+            help="Full trait names, e.g. CUSTOM_NICX (or --all).",
+            show_default=False,
+        ),
+    ] = None,
+    everything: Annotated[
+        bool, typer.Option("--all", help="Remove every trait of the node.")
+    ] = False,
+    database: DatabaseOption = None,
 ) -> None:
-    """Remove traits from a node; all must be present (prints the resulting traits)."""
-    _change(ctx, node, traits, database, adding=False)
+    """Remove traits from a node, all of which must be present, or every trait with --all
+    (prints the resulting traits)."""
+    if everything and traits:
+        raise typer.BadParameter(
+            "give trait names or --all, not both", param_hint="'TRAIT' / '--all'"
+        )
+    if not everything and not traits:
+        raise typer.BadParameter(
+            "give the traits to remove, or --all", param_hint="'TRAIT' / '--all'"
+        )
+    _change(ctx, node, traits or [], database, adding=False, everything=everything)
 
 
 def list_traits(ctx: typer.Context, node: NodeArg, database: DatabaseOption = None) -> None:

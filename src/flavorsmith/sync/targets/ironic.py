@@ -75,29 +75,43 @@ class IronicNodes(IronicTarget):
     needs = "reading nodes with their traits, owner and lessee needs"
 
     def pages(
-        self, fields: Sequence[str] = NODE_FIELDS, *, query: dict[str, Any] | None = None
+        self,
+        fields: Sequence[str] = NODE_FIELDS,
+        *,
+        query: dict[str, Any] | None = None,
+        limit: int | None = None,
     ) -> Iterator[list[dict[str, Any]]]:
-        """Every node, one page at a time, sorted by UUID (a stable order to page by)."""
+        """Every node (the first ``limit`` ones when given), one page at a time, sorted by UUID
+        (a stable order to page by) unless ``query`` names a ``sort_key``."""
         params: dict[str, Any] = {
             "fields": ",".join(fields),
-            "limit": PAGE,
+            "limit": PAGE if limit is None else min(PAGE, limit),
             "sort_key": "uuid",
             **(query or {}),
         }
+        left = limit
         while True:
             body = self.request("GET", "/nodes", NODES_VERSION, params=params)
             page = body.get("nodes") if isinstance(body, dict) else None
             if not isinstance(page, list):
                 raise TargetError("GET /nodes: the answer has no node list (is this Ironic?)")
+            if left is not None:
+                page = page[:left]
+                left -= len(page)
             yield page
-            if not page or not body.get("next") or len(page) < params["limit"]:
+            if not page or not body.get("next") or len(page) < params["limit"] or left == 0:
                 return
-            params = {**params, "marker": page[-1]["uuid"]}
+            size = PAGE if left is None else min(PAGE, left)
+            params = {**params, "marker": page[-1]["uuid"], "limit": size}
 
     def nodes(
-        self, fields: Sequence[str] = NODE_FIELDS, *, query: dict[str, Any] | None = None
+        self,
+        fields: Sequence[str] = NODE_FIELDS,
+        *,
+        query: dict[str, Any] | None = None,
+        limit: int | None = None,
     ) -> list[dict[str, Any]]:
-        return [node for page in self.pages(fields, query=query) for node in page]
+        return [node for page in self.pages(fields, query=query, limit=limit) for node in page]
 
     def node(self, ident: str, fields: Sequence[str] = NODE_FIELDS) -> dict[str, Any]:
         """One node by name or UUID; a missing one is a TargetError with status 404."""
