@@ -38,7 +38,7 @@ MaxWidthOption = Annotated[
     int,
     typer.Option(
         "--max-width",
-        metavar="INTEGER",
+        metavar="N",
         envvar="CLIFF_MAX_TERM_WIDTH",
         help="Maximum table width, below 1 for none (wide cells wrap).",
         callback=remember,
