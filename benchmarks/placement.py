@@ -2,16 +2,22 @@
 """Flavorsmith's matcher against the real OpenStack Placement, on the same seeded inventory.
 
     PYTHONPATH=src .venv/bin/python benchmarks/placement.py [--nodes 10000] [--sql-nodes 50000]
-        [--sample 200] [--repeats 15] [--index-nodes 100000] [--seed 1]
+        [--sample 200] [--repeats 15] [--index-nodes 100000] [--seed 1] [--quick]
+
+``--quick`` (a couple of minutes): ``--nodes 2000 --sql-nodes 0 --index-nodes 10000 --repeats 5``
+unless given.
 
 One run, public tools only (Placement from PyPI through tests/support/placement_api.py):
 
 1. ``--nodes`` nodes (the example catalog's resource classes and traits, some provisioned,
    some in maintenance) imported into ``flavorsmith serve`` and loaded into a real Placement
    through its API as Nova's ironic driver reports them. For every flavor of the example
-   catalog: Placement's ``GET /allocation_candidates`` (no limit) for the flavor's request,
-   and ours, ``GET /v1/flavors/F/nodes?available=true`` (every page): the median of
-   ``--repeats`` calls each on loopback, and the two node sets, which must be identical.
+   catalog: Placement's ``GET /allocation_candidates`` for the request Nova builds from the
+   derived Nova flavor (``flavorsmith.nova.placement_request``, without ``limit``: every
+   candidate; none when Nova refuses the boot before asking), and ours,
+   ``GET /v1/flavors/F/nodes?available=true`` (every page): the median of ``--repeats`` calls
+   each on loopback, the service's own time (its request histogram) per request and per
+   flavor (all its pages), and the two node sets, which must be identical.
 2. ``--sql-nodes`` nodes: Placement's SQLite database filled directly (its own tables:
    resource_providers, inventories, resource_provider_traits; the custom resource classes and
    traits made through its API first, so its caches know them), ``--sample`` providers read
@@ -38,6 +44,7 @@ import urllib.request
 import uuid as uuidlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
@@ -54,7 +61,8 @@ from flavorsmith.inventory.index_cache import IndexCache  # noqa: E402
 from flavorsmith.matching.flavors import FlavorRule  # noqa: E402
 from flavorsmith.matching.index import Index  # noqa: E402
 from flavorsmith.matching.views import rules_of  # noqa: E402
-from flavorsmith.resource_classes import placement_name  # noqa: E402
+from flavorsmith.nova.derive import derive  # noqa: E402
+from flavorsmith.nova.placement_request import MICROVERSION, PlacementRequest, request_for  # noqa: E402
 from flavorsmith.store import nodes as store  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
@@ -66,14 +74,25 @@ HEADER = [
     "same nodes",
     "Placement ms",
     "Flavorsmith ms",
-    "of which server ms (mean per request)",
+    "of which server ms per request",
+    "server ms per flavor (pages: requests)",
     "ratio",
 ]
 
 
-def example_rules() -> list[FlavorRule]:
-    view = repository(EXAMPLES).load()
-    return rules_of(view.catalog)
+@dataclass(frozen=True)
+class Flavor:
+    """A flavor of the example catalog: the matcher's rule and the request Nova sends for it
+    (None when the flavor is never synced to Nova: nothing is asked, no node matches)."""
+
+    rule: FlavorRule
+    request: PlacementRequest | None
+
+
+def example_flavors() -> list[Flavor]:
+    catalog = repository(EXAMPLES).load().catalog
+    requests = {d.name: request_for(d) for d in derive(catalog)[0]}
+    return [Flavor(rule, requests.get(rule.name)) for rule in rules_of(catalog)]
 
 
 def inventory(count: int, rules: list[FlavorRule], seed: int) -> list[dict[str, Any]]:
@@ -103,16 +122,6 @@ def inventory(count: int, rules: list[FlavorRule], seed: int) -> list[dict[str, 
     return nodes
 
 
-def placement_query(rule: FlavorRule) -> str:
-    """The request Nova 34 sends for a bare-metal flavor of this rule: one unit of the custom
-    resource class, the required traits and the forbidden ones (microversion 1.22+)."""
-    traits = sorted(rule.required) + [f"!{t}" for t in sorted(rule.forbidden)]
-    params = {"resources": f"{placement_name(rule.resource_class)}:1"}
-    if traits:
-        params["required"] = ",".join(traits)
-    return urlencode(params)
-
-
 class Http:
     """One kept-alive connection; ``get`` answers the JSON body."""
 
@@ -135,10 +144,13 @@ class Http:
         return json.loads(body)
 
 
-def ours(client: Http, rule: FlavorRule) -> set[str]:
+def ours(client: Http, rule: FlavorRule, pages: list[int] | None = None) -> set[str]:
+    """The flavor's available nodes, every page; ``pages`` counts the requests made."""
     found: set[str] = set()
     path: str | None = f"/v1/flavors/{quote(rule.name)}/nodes?available=true"
     while path:
+        if pages is not None:
+            pages.append(1)
         body = client.get(path)
         found |= {n["uuid"] for n in body["nodes"]}
         following = body.get("next")
@@ -148,9 +160,16 @@ def ours(client: Http, rule: FlavorRule) -> set[str]:
     return found
 
 
-def theirs(client: Http, rule: FlavorRule) -> set[str]:
-    body = client.get(f"/allocation_candidates?{placement_query(rule)}")
-    return set(body["provider_summaries"])
+def asks_placement(flavor: Flavor) -> bool:
+    return flavor.request is not None and not flavor.request.refused
+
+
+def theirs(client: Http, flavor: Flavor) -> set[str]:
+    """Placement's candidates for the flavor: none when Nova never asks."""
+    if flavor.request is None or flavor.request.refused:
+        return set()
+    query = urlencode(flavor.request.query(limit=False))
+    return set(client.get(f"/allocation_candidates?{query}")["provider_summaries"])
 
 
 def server_seconds(metrics: str) -> tuple[float, float]:
@@ -277,14 +296,17 @@ def check_sample(
 
 
 def compare(
-    label: str, rules: list[FlavorRule], served: tuple[str, str], theirs_url: str, repeats: int
+    label: str, flavors: list[Flavor], served: tuple[str, str], theirs_url: str, repeats: int
 ) -> tuple[list[list[str]], int]:
     ours_url, metrics = served
     mine = Http(ours_url, {"Accept": "application/json"})
-    placement = Http(theirs_url, placement_api.PlacementHttp(theirs_url).headers)
+    headers = placement_api.PlacementHttp(theirs_url, version=MICROVERSION).headers
+    placement = Http(theirs_url, headers)
     rows, differ = [], 0
-    for rule in rules:
-        a, b = ours(mine, rule), theirs(placement, rule)
+    for flavor in flavors:
+        rule = flavor.rule
+        pages: list[int] = []
+        a, b = ours(mine, rule, pages), theirs(placement, flavor)
         same = a == b
         differ += not same
         ours(mine, rule)  # warm
@@ -292,17 +314,22 @@ def compare(
         ms_ours = median_ms(lambda rule=rule: ours(mine, rule), repeats)  # type: ignore[misc]
         after = server_seconds(metrics)
         server_ms = (after[0] - before[0]) / max(1.0, after[1] - before[1]) * 1000
-        ms_theirs = median_ms(lambda rule=rule: theirs(placement, rule), repeats)  # type: ignore[misc]
+        if asks_placement(flavor):
+            ms_theirs = median_ms(lambda f=flavor: theirs(placement, f), repeats)  # type: ignore[misc]
+            shown, ratio = f"{ms_theirs:.1f}", f"{ms_theirs / ms_ours:.0f}x"
+        else:
+            shown, ratio = "not asked (Nova refuses the boot)", "-"
         rows.append(
             [
                 label,
                 rule.name,
                 str(len(b)),
                 "yes" if same else f"NO ({len(a - b)} only ours, {len(b - a)} only Placement)",
-                f"{ms_theirs:.1f}",
+                shown,
                 f"{ms_ours:.2f}",
                 f"{server_ms:.2f}",
-                f"{ms_theirs / ms_ours:.0f}x",
+                f"{server_ms * len(pages):.2f} ({len(pages)})",
+                ratio,
             ]
         )
     return rows, differ
@@ -351,24 +378,35 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([*lines, *("| " + " | ".join(r) + " |" for r in rows)])
 
 
+FULL = {"nodes": 10_000, "sql_nodes": 50_000, "repeats": 15, "index_nodes": 100_000}
+QUICK = {"nodes": 2_000, "sql_nodes": 0, "repeats": 5, "index_nodes": 10_000}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--nodes", type=int, default=10_000)
-    parser.add_argument("--sql-nodes", type=int, default=50_000)
+    parser.add_argument("--nodes", type=int)
+    parser.add_argument("--sql-nodes", type=int)
     parser.add_argument("--sample", type=int, default=200)
-    parser.add_argument("--repeats", type=int, default=15)
-    parser.add_argument("--index-nodes", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int)
+    parser.add_argument("--index-nodes", type=int)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--quick", action="store_true", help="smaller defaults: a run of a couple of minutes"
+    )
     args = parser.parse_args()
-    rules = example_rules()
+    defaults = QUICK if args.quick else FULL
+    for name, value in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    flavors = example_flavors()
     rows: list[list[str]] = []
     differ = 0
     notes = []
     with tempfile.TemporaryDirectory() as tmp:
         if args.nodes:
-            nodes = inventory(args.nodes, rules, args.seed)
+            nodes = inventory(args.nodes, [f.rule for f in flavors], args.seed)
             (Path(tmp) / "api").mkdir()
             with (
                 placement_api.running_placement() as placement,
@@ -380,13 +418,13 @@ def main() -> None:
                     f" ({seeded.calls} calls)"
                 )
                 found, wrong = compare(
-                    f"{len(nodes)} (API)", rules, url, placement.url, args.repeats
+                    f"{len(nodes)} (API)", flavors, url, placement.url, args.repeats
                 )
                 print(table(HEADER, found), file=sys.stderr)
                 rows += found
                 differ += wrong
         if args.sql_nodes:
-            nodes = inventory(args.sql_nodes, rules, args.seed + 1)
+            nodes = inventory(args.sql_nodes, [f.rule for f in flavors], args.seed + 1)
             (Path(tmp) / "sql").mkdir()
             with (
                 placement_api.running_placement() as placement,
@@ -400,7 +438,7 @@ def main() -> None:
                 )
                 differ += wrong
                 found, wrong = compare(
-                    f"{len(nodes)} (SQL)", rules, url, placement.url, args.repeats
+                    f"{len(nodes)} (SQL)", flavors, url, placement.url, args.repeats
                 )
                 rows += found
                 differ += wrong

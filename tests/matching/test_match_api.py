@@ -82,6 +82,23 @@ def test_answers_follow_node_changes(client: TestClient, example_engine: Engine)
     assert after["generation"] > 1
 
 
+def test_node_entries_follow_a_renamed_node(client: TestClient, example_engine: Engine) -> None:
+    """Each node's entry is written once per index: a committed rename shows on the next
+    answer, and the body is the JSON document the entries make."""
+    url = "/v1/flavors/g1.8xh100/nodes?limit=2"
+    first = client.get(url)
+    assert first.headers["content-type"] == "application/json"
+    node = first.json()["nodes"][0]
+    with writer(example_engine).begin() as connection:
+        stored = store.find(connection, node["uuid"], by_name=False)
+        store.save(connection, stored, {"name": "renamed-" + node["name"]})
+    after = client.get(url).json()
+    assert after["nodes"][0] == {**node, "name": "renamed-" + node["name"]}
+    assert after["generation"] > first.json()["generation"]
+    assert list(after) == ["flavor", "count", "generation", "nodes", "next"]
+    assert after["next"].endswith(f"limit=2&marker={after['nodes'][1]['uuid']}")
+
+
 @pytest.mark.parametrize(
     ("path", "status"),
     [

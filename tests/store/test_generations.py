@@ -8,7 +8,7 @@ import uuid
 from sqlalchemy import Engine
 
 from flavorsmith.db.engine import writer
-from flavorsmith.store.generations import bump, read
+from flavorsmith.store.generations import bump, read, read_now
 
 
 def test_bump_starts_at_one(migrated_engine: Engine) -> None:
@@ -42,3 +42,19 @@ def test_sixteen_concurrent_writers_lose_nothing(migrated_engine: Engine) -> Non
     assert errors == []
     with migrated_engine.connect() as connection:
         assert read(connection, name) == 16 * 20
+
+
+def test_read_now_sees_what_is_committed_and_only_that(migrated_engine: Engine) -> None:
+    """The per-request check of a cache: a counter bumped in a transaction still open reads
+    as before, and as bumped the moment it commits (never a stale value after a commit)."""
+    name = f"t-{uuid.uuid4().hex[:8]}"
+    assert read_now(migrated_engine, name) == 0
+    with writer(migrated_engine).begin() as connection:
+        bump(connection, name)
+    assert read_now(migrated_engine, name) == 1
+    with writer(migrated_engine).begin() as connection:
+        bump(connection, name)
+        assert read_now(migrated_engine, name) == 1
+    assert read_now(migrated_engine, name) == 2
+    with migrated_engine.connect() as connection:
+        assert read(connection, name) == 2

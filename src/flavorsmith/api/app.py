@@ -65,8 +65,12 @@ log = logging.getLogger("flavorsmith.api")
 # What runs around the application's life (``serve``'s background loops), as FastAPI takes it.
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 
-# Every router and the prefix it is served under.
+# Every router and the prefix it is served under. A request is matched against each router's
+# routes in this order, so the routes asked for most (a flavor's nodes, by the scheduler's
+# neighbours and dashboards) come first; no two routers' paths overlap, so order changes
+# nothing else.
 ROUTERS: list[tuple[APIRouter, str]] = [
+    (native_matching.router, "/v1"),
     (health.router, ""),
     (baremetal.router, "/baremetal"),
     (baremetal_nodes.router, "/baremetal"),
@@ -85,7 +89,6 @@ ROUTERS: list[tuple[APIRouter, str]] = [
     (native_service_flavors.router, "/v1"),
     (native_catalog.router, "/v1"),
     (native_node_source.router, "/v1"),
-    (native_matching.router, "/v1"),
     (native_inspection.router, "/v1"),
     (native_sync.router, "/v1"),
     (native_verify.router, "/v1"),

@@ -30,8 +30,7 @@ class IndexCache:
         self.updates = 0  # indexes that followed the change log
 
     def current(self) -> Index:
-        with self.engine.connect() as connection:
-            generation = store.generation(connection)
+        generation = store.committed_generation(self.engine)
         cached = self._cached
         if cached is not None and cached.generation == generation:
             return cached.index

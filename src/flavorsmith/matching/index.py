@@ -162,11 +162,36 @@ def bitmap(positions: list[int]) -> int:
     return int.from_bytes(data, "little")
 
 
+# The positions set in each byte value, ascending.
+_BYTE_POSITIONS = tuple(tuple(b for b in range(8) if value >> b & 1) for value in range(256))
+
+
 def positions(bits: int) -> Iterator[int]:
     """The positions set in ``bits``, ascending."""
     data = bits.to_bytes((bits.bit_length() + 7) // 8, "little")
-    for byte_index, byte in enumerate(data):
-        while byte:
-            low = byte & -byte
-            yield (byte_index << 3) + low.bit_length() - 1
-            byte ^= low
+    base = -8
+    for byte in data:
+        base += 8
+        if byte:
+            for offset in _BYTE_POSITIONS[byte]:
+                yield base + offset
+
+
+def first_positions(bits: int, count: int) -> list[int]:
+    """The first ``count`` positions set in ``bits``, ascending (``positions`` cut short, in
+    one list: a page of a flavor's nodes visits only the bytes before its last node)."""
+    found: list[int] = []
+    if count <= 0:
+        return found
+    append = found.append
+    data = bits.to_bytes((bits.bit_length() + 7) // 8, "little")
+    base = -8
+    for byte in data:
+        base += 8
+        if byte:
+            for offset in _BYTE_POSITIONS[byte]:
+                append(base + offset)
+            if len(found) >= count:
+                del found[count:]
+                break
+    return found

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from itertools import islice
 from typing import Any
 
 from flavorsmith.catalog.model import Catalog, Flavor
@@ -20,7 +19,7 @@ from flavorsmith.matching.diagnosis import (
     diagnose_node,
 )
 from flavorsmith.matching.flavors import FlavorRule
-from flavorsmith.matching.index import Index, positions
+from flavorsmith.matching.index import Index, first_positions, positions
 from flavorsmith.matching.match import explain, flavors_for
 from flavorsmith.matching.pools import leaks
 from flavorsmith.matching.snapshot import NodeInfo
@@ -110,7 +109,7 @@ def node_page(
         after = (bits >> (at + 1)) << (at + 1)
     else:
         after = bits
-    page = list(islice(positions(after), limit + 1))
+    page = first_positions(after, limit + 1)
     return NodePage(bits.bit_count(), page[:limit], len(page) > limit)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Connection,
+    Engine,
     String,
     bindparam,
     delete,
@@ -369,6 +370,12 @@ def _changed(
 def generation(connection: Connection) -> int:
     """The node generation: it changes with every committed node or trait write."""
     return generations.read(connection, GENERATION)
+
+
+def committed_generation(engine: Engine) -> int:
+    """The node generation as last committed, read outside any transaction: the cheap check
+    a cache of the nodes makes on every request."""
+    return generations.read_now(engine, GENERATION)
 
 
 def inspection(connection: Connection, node: dict[str, Any]) -> dict[str, Any] | None:

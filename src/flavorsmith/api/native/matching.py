@@ -8,11 +8,12 @@ leak would name)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 
 from flavorsmith.api.context import authorize, call, services
 from flavorsmith.api.links import base
@@ -49,7 +50,7 @@ async def _inputs(request: Request) -> tuple[Catalog, Index]:
 
 
 @router.get("/flavors/{name}/nodes")
-async def flavor_nodes(request: Request, name: str) -> dict[str, Any]:
+async def flavor_nodes(request: Request, name: str) -> Response:
     _authorize(request)
     check_query(request, ("limit", "marker", "available"))
     rule = _visible_rule(request, _served(request), name)
@@ -59,22 +60,44 @@ async def flavor_nodes(request: Request, name: str) -> dict[str, Any]:
     marker = query.marker()
     index = await call(request, services(request).index_cache.current)
     page = views.node_page(index, rule, available=available, marker=marker, limit=limit)
-    entries = _entries(index)
-    body: dict[str, Any] = {
-        "flavor": rule.name,
-        "count": page.count,
-        "generation": index.snapshot.generation,
-        "nodes": [entries(p) for p in page.positions],
-    }
+    head = {"flavor": rule.name, "count": page.count, "generation": index.snapshot.generation}
+    following = None
     if page.more:
         url = f"{base(request)}/v1/flavors/{name}/nodes"
         last = index.snapshot.nodes[page.positions[-1]].uuid
-        body["next"] = next_href(request, url, limit=limit, marker=last)
-    return body
+        following = next_href(request, url, limit=limit, marker=last)
+    body = _page_json(head, _entries(index), page.positions, following)
+    return Response(body, media_type=JSON)
+
+
+# The nodes of a flavor are the answer asked for most, and its size grows with the inventory:
+# its body is written from each node's JSON text, made once per index, rather than built as
+# objects and serialized on every request.
+JSON = "application/json"
+
+
+def _json(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _page_json(
+    head: dict[str, Any],
+    entries: Callable[[int], bytes],
+    positions: list[int],
+    following: str | None,
+) -> bytes:
+    """``{**head, "nodes": [...], "next": following}`` as JSON (``next`` only when there is
+    one): the document a dict of it serializes to."""
+    parts = [_json(head)[:-1], b',"nodes":[', b",".join(map(entries, positions)), b"]"]
+    if following is not None:
+        parts += [b',"next":', _json(following)]
+    parts.append(b"}")
+    return b"".join(parts)
 
 
 # A flavor's nodes are asked for far more often than the catalog or the nodes change: the
-# catalog's rules are made once per load, a node's entry once per index (one of each is kept).
+# catalog's rules are made once per load, a node's JSON entry once per index (one of each is
+# kept).
 @dataclass(frozen=True)
 class _Served:
     view: RepoView
@@ -83,7 +106,7 @@ class _Served:
 
 
 _served_cache: _Served | None = None
-_entries_cache: tuple[Index, list[dict[str, Any] | None]] | None = None
+_entries_cache: tuple[Index, list[bytes | None]] | None = None
 
 
 def _served(request: Request) -> _Served:
@@ -113,8 +136,8 @@ def _visible_rule(request: Request, served: _Served, name: str) -> FlavorRule:
     return found[1]
 
 
-def _entries(index: Index) -> Callable[[int], dict[str, Any]]:
-    """The entry of the node at a position, made once for ``index``."""
+def _entries(index: Index) -> Callable[[int], bytes]:
+    """The JSON text of the node at a position, made once for ``index``."""
     global _entries_cache
     cached = _entries_cache
     if cached is None or cached[0] is not index:
@@ -123,10 +146,10 @@ def _entries(index: Index) -> Callable[[int], dict[str, Any]]:
     made = cached[1]
     nodes = index.snapshot.nodes
 
-    def entry(position: int) -> dict[str, Any]:
+    def entry(position: int) -> bytes:
         found = made[position]
         if found is None:
-            found = made[position] = views.node_entry(nodes[position])
+            found = made[position] = _json(views.node_entry(nodes[position]))
         return found
 
     return entry
