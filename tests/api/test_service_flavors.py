@@ -649,7 +649,7 @@ def test_flavor_create_defaults_and_show(client: TestClient, root: str) -> None:
     assert created == {
         "id": created["id"],
         "name": name,
-        "description": None,
+        "description": "",
         "enabled": True,
         "flavor_profile_id": prof["id"],
     }
@@ -716,7 +716,6 @@ def test_flavor_create_with_a_client_supplied_id(client: TestClient) -> None:
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"name": None}, "name may not be null"),
         ({"name": ["a"]}, "name must be a string, not list"),
         ({"description": "d" * 256}, "description is 256 characters long; at most 255 are allowed"),
         ({"enabled": "yes"}, "enabled must be true or false, not 'yes'"),
@@ -750,7 +749,7 @@ def test_flavor_update(client: TestClient) -> None:
     assert response.json() == {"flavor": expected}
     response = put_flavor(client, made["id"], enabled=False, description=None)
     assert response.status_code == 200
-    expected = {**expected, "enabled": False, "description": None}
+    expected = {**expected, "enabled": False, "description": ""}
     assert response.json() == {"flavor": expected}
     assert client.get(f"{FLAVORS}/{made['id']}").json() == {"flavor": expected}
     response = put_flavor(client, made["id"])
@@ -760,7 +759,7 @@ def test_flavor_update(client: TestClient) -> None:
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"name": None}, "name may not be null"),
+        ({"name": 7}, "name must be a string, not int"),
         ({"enabled": "false"}, "enabled must be true or false, not 'false'"),
         ({"id": str(uuid.uuid4())}, FLAVOR_ARG + "id"),
     ],
@@ -798,6 +797,99 @@ def test_flavor_delete(client: TestClient) -> None:
     response = put_flavor(client, made["id"], name="x")
     assert response.status_code == 404
     assert fault(response) == f"Flavor {made['id']} not found."
+
+
+def test_null_name_and_description_are_shown_empty(client: TestClient) -> None:
+    """Octavia 19 stores them NULL and shows "" (api/common/types.py, from_db_obj): a null
+    name is 201 on create and 200 on update, and NULL names never clash."""
+    prof = profile(client)
+    response = post_flavor(client, name=None, flavor_profile_id=prof["id"], description=None)
+    assert response.status_code == 201, response.text
+    first = response.json()["flavor"]
+    assert first == {
+        "id": first["id"],
+        "name": "",
+        "description": "",
+        "enabled": True,
+        "flavor_profile_id": prof["id"],
+    }
+    second = flavor(client, prof["id"], name=None)
+    assert second == {**first, "id": second["id"]}
+    named = flavor(client, prof["id"], description="has a name")
+    response = put_flavor(client, named["id"], name=None)
+    assert response.status_code == 200
+    assert response.json() == {"flavor": {**named, "name": ""}}
+    listed = client.get(FLAVORS, params={"flavor_profile_id": prof["id"], "sort": "id"})
+    expected = sorted([first, second, {**named, "name": ""}], key=lambda f: f["id"])
+    assert listed.json() == {"flavors": expected, "flavors_links": []}
+    # "" matches a missing name, as Octavia's filter does.
+    by_name = client.get(FLAVORS, params={"flavor_profile_id": prof["id"], "name": ""})
+    assert by_name.json()["flavors"] == expected
+    assert client.get(f"{FLAVORS}/{first['id']}").json() == {"flavor": first}
+    # A flavor without a name is named again, and that name is unique as ever.
+    response = put_flavor(client, first["id"], name=named["name"])
+    assert response.status_code == 200
+    response = put_flavor(client, second["id"], name=named["name"])
+    assert response.status_code == 409
+    assert fault(response) == f"A flavor of {named['name']} already exists."
+    # Resolving one without a name shows its name as stored.
+    response = resolve(client, second["id"])
+    assert response.status_code == 200 and response.json()["flavor_name"] is None
+
+
+NIL = "00000000-0000-0000-0000-000000000000"
+
+
+def test_nil_placeholder_profile(client: TestClient) -> None:
+    """Octavia 19's placeholder profile: flavors may be created on it, it is hidden from
+    the list, and show, update and delete answer 404 in Octavia's words."""
+    missing = f"Flavor profile {NIL} not found."
+    response = client.get(f"{PROFILES}/{NIL}")
+    assert response.status_code == 404 and fault(response) == missing
+    response = put_profile(client, NIL, name="mine")
+    assert response.status_code == 404 and fault(response) == missing
+    response = client.delete(f"{PROFILES}/{NIL}")
+    assert response.status_code == 404 and fault(response) == missing
+    listed = client.get(PROFILES, params={"limit": 1000}).json()["flavorprofiles"]
+    assert NIL not in [p["id"] for p in listed]
+    response = client.get(PROFILES, params={"name": "DELETED-PLACEHOLDER"})
+    assert response.json() == {"flavorprofiles": [], "flavorprofile_links": []}
+    response = client.get(PROFILES, params={"marker": NIL})
+    assert response.status_code == 404 and fault(response) == f"Marker {NIL} not found."
+
+    name = unique("on-nil")
+    response = post_flavor(client, name=name, flavor_profile_id=NIL)
+    assert response.status_code == 201, response.text
+    made = response.json()["flavor"]
+    assert made == {
+        "id": made["id"],
+        "name": name,
+        "description": "",
+        "enabled": True,
+        "flavor_profile_id": NIL,
+    }
+    response = client.get(FLAVORS, params={"flavor_profile_id": NIL, "name": name})
+    assert response.json() == {"flavors": [made], "flavors_links": []}
+    # In use or not, the placeholder stays out of reach.
+    response = client.delete(f"{PROFILES}/{NIL}")
+    assert response.status_code == 404 and fault(response) == missing
+
+    # Resolving is a clear refusal (Octavia: "Provider 'DELETED' is not enabled.").
+    response = resolve(client, made["id"])
+    assert response.status_code == 400
+    assert problem(response) == (
+        f"Flavor '{made['id']}' cannot be used: its profile {NIL} is Octavia's placeholder, "
+        "with no provider (provider 'DELETED' is not enabled)"
+    )
+    assert client.delete(f"{FLAVORS}/{made['id']}").status_code == 204
+
+    # No flavor has the nil id (Octavia hides its placeholder flavor the same way).
+    for response in (
+        client.get(f"{FLAVORS}/{NIL}"),
+        put_flavor(client, NIL, name="x"),
+        client.delete(f"{FLAVORS}/{NIL}"),
+    ):
+        assert response.status_code == 404 and fault(response) == f"Flavor {NIL} not found."
 
 
 # ---------------------------------------------------------------- flavor list queries

@@ -9,6 +9,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect, select, text
+from sqlalchemy.exc import IntegrityError
 
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
@@ -76,6 +77,41 @@ def test_ironic_node_fields_fill_existing_rows(empty_engine: Engine) -> None:
     assert {"ix_nodes_owner", "ix_nodes_lessee", "ix_nodes_shard"} <= indexes
     migrate.downgrade(empty_engine, "0006")
     assert "owner" not in {c["name"] for c in inspect(empty_engine).get_columns("nodes")}
+
+
+NIL = "00000000-0000-0000-0000-000000000000"
+
+
+def test_placeholder_profile_and_null_flavor_names(empty_engine: Engine) -> None:
+    """0010 adds Octavia's nil placeholder profile, and flavor names may be null: NULLs
+    never clash on the unique name; downgrading names them after their ids."""
+    migrate.upgrade(empty_engine, "0010")
+    insert_flavor = text(
+        "INSERT INTO service_flavors (id, name, enabled, flavor_profile_id) "
+        "VALUES (:id, :name, true, :profile)"
+    )
+    with empty_engine.begin() as connection:
+        placeholder = connection.execute(
+            text("SELECT id, name, provider_name, flavor_data FROM flavor_profiles")
+        ).all()
+        assert [tuple(r) for r in placeholder] == [(NIL, "DELETED-PLACEHOLDER", "DELETED", "{}")]
+        for ident in ("f-1", "f-2"):
+            connection.execute(insert_flavor, {"id": ident, "name": None, "profile": NIL})
+    with pytest.raises(IntegrityError), empty_engine.begin() as connection:
+        for ident in ("f-3", "f-4"):
+            connection.execute(insert_flavor, {"id": ident, "name": "same", "profile": NIL})
+    migrate.downgrade(empty_engine, "0009")
+    with empty_engine.connect() as connection:
+        names = connection.execute(text("SELECT id, name FROM service_flavors ORDER BY id")).all()
+        assert [tuple(r) for r in names] == [("f-1", "f-1"), ("f-2", "f-2")]
+        # Used by flavors, the placeholder stays (an ordinary profile of the older schema).
+        assert connection.execute(text("SELECT id FROM flavor_profiles")).scalars().all() == [NIL]
+    with empty_engine.begin() as connection:
+        connection.execute(text("DELETE FROM service_flavors"))
+    migrate.upgrade(empty_engine, "0010")  # the placeholder was left in place
+    migrate.downgrade(empty_engine, "0009")
+    with empty_engine.connect() as connection:
+        assert connection.execute(text("SELECT id FROM flavor_profiles")).all() == []
 
 
 def test_sqlite_is_in_wal_mode_with_a_busy_timeout(tmp_path: object) -> None:

@@ -207,7 +207,8 @@ class DeployTemplate(Base):
 
 
 class FlavorProfile(Base):
-    """An Octavia-style flavor profile: a provider and the flavor data it validated."""
+    """An Octavia-style flavor profile: a provider and the flavor data it validated. The
+    nil UUID is Octavia's placeholder (migration 0010), which the API hides."""
 
     __tablename__ = "flavor_profiles"
 
@@ -223,7 +224,8 @@ class ServiceFlavor(Base):
     __tablename__ = "service_flavors"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    name: Mapped[str] = mapped_column(String(255), nullable=False, unique=True)
+    # Null as in Octavia (shown ""); NULLs never clash on the unique name.
+    name: Mapped[str | None] = mapped_column(String(255), unique=True)
     description: Mapped[str | None] = mapped_column(String(255))
     enabled: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
     flavor_profile_id: Mapped[str] = mapped_column(

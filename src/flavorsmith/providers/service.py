@@ -1,9 +1,11 @@
 """The framework's rules, over a database connection and the enabled providers.
 
 Better than Octavia where it is wrong: a flavor pointing at a missing profile is a 400 (not a
-500 with raw SQL), a rename onto an existing name is a 409 (not a 500), a null name is
-refused, moving an unused profile to another provider re-validates its data, and resolution
-re-validates the profile with the driver at every use."""
+500 with raw SQL), a rename onto an existing name is a 409 (not a 500), a profile's null name
+is refused (a flavor's may be null, as in Octavia), moving an unused profile to another
+provider re-validates its data, resolution re-validates the profile with the driver at every
+use, and a flavor on Octavia's nil placeholder profile (``store.NIL``) resolves to a clear
+400 rather than Octavia's bare "Provider 'DELETED' is not enabled."."""
 
 from __future__ import annotations
 
@@ -53,7 +55,10 @@ def _new_id(values: dict[str, Any]) -> str:
         return str(uuidlib.uuid4())
     if not isinstance(given, str) or not is_uuid(given):
         raise Invalid(f"id {given!r} is not a UUID")
-    return str(uuidlib.UUID(given))
+    ident = str(uuidlib.UUID(given))
+    if ident == store.NIL:
+        raise Invalid(f"id {ident} is reserved for Octavia's placeholder")
+    return ident
 
 
 def check_profile(registry: DriverRegistry, provider_name: Any, flavor_data: Any) -> None:
@@ -127,7 +132,7 @@ def _enabled(values: dict[str, Any]) -> None:
 
 def create_flavor(connection: Connection, values: dict[str, Any]) -> dict[str, Any]:
     _known(values, FLAVOR_CREATE, "flavor")
-    _text(values, "name", required=True, nullable=False)
+    _text(values, "name", required=True, nullable=True)
     _text(values, "description", required=False, nullable=True)
     _enabled(values)
     profile_id = values.get("flavor_profile_id")
@@ -140,10 +145,10 @@ def create_flavor(connection: Connection, values: dict[str, Any]) -> dict[str, A
             "Value should be UUID format"
         )
     try:
-        store.profile(connection, profile_id)
+        store.profile(connection, profile_id, placeholder=True)
     except NotFound:
         raise Invalid(f"Flavor profile {profile_id} not found.") from None
-    if store.flavor_named(connection, values["name"]) is not None:
+    if values["name"] is not None and store.flavor_named(connection, values["name"]) is not None:
         raise Conflict(f"A flavor of {values['name']} already exists.")
     row = {
         "id": _new_id(values),
@@ -155,7 +160,7 @@ def create_flavor(connection: Connection, values: dict[str, Any]) -> dict[str, A
     if not store.insert_flavor(connection, row):
         # The profile was deleted meanwhile, or the name or id is taken (as Octavia words it).
         try:
-            store.profile(connection, profile_id)
+            store.profile(connection, profile_id, placeholder=True)
         except NotFound:
             raise Invalid(f"Flavor profile {profile_id} not found.") from None
         raise Conflict(f"A flavor of {values['name']} already exists.")
@@ -166,11 +171,11 @@ def update_flavor(connection: Connection, ident: str, values: dict[str, Any]) ->
     if "flavor_profile_id" in values:
         raise Invalid("flavor_profile_id cannot be changed: create a new flavor instead")
     _known(values, FLAVOR_UPDATE, "flavor")
-    _text(values, "name", required=False, nullable=False)
+    _text(values, "name", required=False, nullable=True)
     _text(values, "description", required=False, nullable=True)
     _enabled(values)
     row = store.flavor(connection, ident, lock=True)
-    if "name" in values and values["name"] != row["name"]:
+    if values.get("name") is not None and values["name"] != row["name"]:
         other = store.flavor_named(connection, values["name"])
         if other is not None:
             raise Conflict(f"A flavor of {values['name']} already exists.")
@@ -201,7 +206,14 @@ def resolve(
     baremetal provider), which Octavia shows to admins only."""
     flavor = store.flavor(connection, ident)
     if not flavor["enabled"]:
-        raise Invalid(f"The selected flavor is not allowed in this deployment: {flavor['name']}")
+        raise Invalid(
+            f"The selected flavor is not allowed in this deployment: {flavor['name'] or ''}"
+        )
+    if flavor["flavor_profile_id"] == store.NIL:
+        raise Invalid(
+            f"Flavor '{flavor['id']}' cannot be used: its profile {store.NIL} is Octavia's "
+            "placeholder, with no provider (provider 'DELETED' is not enabled)"
+        )
     profile = store.profile(connection, flavor["flavor_profile_id"])
     if provider is not None and provider != profile["provider_name"]:
         raise Invalid(

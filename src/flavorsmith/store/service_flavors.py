@@ -16,12 +16,17 @@ from flavorsmith.errors import NotFound
 from flavorsmith.store.plumbing import Duplicate, fetch_all, fetch_one, find, keyset_by, unique
 
 PROFILE_FIELDS = ("id", "name", "provider_name", "flavor_data")
+# Octavia's placeholder profile (migration 0010): flavors may use it; lists, show, update and
+# delete never see it (Octavia 19, db/repositories.py _GetALLExceptDELETEDIdMixin and
+# api/v2/controllers/flavor_profiles.py).
+NIL = "00000000-0000-0000-0000-000000000000"
 FLAVOR_FIELDS = ("id", "name", "description", "enabled", "flavor_profile_id")
 
 
 def profiles(connection: Connection) -> list[dict[str, Any]]:
     cols = [getattr(FlavorProfile, f) for f in PROFILE_FIELDS]
-    return fetch_all(connection, select(*cols).order_by(FlavorProfile.id))
+    statement = select(*cols).where(FlavorProfile.id != NIL).order_by(FlavorProfile.id)
+    return fetch_all(connection, statement)
 
 
 def flavors(connection: Connection) -> list[dict[str, Any]]:
@@ -49,7 +54,8 @@ def page(
     """A keyset page of ``kind`` ("profiles" or "flavors") in SQL, Octavia's way: rows equal
     to ``filters`` (a missing text matches ""), ordered by the ``sort`` keys (field,
     ascending; NULLs first ascending) then id, after the ``marker`` row, or before it with
-    ``reverse``; 404 when the marker is not among the filtered rows."""
+    ``reverse``; 404 when the marker is not among the filtered rows. Never the nil
+    placeholder."""
     model, fields = (
         (FlavorProfile, PROFILE_FIELDS) if kind == "profiles" else (ServiceFlavor, FLAVOR_FIELDS)
     )
@@ -59,7 +65,7 @@ def page(
         else func.coalesce(getattr(model, k), "") == v
         for k, v in (filters or {}).items()
     ]
-    statement = select(*(getattr(model, f) for f in fields)).where(*conditions)
+    statement = select(*(getattr(model, f) for f in fields)).where(model.id != NIL, *conditions)
     after = None
     if marker is not None:
         found = fetch_one(connection, statement.where(model.id == marker))
@@ -87,7 +93,13 @@ def page(
     return Page(rows, more_before=marker is not None, more_after=more)
 
 
-def profile(connection: Connection, ident: str, *, lock: bool = False) -> dict[str, Any]:
+def profile(
+    connection: Connection, ident: str, *, lock: bool = False, placeholder: bool = False
+) -> dict[str, Any]:
+    """The profile ``ident``; the nil placeholder only with ``placeholder`` (what a flavor
+    may be created on), else 404 in Octavia's words for it."""
+    if ident == NIL and not placeholder:
+        raise NotFound(f"Flavor profile {NIL} not found.")
     cols = [getattr(FlavorProfile, f) for f in PROFILE_FIELDS]
     statement = select(*cols).where(FlavorProfile.id == ident)
     # Octavia 19's words on show and update (api/v2/controllers/base.py _get_db_obj names
@@ -102,6 +114,7 @@ def flavor(connection: Connection, ident: str, *, lock: bool = False) -> dict[st
 
 
 def flavor_named(connection: Connection, name: str) -> dict[str, Any] | None:
+    """The flavor called ``name`` (never one without a name: NULLs do not clash)."""
     cols = [getattr(ServiceFlavor, f) for f in FLAVOR_FIELDS]
     found = fetch_all(connection, select(*cols).where(ServiceFlavor.name == name))
     return found[0] if found else None

@@ -26,6 +26,12 @@ CREATE = frozenset({"name", "description", "enabled", "flavor_profile_id"})
 UPDATE = frozenset({"name", "description", "enabled"})
 
 
+def shown(row: dict[str, Any]) -> dict[str, Any]:
+    """A flavor as Octavia 19 shows it: a null name or description is "" (stored NULL;
+    api/common/types.py, from_db_obj)."""
+    return {**row, "name": row["name"] or "", "description": row["description"] or ""}
+
+
 async def list_flavors(request: Request) -> dict[str, Any]:
     authorize(request, f"{P}:get_all")
     return await listing(
@@ -35,6 +41,7 @@ async def list_flavors(request: Request) -> dict[str, Any]:
         links_key="flavors_links",
         known=store.FLAVOR_FIELDS,
         filterable=store.FLAVOR_FIELDS,
+        shown=shown,
     )
 
 
@@ -42,7 +49,7 @@ async def show_flavor(request: Request, ident: str) -> dict[str, Any]:
     authorize(request, f"{P}:get_one")
     check_query(request, ("fields",))
     row = await run(request, lambda c: store.flavor(c, ident), write=False)
-    return {"flavor": select_fields(row, fields_of(request, store.FLAVOR_FIELDS))}
+    return {"flavor": select_fields(shown(row), fields_of(request, store.FLAVOR_FIELDS))}
 
 
 async def create_flavor(request: Request, response: Response) -> dict[str, Any]:
@@ -51,7 +58,7 @@ async def create_flavor(request: Request, response: Response) -> dict[str, Any]:
     values = await wrapped_body(request, "flavor", CREATE)
     row = await run(request, lambda c: service.create_flavor(c, values), write=True)
     response.status_code = 201
-    return {"flavor": row}
+    return {"flavor": shown(row)}
 
 
 async def update_flavor(request: Request, ident: str) -> dict[str, Any]:
@@ -59,7 +66,7 @@ async def update_flavor(request: Request, ident: str) -> dict[str, Any]:
     check_query(request, ())
     values = await wrapped_body(request, "flavor", UPDATE)
     row = await run(request, lambda c: service.update_flavor(c, ident, values), write=True)
-    return {"flavor": row}
+    return {"flavor": shown(row)}
 
 
 async def delete_flavor(request: Request, ident: str) -> Response:
