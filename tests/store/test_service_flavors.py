@@ -49,7 +49,7 @@ def test_guarded_writes(connection: Connection) -> None:
     store.delete_flavor(connection, flavor["id"])
     store.delete_flavor(connection, other["id"])
     assert store.delete_profile(connection, profile["id"])
-    with pytest.raises(NotFound, match="Flavor [Pp]rofile"):
+    with pytest.raises(NotFound, match=r"Flavor [Pp]rofile"):
         store.profile(connection, profile["id"])
 
 
