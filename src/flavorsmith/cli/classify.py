@@ -35,7 +35,9 @@ def classify(
             show_default=False,
         ),
     ] = None,
-    node: Annotated[str | None, typer.Option("--node", help="The node it belongs to.")] = None,
+    node: Annotated[
+        str | None, typer.Option("--node", metavar="NODE", help="The node it belongs to.")
+    ] = None,
     all_nodes: Annotated[
         bool,
         typer.Option(

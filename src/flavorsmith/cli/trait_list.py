@@ -36,6 +36,7 @@ def list_traits(
         str | None,
         typer.Option(
             "--database",
+            metavar="URL",
             help="Also count the nodes of this database (SQLAlchemy URL) that have each trait; "
             "a trait nodes have and nothing sets shows as set 'by hand'. Read only when given.",
             show_default=False,

@@ -20,11 +20,12 @@ from flavorsmith.cli.output import Format, render_list, to_yaml
 
 def plan(
     ctx: typer.Context,
-    node: Annotated[str, typer.Argument(help="Node name or UUID.")],
+    node: Annotated[str, typer.Argument(metavar="NODE", help="Node name or UUID.")],
     flavor: Annotated[
         str | None,
         typer.Option(
             "--flavor",
+            metavar="FLAVOR",
             help="Use this catalog flavor's required traits as the instance traits, as Nova's "
             "ironic driver does (default: the node's instance_info.traits).",
         ),

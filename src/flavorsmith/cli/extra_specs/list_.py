@@ -20,7 +20,10 @@ COLUMNS = ("key", "value", "status", "source", "description")
 
 def list_validators(
     namespace: Annotated[
-        str | None, typer.Option("--namespace", help="Only this namespace (e.g. hw, trait).")
+        str | None,
+        typer.Option(
+            "--namespace", metavar="NAMESPACE", help="Only this namespace (e.g. hw, trait)."
+        ),
     ] = None,
     repo: RepoOption = None,
     fmt: FormatOption = Format.TABLE,

@@ -12,7 +12,10 @@ from flavorsmith.cli.output import Format, render_show
 
 def show(
     key: Annotated[
-        str, typer.Argument(help="e.g. hw:cpu_policy, hw:numa_cpus.0, trait:HW_CPU_X86_AVX2")
+        str,
+        typer.Argument(
+            metavar="KEY", help="e.g. hw:cpu_policy, hw:numa_cpus.0, trait:HW_CPU_X86_AVX2"
+        ),
     ],
     repo: RepoOption = None,
     fmt: FormatOption = Format.TABLE,

@@ -44,6 +44,7 @@ def capacity(
         str | None,
         typer.Option(
             "--project",
+            metavar="PROJECT",
             help="What this project can use: only the flavors it sees (public, and private "
             "ones whose access list holds it), counted among themselves.",
             show_default=False,

@@ -27,14 +27,22 @@ COUNT_COLUMNS = ["count", "reason"]
 
 def explain(
     ctx: typer.Context,
-    flavor: Annotated[str, typer.Argument(help="The catalog flavor.", show_default=False)],
+    flavor: Annotated[
+        str, typer.Argument(metavar="FLAVOR", help="The catalog flavor.", show_default=False)
+    ],
     node: Annotated[
         str | None,
-        typer.Argument(help="A node (name or UUID); without it, every node counted by reason."),
+        typer.Argument(
+            metavar="NODE", help="A node (name or UUID); without it, every node counted by reason."
+        ),
     ] = None,
     project: Annotated[
         str | None,
-        typer.Option("--project", help="The project booting (checks a private flavor's access)."),
+        typer.Option(
+            "--project",
+            metavar="PROJECT",
+            help="The project booting (checks a private flavor's access).",
+        ),
     ] = None,
     repo: RepoOption = None,
     database: DatabaseOption = None,

@@ -22,9 +22,11 @@ TABLE_NODES = 6
 
 def match(
     ctx: typer.Context,
-    flavor: Annotated[str | None, typer.Option("--flavor", help="Only this flavor.")] = None,
+    flavor: Annotated[
+        str | None, typer.Option("--flavor", metavar="FLAVOR", help="Only this flavor.")
+    ] = None,
     node: Annotated[
-        str | None, typer.Option("--node", help="Only this node (name or UUID).")
+        str | None, typer.Option("--node", metavar="NODE", help="Only this node (name or UUID).")
     ] = None,
     explain: Annotated[
         bool, typer.Option("--explain", help="Say why each non-matching pair does not match.")

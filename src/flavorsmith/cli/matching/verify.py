@@ -22,6 +22,7 @@ VerifyCloudOption = Annotated[
     str | None,
     typer.Option(
         "--cloud",
+        metavar="NAME",
         help="Check the Ironic, Placement and Nova of this clouds.yaml cloud (openstacksdk: "
         "Keystone or auth_type none) instead of the service's own data.",
         show_default=False,

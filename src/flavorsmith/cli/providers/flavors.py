@@ -22,20 +22,23 @@ from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption
 COLUMNS = ("id", "name", "description", "enabled", "flavor_profile_id")
 WHAT = "service flavor"
 
-Ident = Annotated[str, typer.Argument(help="Service flavor id or name.")]
+Ident = Annotated[str, typer.Argument(metavar="FLAVOR", help="Service flavor id or name.")]
 
 
 def create(
     ctx: typer.Context,
-    name: Annotated[str, typer.Option("--name", help="Flavor name (unique).")],
+    name: Annotated[str, typer.Option("--name", metavar="NAME", help="Flavor name (unique).")],
     profile: Annotated[
         str,
         typer.Option(
-            "--profile", help="Flavor profile id, or its name when only one profile has it."
+            "--profile",
+            metavar="PROFILE",
+            help="Flavor profile id, or its name when only one profile has it.",
         ),
     ],
     description: Annotated[
-        str | None, typer.Option("--description", help="What the flavor offers.")
+        str | None,
+        typer.Option("--description", metavar="DESCRIPTION", help="What the flavor offers."),
     ] = None,
     disable: Annotated[
         bool, typer.Option("--disable", help="Create it disabled: resolving it is refused.")
@@ -106,9 +109,9 @@ def show(
 def set_flavor(
     ctx: typer.Context,
     ident: Ident,
-    name: Annotated[str | None, typer.Option("--name", help="New name.")] = None,
+    name: Annotated[str | None, typer.Option("--name", metavar="NAME", help="New name.")] = None,
     description: Annotated[
-        str | None, typer.Option("--description", help="New description.")
+        str | None, typer.Option("--description", metavar="DESCRIPTION", help="New description.")
     ] = None,
     enabled: Annotated[
         bool | None,
@@ -166,7 +169,11 @@ def resolve(
     ident: Ident,
     provider: Annotated[
         str | None,
-        typer.Option("--provider", help="Refuse unless the flavor's profile uses this provider."),
+        typer.Option(
+            "--provider",
+            metavar="PROVIDER",
+            help="Refuse unless the flavor's profile uses this provider.",
+        ),
     ] = None,
     providers: ProvidersOption = DEFAULT,
     repo: RepoOption = None,

@@ -22,12 +22,16 @@ COLUMNS = ("id", "name", "provider_name", "flavor_data")
 WHAT = "flavor profile"
 
 Ident = Annotated[
-    str, typer.Argument(help="Flavor profile id, or its name when only one profile has it.")
+    str,
+    typer.Argument(
+        metavar="PROFILE", help="Flavor profile id, or its name when only one profile has it."
+    ),
 ]
 FlavorData = Annotated[
     str,
     typer.Option(
         "--flavor-data",
+        metavar="JSON",
         help="The provider's flavor data as a JSON object, e.g. '{\"resource_class\": "
         '"c2.large", "deploy_templates": ["CUSTOM_BM_CONFIG_BIOS_VMX_ON"]}\'.',
     ),
@@ -36,8 +40,12 @@ FlavorData = Annotated[
 
 def create(
     ctx: typer.Context,
-    name: Annotated[str, typer.Option("--name", help="Profile name (need not be unique).")],
-    provider: Annotated[str, typer.Option("--provider", help="An enabled provider's name.")],
+    name: Annotated[
+        str, typer.Option("--name", metavar="NAME", help="Profile name (need not be unique).")
+    ],
+    provider: Annotated[
+        str, typer.Option("--provider", metavar="PROVIDER", help="An enabled provider's name.")
+    ],
     flavor_data: FlavorData,
     providers: ProvidersOption = DEFAULT,
     repo: RepoOption = None,
@@ -103,12 +111,14 @@ def show(
 def set_profile(
     ctx: typer.Context,
     ident: Ident,
-    name: Annotated[str | None, typer.Option("--name", help="New name.")] = None,
+    name: Annotated[str | None, typer.Option("--name", metavar="NAME", help="New name.")] = None,
     provider: Annotated[
-        str | None, typer.Option("--provider", help="Move to this enabled provider.")
+        str | None,
+        typer.Option("--provider", metavar="PROVIDER", help="Move to this enabled provider."),
     ] = None,
     flavor_data: Annotated[
-        str | None, typer.Option("--flavor-data", help="New flavor data (a JSON object).")
+        str | None,
+        typer.Option("--flavor-data", metavar="JSON", help="New flavor data (a JSON object)."),
     ] = None,
     providers: ProvidersOption = DEFAULT,
     repo: RepoOption = None,

@@ -38,7 +38,7 @@ def list_providers(
 
 def capabilities(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="An enabled provider's name.")],
+    name: Annotated[str, typer.Argument(metavar="PROVIDER", help="An enabled provider's name.")],
     providers: ProvidersOption = DEFAULT,
     repo: RepoOption = None,
     fmt: FormatOption = Format.TABLE,

@@ -53,7 +53,13 @@ def apply(
         bool, typer.Option("--watch", help="Keep running: apply on file changes and on a timer.")
     ] = False,
     interval: Annotated[
-        float, typer.Option("--interval", help="Seconds between timer rounds with --watch.", min=1)
+        float,
+        typer.Option(
+            "--interval",
+            metavar="SECONDS",
+            help="Seconds between timer rounds with --watch.",
+            min=1,
+        ),
     ] = 60.0,
     cloud: CloudOption = None,
     endpoint: EndpointOption = None,
