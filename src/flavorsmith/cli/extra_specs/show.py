@@ -6,7 +6,14 @@ from typing import Annotated
 
 import typer
 
-from flavorsmith.cli.options import FitWidthOption, FormatOption, MaxWidthOption, RepoOption
+from flavorsmith.cli.options import (
+    ColumnOption,
+    FitWidthOption,
+    FormatOption,
+    MaxWidthOption,
+    PrefixOption,
+    RepoOption,
+)
 from flavorsmith.cli.output import Format, render_show
 
 
@@ -19,6 +26,8 @@ def show(
     ],
     repo: RepoOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -48,4 +57,4 @@ def show(
         "depends_on": list(validator.depends_on),
         "source": validator.source,
     }
-    typer.echo(render_show(record, fmt), nl=False)
+    typer.echo(render_show(record, fmt, column or ()), nl=False)

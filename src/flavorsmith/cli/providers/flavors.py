@@ -13,10 +13,21 @@ from flavorsmith.cli.options import (
     DatabaseOption,
     FitWidthOption,
     FormatOption,
+    ListFormatOption,
     MaxWidthOption,
+    PrefixOption,
     RepoOption,
+    SortColumnOption,
 )
-from flavorsmith.cli.output import Format, render_list, render_show, select, to_yaml
+from flavorsmith.cli.output import (
+    Format,
+    ListFormat,
+    render_list,
+    render_show,
+    select,
+    sort_rows,
+    to_yaml,
+)
 from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption
 
 COLUMNS = ("id", "name", "description", "enabled", "flavor_profile_id")
@@ -45,6 +56,8 @@ def create(
     ] = False,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -66,16 +79,17 @@ def create(
         if description is not None:
             values["description"] = description
         row = service.create_flavor(connection, values)
-    typer.echo(render_show(row, fmt), nl=False)
+    typer.echo(render_show(row, fmt, column or ()), nl=False)
 
 
 def list_flavors(
     ctx: typer.Context,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
+    fmt: ListFormatOption = ListFormat.TABLE,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
     column: ColumnOption = None,
+    sort_column: SortColumnOption = None,
 ) -> None:
     """List service flavors."""
     from flavorsmith.cli.node.database import open_database
@@ -84,6 +98,7 @@ def list_flavors(
     engine = open_database(database, ctx)
     with engine.connect() as connection:
         rows = store.flavors(connection)
+    rows = sort_rows(rows, sort_column or [], COLUMNS)
     typer.echo(render_list(select(rows, column or [], COLUMNS), column or COLUMNS, fmt), nl=False)
 
 
@@ -92,6 +107,8 @@ def show(
     ident: Ident,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -103,7 +120,7 @@ def show(
     engine = open_database(database, ctx)
     with reported(), engine.connect() as connection:
         row = find(store.flavors(connection), ident, WHAT)
-    typer.echo(render_show(row, fmt), nl=False)
+    typer.echo(render_show(row, fmt, column or ()), nl=False)
 
 
 def set_flavor(
@@ -121,6 +138,8 @@ def set_flavor(
     ] = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -146,7 +165,7 @@ def set_flavor(
     with reported(), writer(engine).begin() as connection:
         found = find(store.flavors(connection), ident, WHAT)
         row = service.update_flavor(connection, found["id"], values)
-    typer.echo(render_show(row, fmt), nl=False)
+    typer.echo(render_show(row, fmt, column or ()), nl=False)
 
 
 def delete(ctx: typer.Context, ident: Ident, database: DatabaseOption = None) -> None:
@@ -179,6 +198,8 @@ def resolve(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -189,7 +210,8 @@ def resolve(
     For the baremetal provider the metadata holds the resource class, the instance_info traits
     that select the deploy templates, and the nodes that can take the flavor. It checks against
     the catalog at --repo; when the catalog has errors it warns and uses the definitions that
-    loaded. -f json prints the result exactly as POST /v1/service-flavors/{id}/resolve."""
+    loaded. -f json prints the result exactly as POST /v1/service-flavors/{id}/resolve (with -c,
+    the fields of the table, flattened)."""
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.providers.common import find, load_registry, reported
     from flavorsmith.providers import service
@@ -200,12 +222,12 @@ def resolve(
     with reported(), engine.connect() as connection:
         found = find(store.flavors(connection), ident, WHAT)
         result = service.resolve(connection, registry, found["id"], provider)
-    if fmt is Format.JSON:
+    if fmt is Format.JSON and not column:
         typer.echo(json.dumps(result, indent=2))
-    elif fmt is Format.YAML:
+    elif fmt is Format.YAML and not column:
         typer.echo(to_yaml(result), nl=False)
     else:
-        typer.echo(render_show(_flat(result), fmt), nl=False)
+        typer.echo(render_show(_flat(result), fmt, column or ()), nl=False)
 
 
 def _flat(result: dict[str, Any]) -> dict[str, Any]:

@@ -12,10 +12,13 @@ from flavorsmith.cli.options import (
     DatabaseOption,
     FitWidthOption,
     FormatOption,
+    ListFormatOption,
     MaxWidthOption,
+    PrefixOption,
     RepoOption,
+    SortColumnOption,
 )
-from flavorsmith.cli.output import Format, render_list, render_show, select
+from flavorsmith.cli.output import Format, ListFormat, render_list, render_show, select, sort_rows
 from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption
 
 COLUMNS = ("id", "name", "provider_name", "flavor_data")
@@ -51,6 +54,8 @@ def create(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -68,16 +73,17 @@ def create(
     values = {"name": name, "provider_name": provider, "flavor_data": flavor_data}
     with reported(), writer(engine).begin() as connection:
         row = service.create_profile(connection, registry, values)
-    typer.echo(render_show(row, fmt), nl=False)
+    typer.echo(render_show(row, fmt, column or ()), nl=False)
 
 
 def list_profiles(
     ctx: typer.Context,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
+    fmt: ListFormatOption = ListFormat.TABLE,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
     column: ColumnOption = None,
+    sort_column: SortColumnOption = None,
 ) -> None:
     """List flavor profiles."""
     from flavorsmith.cli.node.database import open_database
@@ -86,6 +92,7 @@ def list_profiles(
     engine = open_database(database, ctx)
     with engine.connect() as connection:
         rows = store.profiles(connection)
+    rows = sort_rows(rows, sort_column or [], COLUMNS)
     typer.echo(render_list(select(rows, column or [], COLUMNS), column or COLUMNS, fmt), nl=False)
 
 
@@ -94,6 +101,8 @@ def show(
     ident: Ident,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -105,7 +114,7 @@ def show(
     engine = open_database(database, ctx)
     with reported(), engine.connect() as connection:
         row = find(store.profiles(connection), ident, WHAT)
-    typer.echo(render_show(row, fmt), nl=False)
+    typer.echo(render_show(row, fmt, column or ()), nl=False)
 
 
 def set_profile(
@@ -124,6 +133,8 @@ def set_profile(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -157,7 +168,7 @@ def set_profile(
     with reported(), writer(engine).begin() as connection:
         found = find(store.profiles(connection), ident, WHAT)
         row = service.update_profile(connection, registry, found["id"], values)
-    typer.echo(render_show(row, fmt), nl=False)
+    typer.echo(render_show(row, fmt, column or ()), nl=False)
 
 
 def delete(ctx: typer.Context, ident: Ident, database: DatabaseOption = None) -> None:
