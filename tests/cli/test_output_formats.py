@@ -168,3 +168,39 @@ def test_profiles_and_service_flavors_csv_sorted_and_show_columns(
     wrong = cli("flavor-profile", "show", "alpha", *db, "-c", "provider")
     assert wrong.exit_code == 2
     assert "unknown column 'provider' (did you mean 'provider_name'?)" in wrong.stderr
+
+
+def test_reports_refuse_shell_before_doing_anything(
+    example_repo: Path, cli: Invoke, tmp_path: Path
+) -> None:
+    db = ["--database", f"sqlite:///{tmp_path / 'sync.db'}"]
+    for command in (
+        ("sync", "plan"),
+        ("sync", "apply"),
+        ("explain", "c2.large"),
+        ("deploy", "plan", "node-1"),
+    ):
+        result = cli(*command, *db, "-f", "shell")
+        assert (result.exit_code, result.stdout) == (2, ""), command
+        assert result.stderr.endswith(
+            "Error: Invalid value for '-f' / '--format': Value error, 'shell' is not one of "
+            "'table', 'json', 'yaml', 'value'.\n"
+        ), command
+    # sync apply was refused before applying: the plan still creates every flavor.
+    plan = cli("sync", "plan", *db, "-f", "value")
+    assert plan.exit_code == 0, plan.output
+    assert plan.stdout.splitlines()[0] == "create c2.diskless in the catalog, not in Nova"
+    assert {line.split()[0] for line in plan.stdout.splitlines()} == {"create"}
+    fleet = cli("classify", "--all", "--ironic-endpoint", "http://127.0.0.1:9", "-f", "shell")
+    assert fleet.exit_code == 2
+    assert "shell prints one record (--node); --all prints a list" in fleet.stderr
+
+
+def test_classify_one_record_as_shell(example_repo: Path, cli: Invoke) -> None:
+    inspection = Path(__file__).resolve().parents[2] / "examples/inspection/dl360-c2-large.json"
+    result = cli("classify", str(inspection), "-f", "shell")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[1:3] == [
+        'device_type="hpe-proliant-dl360-gen11"',
+        'resource_class="c2.large"',
+    ]

@@ -12,12 +12,12 @@ import typer
 from flavorsmith.cli.options import (
     DatabaseOption,
     FitWidthOption,
-    FormatOption,
     LogFormatOption,
     MaxWidthOption,
     RepoOption,
+    ReportFormatOption,
 )
-from flavorsmith.cli.output import Format
+from flavorsmith.cli.output import Format, ReportFormat
 from flavorsmith.cli.sync.common import (
     AllowEmptyOption,
     CloudOption,
@@ -65,7 +65,7 @@ def apply(
     endpoint: EndpointOption = None,
     repo: RepoOption = None,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
+    output_format: ReportFormatOption = ReportFormat.TABLE,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
     log_format: LogFormatOption = None,
@@ -74,6 +74,7 @@ def apply(
 
     --watch keeps the --only kind in sync. With PLAN, the saved plan decides the kind and
     --prune."""
+    fmt = Format(output_format.value)
     from flavorsmith import logs
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.options import repository
