@@ -168,3 +168,21 @@ def test_node_trait_list_formats(cli: Invoke, example_db_url: str) -> None:
     csv = cli("node", "trait", "list", "dl360-c01-u01", *db, "-f", "csv", "-c", "trait")
     assert csv.stdout.splitlines()[:2] == ['"trait"', '"CUSTOM_BM_CONFIG_BIOS_VMX_OFF"']
     assert cli("node", "trait", "list", "dl360-c01-u01", *db, "-f", "shell").exit_code == 2
+
+
+def test_node_list_csv_and_sort_column(cli: Invoke, example_db_url: str) -> None:
+    result = cli(
+        "node", "list", "--database", example_db_url, "--limit", "3", "--sort", "name:desc",
+        "-c", "name", "-c", "resource_class", "--sort-column", "name", "-f", "csv",
+    )  # fmt: skip
+    # --sort and --limit pick the last three names; --sort-column orders what was listed.
+    assert (result.exit_code, result.stdout) == (
+        0,
+        '"name","resource_class"\n'
+        '"xe9680-g01-u84","g1.8xh100"\n'
+        '"xe9680-g01-u90","g1.8xh100"\n'
+        '"xe9680-g01-u96","g1.8xh100"\n',
+    )
+    shell = cli("node", "list", "--database", example_db_url, "-f", "shell")
+    assert shell.exit_code == 2
+    assert "'shell' is not one of 'table', 'json', 'yaml', 'value', 'csv'" in shell.stderr
