@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 import typer
+import typer.core
 
 from flavorsmith import __version__
 from flavorsmith.catalog.kinds import DEPLOY_TEMPLATE, DEVICE_TYPE, EXTRA_SPEC, FLAVOR, TRAIT_RULE
@@ -38,8 +39,15 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _no_type(self: Any, ctx: Any) -> None:
+    return None
+
+
 def build() -> typer.Typer:
     """The root command group with every subcommand registered."""
+    # Typer prints an argument's Python type after its name (``NODE <str>``); an argument's
+    # name is its metavar (NODE, FILE, KEY), which already says what it takes.
+    typer.core.TyperArgument.display_type_rich = _no_type  # type: ignore[method-assign]
     app = typer.Typer(
         help="Flavorsmith: bare-metal flavors, traits and scheduling data from a Git catalog.",
         no_args_is_help=True,

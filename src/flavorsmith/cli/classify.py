@@ -28,6 +28,7 @@ def classify(
     inspection: Annotated[
         Path | None,
         typer.Argument(
+            metavar="INSPECTION",
             help="Ironic inspection data (JSON); not with --cloud/--ironic-endpoint, which "
             "read each node's inventory from Ironic.",
             exists=True,
@@ -35,7 +36,9 @@ def classify(
             show_default=False,
         ),
     ] = None,
-    node: Annotated[str | None, typer.Option("--node", help="The node it belongs to.")] = None,
+    node: Annotated[
+        str | None, typer.Option("--node", metavar="NODE", help="The node it belongs to.")
+    ] = None,
     all_nodes: Annotated[
         bool,
         typer.Option(
@@ -76,6 +79,12 @@ def classify(
             raise typer.BadParameter(
                 "give --node NODE or --all (one of them) with --cloud/--ironic-endpoint",
                 param_hint="'--node' / '--all'",
+            )
+        if all_nodes and fmt is Format.SHELL:
+            raise typer.BadParameter(
+                "shell prints one record (--node); --all prints a list: use table, json, yaml "
+                "or value",
+                param_hint="'-f' / '--format'",
             )
         view = classify_ironic.catalog(repo)
         nodes = classify_ironic.source(cloud, ironic_endpoint)

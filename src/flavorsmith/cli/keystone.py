@@ -39,6 +39,7 @@ def register(
         str,
         typer.Option(
             "--cloud",
+            metavar="NAME",
             envvar="OS_CLOUD",
             help="clouds.yaml cloud of a user with Keystone's admin role.",
         ),
@@ -47,6 +48,7 @@ def register(
         str | None,
         typer.Option(
             "--public-url",
+            metavar="URL",
             callback=_public_url,
             help=f"Where clients reach the service (default http://<this host>:{DEFAULT_PORT}).",
             show_default=False,
@@ -56,6 +58,7 @@ def register(
         str,
         typer.Option(
             "--as",
+            metavar="TYPE,...",
             callback=_also,
             help="Also register these compatible APIs under their standard service types "
             "(comma-separated: baremetal, compute, load-balancer), for a cloud where Flavorsmith "
@@ -66,6 +69,7 @@ def register(
         str | None,
         typer.Option(
             "--region",
+            metavar="REGION",
             help="Region of the endpoints (default: the cloud's, else RegionOne).",
             show_default=False,
         ),

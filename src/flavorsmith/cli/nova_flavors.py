@@ -7,12 +7,13 @@ import typer
 from flavorsmith.cli.options import (
     ColumnOption,
     FitWidthOption,
-    FormatOption,
+    ListFormatOption,
     MaxWidthOption,
     RepoOption,
+    SortColumnOption,
     repository,
 )
-from flavorsmith.cli.output import Format, render_list, select
+from flavorsmith.cli.output import ListFormat, render_list, select, sort_rows
 from flavorsmith.cli.report import emit
 from flavorsmith.diagnostics import has_errors
 
@@ -32,8 +33,9 @@ TABLE_COLUMNS = ("id", "vcpus", "ram", "disk", "is_public", "extra_specs")
 
 def nova_flavors(
     repo: RepoOption = None,
-    fmt: FormatOption = Format.TABLE,
+    fmt: ListFormatOption = ListFormat.TABLE,
     column: ColumnOption = None,
+    sort_column: SortColumnOption = None,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -48,6 +50,8 @@ def nova_flavors(
         raise typer.Exit(1)
     derived, _ = derive(view.catalog)
     rows = [flavor.as_dict() for flavor in derived]
-    wanted = column or (list(TABLE_COLUMNS) if fmt is Format.TABLE else list(COLUMNS))
-    chosen = select(rows, wanted, [*COLUMNS, "swap", "ephemeral"])
+    wanted = column or (list(TABLE_COLUMNS) if fmt is ListFormat.TABLE else list(COLUMNS))
+    available = [*COLUMNS, "swap", "ephemeral"]
+    rows = sort_rows(rows, sort_column or [], available)
+    chosen = select(rows, wanted, available)
     typer.echo(render_list(chosen, wanted, fmt), nl=False)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from flavorsmith.cli.output import Format, ListFormat, remember
+from flavorsmith.cli.output import Format, ListFormat, ReportFormat, remember
 
 if TYPE_CHECKING:
     from flavorsmith.catalog.injected import CatalogRules
@@ -30,6 +30,10 @@ FormatOption = Annotated[
 
 ListFormatOption = Annotated[
     ListFormat, typer.Option("-f", "--format", help="Output format.", case_sensitive=False)
+]
+
+ReportFormatOption = Annotated[
+    ReportFormat, typer.Option("-f", "--format", help="Output format.", case_sensitive=False)
 ]
 
 # The table formatter's options, as cliff's: kept for the rendering (output.remember), not

@@ -36,6 +36,16 @@ class ListFormat(enum.StrEnum):
     CSV = "csv"
 
 
+class ReportFormat(enum.StrEnum):
+    """A report's formats (sync plans, explanations, deploy plans: a document, or several
+    tables): neither shell (one record) nor csv (one table)."""
+
+    TABLE = "table"
+    JSON = "json"
+    YAML = "yaml"
+    VALUE = "value"
+
+
 Row = dict[str, Any]
 
 

@@ -28,52 +28,71 @@ AUTH_MODES: dict[str, AuthMode] = {m: m for m in ("noauth", "token-file", "keyst
 
 
 def serve(
-    host: Annotated[str, typer.Option(help="Address to bind; loopback by default.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.", min=0, max=65535)] = DEFAULT_PORT,
+    host: Annotated[
+        str, typer.Option(metavar="ADDRESS", help="Address to bind; loopback by default.")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option(metavar="PORT", help="Port to listen on.", min=0, max=65535)
+    ] = DEFAULT_PORT,
     database: DatabaseOption = None,
     auth: Annotated[
         str,
         typer.Option(
+            metavar="MODE",
             help="noauth (every caller is admin), token-file or keystone (tokens validated by "
-            "keystonemiddleware; see --keystone-config)."
+            "keystonemiddleware; see --keystone-config).",
         ),
     ] = "noauth",
     token_file: Annotated[
         Path | None,
-        typer.Option(help="YAML: token -> user, project, roles.", exists=True, dir_okay=False),
+        typer.Option(
+            metavar="FILE", help="YAML: token -> user, project, roles.", exists=True, dir_okay=False
+        ),
     ] = None,
     keystone_config: Annotated[
         Path | None,
         typer.Option(
+            metavar="FILE",
             help="With --auth keystone: an ini file with keystonemiddleware's "
             "[keystone_authtoken] section (www_authenticate_uri, auth_url, auth_type, service "
-            "user and project)."
+            "user and project).",
         ),
     ] = None,
     policy_file: Annotated[
         Path | None,
         typer.Option(
-            help="oslo.policy YAML overriding default rules.", exists=True, dir_okay=False
+            metavar="FILE",
+            help="oslo.policy YAML overriding default rules.",
+            exists=True,
+            dir_okay=False,
         ),
     ] = None,
     repo: RepoOption = None,
     max_body_bytes: Annotated[
-        int, typer.Option(help="Largest request body accepted.", min=1)
+        int, typer.Option(metavar="BYTES", help="Largest request body accepted.", min=1)
     ] = DEFAULT_MAX_BODY_BYTES,
     idle_timeout: Annotated[
         int,
-        typer.Option(help="Seconds a connection may stay open with no request under way.", min=1),
+        typer.Option(
+            metavar="SECONDS",
+            help="Seconds a connection may stay open with no request under way.",
+            min=1,
+        ),
     ] = DEFAULT_IDLE_TIMEOUT,
     header_timeout: Annotated[
         int,
         typer.Option(
-            help="Seconds a request's line and headers may take to arrive once begun.", min=1
+            metavar="SECONDS",
+            help="Seconds a request's line and headers may take to arrive once begun.",
+            min=1,
         ),
     ] = DEFAULT_HEADER_TIMEOUT,
     max_connections: Annotated[
         int,
         typer.Option(
-            help="Connections served at once; a request on one more is answered 503.", min=1
+            metavar="N",
+            help="Connections served at once; a request on one more is answered 503.",
+            min=1,
         ),
     ] = DEFAULT_MAX_CONNECTIONS,
     sync: Annotated[
@@ -85,7 +104,8 @@ def serve(
         ),
     ] = False,
     sync_interval: Annotated[
-        float, typer.Option(help="Seconds between timer rounds of --sync.", min=1)
+        float,
+        typer.Option(metavar="SECONDS", help="Seconds between timer rounds of --sync.", min=1),
     ] = 60.0,
     sync_prune: Annotated[
         bool, typer.Option(help="With --sync, delete managed objects gone from the catalog.")
@@ -100,6 +120,7 @@ def serve(
     providers: Annotated[
         str,
         typer.Option(
+            metavar="NAME:DESCRIPTION,...",
             help="Enabled flavor providers, name:description,... (drivers from the "
             "flavorsmith.provider_drivers entry points).",
             envvar="FLAVORSMITH_PROVIDERS",
@@ -108,6 +129,7 @@ def serve(
     enabled_drivers: Annotated[
         str | None,
         typer.Option(
+            metavar="DRIVER,...",
             help="Drivers (hardware types) a node created through the Ironic API may use, "
             "comma-separated; others are refused as Ironic refuses them. Default: those whose "
             "deploy steps ship (fake-hardware, ipmi, redfish, idrac, ilo, irmc, "
@@ -118,22 +140,28 @@ def serve(
     ironic_cloud: Annotated[
         str | None,
         typer.Option(
+            metavar="NAME",
             help="Mirror the nodes of this clouds.yaml cloud's Ironic: a first full load, then "
-            "a refresh every --ironic-refresh seconds; node writes are refused."
+            "a refresh every --ironic-refresh seconds; node writes are refused.",
         ),
     ] = None,
     ironic_endpoint: Annotated[
         str | None,
         typer.Option(
-            help="Mirror the nodes of the Ironic at this URL (no auth), as --ironic-cloud does."
+            metavar="URL",
+            help="Mirror the nodes of the Ironic at this URL (no auth), as --ironic-cloud does.",
         ),
     ] = None,
     ironic_refresh: Annotated[
-        float, typer.Option(help="Seconds between refreshes of the Ironic mirror.", min=1)
+        float,
+        typer.Option(
+            metavar="SECONDS", help="Seconds between refreshes of the Ironic mirror.", min=1
+        ),
     ] = 60.0,
     ironic_max_delete: Annotated[
         float,
         typer.Option(
+            metavar="PERCENT",
             help="Percent of the mirrored nodes one refresh may delete; a refresh that would "
             "delete more changes nothing and is reported.",
             min=0,
@@ -143,6 +171,7 @@ def serve(
     workers: Annotated[
         int,
         typer.Option(
+            metavar="N",
             help="Worker processes serving the port (each builds the same app; background "
             "loops run in the one that leads).",
             min=1,
@@ -152,6 +181,7 @@ def serve(
     tls_cert: Annotated[
         Path | None,
         typer.Option(
+            metavar="FILE",
             help="PEM certificate (chain) to serve HTTPS with (the metrics port too).",
             exists=True,
             dir_okay=False,
@@ -160,6 +190,7 @@ def serve(
     tls_key: Annotated[
         Path | None,
         typer.Option(
+            metavar="FILE",
             help="PEM private key of --tls-cert, unencrypted (default: in the --tls-cert file).",
             exists=True,
             dir_okay=False,
@@ -168,6 +199,7 @@ def serve(
     metrics_port: Annotated[
         int | None,
         typer.Option(
+            metavar="PORT",
             help="Serve Prometheus metrics at /metrics on this port (0: any free port), "
             "separate from the APIs; off by default.",
             min=0,
@@ -175,7 +207,10 @@ def serve(
         ),
     ] = None,
     metrics_host: Annotated[
-        str, typer.Option(help="Address the metrics port binds; loopback by default.")
+        str,
+        typer.Option(
+            metavar="ADDRESS", help="Address the metrics port binds; loopback by default."
+        ),
     ] = "127.0.0.1",
 ) -> None:
     """Serve the Ironic, Nova, Octavia and Flavorsmith APIs."""

@@ -14,9 +14,10 @@ from flavorsmith.cli.options import (
     ListFormatOption,
     MaxWidthOption,
     RepoOption,
+    SortColumnOption,
     repository,
 )
-from flavorsmith.cli.output import ListFormat, render_list, select
+from flavorsmith.cli.output import ListFormat, render_list, select, sort_rows
 
 COLUMNS = ["trait", "set_by", "nodes", "required_by", "forbidden_by"]
 
@@ -36,6 +37,7 @@ def list_traits(
         str | None,
         typer.Option(
             "--database",
+            metavar="URL",
             help="Also count the nodes of this database (SQLAlchemy URL) that have each trait; "
             "a trait nodes have and nothing sets shows as set 'by hand'. Read only when given.",
             show_default=False,
@@ -47,6 +49,7 @@ def list_traits(
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
     column: ColumnOption = None,
+    sort_column: SortColumnOption = None,
 ) -> None:
     """Every trait the catalog mentions: who sets it (a trait-rule file, a deploy template,
     Nova, or by hand) and which flavors require or forbid it."""
@@ -66,4 +69,5 @@ def list_traits(
         known = KnownNodes(len(index.snapshot.nodes), counts)
     rows = [use.as_dict() for use in uses(view.catalog, known)]
     wanted = column or [c for c in COLUMNS if c != "nodes" or known is not None]
+    rows = sort_rows(rows, sort_column or [], COLUMNS)
     typer.echo(render_list(select(rows, wanted, COLUMNS), wanted, fmt), nl=False)

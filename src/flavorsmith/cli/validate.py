@@ -31,6 +31,7 @@ def validate(
         str | None,
         typer.Option(
             "--database",
+            metavar="URL",
             help="Also check against the nodes of this database (SQLAlchemy URL): pool leaks "
             "counted on them, required traits that no node has. Read only when given.",
             show_default=False,

@@ -13,7 +13,9 @@ from flavorsmith.cli.options import RepoOption, repository
 def register(app: typer.Typer, kind: Kind) -> None:
     @app.command("delete")
     def delete(
-        name: Annotated[str, typer.Argument(help="Flavor name, or device-type name.")],
+        name: Annotated[
+            str, typer.Argument(metavar="NAME", help="Flavor name, or device-type name.")
+        ],
         repo: RepoOption = None,
         force: Annotated[
             bool,

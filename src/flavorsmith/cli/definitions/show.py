@@ -22,7 +22,9 @@ from flavorsmith.cli.output import Format, render_show
 def register(app: typer.Typer, kind: Kind) -> None:
     @app.command("show")
     def show(
-        name: Annotated[str, typer.Argument(help="Flavor name, or device-type name.")],
+        name: Annotated[
+            str, typer.Argument(metavar="NAME", help="Flavor name, or device-type name.")
+        ],
         repo: RepoOption = None,
         fmt: FormatOption = Format.TABLE,
         column: ColumnOption = None,

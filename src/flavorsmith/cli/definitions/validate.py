@@ -16,7 +16,8 @@ def register(app: typer.Typer, kind: Kind) -> None:
     @app.command("validate")
     def validate(
         files: Annotated[
-            list[Path], typer.Argument(help="Files to check.", exists=True, dir_okay=False)
+            list[Path],
+            typer.Argument(metavar="FILE", help="Files to check.", exists=True, dir_okay=False),
         ],
         repo: RepoOption = None,
         fmt: Annotated[

@@ -9,22 +9,23 @@ import typer
 from flavorsmith.cli.options import (
     DatabaseOption,
     FitWidthOption,
-    FormatOption,
     IronicCloudOption,
     IronicEndpointOption,
     MaxWidthOption,
     RepoOption,
+    ReportFormatOption,
 )
-from flavorsmith.cli.output import Format, render_list, to_yaml
+from flavorsmith.cli.output import Format, ReportFormat, render_list, to_yaml
 
 
 def plan(
     ctx: typer.Context,
-    node: Annotated[str, typer.Argument(help="Node name or UUID.")],
+    node: Annotated[str, typer.Argument(metavar="NODE", help="Node name or UUID.")],
     flavor: Annotated[
         str | None,
         typer.Option(
             "--flavor",
+            metavar="FLAVOR",
             help="Use this catalog flavor's required traits as the instance traits, as Nova's "
             "ironic driver does (default: the node's instance_info.traits).",
         ),
@@ -41,13 +42,14 @@ def plan(
     database: DatabaseOption = None,
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
-    fmt: FormatOption = Format.TABLE,
+    output_format: ReportFormatOption = ReportFormat.TABLE,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
     """Show the ordered deploy steps provisioning NODE would run, where each comes from, and
     why each deploy template was or was not applied. Exits 1 when Ironic would refuse, or
     when Nova would never place the --flavor on NODE (another resource class)."""
+    fmt = Format(output_format.value)
     from flavorsmith.cli.ironic_source import ironic_nodes
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.errors import FlavorsmithError

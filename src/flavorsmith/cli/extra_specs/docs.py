@@ -22,7 +22,10 @@ def metadef(
     output: Annotated[
         Path | None,
         typer.Option(
-            "--output", help="Write one <namespace>.json per namespace here.", file_okay=False
+            "--output",
+            metavar="DIR",
+            help="Write one <namespace>.json per namespace here.",
+            file_okay=False,
         ),
     ] = None,
     repo: RepoOption = None,

@@ -9,24 +9,29 @@ import typer
 from flavorsmith.cli.options import (
     ColumnOption,
     FitWidthOption,
-    FormatOption,
+    ListFormatOption,
     MaxWidthOption,
     RepoOption,
+    SortColumnOption,
 )
-from flavorsmith.cli.output import Format, render_list, select
+from flavorsmith.cli.output import ListFormat, render_list, select, sort_rows
 
 COLUMNS = ("key", "value", "status", "source", "description")
 
 
 def list_validators(
     namespace: Annotated[
-        str | None, typer.Option("--namespace", help="Only this namespace (e.g. hw, trait).")
+        str | None,
+        typer.Option(
+            "--namespace", metavar="NAMESPACE", help="Only this namespace (e.g. hw, trait)."
+        ),
     ] = None,
     repo: RepoOption = None,
-    fmt: FormatOption = Format.TABLE,
+    fmt: ListFormatOption = ListFormat.TABLE,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
     column: ColumnOption = None,
+    sort_column: SortColumnOption = None,
 ) -> None:
     """List every registered extra-spec key."""
     from flavorsmith.cli.extra_specs.registry import load
@@ -57,5 +62,6 @@ def list_validators(
         )
         typer.echo(f"error: no namespace {namespace!r}; known: {', '.join(known)}", err=True)
         raise typer.Exit(1)
-    wanted = column or (["key", "value", "status"] if fmt is Format.TABLE else list(COLUMNS))
+    wanted = column or (["key", "value", "status"] if fmt is ListFormat.TABLE else list(COLUMNS))
+    rows = sort_rows(rows, sort_column or [], COLUMNS)
     typer.echo(render_list(select(rows, wanted, COLUMNS), wanted, fmt), nl=False)

@@ -6,16 +6,28 @@ from typing import Annotated
 
 import typer
 
-from flavorsmith.cli.options import FitWidthOption, FormatOption, MaxWidthOption, RepoOption
+from flavorsmith.cli.options import (
+    ColumnOption,
+    FitWidthOption,
+    FormatOption,
+    MaxWidthOption,
+    PrefixOption,
+    RepoOption,
+)
 from flavorsmith.cli.output import Format, render_show
 
 
 def show(
     key: Annotated[
-        str, typer.Argument(help="e.g. hw:cpu_policy, hw:numa_cpus.0, trait:HW_CPU_X86_AVX2")
+        str,
+        typer.Argument(
+            metavar="KEY", help="e.g. hw:cpu_policy, hw:numa_cpus.0, trait:HW_CPU_X86_AVX2"
+        ),
     ],
     repo: RepoOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -45,4 +57,4 @@ def show(
         "depends_on": list(validator.depends_on),
         "source": validator.source,
     }
-    typer.echo(render_show(record, fmt), nl=False)
+    typer.echo(render_show(record, fmt, column or ()), nl=False)

@@ -22,10 +22,16 @@ _REMEMBERED = 100_000  # distinct pairs whose line is kept (the same pair prints
 
 def validate(
     pairs: Annotated[
-        list[str] | None, typer.Argument(help="KEY=VALUE pairs.", show_default=False)
+        list[str] | None,
+        typer.Argument(metavar="KEY=VALUE", help="KEY=VALUE pairs.", show_default=False),
     ] = None,
     mode: Annotated[
-        str, typer.Option("--mode", help="nova (default), strict, permissive or off (or disabled).")
+        str,
+        typer.Option(
+            "--mode",
+            metavar="MODE",
+            help="nova (default), strict, permissive or off (or disabled).",
+        ),
     ] = "nova",
     stdin: Annotated[
         bool, typer.Option("--stdin", help='Read JSON lines {"key","value"} from stdin.')

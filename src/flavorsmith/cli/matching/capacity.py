@@ -7,15 +7,25 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from flavorsmith.cli.options import (
+    ColumnOption,
     DatabaseOption,
     FitWidthOption,
-    FormatOption,
     IronicCloudOption,
     IronicEndpointOption,
+    ListFormatOption,
     MaxWidthOption,
     RepoOption,
+    SortColumnOption,
 )
-from flavorsmith.cli.output import Format, render_list, render_show, to_yaml
+from flavorsmith.cli.output import (
+    Format,
+    ListFormat,
+    render_list,
+    render_show,
+    select,
+    sort_rows,
+    to_yaml,
+)
 
 if TYPE_CHECKING:
     from flavorsmith.matching.pools import Leak
@@ -37,13 +47,16 @@ def capacity(
     database: DatabaseOption = None,
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
-    fmt: FormatOption = Format.TABLE,
+    fmt: ListFormatOption = ListFormat.TABLE,
+    column: ColumnOption = None,
+    sort_column: SortColumnOption = None,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
     project: Annotated[
         str | None,
         typer.Option(
             "--project",
+            metavar="PROJECT",
             help="What this project can use: only the flavors it sees (public, and private "
             "ones whose access list holds it), counted among themselves.",
             show_default=False,
@@ -51,7 +64,8 @@ def capacity(
     ] = None,
 ) -> None:
     """Capacity per flavor, and findings: idle flavors and nodes, unused classes and traits,
-    pool leaks."""
+    pool leaks. -c and --sort-column apply to the flavors (in JSON and YAML, to the document's
+    flavors); the findings table follows the flavors' table only when no -c is given."""
     import json
 
     from flavorsmith.cli.matching.inputs import load
@@ -70,22 +84,28 @@ def capacity(
             )
         catalog = visible_catalog(catalog, Viewer(admin=False, project_id=project))
     result = views.capacity(index, views.rules_of(catalog))
+    wanted = column or COLUMNS
+    result["flavors"] = sort_rows(result["flavors"], sort_column or [], COLUMNS)
+    if column:
+        result["flavors"] = select(result["flavors"], column, COLUMNS)
     if project is not None:
         result["project"] = project
     leaks = pools.leaks(catalog.flavors, index)
     result["findings"]["pool_leaks"] = [leak.as_dict() for leak in leaks]
-    if fmt is Format.JSON:
+    if fmt is ListFormat.JSON:
         typer.echo(json.dumps(result, indent=2))
         return
-    if fmt is Format.YAML:
+    if fmt is ListFormat.YAML:
         typer.echo(to_yaml(result), nl=False)
         return
     rows = [
         {**row, "competition": [f"{k} flavors: {v}" for k, v in row["competition"].items()]}
+        if "competition" in row
+        else row
         for row in result["flavors"]
     ]
-    typer.echo(render_list(rows, COLUMNS, fmt), nl=False)
-    if fmt is Format.TABLE:
+    typer.echo(render_list(rows, wanted, fmt), nl=False)
+    if fmt is ListFormat.TABLE and not column:
         findings = result["findings"]
         typer.echo(
             render_show(
@@ -102,7 +122,7 @@ def capacity(
                         line for leak in leaks for line in (leak.summary(), *_fix_lines(leak))
                     ],
                 },
-                fmt,
+                Format.TABLE,
             ),
             nl=False,
         )

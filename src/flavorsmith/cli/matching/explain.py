@@ -9,13 +9,13 @@ import typer
 from flavorsmith.cli.options import (
     DatabaseOption,
     FitWidthOption,
-    FormatOption,
     IronicCloudOption,
     IronicEndpointOption,
     MaxWidthOption,
     RepoOption,
+    ReportFormatOption,
 )
-from flavorsmith.cli.output import Format, render_list, to_yaml
+from flavorsmith.cli.output import Format, ReportFormat, render_list, to_yaml
 
 if TYPE_CHECKING:
     from flavorsmith.matching.diagnosis import Providers
@@ -27,20 +27,28 @@ COUNT_COLUMNS = ["count", "reason"]
 
 def explain(
     ctx: typer.Context,
-    flavor: Annotated[str, typer.Argument(help="The catalog flavor.", show_default=False)],
+    flavor: Annotated[
+        str, typer.Argument(metavar="FLAVOR", help="The catalog flavor.", show_default=False)
+    ],
     node: Annotated[
         str | None,
-        typer.Argument(help="A node (name or UUID); without it, every node counted by reason."),
+        typer.Argument(
+            metavar="NODE", help="A node (name or UUID); without it, every node counted by reason."
+        ),
     ] = None,
     project: Annotated[
         str | None,
-        typer.Option("--project", help="The project booting (checks a private flavor's access)."),
+        typer.Option(
+            "--project",
+            metavar="PROJECT",
+            help="The project booting (checks a private flavor's access).",
+        ),
     ] = None,
     repo: RepoOption = None,
     database: DatabaseOption = None,
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
-    fmt: FormatOption = Format.TABLE,
+    output_format: ReportFormatOption = ReportFormat.TABLE,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -50,6 +58,7 @@ def explain(
     With --cloud, nodes come from the cloud's Ironic and providers from its Placement (for
     one node, only that node's provider is read); otherwise Placement's view of each node is
     derived from the node as Nova's ironic driver reports it."""
+    fmt = Format(output_format.value)
     import json
 
     from flavorsmith.cli.ironic_source import fail

@@ -7,24 +7,36 @@ from typing import Annotated, Any
 import typer
 
 from flavorsmith.cli.options import (
+    ColumnOption,
     DatabaseOption,
     FitWidthOption,
-    FormatOption,
     IronicCloudOption,
     IronicEndpointOption,
+    ListFormatOption,
     MaxWidthOption,
     RepoOption,
+    SortColumnOption,
 )
-from flavorsmith.cli.output import Format, render_list, render_show
+from flavorsmith.cli.output import (
+    Format,
+    ListFormat,
+    Row,
+    render_list,
+    render_show,
+    select,
+    sort_rows,
+)
 
 TABLE_NODES = 6
 
 
 def match(
     ctx: typer.Context,
-    flavor: Annotated[str | None, typer.Option("--flavor", help="Only this flavor.")] = None,
+    flavor: Annotated[
+        str | None, typer.Option("--flavor", metavar="FLAVOR", help="Only this flavor.")
+    ] = None,
     node: Annotated[
-        str | None, typer.Option("--node", help="Only this node (name or UUID).")
+        str | None, typer.Option("--node", metavar="NODE", help="Only this node (name or UUID).")
     ] = None,
     explain: Annotated[
         bool, typer.Option("--explain", help="Say why each non-matching pair does not match.")
@@ -33,11 +45,14 @@ def match(
     database: DatabaseOption = None,
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
-    fmt: FormatOption = Format.TABLE,
+    fmt: ListFormatOption = ListFormat.TABLE,
+    column: ColumnOption = None,
+    sort_column: SortColumnOption = None,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
-    """Which nodes each flavor can land on (and with --explain, why not)."""
+    """Which nodes each flavor can land on (and with --explain, why not). With --flavor and
+    --node, the one pair as a record (-c picks its fields; csv is one row)."""
     from flavorsmith.cli.matching.inputs import load
     from flavorsmith.errors import NotFound
     from flavorsmith.matching import views
@@ -51,8 +66,11 @@ def match(
         typer.echo(f"error: {exc.message}", err=True)
         raise typer.Exit(1) from None
     if target is not None and flavor:
-        result = views.pair(target, chosen[0], views.known_traits(index))
-        typer.echo(render_show(_pair_cells(result, fmt), fmt), nl=False)
+        result = _pair_cells(views.pair(target, chosen[0], views.known_traits(index)), fmt)
+        if fmt is ListFormat.CSV:
+            _print(ListFormat.CSV, [result], list(result), column, sort_column)
+        else:
+            typer.echo(render_show(result, Format(fmt.value), column or ()), nl=False)
         return
     if target is not None:
         pairs = [views.pair(target, r, views.known_traits(index)) for r in chosen]
@@ -66,13 +84,13 @@ def match(
             if explain or p["match"]
         ]
         columns = ["flavor", "match", "reasons"] if explain else ["flavor", "match"]
-        typer.echo(render_list(rows, columns, fmt), nl=False)
+        _print(fmt, rows, columns, column, sort_column)
         return
     rows = []
     for rule in chosen:
         matched = views.nodes_of(index, rule)
         names = [n.label for n in matched]
-        if fmt is Format.TABLE and len(names) > TABLE_NODES:
+        if fmt is ListFormat.TABLE and len(names) > TABLE_NODES:
             names = [*names[:TABLE_NODES], f"... (+{len(matched) - TABLE_NODES} more)"]
         row: dict[str, Any] = {
             "flavor": rule.name,
@@ -84,10 +102,22 @@ def match(
             row["near_misses"] = _near_misses(index, rule, fmt)
         rows.append(row)
     columns = ["flavor", "resource_class", "count", "nodes"] + (["near_misses"] if explain else [])
-    typer.echo(render_list(rows, columns, fmt), nl=False)
+    _print(fmt, rows, columns, column, sort_column)
 
 
-def _near_misses(index: Any, rule: Any, fmt: Format) -> list[str]:
+def _print(
+    fmt: ListFormat,
+    rows: list[Row],
+    columns: list[str],
+    column: list[str] | None,
+    sort_column: list[str] | None,
+) -> None:
+    wanted = column or columns
+    rows = sort_rows(rows, sort_column or [], columns)
+    typer.echo(render_list(select(rows, wanted, columns), wanted, fmt), nl=False)
+
+
+def _near_misses(index: Any, rule: Any, fmt: ListFormat) -> list[str]:
     """Nodes of the flavor's resource class that fail only on traits, with the reasons."""
     from flavorsmith.matching.match import explain as reasons_for
 
@@ -98,12 +128,12 @@ def _near_misses(index: Any, rule: Any, fmt: Format) -> list[str]:
         reasons = reasons_for(node, rule, frozenset(index.by_trait))
         if reasons:
             out.append(f"{node.label}: " + "; ".join(r.detail for r in reasons))
-    if fmt is Format.TABLE and len(out) > TABLE_NODES:
+    if fmt is ListFormat.TABLE and len(out) > TABLE_NODES:
         out = [*out[:TABLE_NODES], f"... (+{len(out) - TABLE_NODES} more)"]
     return out
 
 
-def _pair_cells(result: dict[str, Any], fmt: Format) -> dict[str, Any]:
-    if fmt is not Format.TABLE:
+def _pair_cells(result: dict[str, Any], fmt: ListFormat) -> dict[str, Any]:
+    if fmt not in (ListFormat.TABLE, ListFormat.CSV):
         return result
     return {**result, "reasons": [r["detail"] for r in result["reasons"]]}

@@ -8,13 +8,22 @@ from typing import Annotated, Any
 import typer
 
 from flavorsmith.cli.options import (
+    ColumnOption,
     DatabaseOption,
     FitWidthOption,
-    FormatOption,
+    ListFormatOption,
     MaxWidthOption,
     RepoOption,
+    SortColumnOption,
 )
-from flavorsmith.cli.output import Format, render_list, to_yaml
+from flavorsmith.cli.output import (
+    ListFormat,
+    check_columns,
+    render_list,
+    select,
+    sort_rows,
+    to_yaml,
+)
 
 COLUMNS = ["kind", "subject", "detail", "fix"]
 
@@ -22,6 +31,7 @@ VerifyCloudOption = Annotated[
     str | None,
     typer.Option(
         "--cloud",
+        metavar="NAME",
         help="Check the Ironic, Placement and Nova of this clouds.yaml cloud (openstacksdk: "
         "Keystone or auth_type none) instead of the service's own data.",
         show_default=False,
@@ -34,18 +44,23 @@ def verify(
     cloud: VerifyCloudOption = None,
     repo: RepoOption = None,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
+    fmt: ListFormatOption = ListFormat.TABLE,
+    column: ColumnOption = None,
+    sort_column: SortColumnOption = None,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
     """Drift between the catalog, Ironic, Placement and Nova's flavors, each finding with the
-    command that fixes it. Exit 1 when anything drifted, 0 when all is aligned."""
+    command that fixes it. Exit 1 when anything drifted, 0 when all is aligned. -c and
+    --sort-column apply to the findings (in JSON and YAML, to the document's findings)."""
     import json
 
     from flavorsmith.cli.options import repository
     from flavorsmith.cli.report import emit
     from flavorsmith.diagnostics import has_errors
 
+    check_columns(column or [], COLUMNS, "'-c' / '--column'")
+    check_columns(sort_column or [], COLUMNS, "'--sort-column'")
     view = repository(repo).load()
     if has_errors(view.diagnostics):
         typer.echo("the catalog has errors; fix them first:", err=True)
@@ -53,14 +68,18 @@ def verify(
         raise typer.Exit(1)
     result = _cloud(cloud, view.catalog) if cloud else _own(ctx, database, view.catalog)
     body = result.as_dict()
-    if fmt is Format.JSON:
+    wanted = column or COLUMNS
+    body["findings"] = sort_rows(body["findings"], sort_column or [], COLUMNS)
+    if column:
+        body["findings"] = select(body["findings"], column, COLUMNS)
+    if fmt is ListFormat.JSON:
         typer.echo(json.dumps(body, indent=2))
-    elif fmt is Format.YAML:
+    elif fmt is ListFormat.YAML:
         typer.echo(to_yaml(body), nl=False)
     else:
-        if body["findings"]:
-            typer.echo(render_list(body["findings"], COLUMNS, fmt), nl=False)
-        if fmt is Format.TABLE:
+        if body["findings"] or fmt is ListFormat.CSV:
+            typer.echo(render_list(body["findings"], wanted, fmt), nl=False)
+        if fmt is ListFormat.TABLE:
             _summary(body)
     if not result.aligned:
         raise typer.Exit(1)

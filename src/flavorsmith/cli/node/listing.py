@@ -10,11 +10,12 @@ import typer
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
-    FormatOption,
     IronicCloudOption,
     IronicEndpointOption,
+    ListFormatOption,
+    SortColumnOption,
 )
-from flavorsmith.cli.output import Format, render_list, select
+from flavorsmith.cli.output import ListFormat, check_columns, render_list, select, sort_rows
 
 COLUMNS = ("name", "uuid", "resource_class", "provision_state", "maintenance", "traits")
 # What --sort accepts: the node fields both the service's database and Ironic (at the
@@ -113,8 +114,9 @@ def list_nodes(
     database: DatabaseOption = None,
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
-    fmt: FormatOption = Format.TABLE,
+    fmt: ListFormatOption = ListFormat.TABLE,
     column: ColumnOption = None,
+    sort_column: SortColumnOption = None,
 ) -> None:
     """List nodes of the service's database, or of a real Ironic (--cloud/--ironic-endpoint).
 
@@ -122,7 +124,7 @@ def list_nodes(
     a trait filter --sort and --limit are Ironic's too. Ironic's list has no trait filter: with
     one, every node of the other filters is read, and the traits, --sort and --limit are applied
     here. The order is the same either way: nodes without a value first ascending, last
-    descending.
+    descending. --sort-column then sorts the listed rows (after --limit), as the openstack CLI.
     """
     from flavorsmith.cli.ironic_source import ironic_nodes
     from flavorsmith.errors import Invalid
@@ -144,12 +146,14 @@ def list_nodes(
     sort_key, sort_dir = parse_sort(sort)
     wanted = column or list(COLUMNS)
     select([], wanted, COLUMNS)  # an unknown column is a usage error before any reading
+    check_columns(sort_column or [], COLUMNS, "'--sort-column'")
     source = ironic_nodes(cloud, ironic_endpoint)
     states = {"resource_class": resource_class, "provision_state": provision_state}
     if source is not None:
         found = _from_ironic(source, states, filters, (sort_key, sort_dir), limit)
     else:
         found = _from_database(ctx, database, states, filters, (sort_key, sort_dir), limit)
+    found = sort_rows(found, sort_column or [], COLUMNS)
     typer.echo(render_list(select(found, wanted, COLUMNS), wanted, fmt), nl=False)
 
 

@@ -6,7 +6,16 @@ from typing import Annotated
 
 import typer
 
-from flavorsmith.cli.options import DatabaseOption
+from flavorsmith.cli.options import (
+    ColumnOption,
+    DatabaseOption,
+    FitWidthOption,
+    MaxWidthOption,
+    SortColumnOption,
+)
+from flavorsmith.cli.output import ListFormat, render_list, select, sort_rows
+
+COLUMNS = ["trait"]
 
 NodeArg = Annotated[str, typer.Argument(metavar="NODE", help="Node name or UUID.")]
 TraitsArg = Annotated[
@@ -98,12 +107,30 @@ def remove(
     _change(ctx, node, traits or [], database, adding=False, everything=everything)
 
 
-def list_traits(ctx: typer.Context, node: NodeArg, database: DatabaseOption = None) -> None:
-    """List a node's traits, one per line."""
+def list_traits(
+    ctx: typer.Context,
+    node: NodeArg,
+    database: DatabaseOption = None,
+    fmt: Annotated[
+        ListFormat,
+        typer.Option(
+            "-f",
+            "--format",
+            help="Output format (value: one trait per line).",
+            case_sensitive=False,
+        ),
+    ] = ListFormat.VALUE,
+    column: ColumnOption = None,
+    sort_column: SortColumnOption = None,
+    max_width: MaxWidthOption = 0,
+    fit_width: FitWidthOption = False,
+) -> None:
+    """List a node's traits, one per line (or as a table, JSON, YAML or CSV)."""
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.errors import FlavorsmithError
     from flavorsmith.store import nodes as store
 
+    wanted = column or COLUMNS
     engine = open_database(database, ctx)
     try:
         with engine.connect() as connection:
@@ -112,4 +139,5 @@ def list_traits(ctx: typer.Context, node: NodeArg, database: DatabaseOption = No
     except FlavorsmithError as exc:
         typer.echo(f"error: {exc.message}", err=True)
         raise typer.Exit(1) from None
-    typer.echo("".join(f"{t}\n" for t in traits), nl=False)
+    rows = sort_rows([{"trait": t} for t in traits], sort_column or [], COLUMNS)
+    typer.echo(render_list(select(rows, wanted, COLUMNS), wanted, fmt), nl=False)

@@ -24,6 +24,7 @@ ProvidersOption = Annotated[
     str,
     typer.Option(
         "--providers",
+        metavar="NAME:DESCRIPTION,...",
         envvar="FLAVORSMITH_PROVIDERS",
         help="Enabled flavor providers, name:description,... (drivers from the "
         "flavorsmith.provider_drivers entry points). Default: the noop and baremetal "

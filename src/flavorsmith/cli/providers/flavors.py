@@ -13,35 +13,51 @@ from flavorsmith.cli.options import (
     DatabaseOption,
     FitWidthOption,
     FormatOption,
+    ListFormatOption,
     MaxWidthOption,
+    PrefixOption,
     RepoOption,
+    SortColumnOption,
 )
-from flavorsmith.cli.output import Format, render_list, render_show, select, to_yaml
+from flavorsmith.cli.output import (
+    Format,
+    ListFormat,
+    render_list,
+    render_show,
+    select,
+    sort_rows,
+    to_yaml,
+)
 from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption
 
 COLUMNS = ("id", "name", "description", "enabled", "flavor_profile_id")
 WHAT = "service flavor"
 
-Ident = Annotated[str, typer.Argument(help="Service flavor id or name.")]
+Ident = Annotated[str, typer.Argument(metavar="FLAVOR", help="Service flavor id or name.")]
 
 
 def create(
     ctx: typer.Context,
-    name: Annotated[str, typer.Option("--name", help="Flavor name (unique).")],
+    name: Annotated[str, typer.Option("--name", metavar="NAME", help="Flavor name (unique).")],
     profile: Annotated[
         str,
         typer.Option(
-            "--profile", help="Flavor profile id, or its name when only one profile has it."
+            "--profile",
+            metavar="PROFILE",
+            help="Flavor profile id, or its name when only one profile has it.",
         ),
     ],
     description: Annotated[
-        str | None, typer.Option("--description", help="What the flavor offers.")
+        str | None,
+        typer.Option("--description", metavar="DESCRIPTION", help="What the flavor offers."),
     ] = None,
     disable: Annotated[
         bool, typer.Option("--disable", help="Create it disabled: resolving it is refused.")
     ] = False,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -63,16 +79,17 @@ def create(
         if description is not None:
             values["description"] = description
         row = service.create_flavor(connection, values)
-    typer.echo(render_show(row, fmt), nl=False)
+    typer.echo(render_show(row, fmt, column or ()), nl=False)
 
 
 def list_flavors(
     ctx: typer.Context,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
+    fmt: ListFormatOption = ListFormat.TABLE,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
     column: ColumnOption = None,
+    sort_column: SortColumnOption = None,
 ) -> None:
     """List service flavors."""
     from flavorsmith.cli.node.database import open_database
@@ -81,6 +98,7 @@ def list_flavors(
     engine = open_database(database, ctx)
     with engine.connect() as connection:
         rows = store.flavors(connection)
+    rows = sort_rows(rows, sort_column or [], COLUMNS)
     typer.echo(render_list(select(rows, column or [], COLUMNS), column or COLUMNS, fmt), nl=False)
 
 
@@ -89,6 +107,8 @@ def show(
     ident: Ident,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -100,15 +120,15 @@ def show(
     engine = open_database(database, ctx)
     with reported(), engine.connect() as connection:
         row = find(store.flavors(connection), ident, WHAT)
-    typer.echo(render_show(row, fmt), nl=False)
+    typer.echo(render_show(row, fmt, column or ()), nl=False)
 
 
 def set_flavor(
     ctx: typer.Context,
     ident: Ident,
-    name: Annotated[str | None, typer.Option("--name", help="New name.")] = None,
+    name: Annotated[str | None, typer.Option("--name", metavar="NAME", help="New name.")] = None,
     description: Annotated[
-        str | None, typer.Option("--description", help="New description.")
+        str | None, typer.Option("--description", metavar="DESCRIPTION", help="New description.")
     ] = None,
     enabled: Annotated[
         bool | None,
@@ -118,6 +138,8 @@ def set_flavor(
     ] = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -143,7 +165,7 @@ def set_flavor(
     with reported(), writer(engine).begin() as connection:
         found = find(store.flavors(connection), ident, WHAT)
         row = service.update_flavor(connection, found["id"], values)
-    typer.echo(render_show(row, fmt), nl=False)
+    typer.echo(render_show(row, fmt, column or ()), nl=False)
 
 
 def delete(ctx: typer.Context, ident: Ident, database: DatabaseOption = None) -> None:
@@ -166,12 +188,18 @@ def resolve(
     ident: Ident,
     provider: Annotated[
         str | None,
-        typer.Option("--provider", help="Refuse unless the flavor's profile uses this provider."),
+        typer.Option(
+            "--provider",
+            metavar="PROVIDER",
+            help="Refuse unless the flavor's profile uses this provider.",
+        ),
     ] = None,
     providers: ProvidersOption = DEFAULT,
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -182,7 +210,8 @@ def resolve(
     For the baremetal provider the metadata holds the resource class, the instance_info traits
     that select the deploy templates, and the nodes that can take the flavor. It checks against
     the catalog at --repo; when the catalog has errors it warns and uses the definitions that
-    loaded. -f json prints the result exactly as POST /v1/service-flavors/{id}/resolve."""
+    loaded. -f json prints the result exactly as POST /v1/service-flavors/{id}/resolve (with -c,
+    the fields of the table, flattened)."""
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.providers.common import find, load_registry, reported
     from flavorsmith.providers import service
@@ -193,12 +222,12 @@ def resolve(
     with reported(), engine.connect() as connection:
         found = find(store.flavors(connection), ident, WHAT)
         result = service.resolve(connection, registry, found["id"], provider)
-    if fmt is Format.JSON:
+    if fmt is Format.JSON and not column:
         typer.echo(json.dumps(result, indent=2))
-    elif fmt is Format.YAML:
+    elif fmt is Format.YAML and not column:
         typer.echo(to_yaml(result), nl=False)
     else:
-        typer.echo(render_show(_flat(result), fmt), nl=False)
+        typer.echo(render_show(_flat(result), fmt, column or ()), nl=False)
 
 
 def _flat(result: dict[str, Any]) -> dict[str, Any]:

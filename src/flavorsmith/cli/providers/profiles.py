@@ -12,22 +12,29 @@ from flavorsmith.cli.options import (
     DatabaseOption,
     FitWidthOption,
     FormatOption,
+    ListFormatOption,
     MaxWidthOption,
+    PrefixOption,
     RepoOption,
+    SortColumnOption,
 )
-from flavorsmith.cli.output import Format, render_list, render_show, select
+from flavorsmith.cli.output import Format, ListFormat, render_list, render_show, select, sort_rows
 from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption
 
 COLUMNS = ("id", "name", "provider_name", "flavor_data")
 WHAT = "flavor profile"
 
 Ident = Annotated[
-    str, typer.Argument(help="Flavor profile id, or its name when only one profile has it.")
+    str,
+    typer.Argument(
+        metavar="PROFILE", help="Flavor profile id, or its name when only one profile has it."
+    ),
 ]
 FlavorData = Annotated[
     str,
     typer.Option(
         "--flavor-data",
+        metavar="JSON",
         help="The provider's flavor data as a JSON object, e.g. '{\"resource_class\": "
         '"c2.large", "deploy_templates": ["CUSTOM_BM_CONFIG_BIOS_VMX_ON"]}\'.',
     ),
@@ -36,13 +43,19 @@ FlavorData = Annotated[
 
 def create(
     ctx: typer.Context,
-    name: Annotated[str, typer.Option("--name", help="Profile name (need not be unique).")],
-    provider: Annotated[str, typer.Option("--provider", help="An enabled provider's name.")],
+    name: Annotated[
+        str, typer.Option("--name", metavar="NAME", help="Profile name (need not be unique).")
+    ],
+    provider: Annotated[
+        str, typer.Option("--provider", metavar="PROVIDER", help="An enabled provider's name.")
+    ],
     flavor_data: FlavorData,
     providers: ProvidersOption = DEFAULT,
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -60,16 +73,17 @@ def create(
     values = {"name": name, "provider_name": provider, "flavor_data": flavor_data}
     with reported(), writer(engine).begin() as connection:
         row = service.create_profile(connection, registry, values)
-    typer.echo(render_show(row, fmt), nl=False)
+    typer.echo(render_show(row, fmt, column or ()), nl=False)
 
 
 def list_profiles(
     ctx: typer.Context,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
+    fmt: ListFormatOption = ListFormat.TABLE,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
     column: ColumnOption = None,
+    sort_column: SortColumnOption = None,
 ) -> None:
     """List flavor profiles."""
     from flavorsmith.cli.node.database import open_database
@@ -78,6 +92,7 @@ def list_profiles(
     engine = open_database(database, ctx)
     with engine.connect() as connection:
         rows = store.profiles(connection)
+    rows = sort_rows(rows, sort_column or [], COLUMNS)
     typer.echo(render_list(select(rows, column or [], COLUMNS), column or COLUMNS, fmt), nl=False)
 
 
@@ -86,6 +101,8 @@ def show(
     ident: Ident,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -97,23 +114,27 @@ def show(
     engine = open_database(database, ctx)
     with reported(), engine.connect() as connection:
         row = find(store.profiles(connection), ident, WHAT)
-    typer.echo(render_show(row, fmt), nl=False)
+    typer.echo(render_show(row, fmt, column or ()), nl=False)
 
 
 def set_profile(
     ctx: typer.Context,
     ident: Ident,
-    name: Annotated[str | None, typer.Option("--name", help="New name.")] = None,
+    name: Annotated[str | None, typer.Option("--name", metavar="NAME", help="New name.")] = None,
     provider: Annotated[
-        str | None, typer.Option("--provider", help="Move to this enabled provider.")
+        str | None,
+        typer.Option("--provider", metavar="PROVIDER", help="Move to this enabled provider."),
     ] = None,
     flavor_data: Annotated[
-        str | None, typer.Option("--flavor-data", help="New flavor data (a JSON object).")
+        str | None,
+        typer.Option("--flavor-data", metavar="JSON", help="New flavor data (a JSON object)."),
     ] = None,
     providers: ProvidersOption = DEFAULT,
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
+    column: ColumnOption = None,
+    prefix: PrefixOption = "",
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
 ) -> None:
@@ -147,7 +168,7 @@ def set_profile(
     with reported(), writer(engine).begin() as connection:
         found = find(store.profiles(connection), ident, WHAT)
         row = service.update_profile(connection, registry, found["id"], values)
-    typer.echo(render_show(row, fmt), nl=False)
+    typer.echo(render_show(row, fmt, column or ()), nl=False)
 
 
 def delete(ctx: typer.Context, ident: Ident, database: DatabaseOption = None) -> None:

@@ -9,11 +9,12 @@ import typer
 from flavorsmith.cli.options import (
     ColumnOption,
     FitWidthOption,
-    FormatOption,
+    ListFormatOption,
     MaxWidthOption,
     RepoOption,
+    SortColumnOption,
 )
-from flavorsmith.cli.output import Format, render_list, select
+from flavorsmith.cli.output import ListFormat, render_list, select, sort_rows
 from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption
 
 COLUMNS = ("name", "description")
@@ -22,10 +23,11 @@ COLUMNS = ("name", "description")
 def list_providers(
     ctx: typer.Context,
     providers: ProvidersOption = DEFAULT,
-    fmt: FormatOption = Format.TABLE,
+    fmt: ListFormatOption = ListFormat.TABLE,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
     column: ColumnOption = None,
+    sort_column: SortColumnOption = None,
 ) -> None:
     """List the enabled providers; a provider whose driver failed to load is a warning on
     stderr and is not listed."""
@@ -33,18 +35,20 @@ def list_providers(
 
     registry = load_registry(ctx, providers, None, None)
     rows = [{"name": p.name, "description": p.description} for p in registry.providers.values()]
+    rows = sort_rows(rows, sort_column or [], COLUMNS)
     typer.echo(render_list(select(rows, column or [], COLUMNS), column or COLUMNS, fmt), nl=False)
 
 
 def capabilities(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="An enabled provider's name.")],
+    name: Annotated[str, typer.Argument(metavar="PROVIDER", help="An enabled provider's name.")],
     providers: ProvidersOption = DEFAULT,
     repo: RepoOption = None,
-    fmt: FormatOption = Format.TABLE,
+    fmt: ListFormatOption = ListFormat.TABLE,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
     column: ColumnOption = None,
+    sort_column: SortColumnOption = None,
 ) -> None:
     """List the flavor data keys a provider accepts (its flavor capabilities).
 
@@ -56,4 +60,5 @@ def capabilities(
     registry = load_registry(ctx, providers, repo, None)
     with reported():
         rows = of(registry.get(name))
+    rows = sort_rows(rows, sort_column or [], COLUMNS)
     typer.echo(render_list(select(rows, column or [], COLUMNS), column or COLUMNS, fmt), nl=False)

@@ -12,12 +12,12 @@ import typer
 from flavorsmith.cli.options import (
     DatabaseOption,
     FitWidthOption,
-    FormatOption,
     LogFormatOption,
     MaxWidthOption,
     RepoOption,
+    ReportFormatOption,
 )
-from flavorsmith.cli.output import Format
+from flavorsmith.cli.output import Format, ReportFormat
 from flavorsmith.cli.sync.common import (
     AllowEmptyOption,
     CloudOption,
@@ -53,13 +53,19 @@ def apply(
         bool, typer.Option("--watch", help="Keep running: apply on file changes and on a timer.")
     ] = False,
     interval: Annotated[
-        float, typer.Option("--interval", help="Seconds between timer rounds with --watch.", min=1)
+        float,
+        typer.Option(
+            "--interval",
+            metavar="SECONDS",
+            help="Seconds between timer rounds with --watch.",
+            min=1,
+        ),
     ] = 60.0,
     cloud: CloudOption = None,
     endpoint: EndpointOption = None,
     repo: RepoOption = None,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
+    output_format: ReportFormatOption = ReportFormat.TABLE,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
     log_format: LogFormatOption = None,
@@ -68,6 +74,7 @@ def apply(
 
     --watch keeps the --only kind in sync. With PLAN, the saved plan decides the kind and
     --prune."""
+    fmt = Format(output_format.value)
     from flavorsmith import logs
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.options import repository

@@ -22,6 +22,7 @@ OnlyOption = Annotated[
     str,
     typer.Option(
         "--only",
+        metavar="KIND",
         callback=_known_kind,
         help=f"What to sync: one of {', '.join(NAMES)}.",
     ),
@@ -44,6 +45,7 @@ CloudOption = Annotated[
     str | None,
     typer.Option(
         "--cloud",
+        metavar="NAME",
         envvar="OS_CLOUD",
         help="clouds.yaml cloud of the target Nova or Ironic (openstacksdk); not with "
         "--endpoint (which overrides $OS_CLOUD).",
@@ -54,6 +56,7 @@ EndpointOption = Annotated[
     str | None,
     typer.Option(
         "--endpoint",
+        metavar="URL",
         help="An endpoint without auth: compute for flavors (e.g. "
         "http://127.0.0.1:8780/compute/v2.1), baremetal for deploy templates (e.g. "
         "http://127.0.0.1:8780/baremetal).",

@@ -10,11 +10,11 @@ import typer
 from flavorsmith.cli.options import (
     DatabaseOption,
     FitWidthOption,
-    FormatOption,
     MaxWidthOption,
     RepoOption,
+    ReportFormatOption,
 )
-from flavorsmith.cli.output import Format
+from flavorsmith.cli.output import Format, ReportFormat
 from flavorsmith.cli.sync.common import (
     AllowEmptyOption,
     CloudOption,
@@ -38,7 +38,7 @@ def plan(
     endpoint: EndpointOption = None,
     repo: RepoOption = None,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
+    output_format: ReportFormatOption = ReportFormat.TABLE,
     max_width: MaxWidthOption = 0,
     fit_width: FitWidthOption = False,
     detailed_exitcode: Annotated[
@@ -68,6 +68,7 @@ def plan(
 
     --out FILE saves the plan; `sync apply FILE` applies exactly it, or refuses when the
     target or the catalog changed since."""
+    fmt = Format(output_format.value)
     from flavorsmith.cli.options import repository
 
     kind = choose(only)
