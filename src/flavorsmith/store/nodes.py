@@ -215,6 +215,12 @@ def find(
     )
 
 
+def names(connection: Connection) -> list[str]:
+    """Every node's name, sorted (nodes without one left out)."""
+    statement = select(Node.name).where(Node.name.is_not(None)).order_by(Node.name)
+    return [str(row[0]) for row in connection.execute(statement)]
+
+
 def traits_of(connection: Connection, node_ids: Sequence[int]) -> dict[int, list[str]]:
     out: dict[int, list[str]] = {node_id: [] for node_id in node_ids}
     if not node_ids:
