@@ -38,6 +38,7 @@ def import_nodes(
     from flavorsmith.catalog.document import parse
     from flavorsmith.catalog.load import display_path
     from flavorsmith.cli.node.database import open_database
+    from flavorsmith.cli.progress import progress
     from flavorsmith.cli.report import emit
     from flavorsmith.db.engine import writer
     from flavorsmith.diagnostics import Diagnostic
@@ -74,8 +75,8 @@ def import_nodes(
         typer.echo(f"note: {note}", err=True)
     engine = open_database(database, ctx)
     try:
-        with writer(engine).begin() as connection:
-            report = importer.store_nodes(connection, parsed.specs)
+        with writer(engine).begin() as connection, progress("importing") as bar:
+            report = importer.store_nodes(connection, parsed.specs, bar.at)
     except FlavorsmithError as exc:
         typer.echo(f"error: {exc.message}", err=True)
         typer.echo("error: nothing was imported", err=True)
