@@ -14,7 +14,7 @@ import typer
 
 from flavorsmith.cli.ironic_source import fail, ironic_nodes
 from flavorsmith.cli.output import Format, render_list, render_show, to_yaml
-from flavorsmith.cli.progress import progress
+from flavorsmith.progress import progress
 
 if TYPE_CHECKING:
     from flavorsmith.catalog.repo import RepoView

@@ -38,12 +38,12 @@ def import_nodes(
     from flavorsmith.catalog.document import parse
     from flavorsmith.catalog.load import display_path
     from flavorsmith.cli.node.database import open_database
-    from flavorsmith.cli.progress import progress
     from flavorsmith.cli.report import emit
     from flavorsmith.db.engine import writer
     from flavorsmith.diagnostics import Diagnostic
     from flavorsmith.errors import FlavorsmithError, Invalid
     from flavorsmith.inventory import importer
+    from flavorsmith.progress import progress
 
     logging.getLogger("alembic").setLevel(logging.WARNING)
     raw = file.read_bytes()

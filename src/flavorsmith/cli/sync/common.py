@@ -98,7 +98,7 @@ def run_round(
 ) -> Any:
     """One sync round of ``kind`` against ``target`` (``guard`` may refuse to apply it); an
     applied round shows a progress bar on a terminal."""
-    from flavorsmith.cli.progress import progress
+    from flavorsmith.progress import progress
     from flavorsmith.sync.engine import run
 
     with progress("applying") as bar:
