@@ -12,9 +12,10 @@ import asyncio
 import json
 import logging
 import os
+import sys
 import threading
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Literal
@@ -38,6 +39,7 @@ from flavorsmith.config import (
 from flavorsmith.db.engine import Engine, make_engine
 from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.params import parse_list
+from flavorsmith.progress import is_terminal, progress
 from flavorsmith.sync.leader import Leadership, this_process
 from flavorsmith.sync.mirror import Mirror
 from flavorsmith.sync.targets import cloud, store
@@ -207,7 +209,15 @@ def _mirror(config: ServeConfig, engine: Engine, holder: str) -> Mirror | None:
         max_delete=config.ironic_max_delete / 100,
         advice=" (--ironic-max-delete 100 lets such a refresh through)",
         holder=holder,
+        first_load=_loading_bar if is_terminal(sys.stderr) else None,
     )
+
+
+@contextmanager
+def _loading_bar() -> Iterator[Callable[[int, int], None]]:
+    """The first load on a terminal: nodes read, with the rate (Ironic gives no total)."""
+    with progress("loading nodes from Ironic") as bar:
+        yield lambda _pages, nodes: bar.at(nodes, None)
 
 
 def _watcher(

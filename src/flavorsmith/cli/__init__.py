@@ -13,6 +13,7 @@ from flavorsmith import __version__
 from flavorsmith.catalog.kinds import DEPLOY_TEMPLATE, DEVICE_TYPE, EXTRA_SPEC, FLAVOR, TRAIT_RULE
 from flavorsmith.cli import (
     classify,
+    completion,
     db,
     definitions,
     node,
@@ -106,6 +107,7 @@ def build() -> typer.Typer:
     app.add_typer(_flavor_profile_group(), name="flavor-profile")
     app.add_typer(_service_flavor_group(), name="service-flavor")
     app.add_typer(_keystone_group(), name="keystone")
+    app.command("completion")(completion.completion)
     return app
 
 
@@ -120,8 +122,10 @@ _CLICK_ERROR: type[Any] = next(
 def main() -> None:
     """Entry point: never shows a traceback unless FLAVORSMITH_DEBUG is set; a usage error is
     one line on stderr and exit 2."""
+    completion.prepare()
     try:
-        status = build()(prog_name="flavorsmith", standalone_mode=False)
+        command = completion.attach(typer.main.get_command(build()))
+        status = command(prog_name="flavorsmith", standalone_mode=False)
     except _USAGE_ERROR as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":
             exc.show()  # a group called without a command: its help, as click prints it

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from flavorsmith.cli.ironic_source import fail, ironic_nodes
 from flavorsmith.cli.output import Format, render_list, render_show, to_yaml
+from flavorsmith.progress import progress
 
 if TYPE_CHECKING:
     from flavorsmith.catalog.repo import RepoView
@@ -132,26 +131,16 @@ def fleet(nodes: IronicNodes, view: RepoView, *, apply: bool, yes: bool, fmt: Fo
         _print(actions, None, Format.TABLE)
         if not typer.confirm(f"Apply to {changes} nodes?"):
             raise typer.Exit(1)
-    with _progress(changes) as advance:
+    with progress("classifying", changes) as bar:
         report = carry_out(
             actions,
             lambda a: kind.steps(a, target),
             lambda: target.calls,
-            progress=lambda outcome: advance(1) if outcome.action.writes else None,
+            progress=lambda outcome: bar.advance() if outcome.action.writes else None,
         )
     _print(actions, report, fmt)
     if report.failed:
         raise typer.Exit(1)
-
-
-@contextmanager
-def _progress(length: int) -> Iterator[Callable[[int], None]]:
-    """A progress bar on stderr when it is a terminal; nothing at all otherwise."""
-    if not sys.stderr.isatty():
-        yield lambda steps: None
-        return
-    with typer.progressbar(length=length, label="classifying", file=sys.stderr) as bar:
-        yield bar.update
 
 
 def _summary(actions: list[Any], report: Report | None) -> dict[str, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, text
@@ -20,6 +21,7 @@ __all__ = [
     "is_sqlite",
     "make_engine",
     "ping",
+    "read_only_engine",
     "writer",
 ]
 
@@ -73,6 +75,24 @@ def make_engine(url: str) -> Engine:
     event.listen(engine, "connect", _sqlite_on_connect)
     event.listen(engine, "begin", _sqlite_on_begin)
     return engine
+
+
+def read_only_engine(url: str, *, timeout_s: int = 1) -> Engine | None:
+    """An engine that can only read, for quick looks such as shell completion: a SQLite file
+    opened read-only (None when the file does not exist: nothing is ever created), a
+    PostgreSQL server given ``timeout_s`` to answer."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(url, connect_args={"connect_timeout": timeout_s})
+    database = parsed.database or ""
+    if database in ("", ":memory:") or database.startswith("file:"):
+        return None
+    path = Path(database).expanduser()
+    if not path.is_file():
+        return None
+    return create_engine(
+        f"sqlite:///file:{path}?mode=ro&uri=true", connect_args={"timeout": timeout_s}
+    )
 
 
 def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:

@@ -6,6 +6,7 @@ the node store."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -221,9 +222,14 @@ def _checked(
     return NodeSpec(name=name, uuid=node_uuid, values=checked, traits=traits)
 
 
-def store_nodes(connection: Connection, specs: list[NodeSpec]) -> ImportReport:
-    """Create missing nodes, update changed ones, leave the rest; in the caller's transaction."""
-    return store.import_nodes(connection, specs)
+def store_nodes(
+    connection: Connection,
+    specs: list[NodeSpec],
+    progress: Callable[[int, int], None] | None = None,
+) -> ImportReport:
+    """Create missing nodes, update changed ones, leave the rest; in the caller's transaction
+    (``progress`` hears (nodes written, nodes to write))."""
+    return store.import_nodes(connection, specs, progress)
 
 
 __all__ = [

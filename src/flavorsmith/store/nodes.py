@@ -8,7 +8,7 @@ values there before they reach this module."""
 from __future__ import annotations
 
 import uuid as uuidlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -214,6 +214,12 @@ def find(
         missing=f"Node {ident} could not be found.",
         lock=lock,
     )
+
+
+def names(connection: Connection) -> list[str]:
+    """Every node's name, sorted (nodes without one left out)."""
+    statement = select(Node.name).where(Node.name.is_not(None)).order_by(Node.name)
+    return [str(row[0]) for row in connection.execute(statement)]
 
 
 def traits_of(connection: Connection, node_ids: Sequence[int]) -> dict[int, list[str]]:
@@ -591,10 +597,15 @@ class ImportReport:
     unchanged: list[str] = field(default_factory=list)
 
 
-def import_nodes(connection: Connection, specs: Sequence[NodeSpec]) -> ImportReport:
+def import_nodes(
+    connection: Connection,
+    specs: Sequence[NodeSpec],
+    progress: Callable[[int, int], None] | None = None,
+) -> ImportReport:
     """Create missing nodes, update changed ones, leave the rest; in the caller's transaction,
     in batches, with one generation bump when anything changed. Conflict (nothing written)
-    when two nodes would end up with one name."""
+    when two nodes would end up with one name. ``progress`` hears (nodes written, nodes to
+    write) as the writes go."""
     report = ImportReport()
     rows = list(
         connection.execute(
@@ -645,12 +656,22 @@ def import_nodes(connection: Connection, specs: Sequence[NodeSpec]) -> ImportRep
     for start in range(0, len(renamed), BATCH):  # names may swap: clear them all first
         ids = renamed[start : start + BATCH]
         connection.execute(update(Node).where(Node.id.in_(ids)).values(name=None))
+    to_write = len(updates) + len(new_rows)
+    written = 0
     for node_id, changes in updates:
         connection.execute(
             update(Node).where(Node.id == node_id).values(**changes, updated_at=stamp)
         )
+        written += 1
+        if progress is not None and written % BATCH == 0:
+            progress(written, to_write)
     for start in range(0, len(new_rows), BATCH):
         connection.execute(insert(Node), new_rows[start : start + BATCH])
+        written += len(new_rows[start : start + BATCH])
+        if progress is not None:
+            progress(written, to_write)
+    if progress is not None and to_write:
+        progress(to_write, to_write)
     with_traits = list(new_traits)
     for start in range(0, len(with_traits), BATCH):
         chunk = with_traits[start : start + BATCH]

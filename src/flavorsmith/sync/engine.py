@@ -183,15 +183,16 @@ def run_loaded(
     allow_empty: bool = False,
     retry: Retry | None = None,
     guard: Guard | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Round:
     """One round of ``kind`` from a catalog already loaded; see the module's rules. An
     applied round (``execute``) is counted in the service's metrics; ``guard`` may refuse
-    to apply the round planned."""
+    to apply the round planned; ``progress`` hears (writes carried out, writes planned)."""
     if not execute:
         return _round(kind, view, target, prune, False, allow_empty, retry, guard)
     started = time.perf_counter()
     try:
-        result = _round(kind, view, target, prune, True, allow_empty, retry, guard)
+        result = _round(kind, view, target, prune, True, allow_empty, retry, guard, progress)
     except Exception:
         sync_metrics.round_failed(kind.name, time.perf_counter() - started)
         raise
@@ -208,6 +209,7 @@ def _round(
     allow_empty: bool,
     retry: Retry | None,
     guard: Guard | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Round:
     result = Round(kind=kind.name, prune=prune)
     result.diagnostics = view.diagnostics
@@ -232,9 +234,29 @@ def _round(
             return result
     if execute:
         result.report = carry_out(
-            actions, lambda action: kind.steps(action, target), lambda: target.calls, retry
+            actions,
+            lambda action: kind.steps(action, target),
+            lambda: target.calls,
+            retry,
+            None if progress is None else _counting(actions, progress),
         )
     return result
+
+
+def _counting(
+    actions: Sequence[Planned], progress: Callable[[int, int], None]
+) -> Callable[[Outcome], None]:
+    """An outcome listener that tells ``progress`` (writes carried out, writes planned)."""
+    planned = sum(1 for action in actions if action.writes)
+    done = 0
+
+    def heard(outcome: Outcome) -> None:
+        nonlocal done
+        if outcome.action.writes:
+            done += 1
+            progress(done, planned)
+
+    return heard
 
 
 def run(
@@ -247,6 +269,7 @@ def run(
     allow_empty: bool = False,
     retry: Retry | None = None,
     guard: Guard | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Round:
     """One round of ``kind`` from the catalog as it is on disk now (loaded once; a missing
     hardware/ folder is an error here, not "empty")."""
@@ -259,6 +282,7 @@ def run(
         allow_empty=allow_empty,
         retry=retry,
         guard=guard,
+        progress=progress,
     )
 
 

@@ -23,6 +23,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -109,10 +110,14 @@ class Mirror:
         advice: str = "",
         holder: str = "",
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        first_load: Callable[[], AbstractContextManager[Callable[[int, int], None]]] | None = None,
     ) -> None:
         """``advice`` follows a refused refresh's reason (how the operator lets it through);
-        ``holder`` names this process in the stored state (host and pid)."""
+        ``holder`` names this process in the stored state (host and pid); ``first_load``
+        opens what hears (pages read, nodes read) after each page until a load succeeds
+        (default: a log line per page)."""
         self.holder = holder
+        self.first_load = first_load or self._page_lines
         self.source = source
         self.engine = engine
         self.label = label
@@ -295,8 +300,30 @@ class Mirror:
         )
         return result
 
+    @contextmanager
+    def _page_lines(self) -> Iterator[Callable[[int, int], None]]:
+        """A log line per page read, while the mirror has never loaded (a large fleet takes a
+        while to list)."""
+
+        def heard(pages: int, nodes: int) -> None:
+            line = event("mirror", ironic=self.label, pages=pages, nodes=nodes)
+            log.info("mirror first load: page read", extra=line)
+
+        yield heard
+
+    def _read(self) -> list[dict[str, Any]]:
+        """Every page; the first load tells ``first_load`` page by page."""
+        if self.loaded:
+            return [node for page in self.source.pages(FIELDS) for node in page]
+        records: list[dict[str, Any]] = []
+        with self.first_load() as heard:
+            for pages, page in enumerate(self.source.pages(FIELDS), start=1):
+                records.extend(page)
+                heard(pages, len(records))
+        return records
+
     def _refresh(self, started: datetime, before: int, begun: float) -> Refresh:
-        records = [node for page in self.source.pages(FIELDS) for node in page]
+        records = self._read()
         requests = self.source.calls - before
         reading = time.perf_counter() - begun
         nodes = mirrored_all(records)

@@ -44,6 +44,7 @@ def import_nodes(
     from flavorsmith.diagnostics import Diagnostic
     from flavorsmith.errors import FlavorsmithError, Invalid
     from flavorsmith.inventory import importer
+    from flavorsmith.progress import progress
 
     logging.getLogger("alembic").setLevel(logging.WARNING)
     raw = file.read_bytes()
@@ -77,8 +78,8 @@ def import_nodes(
         typer.echo(f"note: {note}", err=True)
     engine = open_database(database, ctx)
     try:
-        with writer(engine).begin() as connection:
-            report = importer.store_nodes(connection, parsed.specs)
+        with writer(engine).begin() as connection, progress("importing") as bar:
+            report = importer.store_nodes(connection, parsed.specs, bar.at)
     except FlavorsmithError as exc:
         typer.echo(f"error: {exc.message}", err=True)
         typer.echo("error: nothing was imported", err=True)

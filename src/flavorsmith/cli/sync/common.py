@@ -99,18 +99,22 @@ def run_round(
     allow_empty: bool = False,
     guard: Callable[[Any], str | None] | None = None,
 ) -> Any:
-    """One sync round of ``kind`` against ``target`` (``guard`` may refuse to apply it)."""
+    """One sync round of ``kind`` against ``target`` (``guard`` may refuse to apply it); an
+    applied round shows a progress bar on a terminal."""
+    from flavorsmith.progress import progress
     from flavorsmith.sync.engine import run
 
-    return run(
-        kind,
-        repository,
-        target,
-        prune=prune,
-        execute=execute,
-        allow_empty=allow_empty,
-        guard=guard,
-    )
+    with progress("applying") as bar:
+        return run(
+            kind,
+            repository,
+            target,
+            prune=prune,
+            execute=execute,
+            allow_empty=allow_empty,
+            guard=guard,
+            progress=bar.at if execute else None,
+        )
 
 
 def make_target(

@@ -60,3 +60,13 @@ def _unknown_cloud(cloud: str) -> str:
         )
     known = ", ".join(names) if names else "none"
     return f"no cloud named {cloud!r} in {where} (its clouds: {known})"
+
+
+def cloud_names() -> list[str]:
+    """The clouds of the clouds.yaml openstacksdk reads (its own file lookup), sorted; none
+    when there is no such file or it cannot be read."""
+    try:
+        found = openstack.config.OpenStackConfig()
+        return sorted(set(found.get_cloud_names()) - {"defaults", "envvars"})
+    except Exception:
+        return []
