@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
+from flavorsmith.db import migrate
+from flavorsmith.db.engine import make_engine
 from flavorsmith.logs import fields_of
 from flavorsmith.progress import progress
 from flavorsmith.sync.mirror import Mirror
@@ -45,10 +47,20 @@ def fleet(sizes: Sequence[int]) -> Pages:
     )
 
 
+@pytest.fixture
+def empty_engine(tmp_path: Any) -> Iterator[Engine]:
+    """A database of its own: a first load into the suite's shared one would see the nodes
+    other tests mirrored and (rightly) refuse to delete them."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'mirror.db'}")
+    migrate.upgrade(engine)
+    yield engine
+    engine.dispose()
+
+
 def test_a_log_line_per_page_of_the_first_load_only(
-    migrated_engine: Engine, caplog: pytest.LogCaptureFixture
+    empty_engine: Engine, caplog: pytest.LogCaptureFixture
 ) -> None:
-    mirror = Mirror(fleet([3, 3, 1]), migrated_engine, label="http://ironic-logged")
+    mirror = Mirror(fleet([3, 3, 1]), empty_engine, label="http://ironic-logged")
     with caplog.at_level(logging.INFO, logger="flavorsmith.mirror"):
         assert mirror.refresh().error is None
         assert mirror.refresh().error is None
@@ -65,7 +77,7 @@ def test_a_log_line_per_page_of_the_first_load_only(
     ]
 
 
-def test_a_bar_on_a_terminal(migrated_engine: Engine) -> None:
+def test_a_bar_on_a_terminal(empty_engine: Engine) -> None:
     main, child = os.openpty()
     terminal = os.fdopen(child, "w")
 
@@ -75,7 +87,7 @@ def test_a_bar_on_a_terminal(migrated_engine: Engine) -> None:
             yield lambda _pages, nodes: shown.at(nodes, None)
 
     mirror = Mirror(
-        fleet([3, 3, 1]), migrated_engine, label="http://ironic-on-a-terminal", first_load=bar
+        fleet([3, 3, 1]), empty_engine, label="http://ironic-on-a-terminal", first_load=bar
     )
     assert mirror.refresh().error is None
     assert mirror.refresh().error is None
