@@ -89,11 +89,13 @@ def test_a_bar_on_a_terminal(empty_engine: Engine) -> None:
     mirror = Mirror(
         fleet([3, 3, 1]), empty_engine, label="http://ironic-on-a-terminal", first_load=bar
     )
-    assert mirror.refresh().error is None
-    assert mirror.refresh().error is None
-    drawn = os.read(main, 65536).decode()  # written and flushed: all there, a few lines
-    terminal.close()
-    os.close(main)
+    try:  # the terminal closed whatever happens: a leaked one fails a later test
+        first, second = mirror.refresh(), mirror.refresh()
+        drawn = os.read(main, 65536).decode()  # written and flushed: all there, a few lines
+    finally:
+        terminal.close()
+        os.close(main)
+    assert first.error is None and second.error is None
     assert drawn.endswith("\r\n")
     lines = [line.rstrip() for line in drawn[:-2].split("\r") if line]
     assert lines[0] == "loading nodes from Ironic  0"
