@@ -22,7 +22,7 @@ from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
 from flavorsmith.nova.derive import DerivedFlavor
 from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
-from flavorsmith.sync.kinds.flavors import StoreFlavors
+from flavorsmith.sync.kinds.flavors import StoreFlavors, count_servers
 from tests.conftest import EXAMPLES, Invoke
 from tests.support.catalogs import RULES
 
@@ -72,7 +72,7 @@ def changed_since_apply(cli: Invoke, repo: Path, args: list[str]) -> None:
 
 
 DIFF = """\
--/+ replace flavor c2.diskless (is_public forces replacement)
+-/+ replace flavor c2.diskless (is_public forces replacement; no servers use it)
     ~ is_public: true → false (forces replacement)
 ~ update flavor m1.medium.dedicated
     ~ description: "Medium compute flavor reserved for the analytics team, on nodes with \
@@ -134,13 +134,16 @@ def test_the_diff_colours_each_line_by_its_sign(cli: Invoke, repo: Path, args: l
     plain = cli("sync", "plan", *args)
     assert "\x1b[" not in plain.stdout  # piped: no colour
     engine = make_engine(args[-1])
+    target = StoreFlavors(engine)
     actions = FLAVORS.plan(
-        FLAVORS.desired(Repository(repo, RULES).load().catalog), StoreFlavors(engine).observe()
+        FLAVORS.desired(Repository(repo, RULES).load().catalog), target.observe()
     )
+    actions = count_servers(actions, target)
     engine.dispose()
     coloured = render(actions, "flavor", colour=True)
     assert coloured.splitlines()[:3] == [
-        "\x1b[33m-/+ replace flavor c2.diskless (is_public forces replacement)\x1b[0m",
+        "\x1b[33m-/+ replace flavor c2.diskless (is_public forces replacement; no servers use "
+        "it)\x1b[0m",
         "    \x1b[33m~ is_public: true → false (forces replacement)\x1b[0m",
         "\x1b[33m~ update flavor m1.medium.dedicated\x1b[0m",
     ]
@@ -233,6 +236,7 @@ def test_the_json_plan_format(cli: Invoke, repo: Path, args: list[str]) -> None:
                         "forces_replace": True,
                     }
                 ],
+                "servers": {"count": 0, "scope": "all_projects"},
             },
             *noop[:5],
             {
@@ -441,7 +445,8 @@ def test_colour_on_a_terminal_and_none_with_no_color(
     code, coloured = on_a_terminal(["sync", "plan", *args], {"NO_COLOR": ""})
     assert code == 0
     assert coloured.startswith(
-        "\x1b[33m-/+ replace flavor c2.diskless (is_public forces replacement)\x1b[0m\n"
+        "\x1b[33m-/+ replace flavor c2.diskless (is_public forces replacement; no servers use "
+        "it)\x1b[0m\n"
     )
     assert click.unstyle(coloured) == DIFF
     code, plain = on_a_terminal(["sync", "plan", *args], {"NO_COLOR": "1"})

@@ -2,7 +2,9 @@
 state, observe the target, plan (a pure function of the two), and optionally apply — with the
 rules that keep a wrong path or a half-checked-out repository from deleting anything: a
 catalog that failed to load or has errors is never applied, and a prune that would delete
-every managed object of a kind is refused unless the caller allows it explicitly. Applying
+every managed object of a kind is refused unless the caller allows it explicitly, and so is
+an apply that would delete or replace an object servers use (as far as the target can count
+them) unless the caller forces it. Applying
 takes each action on its own, retries transient failures with backoff (the sleep is
 injected), and reports every outcome. Only one applier runs at a time per database."""
 
@@ -21,10 +23,14 @@ from flavorsmith.db.engine import Engine
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.sync import metrics as sync_metrics
 from flavorsmith.sync.fingerprint import fingerprints
-from flavorsmith.sync.report import Outcome, Planned, Report, Round
+from flavorsmith.sync.report import Outcome, Planned, Report, Round, servers_of
 
 LOCK = "sync"
 ALLOW_EMPTY_HINT = "--allow-empty, or allow_empty=true over the API"
+# Only the command line forces: /v1/sync writes the service's own compute API, which holds no
+# servers, and a watcher never forces.
+FORCE_HINT = "--force"
+REMOVING = ("delete", "replace")  # the actions that delete an object (replace: then create it)
 
 Step = Callable[[], None]
 
@@ -99,6 +105,10 @@ class Kind(Generic[D, O, A, T]):
     # Whether the watcher (``serve --sync``, ``sync apply --watch``) keeps it in sync; a kind
     # that writes what others own too (nodes) is synced only when asked for by name.
     watched: bool = True
+    # After the pure plan: the actions with what the target says about them (flavors: how many
+    # servers use each flavor a plan deletes or replaces). Never fails: what it cannot learn,
+    # it says it could not.
+    count_servers: Callable[[Sequence[A], T], Sequence[A]] | None = None
 
 
 AnyKind = Kind[Any, Any, Any, Any]
@@ -173,6 +183,26 @@ def prune_refusal(
     )
 
 
+def in_use_refusal(actions: Sequence[Planned], noun: str) -> tuple[dict[str, int], str | None]:
+    """({object: servers}, why refused) when ``actions`` would delete or replace objects that
+    servers use (as counted; an unknown count refuses nothing)."""
+    used = {
+        a.subject: found.in_use
+        for a in actions
+        if a.kind in REMOVING and (found := servers_of(a)) is not None and found.in_use
+    }
+    if not used:
+        return {}, None
+    listed = ", ".join(
+        f"{subject} ({n} {'server' if n == 1 else 'servers'})" for subject, n in used.items()
+    )
+    what = f"a {noun.rstrip('s')} in use" if len(used) == 1 else f"{len(used)} {noun} in use"
+    return used, (
+        f"refused: the plan deletes or replaces {what}: {listed}; nothing applied. Resize "
+        f"those servers to another flavor first, or apply anyway with {FORCE_HINT}"
+    )
+
+
 def run_loaded(
     kind: Kind[D, O, A, T],
     view: RepoView,
@@ -184,15 +214,17 @@ def run_loaded(
     retry: Retry | None = None,
     guard: Guard | None = None,
     progress: Callable[[int, int], None] | None = None,
+    force: bool = False,
 ) -> Round:
     """One round of ``kind`` from a catalog already loaded; see the module's rules. An
     applied round (``execute``) is counted in the service's metrics; ``guard`` may refuse
-    to apply the round planned; ``progress`` hears (writes carried out, writes planned)."""
+    to apply the round planned; ``progress`` hears (writes carried out, writes planned);
+    ``force`` applies a round that deletes or replaces objects in use."""
     if not execute:
         return _round(kind, view, target, prune, False, allow_empty, retry, guard)
     started = time.perf_counter()
     try:
-        result = _round(kind, view, target, prune, True, allow_empty, retry, guard, progress)
+        result = _round(kind, view, target, prune, True, allow_empty, retry, guard, progress, force)
     except Exception:
         sync_metrics.round_failed(kind.name, time.perf_counter() - started)
         raise
@@ -210,6 +242,7 @@ def _round(
     retry: Retry | None,
     guard: Guard | None = None,
     progress: Callable[[int, int], None] | None = None,
+    force: bool = False,
 ) -> Round:
     result = Round(kind=kind.name, prune=prune)
     result.diagnostics = view.diagnostics
@@ -223,9 +256,15 @@ def _round(
         return result
     result.observed = fingerprints(observed)
     actions = kind.plan(wanted, observed, prune)
+    if kind.count_servers is not None:
+        actions = kind.count_servers(actions, target)
     result.actions = actions
     if not allow_empty:
         result.refused, result.error = prune_refusal(actions, observed, kind.noun)
+        if result.error is not None:
+            return result
+    if execute and not force:
+        result.in_use, result.error = in_use_refusal(actions, kind.noun)
         if result.error is not None:
             return result
     if guard is not None:
@@ -270,6 +309,7 @@ def run(
     retry: Retry | None = None,
     guard: Guard | None = None,
     progress: Callable[[int, int], None] | None = None,
+    force: bool = False,
 ) -> Round:
     """One round of ``kind`` from the catalog as it is on disk now (loaded once; a missing
     hardware/ folder is an error here, not "empty")."""
@@ -283,6 +323,7 @@ def run(
         retry=retry,
         guard=guard,
         progress=progress,
+        force=force,
     )
 
 

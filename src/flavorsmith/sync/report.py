@@ -1,7 +1,8 @@
 """What a sync round says: its planned actions (each with the attribute changes it makes), each
 action's outcome, the calls it made. ``Round.as_dict`` is the plan format of ``sync plan -f
 json``, ``sync plan --out`` and ``/v1/sync/plan``: versioned by ``FORMAT_VERSION`` (README,
-"Plan format")."""
+"Plan format"). ``Servers`` is how many servers use an object a plan deletes or replaces, as
+far as the target could tell."""
 
 from __future__ import annotations
 
@@ -37,6 +38,51 @@ class Change:
         return out
 
 
+ALL_PROJECTS = "all_projects"  # every project's servers were counted
+OWN_PROJECT = "own_project"  # only the credential's own project's: it may not list others
+
+
+@dataclass(frozen=True)
+class Servers:
+    """The servers that use an object a plan deletes or replaces: ``count`` (None: unknown),
+    over which projects (``scope``, one of ALL_PROJECTS, OWN_PROJECT; None when unknown), and
+    ``note``: why the count is partial or unknown."""
+
+    count: int | None
+    scope: str | None = ALL_PROJECTS
+    note: str | None = None
+
+    @property
+    def in_use(self) -> int:
+        """Servers known to use it (0 when none are known)."""
+        return self.count or 0
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"count": self.count, "scope": self.scope}
+        if self.note:
+            out["note"] = self.note
+        return out
+
+    def phrase(self) -> str:
+        """How a plan says it: "3 servers use it", "no servers use it", "servers using it:
+        unknown", with the project scope when partial."""
+        if self.count is None:
+            return "servers using it: unknown"
+        if self.count == 0:
+            said = "no servers use it"
+        else:
+            said = f"{self.count} {'server uses' if self.count == 1 else 'servers use'} it"
+        if self.scope == OWN_PROJECT:
+            said += " in this credential's project; other projects not counted"
+        return said
+
+
+def servers_of(action: Planned) -> Servers | None:
+    """The servers counted for ``action`` (None: a kind or action that counts none)."""
+    found = getattr(action, "servers", None)
+    return found if isinstance(found, Servers) else None
+
+
 def changes_of(action: Planned) -> tuple[Change, ...]:
     """The attribute changes of ``action``; none for a kind whose actions do not list them."""
     found = getattr(action, "changes", ())
@@ -48,6 +94,9 @@ def action_dict(action: Planned) -> dict[str, Any]:
     its changes."""
     out = {"action": action.kind, "subject": action.subject, **action.as_dict()}
     out["changes"] = [c.as_dict() for c in changes_of(action)]
+    servers = servers_of(action)
+    if servers is not None:
+        out["servers"] = servers.as_dict()
     return out
 
 
@@ -110,6 +159,8 @@ class Round:
     report: Report | None = None
     error: str | None = None
     refused: int = 0  # deletions a refused prune would have made
+    # Objects to delete or replace that servers use, with their counts, when that refused it.
+    in_use: dict[str, int] = field(default_factory=dict)
     kind: str = ""  # the registry name of the kind planned
     prune: bool = False
     # What the plan was made against: each observed object's fingerprint, by its identity.
@@ -145,6 +196,8 @@ class Round:
             out["error"] = self.error
         if self.refused:
             out["refused_deletes"] = self.refused
+        if self.in_use:
+            out["refused_in_use"] = dict(self.in_use)
         if self.report is not None:
             out["results"] = [o.as_dict() for o in self.report.outcomes]
             out["api_calls"] = self.report.calls

@@ -1,7 +1,9 @@
 """A plan saved to a file (``sync plan --out FILE``) and the checks before it is applied
 (``sync apply FILE``), pure: the plan records each observed object's fingerprint; applying it
 observes the target again, plans again, and refuses, saying what changed, unless every object
-is as it was and the new plan is the saved one action for action."""
+is as it was and the new plan is the saved one action for action (the servers counted on a
+flavor to delete are not compared: apply counts them again, and refuses a flavor in use unless
+forced)."""
 
 from __future__ import annotations
 
@@ -75,9 +77,10 @@ def drift(saved: SavedPlan, fresh: Round, noun: str) -> str | None:
             f"refused: the target's {noun} changed since the plan was made ({'; '.join(parts)}); "
             "make a new plan"
         )
-    planned = {(a.get("action"), _subject(a)): a for a in saved.actions}
-    again = json.loads(json.dumps([action_dict(a) for a in fresh.actions], default=str))
-    if again == saved.actions:
+    saved_actions = [_planned(a) for a in saved.actions]
+    planned = {(a.get("action"), _subject(a)): a for a in saved_actions}
+    again = json.loads(json.dumps([_planned(action_dict(a)) for a in fresh.actions], default=str))
+    if again == saved_actions:
         return None
     now_by = {(a.get("action"), _subject(a)): a for a in again}
     differ = sorted(
@@ -88,6 +91,12 @@ def drift(saved: SavedPlan, fresh: Round, noun: str) -> str | None:
         f"refused: the catalog changed since the plan was made ({noun} planned differently: "
         f"{_shown(differ) if differ else 'the order of actions'}); make a new plan"
     )
+
+
+def _planned(action: Mapping[str, Any]) -> dict[str, Any]:
+    """What an action plans to write: without ``servers``, which counts what the target's
+    servers use now (apply counts again and refuses a flavor in use unless forced)."""
+    return {k: v for k, v in action.items() if k != "servers"}
 
 
 def _subject(action: Mapping[str, Any]) -> Any:

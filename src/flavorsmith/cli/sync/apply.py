@@ -22,6 +22,7 @@ from flavorsmith.cli.sync.common import (
     AllowEmptyOption,
     CloudOption,
     EndpointOption,
+    ForceOption,
     OnlyOption,
     PruneOption,
     check_target,
@@ -48,6 +49,7 @@ def apply(
     only: OnlyOption = DEFAULT,
     prune: PruneOption = False,
     allow_empty: AllowEmptyOption = False,
+    force: ForceOption = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")] = False,
     watch: Annotated[
         bool, typer.Option("--watch", help="Keep running: apply on file changes and on a timer.")
@@ -72,13 +74,16 @@ def apply(
 ) -> None:
     """Apply the plan; exit 1 if any action failed. A failed flavor does not stop the others.
 
+    A plan that deletes or replaces a flavor servers use is refused, with the counts, unless
+    --force is given.
+
     --watch keeps the --only kind in sync. With PLAN, the saved plan decides the kind and
     --prune."""
     fmt = Format(output_format.value)
     from flavorsmith import logs
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.options import repository
-    from flavorsmith.sync.engine import exclusive
+    from flavorsmith.sync.engine import exclusive, in_use_refusal
     from flavorsmith.sync.watch import watch as keep_watching
 
     guard = None
@@ -97,6 +102,12 @@ def apply(
             f"{kind.name} is synced only when named, never by the watcher; apply it without "
             "--watch",
             param_hint="'--watch'",
+        )
+    if watch and force:
+        raise typer.BadParameter(
+            "a watcher never deletes or replaces a flavor servers use: its rounds log the "
+            "refusal; apply once with --force instead",
+            param_hint="'--force'",
         )
     cloud = check_target(ctx, cloud, endpoint)
     found = repository(repo)
@@ -126,11 +137,14 @@ def apply(
             execute=execute,
             allow_empty=allow_empty,
             guard=guard if execute else None,
+            force=force,
         )
 
     if not yes:
         preview = run(execute=False)
         changes = sum(1 for a in preview.actions if a.writes)
+        if not preview.blocked and not force:
+            preview.in_use, preview.error = in_use_refusal(preview.actions, kind.noun)
         if preview.blocked or changes == 0:
             print_round(preview, fmt, label)
             raise typer.Exit(1 if preview.blocked else 0)

@@ -33,6 +33,14 @@ PruneOption = Annotated[
         "--prune", help="Delete managed flavors (or deploy templates) gone from the catalog."
     ),
 ]
+ForceOption = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        help="Delete or replace flavors even when servers use them; refused otherwise "
+        "(the plan counts them).",
+    ),
+]
 AllowEmptyOption = Annotated[
     bool,
     typer.Option(
@@ -98,9 +106,11 @@ def run_round(
     execute: bool,
     allow_empty: bool = False,
     guard: Callable[[Any], str | None] | None = None,
+    force: bool = False,
 ) -> Any:
-    """One sync round of ``kind`` against ``target`` (``guard`` may refuse to apply it); an
-    applied round shows a progress bar on a terminal."""
+    """One sync round of ``kind`` against ``target`` (``guard`` may refuse to apply it;
+    ``force`` applies it even when it deletes or replaces objects in use); an applied round
+    shows a progress bar on a terminal."""
     from flavorsmith.progress import progress
     from flavorsmith.sync.engine import run
 
@@ -114,6 +124,7 @@ def run_round(
             allow_empty=allow_empty,
             guard=guard,
             progress=bar.at if execute else None,
+            force=force,
         )
 
 
@@ -178,6 +189,17 @@ def print_plan(result: Any, fmt: Format, subject: str = "flavor") -> None:
     typer.echo(render(result.actions, subject, colour=colour), nl=False, color=colour)
 
 
+def print_plan_anyway(result: Any, subject: str = "flavor") -> None:
+    """The plan of a round refused after planning, as a diff (coloured on a terminal)."""
+    import os
+    import sys
+
+    from flavorsmith.cli.sync.diff import render, use_colour
+
+    colour = use_colour(sys.stdout.isatty(), dict(os.environ))
+    typer.echo(render(result.actions, subject, colour=colour), nl=False, color=colour)
+
+
 def print_round(result: Any, fmt: Format, subject: str = "flavor") -> None:
     import json
 
@@ -190,6 +212,10 @@ def print_round(result: Any, fmt: Format, subject: str = "flavor") -> None:
     if has_errors(result.diagnostics):
         typer.echo("the catalog has errors; nothing is planned:", err=True)
         emit(result.diagnostics, err=True)
+        return
+    if result.in_use:  # refused: the plan, with its server counts, then why
+        print_plan_anyway(result)
+        typer.echo(f"error: {result.error}", err=True)
         return
     if result.error and not result.refused:
         typer.echo(f"error: {result.error}", err=True)

@@ -2,8 +2,10 @@
 
 Each action that writes is a header (``+ create``, ``~ update``, ``~ access``, ``-/+ replace``,
 ``- delete``) and one line per attribute it sets or changes (``old → new``); a replace names
-the fields that force it; conflicts and kept objects say why; unmanaged objects are listed by
-name; a last line counts them. Colour (green +, red -, yellow ~) only when asked for."""
+the fields that force it; a delete or a replace says how many servers use the object (and, on a
+line of its own, why that count is partial or unknown); conflicts and kept objects say why;
+unmanaged objects are listed by name; a last line counts them. Colour (green +, red -,
+yellow ~) only when asked for."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any
 
 import click
 
-from flavorsmith.sync.report import Change, Planned, changes_of
+from flavorsmith.sync.report import Change, Planned, changes_of, servers_of
 
 SIGNS = {
     "create": "+",
@@ -78,14 +80,23 @@ def render(actions: Sequence[Planned], noun: str, *, colour: bool = False) -> st
         changes = changes_of(action)
         sign = SIGNS.get(action.kind, " ")
         header = f"{sign} {action.kind} {noun} {_name(action)}"
+        notes = []
         if action.kind == "replace":
             forced = [c.field for c in changes if c.forces]
             if forced:
-                header += f" ({', '.join(forced)} {'forces' if len(forced) == 1 else 'force'} "
-                header += "replacement)"
+                notes.append(
+                    f"{', '.join(forced)} {'forces' if len(forced) == 1 else 'force'} replacement"
+                )
+        servers = servers_of(action)
+        if servers is not None:
+            notes.append(servers.phrase())
+        if notes:
+            header += f" ({'; '.join(notes)})"
         if not changes or action.kind in ("conflict", "keep", "delete"):
             header += f": {action.reason}"
         lines.append(_paint(header, sign, colour))
+        if servers is not None and servers.note:
+            lines.append(f"    # {servers.note}")
         lines += [change_line(c, colour) for c in changes]
     if unmanaged:
         lines.append(f"  unmanaged (left alone): {', '.join(unmanaged)}")

@@ -5,12 +5,17 @@ Identity is the flavor id (= the catalog name); ownership is the extra spec
 ``flavorsmith:managed=true`` on the flavor itself, visible to operators and kept across
 restarts. Nova cannot change vcpus, ram, disk, swap, ephemeral or is_public in place, so
 those are a replace: delete and create again with the same id.
+
+A plan that deletes or replaces a flavor says how many servers use it (``count_servers``): a
+real Nova is asked (``GET /servers?all_tenants=1&flavor=ID``, paged; the credential's own
+project only when it may not list every project's); the service's own compute API holds no
+servers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Protocol
 from urllib.parse import quote
@@ -19,7 +24,7 @@ from flavorsmith.catalog.model import Catalog
 from flavorsmith.nova.derive import DerivedFlavor, derive
 from flavorsmith.store import nova_flavors as flavor_store
 from flavorsmith.sync.engine import Kind, SpecCheck, Step, TargetError
-from flavorsmith.sync.report import Change
+from flavorsmith.sync.report import ALL_PROJECTS, OWN_PROJECT, Change, Servers
 from flavorsmith.sync.targets.sdk import SdkTarget
 from flavorsmith.sync.targets.store import StoreTarget
 from flavorsmith.visibility import OPERATOR
@@ -64,6 +69,8 @@ class Action:
     add_projects: tuple[str, ...] = ()
     remove_projects: tuple[str, ...] = ()
     observed: ObservedFlavor | None = field(default=None, compare=False)  # as it is now
+    # A delete or a replace: the servers that use the flavor, as the target counted them.
+    servers: Servers | None = field(default=None, compare=False)
 
     @property
     def subject(self) -> str:
@@ -312,6 +319,15 @@ class FlavorTarget(Protocol):
     def add_project(self, flavor_id: str, project: str) -> None: ...
     def remove_project(self, flavor_id: str, project: str) -> None: ...
     def check_projects(self, flavor: str, projects: tuple[str, ...]) -> None: ...
+    def servers_using(self, flavor_id: str) -> Servers: ...
+
+
+def count_servers(actions: Sequence[Action], target: FlavorTarget) -> list[Action]:
+    """``actions``, each delete and replace with the servers that use its flavor."""
+    return [
+        replace(a, servers=target.servers_using(a.flavor)) if a.kind in ("delete", "replace") else a
+        for a in actions
+    ]
 
 
 def desired(catalog: Catalog) -> list[DerivedFlavor]:
@@ -358,6 +374,10 @@ class StoreFlavors(StoreTarget):
     """The service's own compute API flavors."""
 
     transient_conflicts = True
+
+    def servers_using(self, flavor_id: str) -> Servers:
+        """None: the service's compute API holds flavors, never servers."""
+        return Servers(0, ALL_PROJECTS)
 
     def observe(self) -> dict[str, ObservedFlavor]:
         def work(connection: Any) -> dict[str, ObservedFlavor]:
@@ -564,6 +584,47 @@ class SdkFlavors(SdkTarget):
     def check_projects(self, flavor: str, projects: tuple[str, ...]) -> None:
         """Nothing: a real Nova checks them against its Keystone when access is added."""
 
+    def servers_using(self, flavor_id: str) -> Servers:
+        """How many servers use the flavor: every project's (an admin credential), else the
+        credential's own project's (Nova answers 403 to ``all_tenants`` for others), else
+        unknown, with why. Never raises: the plan goes on without the count."""
+        try:
+            return Servers(self._count_servers(flavor_id, every_project=True))
+        except TargetError as exc:
+            if exc.status != 403:
+                return Servers(None, None, f"cannot count the servers: {exc}")
+        try:
+            count = self._count_servers(flavor_id, every_project=False)
+        except TargetError as exc:
+            return Servers(None, None, f"cannot count the servers: {exc}")
+        return Servers(
+            count,
+            OWN_PROJECT,
+            "this credential may not list other projects' servers (Nova answered 403 to "
+            "all_tenants)",
+        )
+
+    def _count_servers(self, flavor_id: str, *, every_project: bool) -> int:
+        """The servers with that flavor, every page (Nova's index: ids and names only)."""
+        base: dict[str, Any] = {"flavor": flavor_id, "limit": 1000}
+        if every_project:
+            base["all_tenants"] = "1"
+        params = dict(base)
+        count = 0
+        while True:
+            try:
+                body = self.request("GET", "/servers", (2, 1), params=params)
+            except ValueError as exc:  # a 2xx that is not JSON
+                raise TargetError(f"GET /servers: not JSON: {exc}") from None
+            try:
+                servers = body["servers"]
+                count += len(servers)
+                if not servers or not body.get("servers_links"):
+                    return count
+                params = {**base, "marker": servers[-1]["id"]}
+            except (KeyError, TypeError, IndexError):
+                raise TargetError(f"GET /servers: not a server list: {str(body)[:200]}") from None
+
 
 KIND: Kind[list[DerivedFlavor], ObservedFlavor, Action, FlavorTarget] = Kind(
     name="flavors",
@@ -575,4 +636,5 @@ KIND: Kind[list[DerivedFlavor], ObservedFlavor, Action, FlavorTarget] = Kind(
     steps=steps,
     store_target=StoreFlavors,
     sdk_target=SdkFlavors,
+    count_servers=count_servers,
 )
