@@ -167,6 +167,8 @@ def test_a_flavor_in_use_is_counted_and_refused_unless_forced(
 
     refused = cli("sync", "apply", *args, "--prune", "--yes")
     assert (refused.exit_code, refused.stdout, refused.stderr) == (1, PLAN, REFUSED)
+    unasked = cli("sync", "apply", *args, "--prune")  # refused before it would ask
+    assert (unasked.exit_code, unasked.stdout, unasked.stderr) == (1, PLAN, REFUSED)
     as_json = cli("sync", "apply", *args, "--prune", "--yes", "-f", "json")
     assert as_json.exit_code == 1
     refusal = json.loads(as_json.stdout)
@@ -188,9 +190,13 @@ def test_a_flavor_in_use_is_counted_and_refused_unless_forced(
     assert forced.exit_code == 0, forced.output
     assert admin.compute.find_flavor("c2.diskless") is None
     assert admin.compute.get_flavor("g1.8xh100").is_public is False
-    # The servers keep their flavor; the new g1.8xh100 is another flavor to Nova: none use it.
+    # The servers keep running; the new g1.8xh100 is another flavor to Nova: none use it.
     after = cli("sync", "plan", *args, "--prune")
     assert (after.exit_code, after.stdout) == (0, "No changes. 11 up to date.\n")
+    target = SdkFlavors(admin, lambda k, v: None)
+    assert target.servers_using("g1.8xh100") == Servers(0, "all_projects")
+    listed = target.request("GET", "/servers", (2, 1), params={"all_tenants": "1"})
+    assert len(listed["servers"]) == 4
 
 
 def test_a_credential_that_may_not_list_every_project_counts_its_own(

@@ -458,3 +458,9 @@ def test_apply_asks_with_the_diff_on_a_terminal(cli: Invoke, repo: Path, args: l
     code, output = on_a_terminal(["sync", "apply", *args], {"NO_COLOR": "1"}, b"n\n")
     assert code == 1
     assert output == DIFF + "Apply 3 changes? [y/N]: "
+
+
+def test_a_watcher_is_never_forced(cli: Invoke, args: list[str]) -> None:
+    result = cli("sync", "apply", *args, "--watch", "--force")
+    assert result.exit_code == 2
+    assert "a watcher never deletes or replaces a flavor servers use" in result.stderr
