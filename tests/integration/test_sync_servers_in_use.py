@@ -23,9 +23,13 @@ import pytest
 from flavorsmith.catalog.edit import delete
 from flavorsmith.catalog.kinds import FLAVOR
 from flavorsmith.catalog.repo import Repository
+from flavorsmith.db.engine import make_engine
+from flavorsmith.logs import fields_of
+from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
 from flavorsmith.sync.kinds.flavors import SdkFlavors
 from flavorsmith.sync.report import Servers
 from flavorsmith.sync.targets.cloud import connect
+from flavorsmith.sync.watch import watch
 from tests.conftest import EXAMPLES, Invoke
 from tests.support import nova_api
 from tests.support.catalogs import RULES
@@ -144,7 +148,7 @@ def test_a_flavor_in_use_is_counted_and_refused_unless_forced(
     cli: Invoke, clouds: Nova, repo: Repository
 ) -> None:
     args = ["--cloud", ADMIN, "--repo", str(repo.root), "--database", database(repo)]
-    first = cli("sync", "apply", *args, "--yes")
+    first = cli("sync", "apply", *args, "--prune", "--yes", "--force")  # whatever ran before
     assert first.exit_code == 0, first.output
     boot(clouds, "c2.diskless", ["p1", "p1", "p2"])
     boot(clouds, "g1.8xh100", ["p2"])
@@ -272,3 +276,34 @@ def test_a_compute_api_that_cannot_list_servers_says_unknown_and_refuses_nothing
     applied = cli("sync", "apply", *args, "--prune", "--yes")
     assert applied.exit_code == 0, applied.output
     assert "c2.diskless" not in cli("sync", "plan", *args, "--prune").stdout
+
+
+def test_a_watcher_logs_the_refusal_and_writes_nothing(
+    cli: Invoke, clouds: Nova, repo: Repository, caplog: pytest.LogCaptureFixture
+) -> None:
+    args = ["--cloud", ADMIN, "--repo", str(repo.root), "--database", database(repo)]
+    assert cli("sync", "apply", *args, "--prune", "--yes", "--force").exit_code == 0
+    boot(clouds, "m1.small.nicX", ["p1"])
+    delete(repo, FLAVOR, "m1.small.nicX")
+    admin = connect(ADMIN, "compute")
+    engine = make_engine(database(repo))
+    caplog.set_level("INFO", logger="flavorsmith.sync")
+    try:
+        watch(
+            repo,
+            lambda kind: SdkFlavors(admin, lambda k, v: None),
+            engine,
+            kinds=(FLAVORS,),
+            prune=True,
+            rounds=1,
+        )
+    finally:
+        engine.dispose()
+    (line,) = [fields_of(r) for r in caplog.records if fields_of(r).get("event") == "sync"]
+    assert (line["blocked"], line["actions"]) == (
+        "refused: the plan deletes or replaces a flavor in use: m1.small.nicX (1 server); "
+        "nothing applied. Resize those servers to another flavor first, or apply anyway with "
+        "--force",
+        1,
+    )
+    assert admin.compute.get_flavor("m1.small.nicX").name == "m1.small.nicX"
