@@ -177,20 +177,14 @@ def make_target(
 def print_plan(result: Any, fmt: Format, subject: str = "flavor") -> None:
     """A plan: as a diff in the table format (coloured on a terminal, unless NO_COLOR), as
     ``print_round`` prints it otherwise."""
-    import os
-    import sys
-
-    from flavorsmith.cli.sync.diff import render, use_colour
-
     if fmt is not Format.TABLE or result.blocked:
         print_round(result, fmt, subject)
         return
-    colour = use_colour(sys.stdout.isatty(), dict(os.environ))
-    typer.echo(render(result.actions, subject, colour=colour), nl=False, color=colour)
+    _print_diff(result, subject)
 
 
-def print_plan_anyway(result: Any, subject: str = "flavor") -> None:
-    """The plan of a round refused after planning, as a diff (coloured on a terminal)."""
+def _print_diff(result: Any, subject: str) -> None:
+    """The plan of ``result`` as a diff, coloured on a terminal unless NO_COLOR."""
     import os
     import sys
 
@@ -214,7 +208,7 @@ def print_round(result: Any, fmt: Format, subject: str = "flavor") -> None:
         emit(result.diagnostics, err=True)
         return
     if result.in_use:  # refused: the plan, with its server counts, then why
-        print_plan_anyway(result)
+        _print_diff(result, subject)
         typer.echo(f"error: {result.error}", err=True)
         return
     if result.error and not result.refused:
