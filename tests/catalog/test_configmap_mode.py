@@ -185,7 +185,8 @@ def test_a_load_never_mixes_two_updates(mounted: Path) -> None:
     outcomes: list[frozenset[str | None]] = []
     try:
         deadline = time.monotonic() + 3
-        while time.monotonic() < deadline:
+        # at least three loads, however slow the machine, so some overlap a flip
+        while time.monotonic() < deadline or len(outcomes) < 3:
             view = repository.load()
             codes = {d.code for d in view.diagnostics}
             if codes == {"changing"}:
@@ -199,6 +200,9 @@ def test_a_load_never_mixes_two_updates(mounted: Path) -> None:
         stop.set()
         worker.join()
     assert outcomes and all(len(seen) <= 1 for seen in outcomes), outcomes
-    assert any(outcomes), outcomes  # not every load was refused as changing
-    last = {f.description for f in repository.load().catalog.flavors}
+    # once the flips stop, a load is whole again: "changing" is never sticky (on a busy
+    # machine every load during the flips may overlap one, so that is not asserted)
+    settled = repository.load()
+    assert "changing" not in {d.code for d in settled.diagnostics}, settled.diagnostics
+    last = {f.description for f in settled.catalog.flavors}
     assert last in ({"first"}, {"second"})
