@@ -135,6 +135,9 @@ def test_nova_documents(client: TestClient) -> None:
         ({"OpenStack-API-Version": "compute 2.86", "X-OpenStack-Nova-API-Version": "2.61"}, "2.86"),
         # Another service's version in the standard header is ignored.
         ({"OpenStack-API-Version": "baremetal 1.50"}, "2.1"),
+        # Several services in one header, as Nova reads it: the last one naming compute wins.
+        ({"OpenStack-API-Version": "baremetal 1.50, compute 2.60"}, "2.60"),
+        ({"OpenStack-API-Version": "compute 2.10, compute 2.20"}, "2.20"),
     ],
 )
 def test_nova_negotiation(client: TestClient, headers: dict[str, str], negotiated: str) -> None:
@@ -177,6 +180,13 @@ def test_nova_unsupported_versions(client: TestClient, value: str, status: int, 
         assert response.headers["x-openstack-nova-api-version"] == value.split()[1]
     else:
         assert "openstack-api-version" not in response.headers
+
+
+def test_nova_repeated_header_is_folded_as_one(client: TestClient) -> None:
+    """A header sent twice counts as one comma-separated header, as behind Nova's WSGI server."""
+    headers = [("OpenStack-API-Version", "compute 2.10"), ("OpenStack-API-Version", "compute 2.20")]
+    response = client.get("/compute/v2.1", headers=headers)
+    assert response.headers["openstack-api-version"] == "compute 2.20"
 
 
 def test_octavia_document(client: TestClient) -> None:
