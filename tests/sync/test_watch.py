@@ -223,3 +223,37 @@ def test_a_round_logs_what_it_changed_by_name_with_a_timestamp(
         'changed={"m1.medium.dedicated": ["extra_specs.scheduling:tier", "access"]}'
     )
     engine.dispose()
+
+
+def test_a_file_change_wakes_the_watcher_at_once(
+    repo: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """File-system events wake the watcher: with neither a poll nor a timer due for an hour,
+    an edited flavor is still applied, in a round triggered by the files; stopping it does not
+    wait for the hour either."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'watch.db'}")
+    migrate.upgrade(engine)
+    target = StoreFlavors(engine)
+    caplog.set_level("INFO", logger="flavorsmith.sync")
+    stop = threading.Event()
+    options: dict[str, Any] = {"kinds": (FLAVORS,), "prune": False, "stop": stop}
+    options.update(interval=3600, poll=3600, debounce=0.1)
+    thread = threading.Thread(
+        target=watch, args=(Repository(repo, RULES), lambda _kind: target, engine), kwargs=options
+    )
+    thread.start()
+    try:
+        _wait(lambda: "m1.medium" in _managed(target))
+        path = repo / "hardware" / "flavors" / "m1.medium.yaml"
+        path.write_text(path.read_text().replace("\ndescription: ", "\ndescription: edited "))
+        _wait(lambda: _description(target, "m1.medium").startswith("edited "))
+    finally:
+        stop.set()
+        thread.join(10)
+    assert not thread.is_alive()
+    assert [fields_of(r)["trigger"] for r in caplog.records] == ["start", "files"]
+    engine.dispose()
+
+
+def _description(target: StoreFlavors, name: str) -> str:
+    return next(str(f.description) for f in target.observe().values() if f.name == name)
