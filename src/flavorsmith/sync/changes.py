@@ -18,6 +18,7 @@ from types import TracebackType
 
 import watchfiles
 
+from flavorsmith.catalog.fingerprint import folders
 from flavorsmith.logs import event
 
 log = logging.getLogger("flavorsmith.sync")
@@ -54,30 +55,45 @@ class Changes:
         self._thread = threading.Thread(target=self._listen, name="catalog-changes", daemon=True)
         self._thread.start()
 
+    def _stopped(self) -> bool:
+        return self._stop.is_set() or self._closed.is_set()
+
+    def _paths(self) -> list[Path]:
+        """The catalog's folders that exist (not the whole repository: a checkout's .git or a
+        virtualenv beside hardware/ would cost a watch per folder), else the root itself."""
+        return [p for p in folders(self._root) if p.is_dir()] or [self._root]
+
     def _listen(self) -> None:
         try:
-            ready = False
-            batches = watchfiles.watch(
-                self._root,
-                debounce=STEP_MS,
-                step=STEP_MS,
-                rust_timeout=READY_MS,
-                yield_on_timeout=True,
-                stop_event=_Either(self._stop, self._closed),
-                raise_interrupt=False,
-            )
-            for batch in batches:
-                if batch or not ready:
-                    ready = True
-                    self._note()
+            while not self._stopped():
+                self._watch(self._paths())
         except Exception as exc:  # no events to be had: poll instead
-            if not (self._stop.is_set() or self._closed.is_set()):
+            if not self._stopped():
                 self.polling = True
                 log.warning(
                     "catalog watcher polls: no file-system events",
                     extra=event("watch", error=f"{type(exc).__name__}: {exc}"),
                 )
         self._wake.set()
+
+    def _watch(self, paths: list[Path]) -> None:
+        """Until stopped, or until the folders to watch are no longer ``paths`` (hardware/
+        removed or created, as a checkout may): then the caller watches the new ones."""
+        ready = False
+        for batch in watchfiles.watch(
+            *paths,
+            debounce=STEP_MS,
+            step=STEP_MS,
+            rust_timeout=READY_MS,
+            yield_on_timeout=True,
+            stop_event=_Either(self._stop, self._closed),
+            raise_interrupt=False,
+        ):
+            if batch or not ready:
+                ready = True
+                self._note()
+            if batch and self._paths() != paths:
+                return
 
     def _note(self) -> None:
         with self._lock:
