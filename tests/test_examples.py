@@ -201,12 +201,12 @@ EXPECTED: dict[str, tuple[int, list[str]]] = {
             "'uefi', 'bios'",
         ],
     ),
-    "extra-spec-unsafe-pattern": (
+    "extra-spec-pattern-not-re2": (
         1,
         [
-            "hardware/extra-specs/site.yaml:5:37: validators[0].value.pattern: the pattern repeats "
-            "a part that itself repeats without a delimiter between the parts, which can take "
-            "exponential time; write it so each character can match one way",
+            "hardware/extra-specs/site.yaml:5:37: validators[0].value.pattern: the pattern "
+            "'([a-z]+),\\\\1' is not RE2 syntax (RE2 says \"invalid escape sequence: \\1\"); RE2 "
+            "syntax is required (patterns run in linear time: no backreferences, no lookaround)",
         ],
     ),
     "unlisted-file": (

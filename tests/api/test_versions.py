@@ -135,6 +135,9 @@ def test_nova_documents(client: TestClient) -> None:
         ({"OpenStack-API-Version": "compute 2.86", "X-OpenStack-Nova-API-Version": "2.61"}, "2.86"),
         # Another service's version in the standard header is ignored.
         ({"OpenStack-API-Version": "baremetal 1.50"}, "2.1"),
+        # Several services in one header, as Nova reads it: the last one naming compute wins.
+        ({"OpenStack-API-Version": "baremetal 1.50, compute 2.60"}, "2.60"),
+        ({"OpenStack-API-Version": "compute 2.10, compute 2.20"}, "2.20"),
     ],
 )
 def test_nova_negotiation(client: TestClient, headers: dict[str, str], negotiated: str) -> None:
@@ -177,6 +180,36 @@ def test_nova_unsupported_versions(client: TestClient, value: str, status: int, 
         assert response.headers["x-openstack-nova-api-version"] == value.split()[1]
     else:
         assert "openstack-api-version" not in response.headers
+
+
+@pytest.mark.parametrize(
+    ("headers", "shown"),
+    [
+        ([("X-OpenStack-Ironic-API-Version", "1.2, 1.3")], "1.2, 1.3"),
+        (
+            [("X-OpenStack-Ironic-API-Version", "1.2"), ("X-OpenStack-Ironic-API-Version", "1.3")],
+            "1.2,1.3",
+        ),
+    ],
+)
+def test_ironic_reads_its_header_whole(
+    client: TestClient, headers: list[tuple[str, str]], shown: str
+) -> None:
+    """Ironic reads X-OpenStack-Ironic-API-Version as one value: a list (or the header sent
+    twice, folded with a comma) is malformed, not its last version."""
+    response = client.get("/baremetal/v1/nodes", headers=headers)
+    assert response.status_code == 406
+    assert json.loads(response.json()["error_message"])["faultstring"] == (
+        f"Invalid value {shown!r} for X-OpenStack-Ironic-API-Version header: "
+        "expected 'latest' or MAJOR.MINOR"
+    )
+
+
+def test_nova_repeated_header_is_folded_as_one(client: TestClient) -> None:
+    """A header sent twice counts as one comma-separated header, as behind Nova's WSGI server."""
+    headers = [("OpenStack-API-Version", "compute 2.10"), ("OpenStack-API-Version", "compute 2.20")]
+    response = client.get("/compute/v2.1", headers=headers)
+    assert response.headers["openstack-api-version"] == "compute 2.20"
 
 
 def test_octavia_document(client: TestClient) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from flavorsmith.extra_specs.builtin import build
+from flavorsmith.extra_specs.declarative import definitions, problems
 from flavorsmith.extra_specs.plugins import load_plugins
 from flavorsmith.extra_specs.registry import MODES, Registry, parse_mode
 from flavorsmith.extra_specs.safety import pattern_problem
@@ -79,25 +80,80 @@ def test_nova_value_quirks_are_kept(registry: Registry) -> None:
         r"\^?\d+(?:-\d+|,\^?\d+)*",
         r"[a-zA-Z0-9_]+(?:,[a-zA-Z0-9_]+)*,?",
         r"(large|small|any|\d+([kKMGT]i?)?(b|bit|B)?)",
+        # Nested repetitions backtrack in Python's re, not in RE2: accepted.
+        r"([a-z]+,?)+",
+        r"(a*)*",
+        r"(\d+-)*\d+",
     ],
 )
-def test_builtin_patterns_pass_the_safety_check(pattern: str) -> None:
+def test_operator_patterns_in_re2_syntax_are_accepted(pattern: str) -> None:
     assert pattern_problem(pattern) is None
 
 
+REQUIRED = "RE2 syntax is required (patterns run in linear time: no backreferences, no lookaround)"
+
+
 @pytest.mark.parametrize(
-    ("pattern", "refused"),
+    ("pattern", "problem"),
     [
-        (r"([a-z]+,?)+", True),
-        (r"(a*)*", True),
-        (r"(\w)\1", True),
-        (r"[a-z]+(?:,[a-z]+)*", False),
-        (r"(\d+-)*\d+", False),
-        ("(", True),
+        (r"(\w)\1", f'is not RE2 syntax (RE2 says "invalid escape sequence: \\1"); {REQUIRED}'),
+        ("(?=a)b", f'is not RE2 syntax (RE2 says "invalid perl operator: (?="); {REQUIRED}'),
+        ("(", f'is not RE2 syntax (RE2 says "missing ): ("); {REQUIRED}'),
     ],
 )
-def test_operator_patterns(pattern: str, refused: bool) -> None:
-    assert (pattern_problem(pattern) is not None) is refused
+def test_operator_patterns_outside_re2_are_refused(pattern: str, problem: str) -> None:
+    assert pattern_problem(pattern) == problem
+
+
+def test_declared_patterns_run_in_linear_time() -> None:
+    """A declared pattern that backtracks exponentially in Python's re ((x+,?)+ on a long
+    mismatch would take ages there) answers at once: RE2 runs it."""
+    data = {
+        "namespace": "site",
+        "validators": [
+            {
+                "name": "site:racks.{row}",
+                "description": "Racks.",
+                "parameters": [{"name": "row", "pattern": "([a-z]+_?)+"}],
+                "value": {"type": "pattern", "pattern": "([a-z]+,?)+"},
+            }
+        ],
+    }
+    assert problems(data) == []
+    registry = build()
+    namespace, validators = definitions(data, "site.yaml")
+    registry.add_namespace(namespace)
+    assert all(registry.add(v) for v in validators)
+    assert registry.verdict("site:racks.east_west", "a,b,c").status == "valid"
+    slow_in_re = "a" * 50_000 + "!"
+    verdict = registry.verdict("site:racks.east", slow_in_re)
+    assert verdict.status == "invalid-value"
+    assert verdict.message == f"site:racks.east: {slow_in_re!r} does not match ([a-z]+,?)+"
+    assert registry.verdict(f"site:racks.{slow_in_re}", "a").status == "unknown-key"
+
+
+def test_declared_pattern_outside_re2_names_field_and_pattern() -> None:
+    data = {
+        "namespace": "site",
+        "validators": [
+            {
+                "name": "site:racks.{row}",
+                "description": "Racks.",
+                "parameters": [{"name": "row", "pattern": "(?<=r)\\d"}],
+                "value": {"type": "pattern", "pattern": "([a-z]+),\\1"},
+            }
+        ],
+    }
+    assert problems(data) == [
+        (
+            ["validators", 0, "parameters", 0, "pattern"],
+            f"the pattern '(?<=r)\\\\d' is not RE2 syntax (RE2 says \"invalid perl operator: (?<=\"); {REQUIRED}",
+        ),
+        (
+            ["validators", 0, "value", "pattern"],
+            f"the pattern '([a-z]+),\\\\1' is not RE2 syntax (RE2 says \"invalid escape sequence: \\1\"); {REQUIRED}",
+        ),
+    ]
 
 
 @pytest.fixture

@@ -170,7 +170,7 @@ def test_transient_failures_are_retried(flaky_server: Live, repo: Repository) ->
     retry = Retry(sleep=slept.append)  # the backoff is asked for, never slept
     result = run(FLAVORS, repo, flaky_server.target(), prune=False, execute=True, retry=retry)
     assert flaky_server.flaky is not None and flaky_server.flaky.failed > 0
-    assert slept and set(slept) <= {0.2, 0.4, 0.8}
+    assert slept and all(0 <= s <= 0.8 for s in slept)  # jittered, up to 0.2 * 2**n
     assert result.report is not None and result.report.failed == []
     assert run(FLAVORS, repo, flaky_server.target(), prune=False, execute=True).report.writes == 0  # type: ignore[union-attr]
 

@@ -56,19 +56,31 @@ def failing(times: int, *, transient: bool = True) -> tuple[Callable[[], None], 
     return step, calls
 
 
-def test_transient_failures_are_retried_with_doubling_backoff() -> None:
+def jittered(slept: list[float], backoff: float) -> bool:
+    """Each sleep a random time up to backoff * 2**n (full jitter)."""
+    return all(0 <= s <= backoff * 2**n for n, s in enumerate(slept))
+
+
+def test_transient_failures_are_retried_with_jittered_doubling_backoff() -> None:
     slept: list[float] = []
     step, calls = failing(2)
     Retry(sleep=slept.append)(step)
-    assert (len(calls), slept) == (3, [0.2, 0.4])
+    assert (len(calls), len(slept)) == (3, 2)
+    assert jittered(slept, 0.2)
+    # Jittered: many appliers failing together do not all retry together.
+    many: list[float] = []
+    for _ in range(20):
+        Retry(sleep=many.append)(failing(1)[0])
+    assert len(set(many)) > 1 and all(0 <= s <= 0.2 for s in many)
 
 
 def test_retries_stop_after_the_last_attempt_and_never_retry_a_refusal() -> None:
     slept: list[float] = []
     step, calls = failing(10)
-    with pytest.raises(TargetError):
+    with pytest.raises(TargetError, match="busy"):
         Retry(attempts=3, backoff=1.0, sleep=slept.append)(step)
-    assert (len(calls), slept) == (3, [1.0, 2.0])
+    assert (len(calls), len(slept)) == (3, 2)
+    assert jittered(slept, 1.0)
     slept.clear()
     step, calls = failing(1, transient=False)
     with pytest.raises(TargetError):
@@ -104,7 +116,8 @@ def test_each_action_on_its_own_and_every_outcome_reported() -> None:
         ("y", False, None),
         ("c", True, None),
     ]
-    assert (report.writes, len(report.failed), report.calls, slept) == (2, 2, 7, [0.2])
+    assert (report.writes, len(report.failed), report.calls, len(slept)) == (2, 2, 7, 1)
+    assert jittered(slept, 0.2)
 
 
 def test_a_prune_that_empties_a_kind_is_refused() -> None:

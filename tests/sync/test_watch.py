@@ -223,3 +223,71 @@ def test_a_round_logs_what_it_changed_by_name_with_a_timestamp(
         'changed={"m1.medium.dedicated": ["extra_specs.scheduling:tier", "access"]}'
     )
     engine.dispose()
+
+
+def test_a_file_change_wakes_the_watcher_at_once(
+    repo: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """File-system events wake the watcher: with neither a poll nor a timer due for an hour,
+    an edited flavor is still applied, in a round triggered by the files; stopping it does not
+    wait for the hour either."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'watch.db'}")
+    migrate.upgrade(engine)
+    target = StoreFlavors(engine)
+    caplog.set_level("INFO", logger="flavorsmith.sync")
+    stop = threading.Event()
+    options: dict[str, Any] = {"kinds": (FLAVORS,), "prune": False, "stop": stop}
+    options.update(interval=3600, poll=3600, debounce=0.1)
+    thread = threading.Thread(
+        target=watch, args=(Repository(repo, RULES), lambda _kind: target, engine), kwargs=options
+    )
+    thread.start()
+    try:
+        _wait(lambda: "m1.medium" in _managed(target))
+        path = repo / "hardware" / "flavors" / "m1.medium.yaml"
+        path.write_text(path.read_text().replace("\ndescription: ", "\ndescription: edited "))
+        _wait(lambda: _description(target, "m1.medium").startswith("edited "))
+    finally:
+        stop.set()
+        thread.join(10)
+    assert not thread.is_alive()
+    assert [fields_of(r)["trigger"] for r in caplog.records] == ["start", "files"]
+    engine.dispose()
+
+
+def _description(target: StoreFlavors, name: str) -> str:
+    return next(str(f.description) for f in target.observe().values() if f.name == name)
+
+
+def test_the_watcher_follows_hardware_removed_and_checked_out_again(
+    repo: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The events come from the catalog's folders; a checkout that removes hardware/ and
+    writes it again is followed (the round without it is blocked and writes nothing), and the
+    edit it brings is applied, still with no poll or timer due."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'watch.db'}")
+    migrate.upgrade(engine)
+    target = StoreFlavors(engine)
+    caplog.set_level("INFO", logger="flavorsmith.sync")
+    stop = threading.Event()
+    options: dict[str, Any] = {"kinds": (FLAVORS,), "prune": True, "stop": stop}
+    options.update(interval=3600, poll=3600, debounce=0.1)
+    thread = threading.Thread(
+        target=watch, args=(Repository(repo, RULES), lambda _kind: target, engine), kwargs=options
+    )
+    thread.start()
+    try:
+        _wait(lambda: "m1.medium" in _managed(target))
+        shutil.move(repo / "hardware", tmp_path / "away")
+        _wait(lambda: any("blocked" in fields_of(r) for r in caplog.records))
+        path = tmp_path / "away" / "flavors" / "m1.medium.yaml"
+        path.write_text(path.read_text().replace("\ndescription: ", "\ndescription: edited "))
+        shutil.move(tmp_path / "away", repo / "hardware")
+        _wait(lambda: _description(target, "m1.medium").startswith("edited "))
+    finally:
+        stop.set()
+        thread.join(10)
+    assert not thread.is_alive()
+    assert len(_managed(target)) == 12  # the blocked round pruned nothing
+    assert [fields_of(r)["trigger"] for r in caplog.records] == ["start", "files", "files"]
+    engine.dispose()

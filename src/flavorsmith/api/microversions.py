@@ -1,11 +1,19 @@
-"""Microversion negotiation, shared by the Ironic and Nova APIs (each with its own headers)."""
+"""Microversion negotiation, shared by the Ironic and Nova APIs (each with its own headers).
+
+Finding the requested version in the headers is microversion-parse's job, the library Nova
+itself uses for it: the standard ``OpenStack-API-Version: <service> X.Y`` (several services in
+one header, the last one named wins), the legacy header, repeated headers folded with commas.
+Parsing ``X.Y`` stays here: Nova's own pattern (no signs, no leading zeros), stricter than the
+library's ``int()`` split, and bounded in length before any number is built."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import total_ordering
+
+import microversion_parse
 
 from flavorsmith.errors import Invalid, NotAcceptable
 
@@ -87,12 +95,15 @@ class MicroversionSpec:
         return version
 
     def _requested(self, headers: Mapping[str, str]) -> str | None:
+        # Every (name, value) pair, repeats included (Starlette's Headers lists them all), so
+        # that the library folds a repeated header with commas as a WSGI server does.
+        pairs: Iterable[tuple[str, str]] = list(headers.items())
         if self.generic_header:
-            for part in headers.get("openstack-api-version", "").split(","):
-                words = part.strip().split(None, 1)
-                if len(words) == 2 and words[0].lower() == self.service:
-                    return words[1]
-        return headers.get(self.legacy_header.lower())
+            return microversion_parse.get_version(
+                pairs, service_type=self.service, legacy_headers=[self.legacy_header]
+            )
+        # Ironic reads its own header whole: "1.2, 1.3" is malformed there, not 1.3.
+        return microversion_parse.fold_headers(pairs).get(self.legacy_header.lower())
 
     def range_headers(self) -> dict[str, str]:
         if self.generic_header:

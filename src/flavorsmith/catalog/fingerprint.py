@@ -12,6 +12,13 @@ from flavorsmith.catalog import volume
 from flavorsmith.catalog.kinds import KINDS
 
 
+def folders(root: Path) -> list[Path]:
+    """Where the catalog's files are: hardware/, or in ConfigMap mode (no hardware/) the
+    kinds' mounted folders (some may be missing)."""
+    hardware = root / "hardware"
+    return [hardware] if hardware.is_dir() else [root / kind.folder for kind in KINDS]
+
+
 def fingerprint(root: Path) -> str:
     """Changes when any file of the catalog changes: under hardware/, or in ConfigMap mode
     (no hardware/) under the kinds' mounted folders. Files are looked at through their links
@@ -21,10 +28,8 @@ def fingerprint(root: Path) -> str:
     an update being written is not a change yet). Files or folders removed while it looks are
     left out, never an error: a watcher must outlive a checkout that deletes hardware/ under it
     (the next look sees the rest of the change)."""
-    hardware = root / "hardware"
-    folders = [hardware] if hardware.is_dir() else [root / kind.folder for kind in KINDS]
     entries: list[str] = []
-    for top in folders:
+    for top in folders(root):
         # os.walk skips a folder that vanished between listing and scanning; like Path.rglob
         # it does not descend into linked folders (it does follow ``top`` itself).
         for folder, dirs, files in os.walk(top):

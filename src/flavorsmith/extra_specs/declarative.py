@@ -1,5 +1,6 @@
 """Validators declared in the catalog (``hardware/extra-specs/*.yaml``) for operators who do
-not ship Python: one namespace per file, value rules from a small safe vocabulary."""
+not ship Python: one namespace per file, value rules from a small safe vocabulary. Their
+patterns (parameters and values) are RE2's, run in linear time (``safety.py``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 from flavorsmith.extra_specs.model import Parameter, Validator
 from flavorsmith.extra_specs.registry import Namespace
-from flavorsmith.extra_specs.safety import pattern_problem
+from flavorsmith.extra_specs.safety import compile_linear, pattern_problem
 from flavorsmith.extra_specs.value_rules import BOOL, ENUM, INT, PATTERN, STRING, ValueRule
 
 
@@ -22,12 +23,15 @@ def value_rule(spec: dict[str, Any]) -> ValueRule:
     if kind == "enum":
         return ENUM(*[str(c) for c in spec["choices"]], description=description)
     if kind == "pattern":
-        return PATTERN(spec["pattern"], description)
+        compiled = compile_linear(spec["pattern"])
+        return PATTERN(
+            spec["pattern"], description, check=lambda value: compiled.fullmatch(value) is not None
+        )
     return STRING(description)
 
 
 def problems(data: dict[str, Any]) -> list[tuple[list[str | int], str]]:
-    """What a schema-valid definition file still gets wrong: unsafe patterns, undeclared or
+    """What a schema-valid definition file still gets wrong: patterns RE2 cannot run, undeclared or
     unused parameters, keys outside the file's namespace."""
     out: list[tuple[list[str | int], str]] = []
     namespace = data["namespace"]
@@ -52,13 +56,17 @@ def problems(data: dict[str, Any]) -> list[tuple[list[str | int], str]]:
                 )
             )
         for position, parameter in enumerate(spec.get("parameters", [])):
-            problem = pattern_problem(parameter["pattern"])
+            pattern = parameter["pattern"]
+            problem = pattern_problem(pattern)
             if problem:
-                out.append(([*at, "parameters", position, "pattern"], f"the pattern {problem}"))
+                out.append(
+                    ([*at, "parameters", position, "pattern"], f"the pattern {pattern!r} {problem}")
+                )
         if spec["value"]["type"] == "pattern":
-            problem = pattern_problem(spec["value"]["pattern"])
+            pattern = spec["value"]["pattern"]
+            problem = pattern_problem(pattern)
             if problem:
-                out.append(([*at, "value", "pattern"], f"the pattern {problem}"))
+                out.append(([*at, "value", "pattern"], f"the pattern {pattern!r} {problem}"))
     return out
 
 
@@ -79,7 +87,18 @@ def definitions(data: dict[str, Any], source: str) -> tuple[Namespace, list[Vali
             replacement=spec.get("replacement"),
             drivers=tuple(spec.get("drivers", [])),
             source=source,
+            linear=True,
         )
         for spec in data["validators"]
+        if _runnable(spec)
     ]
     return namespace, validators
+
+
+def _runnable(spec: dict[str, Any]) -> bool:
+    """Whether RE2 compiles every pattern of ``spec``; one it refuses is left out of the
+    registry (``problems`` reports it against the file)."""
+    patterns = [p["pattern"] for p in spec.get("parameters", [])]
+    if spec["value"]["type"] == "pattern":
+        patterns.append(spec["value"]["pattern"])
+    return all(pattern_problem(pattern) is None for pattern in patterns)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from flavorsmith.extra_specs.safety import Matcher, compile_linear
 from flavorsmith.extra_specs.value_rules import ValueRule
 
 _PARAM_RE = re.compile(r"\{(\w+)\}")
@@ -31,21 +32,28 @@ class Validator:
     depends_on: tuple[str, ...] = ()
     extension: str | None = None  # e.g. "ironic": ours, which real Nova >= 2.86 refuses
     source: str = "built-in"
-    regex: re.Pattern[str] = field(init=False, compare=False, repr=False)
+    # Parameter patterns declared by an operator: compiled by RE2, which runs them in linear time.
+    linear: bool = False
+    regex: Matcher = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "regex", self.matcher(self.name))
+
+    def matcher(self, template: str) -> Matcher:
+        """``template`` (the name, or a part of it) as a pattern with its parameters."""
         patterns = {p.name: p.pattern for p in self.parameters}
         parts: list[str] = []
         position = 0
-        for match in _PARAM_RE.finditer(self.name):
-            parts.append(re.escape(self.name[position : match.start()]))
+        for match in _PARAM_RE.finditer(template):
+            parts.append(re.escape(template[position : match.start()]))
             name = match.group(1)
             if name not in patterns:
                 raise ValueError(f"{self.name}: parameter {{{name}}} is not described")
             parts.append(f"(?P<{name}>{patterns[name]})")
             position = match.end()
-        parts.append(re.escape(self.name[position:]))
-        object.__setattr__(self, "regex", re.compile("".join(parts)))
+        parts.append(re.escape(template[position:]))
+        source = "".join(parts)
+        return compile_linear(source) if self.linear else re.compile(source)
 
     @property
     def namespace(self) -> str | None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from flavorsmith.extra_specs.model import Validator
+from flavorsmith.extra_specs.safety import Matcher
 from flavorsmith.hints import NearIndex
 
 _REMEMBERED = 32_768  # verdicts and suggestions remembered per registry
@@ -82,7 +83,7 @@ class _Group:
     namespace: Namespace
     regex: re.Pattern[str]
     exact: dict[str, Validator] = field(default_factory=dict)
-    patterned: list[tuple[re.Pattern[str], Validator]] = field(default_factory=list)
+    patterned: list[tuple[Matcher, Validator]] = field(default_factory=list)
 
 
 class Registry:
@@ -131,8 +132,7 @@ class Registry:
             group = self._group_for(namespace)
             rest = validator.name.split(":", 1)[1]
             if "{" in rest:
-                rest_regex = re.compile(validator.regex.pattern.split(":", 1)[1])
-                group.patterned.append((rest_regex, validator))
+                group.patterned.append((validator.matcher(rest), validator))
             else:
                 group.exact[rest] = validator
         self._names.add(validator.name)

@@ -3,7 +3,6 @@ Every write bumps the ``flavors`` generation in the same transaction."""
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from sqlalchemy import (
 
 from flavorsmith.db.models import NovaFlavor, NovaFlavorExtraSpec, NovaFlavorProject
 from flavorsmith.errors import Conflict, Invalid, NotFound
+from flavorsmith.extra_specs.safety import Matcher
 from flavorsmith.store.generations import bump
 from flavorsmith.store.plumbing import Duplicate, fetch_all, fetch_one, keyset, locked, unique
 from flavorsmith.visibility import Viewer, may_see
@@ -56,7 +56,7 @@ class FlavorQuery:
     is_public: bool | None = True  # admins only; None: public and private
     min_ram: int | None = None
     min_disk: int | None = None
-    name: re.Pattern[str] | None = None
+    name: Matcher | None = None  # searched in each name (RE2)
     sort_key: str = "flavorid"
     sort_dir: str = "asc"
     limit: int = MAX_LIMIT

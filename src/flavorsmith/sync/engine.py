@@ -5,8 +5,8 @@ catalog that failed to load or has errors is never applied, and a prune that wou
 every managed object of a kind is refused unless the caller allows it explicitly, and so is
 an apply that would delete or replace an object servers use (as far as the target can count
 them) unless the caller forces it. Applying
-takes each action on its own, retries transient failures with backoff (the sleep is
-injected), and reports every outcome. Only one applier runs at a time per database."""
+takes each action on its own, retries transient failures with jittered backoff (the sleep
+is injected), and reports every outcome. Only one applier runs at a time per database."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
+
+import tenacity
 
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.catalog.repo import Repository, RepoView
@@ -116,21 +118,27 @@ AnyKind = Kind[Any, Any, Any, Any]
 
 @dataclass(frozen=True)
 class Retry:
-    """How transient failures are retried: ``attempts`` in all, sleeping backoff * 2**n."""
+    """How transient failures are retried: ``attempts`` in all, sleeping a random time up to
+    backoff * 2**n before retry n (full jitter: appliers that failed together do not retry
+    together). tenacity runs it; ``sleep`` is injected so tests never sleep."""
 
     attempts: int = 4
     backoff: float = 0.2
     sleep: Callable[[float], None] = time.sleep
 
     def __call__(self, step: Step) -> None:
-        for attempt in range(self.attempts):
-            try:
-                step()
-                return
-            except TargetError as exc:
-                if not exc.transient or attempt == self.attempts - 1:
-                    raise
-                self.sleep(self.backoff * (2**attempt))
+        retrying = tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(self.attempts),
+            wait=tenacity.wait_random_exponential(multiplier=self.backoff),
+            retry=tenacity.retry_if_exception(_transient),
+            sleep=self.sleep,
+            reraise=True,
+        )
+        retrying(step)
+
+
+def _transient(error: BaseException) -> bool:
+    return isinstance(error, TargetError) and error.transient
 
 
 def carry_out(

@@ -1,9 +1,9 @@
-"""Keeping targets in sync: re-plan every kind when catalog files change (bursts debounced)
-and on a timer; one log line per kind and round (flavorsmith.logs), naming the objects it
-changed. A round whose catalog is
-missing, failed to load or has errors applies nothing, and neither does one whose prune
-would delete every managed object of its kind (unless ``allow_empty``): the round is logged
-as blocked and the next change or timer tries again."""
+"""Keeping targets in sync: re-plan every kind when catalog files change (file-system events
+wake the watcher, ``changes.py``; bursts debounced) and on a timer; one log line per kind and
+round (flavorsmith.logs), naming the objects it changed. A round whose catalog is missing,
+failed to load or has errors applies nothing, and neither does one whose prune would delete
+every managed object of its kind (unless ``allow_empty``): the round is logged as blocked and
+the next change or timer tries again."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from flavorsmith.catalog.repo import Repository
 from flavorsmith.db.engine import Engine
 from flavorsmith.logs import event
 from flavorsmith.sync import metrics as sync_metrics
+from flavorsmith.sync.changes import Changes
 from flavorsmith.sync.engine import AnyKind, Retry, exclusive, run_loaded
 from flavorsmith.sync.kinds import WATCHED
 from flavorsmith.sync.report import Report, Round, changes_of
@@ -42,30 +43,38 @@ def watch(
 ) -> int:
     """Run until ``stop`` is set (or ``rounds`` rounds ran); returns the rounds run. Each round
     syncs every kind of ``kinds`` (the registered kinds that are watched, by default) into
-    ``make_target(kind)``."""
+    ``make_target(kind)``. The catalog is looked at again when file-system events say it may
+    have changed, or every ``poll`` seconds where there are none."""
     stop = stop or threading.Event()
     last = fingerprint(repository.root)
     next_timer = 0.0  # the first round runs at once
     done = 0
     trigger = "start"
-    while not stop.is_set() and (rounds is None or done < rounds):
-        now = clock()
-        current = fingerprint(repository.root)
-        if current != last:
-            # Wait for the burst to settle: the fingerprint must hold still for ``debounce``.
-            if stop.wait(debounce):
-                break
-            settled = fingerprint(repository.root)
-            if settled != current:
-                continue  # still changing: wait again
-            last, trigger, next_timer = settled, "files", 0.0
-        if now >= next_timer:
-            options = (prune, allow_empty, trigger, done + 1, retry)
-            _round(repository, make_target, engine, kinds, *options)
-            done += 1
-            trigger = "timer"
-            next_timer = clock() + interval
-        stop.wait(poll)
+    unsettled = False
+    with Changes(repository.root, stop) as changes:
+        while not stop.is_set() and (rounds is None or done < rounds):
+            now = clock()
+            if changes.seen() or unsettled:  # only then is the catalog walked again
+                current = fingerprint(repository.root)
+                unsettled = False
+                if current != last:
+                    # Wait for the burst to settle: the fingerprint must hold still.
+                    if stop.wait(debounce):
+                        break
+                    settled = fingerprint(repository.root)
+                    if settled != current:
+                        unsettled = True
+                        continue  # still changing: wait again
+                    last, trigger, next_timer = settled, "files", 0.0
+            if now >= next_timer:
+                options = (prune, allow_empty, trigger, done + 1, retry)
+                _round(repository, make_target, engine, kinds, *options)
+                done += 1
+                trigger = "timer"
+                next_timer = clock() + interval
+            # Events wake it early; without them (polling) it looks every ``poll`` seconds.
+            longest = poll if changes.polling else interval
+            changes.wait(max(0.0, min(longest, next_timer - clock())))
     return done
 
 
