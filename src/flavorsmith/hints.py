@@ -65,6 +65,8 @@ class NearIndex:
     highest ratio, ties to the greatest text)."""
 
     def __init__(self, candidates: Sequence[str]) -> None:
+        self._candidates = list(candidates)
+        self._near: dict[str, list[int]] | None = None  # see _one_slip, built on first use
         counts: Counter[str] = Counter()
         for text in candidates:
             for char, count in Counter(text.casefold()).items():
@@ -86,6 +88,11 @@ class NearIndex:
             bucket.texts.append(text)
             bucket.folded.append(folded)
             bucket.bits.append(self._bits(folded))
+        # The same candidates by folded length (every bucket of each length: see _one_slip).
+        self._by_folded: dict[int, list[list[int]]] = {}
+        for buckets in self._buckets.values():
+            for bucket in buckets:
+                self._by_folded.setdefault(bucket.folded_length, []).append(bucket.bits)
 
     def _bits(self, folded: str) -> int:
         bits = 0
@@ -103,6 +110,9 @@ class NearIndex:
         """As :func:`closest` over ``head + c`` for the candidates ``c`` whose ``head + c``
         is at most ``slack`` characters longer or shorter than ``head + value``; the answer
         is ``head`` and the candidate."""
+        decided, found = self._one_slip(value, head, slack, cutoff)
+        if decided:
+            return found
         folded_head = head.casefold()
         word = folded_head + value.casefold()
         bits = self._bits(value.casefold())
@@ -138,6 +148,86 @@ class NearIndex:
             if ratio >= cutoff and (best is None or (ratio, folded) > best):
                 best = (ratio, folded)
         return by_fold[best[1]][0] if best is not None else None
+
+    def _one_slip(
+        self, value: str, head: str, slack: int, cutoff: float
+    ) -> tuple[bool, str | None]:
+        """Whether the answer of :meth:`closest` can be proved from the candidates one slip
+        away, and that answer, for the usual misspelling: a letter missing, extra,
+        wrong or two swapped.
+
+        Every candidate and every text one deletion from it is indexed. A candidate ``c``
+        is "near" when a text one deletion (or none) from the value is one of those, that is
+        when their longest common subsequence L leaves at most one letter of each; for any
+        other candidate L is at most ``max(min(v - 2, n), min(v, n - 2))`` for its folded
+        length n and the value's v, and at most the size of the two texts' character
+        multisets' intersection. difflib's matches are never more than L (its matching
+        blocks are a common subsequence), so ``2·(head + L) / total`` bounds the ratio of
+        every candidate not near. The near ones (a handful) are compared with difflib; when
+        the best of them is above the bound of all the others (or, with none at the cutoff,
+        every bound is below the cutoff), it is the answer."""
+        folded = value.casefold()
+        if self._near is None:
+            near: dict[str, list[int]] = {}
+            for order, text in enumerate(self._candidates):
+                key = text.casefold()
+                for variant in {key, *(key[:i] + key[i + 1 :] for i in range(len(key)))}:
+                    near.setdefault(variant, []).append(order)
+            self._near = near
+        index = self._near
+        orders: set[int] = set()
+        for variant in {folded, *(folded[:i] + folded[i + 1 :] for i in range(len(folded)))}:
+            hit = index.get(variant)
+            if hit is not None:
+                orders.update(hit)
+        shortest, longest = len(value) - slack, len(value) + slack
+        folded_head = head.casefold()
+        shared = len(folded_head)
+        size = len(folded)
+        texts: dict[str, str] = {}
+        for order in orders:
+            text = self._candidates[order]
+            if shortest <= len(text) <= longest:
+                if text.casefold() in texts:
+                    return False, None  # two candidates fold alike: the full search decides
+                texts[text.casefold()] = text
+        if folded in texts:  # the same key, or the same but for case
+            return True, head + texts[folded]
+        word = folded_head + folded
+        matcher = difflib.SequenceMatcher()
+        matcher.set_seq2(word)
+        best: tuple[float, str] | None = None
+        for text in texts:
+            matcher.set_seq1(folded_head + text)
+            ratio = matcher.ratio()
+            if ratio >= cutoff and (best is None or (ratio, text) > best):
+                best = (ratio, text)
+        # Every other candidate must stay below the best (or, with none, below the cutoff).
+        # The subsequence bound, by folded length n, rises up to n = v - 2, dips at v - 1 and
+        # v, rises to its top at v + 2 and falls after: the lengths whose bound can reach the
+        # best are a run around v, checked from there outwards.
+        beat = best[0] if best is not None else cutoff
+        bits: int | None = None
+        for step in (1, -1):
+            n = size if step == 1 else size - 1
+            while True:
+                total = 2 * shared + size + n
+                most = max(min(size - 2, n), min(size, n - 2), 0)
+                if total and 2.0 * (shared + most) / total < beat and abs(n - size) > 2:
+                    break
+                if n < 0 or n > longest * 4 + 4:
+                    break
+                if not total or 2.0 * (shared + most) / total >= beat:
+                    for bucket_bits in self._by_folded.get(n, ()):
+                        # The subsequence bound is not enough: the characters' bound may be.
+                        if bits is None:
+                            bits = self._bits(folded)
+                        common = max(map(int.bit_count, map(bits.__and__, bucket_bits)))
+                        bound = 2.0 * (shared + min(most, common)) / total if total else 1.0
+                        if bound >= beat:
+                            return False, None
+                n += step
+        return True, (head + texts[best[1]]) if best is not None else None
 
 
 @functools.lru_cache(maxsize=1024)

@@ -116,3 +116,27 @@ def test_the_index_answers_as_closest(seed: int) -> None:
         assert index.closest(value, head=head, slack=slack, cutoff=cutoff) == closest(
             head + value, near, cutoff=cutoff
         ), (head, value, slack, cutoff)
+
+
+def test_every_single_slip_of_every_key_gets_the_scan_answer(registry: Registry) -> None:
+    """The usual misspelling (one letter missing, extra, wrong, or two swapped) is answered
+    from the keys one slip away; the answer is still the scan's, key by key."""
+    rng = random.Random(34)
+    names = [v.name for v in registry.validators if "{" not in v.name]
+    typos = set()
+    for name in names:
+        for slip in range(4):
+            at = rng.randrange(len(name))
+            letter = rng.choice(LETTERS)
+            typos.add(
+                (
+                    name[:at] + name[at + 1 : at + 2] + name[at : at + 1] + name[at + 2 :],
+                    name[:at] + name[at + 1 :],
+                    name[:at] + letter + name[at:],
+                    name[:at] + letter + name[at + 1 :],
+                )[slip]
+            )
+    fresh = build()
+    assert {key: fresh.suggest(key) for key in sorted(typos)} == {
+        key: scanned(registry, key) for key in sorted(typos)
+    }
