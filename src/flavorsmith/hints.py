@@ -11,7 +11,7 @@ import functools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import compress
+from itertools import chain, compress
 
 
 def closest(value: str, candidates: Iterable[str], *, cutoff: float = 0.6) -> str | None:
@@ -175,11 +175,9 @@ class NearIndex:
                     near.setdefault(variant, []).append(order)
             self._near = near
         index = self._near
-        orders: set[int] = set()
-        for variant in {folded, *(folded[:i] + folded[i + 1 :] for i in range(len(folded)))}:
-            hit = index.get(variant)
-            if hit is not None:
-                orders.update(hit)
+        variants = [folded[:i] + folded[i + 1 :] for i in range(len(folded))]
+        variants.append(folded)
+        orders = set(chain.from_iterable(filter(None, map(index.get, variants))))
         shortest, longest = len(value) - slack, len(value) + slack
         folded_head = head.casefold()
         shared = len(folded_head)
@@ -194,40 +192,50 @@ class NearIndex:
         if folded in texts:  # the same key, or the same but for case
             return True, head + texts[folded]
         word = folded_head + folded
-        matcher = difflib.SequenceMatcher()
-        matcher.set_seq2(word)
+        if len(word) >= 200:
+            return False, None  # difflib's automatic junk applies: the full search decides
         best: tuple[float, str] | None = None
         for text in texts:
-            matcher.set_seq1(folded_head + text)
-            ratio = matcher.ratio()
+            ratio = 2.0 * _matched(folded_head + text, word) / (2 * shared + size + len(text))
             if ratio >= cutoff and (best is None or (ratio, text) > best):
                 best = (ratio, text)
         # Every other candidate must stay below the best (or, with none, below the cutoff).
-        # The subsequence bound, by folded length n, rises up to n = v - 2, dips at v - 1 and
-        # v, rises to its top at v + 2 and falls after: the lengths whose bound can reach the
-        # best are a run around v, checked from there outwards.
         beat = best[0] if best is not None else cutoff
         bits: int | None = None
-        for step in (1, -1):
-            n = size if step == 1 else size - 1
-            while True:
-                total = 2 * shared + size + n
-                most = max(min(size - 2, n), min(size, n - 2), 0)
-                if total and 2.0 * (shared + most) / total < beat and abs(n - size) > 2:
-                    break
-                if n < 0 or n > longest * 4 + 4:
-                    break
-                if not total or 2.0 * (shared + most) / total >= beat:
-                    for bucket_bits in self._by_folded.get(n, ()):
-                        # The subsequence bound is not enough: the characters' bound may be.
-                        if bits is None:
-                            bits = self._bits(folded)
-                        common = max(map(int.bit_count, map(bits.__and__, bucket_bits)))
-                        bound = 2.0 * (shared + min(most, common)) / total if total else 1.0
-                        if bound >= beat:
-                            return False, None
-                n += step
+        for bound, n, most, total in _length_bounds(shared, size, cutoff):
+            if bound < beat:
+                break
+            for bucket_bits in self._by_folded.get(n, ()):
+                # The subsequence bound is not enough: the characters' bound may be.
+                if bits is None:
+                    bits = self._bits(folded)
+                common = max(map(int.bit_count, map(bits.__and__, bucket_bits)))
+                if 2.0 * (shared + min(most, common)) / total >= beat:
+                    return False, None
         return True, (head + texts[best[1]]) if best is not None else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _length_bounds(shared: int, size: int, cutoff: float) -> list[tuple[float, int, int, int]]:
+    """For a value of ``size`` folded characters after a head of ``shared``: each folded
+    length n whose subsequence bound (see :meth:`NearIndex._one_slip`) reaches ``cutoff``,
+    as (bound, n, most matches, total length), highest bound first. The bound rises with n
+    up to ``size - 2``, dips at ``size - 1`` and ``size``, tops at ``size + 2`` and falls
+    after, so the lengths are a run around ``size``, looked for from there outwards."""
+    found = []
+    for step in (1, -1):
+        n = size if step == 1 else size - 1
+        while n >= 0:
+            total = 2 * shared + size + n
+            most = max(min(size - 2, n), min(size, n - 2), 0)
+            bound = 2.0 * (shared + most) / total if total else 1.0
+            if bound >= cutoff:
+                found.append((bound, n, most, total))
+            elif abs(n - size) > 2:
+                break
+            n += step
+    found.sort(reverse=True)
+    return found
 
 
 @functools.lru_cache(maxsize=1024)
@@ -240,3 +248,50 @@ def _least_matches(total: int, cutoff: float) -> int:
     while 2.0 * least / total < cutoff:
         least += 1
     return least
+
+
+def _matched(a: str, b: str) -> int:
+    """How many characters ``difflib.SequenceMatcher(None, a, b)`` matches (its ratio is
+    ``2 * matched / (len(a) + len(b))``), for ``b`` shorter than 200 characters (difflib's
+    automatic junk starts at 200). The same blocks as difflib's, each found as its
+    ``find_longest_match`` documents it (the longest; of those, the one starting earliest in
+    ``a``; of those, the one starting earliest in ``b``), with ``str.find`` doing the
+    searching: a few times faster on short, nearly equal texts."""
+    matched = 0
+    pending = [(0, len(a), 0, len(b))]
+    while pending:
+        alo, ahi, blo, bhi = pending.pop()
+        i, j, k = _longest(a, b, alo, ahi, blo, bhi)
+        if k:
+            matched += k
+            if alo < i and blo < j:
+                pending.append((alo, i, blo, j))
+            if i + k < ahi and j + k < bhi:
+                pending.append((i + k, ahi, j + k, bhi))
+    return matched
+
+
+def _longest(a: str, b: str, alo: int, ahi: int, blo: int, bhi: int) -> tuple[int, int, int]:
+    """``difflib.SequenceMatcher(None, a, b).find_longest_match(alo, ahi, blo, bhi)``."""
+    limit = min(ahi - alo, bhi - blo)
+    k = 0
+    start = alo  # no block longer than k starts before it
+    while k < limit:
+        size = k + 1
+        for i in range(start, ahi - size + 1):
+            j = b.find(a[i : i + size], blo, bhi)
+            if j >= 0:
+                break
+        else:
+            break  # no common block of k + 1 characters: k is the longest
+        start = i
+        k = size
+        while i + k < ahi and j + k < bhi and a[i + k] == b[j + k]:
+            k += 1
+    if not k:
+        return alo, blo, 0
+    for i in range(start, ahi - k + 1):
+        j = b.find(a[i : i + k], blo, bhi)
+        if j >= 0:
+            return i, j, k
+    raise AssertionError("unreachable: a block of k characters was found")  # pragma: no cover
