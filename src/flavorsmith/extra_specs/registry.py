@@ -101,6 +101,7 @@ class Registry:
         self._indexes: dict[str | None, NearIndex] = {}
         self._suggested: dict[str, str | None] = {}
         self._verdicts: dict[tuple[str, str], Verdict] = {}
+        self._prefixes: dict[str, tuple[_Group, ...]] = {}  # the groups a key prefix is in
         for namespace in namespaces:
             self.add_namespace(namespace)
         for validator in validators:
@@ -141,10 +142,11 @@ class Registry:
         return True
 
     def _forget(self) -> None:
-        if self._indexes or self._suggested or self._verdicts:
+        if self._indexes or self._suggested or self._verdicts or self._prefixes:
             self._indexes = {}
             self._suggested = {}
             self._verdicts = {}
+            self._prefixes = {}
 
     def _group_for(self, template: str) -> _Group:
         group = self._literal_groups.get(template)
@@ -172,8 +174,13 @@ class Registry:
         if ":" not in key:
             return self._bare.get(key)
         prefix, rest = key.split(":", 1)
-        group = self._literal_groups.get(prefix)
-        groups = (group,) if group is not None else self._matching_groups(prefix)
+        groups = self._prefixes.get(prefix)
+        if groups is None:
+            group = self._literal_groups.get(prefix)
+            groups = (group,) if group is not None else self._matching_groups(prefix)
+            if len(self._prefixes) >= _REMEMBERED:
+                self._prefixes.clear()
+            self._prefixes[prefix] = groups
         for found in groups:
             validator = found.exact.get(rest)
             if validator is not None:
