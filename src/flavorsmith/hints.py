@@ -166,6 +166,8 @@ class NearIndex:
         every candidate not near. The near ones (a handful) are compared with difflib; when
         the best of them is above the bound of all the others (or, with none at the cutoff,
         every bound is below the cutoff), it is the answer."""
+        if cutoff <= 0:
+            return False, None  # every length could reach it: the full search decides
         folded = value.casefold()
         if self._near is None:
             near: dict[str, list[int]] = {}
