@@ -96,3 +96,20 @@ def test_docs_and_metadef(cli: Invoke, tmp_path: Path) -> None:
     assert "hw:numa_cpus.{num}" in hw["description"]
     result = cli("extra-specs", "metadef", "--output", str(tmp_path / "out"))
     assert result.exit_code == 0 and (tmp_path / "out" / "hw.json").is_file()
+
+
+def test_validate_stdin_whole_output(cli: Invoke) -> None:
+    """A mixed input (valid and invalid values, unknown keys with and without a suggestion,
+    parameterised keys, traits and resources with group suffixes, a malformed group, repeated
+    pairs, escapes, blank and malformed lines) gives exactly the expected document."""
+    here = Path(__file__).parent
+    lines = (here / "validate_stdin.jsonl").read_text(encoding="utf-8")
+    for fmt, expected in (
+        ("json", "validate_stdin.expected.jsonl"),
+        ("text", "validate_stdin.expected.txt"),
+    ):
+        result = cli("extra-specs", "validate", "--stdin", "-f", fmt, input=lines)
+        assert (result.exit_code, result.stdout) == (
+            1,
+            (here / expected).read_text(encoding="utf-8"),
+        )

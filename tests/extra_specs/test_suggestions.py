@@ -3,6 +3,7 @@ it replaces (the same key, or no key, for every typo), and it follows the regist
 
 from __future__ import annotations
 
+import difflib
 import random
 
 import pytest
@@ -11,7 +12,7 @@ from flavorsmith.extra_specs.builtin import build
 from flavorsmith.extra_specs.model import Validator
 from flavorsmith.extra_specs.registry import Registry
 from flavorsmith.extra_specs.value_rules import ValueRule
-from flavorsmith.hints import NearIndex, closest
+from flavorsmith.hints import NearIndex, _matched, closest
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz_:.0123456789ABCXYZ"
 
@@ -116,3 +117,48 @@ def test_the_index_answers_as_closest(seed: int) -> None:
         assert index.closest(value, head=head, slack=slack, cutoff=cutoff) == closest(
             head + value, near, cutoff=cutoff
         ), (head, value, slack, cutoff)
+
+
+def test_every_single_slip_of_every_key_gets_the_scan_answer(registry: Registry) -> None:
+    """The usual misspelling (one letter missing, extra, wrong, or two swapped) is answered
+    from the keys one slip away; the answer is still the scan's, key by key."""
+    rng = random.Random(34)
+    names = [v.name for v in registry.validators if "{" not in v.name]
+    typos = set()
+    for name in names:
+        for slip in range(4):
+            at = rng.randrange(len(name))
+            letter = rng.choice(LETTERS)
+            typos.add(
+                (
+                    name[:at] + name[at + 1 : at + 2] + name[at : at + 1] + name[at + 2 :],
+                    name[:at] + name[at + 1 :],
+                    name[:at] + letter + name[at:],
+                    name[:at] + letter + name[at + 1 :],
+                )[slip]
+            )
+    fresh = build()
+    assert {key: fresh.suggest(key) for key in sorted(typos)} == {
+        key: scanned(registry, key) for key in sorted(typos)
+    }
+
+
+def test_matched_characters_are_difflibs() -> None:
+    """The short-text matcher counts the characters difflib matches, on texts full of
+    repeats (where the choice of the first block matters) and on nearly equal ones."""
+    rng = random.Random(5)
+    for _ in range(20_000):
+        alphabet = rng.choice(["ab", "abc", "abcd_", "abcdefgh_:0"])
+        a = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        b = list(a)
+        for _ in range(rng.randint(0, 3)):
+            at = rng.randrange(len(b) + 1)
+            if at == len(b) or rng.random() < 0.4:
+                b.insert(at, rng.choice(alphabet))
+            elif rng.random() < 0.5:
+                del b[at]
+            else:
+                b[at] = rng.choice(alphabet)
+        for other in ("".join(b), "".join(rng.choice(alphabet) for _ in range(len(a)))):
+            blocks = difflib.SequenceMatcher(None, a, other).get_matching_blocks()
+            assert _matched(a, other) == sum(block.size for block in blocks), (a, other)

@@ -102,6 +102,7 @@ class Registry:
         self._indexes: dict[str | None, NearIndex] = {}
         self._suggested: dict[str, str | None] = {}
         self._verdicts: dict[tuple[str, str], Verdict] = {}
+        self._prefixes: dict[str, tuple[_Group, ...]] = {}  # the groups a key prefix is in
         for namespace in namespaces:
             self.add_namespace(namespace)
         for validator in validators:
@@ -141,10 +142,11 @@ class Registry:
         return True
 
     def _forget(self) -> None:
-        if self._indexes or self._suggested or self._verdicts:
+        if self._indexes or self._suggested or self._verdicts or self._prefixes:
             self._indexes = {}
             self._suggested = {}
             self._verdicts = {}
+            self._prefixes = {}
 
     def _group_for(self, template: str) -> _Group:
         group = self._literal_groups.get(template)
@@ -172,9 +174,7 @@ class Registry:
         if ":" not in key:
             return self._bare.get(key)
         prefix, rest = key.split(":", 1)
-        group = self._literal_groups.get(prefix)
-        groups = (group,) if group is not None else self._matching_groups(prefix)
-        for found in groups:
+        for found in self._groups_of(prefix):
             validator = found.exact.get(rest)
             if validator is not None:
                 return validator
@@ -216,6 +216,17 @@ class Registry:
         """What stock Nova says of a key only Flavorsmith registers: its namespace decides."""
         namespace = self._known_namespace(key.split(":", 1)[0]) if ":" in key else None
         return "unknown-key" if namespace is not None and namespace.nova else "unregistered"
+
+    def _groups_of(self, prefix: str) -> tuple[_Group, ...]:
+        """The namespace groups a key prefix is in (remembered until the registry changes)."""
+        groups = self._prefixes.get(prefix)
+        if groups is None:
+            group = self._literal_groups.get(prefix)
+            groups = (group,) if group is not None else self._matching_groups(prefix)
+            if len(self._prefixes) >= _REMEMBERED:
+                self._prefixes.clear()
+            self._prefixes[prefix] = groups
+        return groups
 
     def _matching_groups(self, prefix: str) -> tuple[_Group, ...]:
         return tuple(g for g in self._pattern_groups if g.regex.fullmatch(prefix))
@@ -284,9 +295,8 @@ class Registry:
         if remembered != _UNKNOWN:
             return remembered
         prefix = key.split(":", 1)[0] if ":" in key else None
-        group = self._literal_groups.get(prefix) if prefix is not None else None
-        if group is None and prefix is not None:
-            group = next((g for g in self._pattern_groups if g.regex.fullmatch(prefix)), None)
+        groups = self._groups_of(prefix) if prefix is not None else ()
+        group = groups[0] if groups else None
         # Only keys of about the same length can be 0.8 alike; skipping the rest keeps an
         # unknown key as cheap to answer as a known one.
         slack = max(2, len(key) // 4)
