@@ -114,6 +114,18 @@ def wait_loaded(driver: Any, timeout: float = 15) -> str:
     return found
 
 
+def follow(driver: Any, action: Any, timeout: float = 15) -> str:
+    """Do ``action`` (a click, a key press) that loads another page; wait until the old page is
+    gone and the new one is loaded; its ``body[data-loaded]``."""
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = driver.find_element("tag name", "html")
+    action()
+    WebDriverWait(driver, timeout).until(expected_conditions.staleness_of(old))
+    return wait_loaded(driver, timeout)
+
+
 def screenshot(driver: Any, name: str) -> Path:
     """The whole page as docs/screenshots/NAME.png (the README and docs/dashboard.md show it)."""
     width, height = driver.execute_script(

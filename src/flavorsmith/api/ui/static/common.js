@@ -5,6 +5,7 @@ const TOKEN_KEY = "flavorsmith.token";
 
 const PAGES = [
   ["capacity", "/ui/", "Capacity"],
+  ["matrix", "/ui/matrix.html", "Flavors × nodes"],
 ];
 
 export class ApiError extends Error {
