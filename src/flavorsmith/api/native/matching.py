@@ -259,3 +259,20 @@ async def flavor_node_matrix(request: Request) -> dict[str, Any]:
         url = f"{base(request)}/v1/matrix"
         body["next"] = next_href(request, url, limit=limit, marker=page.last)
     return body
+
+
+@router.get("/nodes/{ident}/matches")
+async def node_matches(request: Request, ident: str) -> dict[str, Any]:
+    """A node (with its traits, states and what keeps Nova from scheduling on it), and every
+    flavor the caller may see: whether the matcher lets it land there, and why not (the
+    dashboard's node page; ``explain FLAVOR NODE`` has the reasons by layer)."""
+    _authorize(request)
+    check_query(request, ())
+    catalog, index = await _inputs(request)
+    node = views.find_node(index, ident)
+    known = views.known_traits(index)
+    return {
+        "generation": index.snapshot.generation,
+        "node": views.node_detail(node),
+        "flavors": [views.pair(node, rule, known) for rule in views.rules_of(catalog)],
+    }

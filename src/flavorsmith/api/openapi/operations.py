@@ -470,6 +470,11 @@ def _operations() -> dict[tuple[str, str], Operation]:
             {200: obj(required=("node", "flavors"))},
             errors=(*READ, 404, 503),
         ),
+        ("GET", "/v1/nodes/{ident}/matches"): Operation(
+            "A node, and for every flavor whether it can land there and why not",
+            {200: obj(required=("generation", "node", "flavors"))},
+            errors=(*READ, 404, 503),
+        ),
         ("GET", "/v1/flavors/{name}/nodes/{ident}"): Operation(
             "Whether a flavor can land on a node, and why not",
             {200: ANY_OBJECT},
