@@ -114,6 +114,13 @@ def wait_loaded(driver: Any, timeout: float = 15) -> str:
     return found
 
 
+def wait_until(driver: Any, condition: Any, timeout: float = 15) -> Any:
+    """Wait until ``condition(driver)`` is true; its value."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout).until(condition)
+
+
 def follow(driver: Any, action: Any, timeout: float = 15) -> str:
     """Do ``action`` (a click, a key press) that loads another page; wait until the old page is
     gone and the new one is loaded; its ``body[data-loaded]``."""
