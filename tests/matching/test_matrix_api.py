@@ -50,7 +50,12 @@ def _expected(client: TestClient, admit: Any) -> dict[str, Any]:
     def key(node: NodeInfo) -> tuple[str, tuple[str, ...]]:
         return (node.resource_class or "", tuple(sorted(node.traits)))
 
-    groups = sorted(Counter(key(n) for _, n in admitted).items())
+    # Groups in the order of resource class, then their first node.
+    first: dict[tuple[str, tuple[str, ...]], int] = {}
+    for position, node in enumerate(snapshot.nodes):
+        first.setdefault(key(node), position)
+    sizes = Counter(key(n) for _, n in admitted)
+    groups = sorted(sizes.items(), key=lambda item: (item[0][0], first[item[0]]))
     flavors = []
     for rule in views.rules_of(catalog):
         hits = brute_force(rule, snapshot)
