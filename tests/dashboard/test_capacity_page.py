@@ -98,7 +98,7 @@ def test_the_page_is_usable_from_the_keyboard(service: tuple[str, str], browser:
     # Tab order: the skip link first, then the navigation, then the token form.
     focused = []
     body = browser.find_element("tag name", "body")
-    for _ in range(6):
+    for _ in range(7):
         body.send_keys("\ue004")  # Tab
         focused.append(
             browser.execute_script(
@@ -111,6 +111,7 @@ def test_the_page_is_usable_from_the_keyboard(service: tuple[str, str], browser:
         "A:Skip to the content",
         "A:Capacity",
         "A:Flavors \u00d7 nodes",
+        "A:Sync plan",
         "INPUT:token",
         "BUTTON:Use token",
         "BUTTON:Forget token",

@@ -133,8 +133,9 @@ def follow(driver: Any, action: Any, timeout: float = 15) -> str:
     return wait_loaded(driver, timeout)
 
 
-def screenshot(driver: Any, name: str) -> Path:
-    """The whole page as docs/screenshots/NAME.png (the README and docs/dashboard.md show it)."""
+def screenshot(driver: Any, name: str, max_height: int = 2000) -> Path:
+    """The page (its first ``max_height`` pixels) as docs/screenshots/NAME.png: the README and
+    docs/dashboard.md show it."""
     width, height = driver.execute_script(
         "const e = document.documentElement; return [e.scrollWidth, e.scrollHeight];"
     )
@@ -143,7 +144,7 @@ def screenshot(driver: Any, name: str) -> Path:
         {
             "format": "png",
             "captureBeyondViewport": True,
-            "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
+            "clip": {"x": 0, "y": 0, "width": width, "height": min(height, max_height), "scale": 1},
         },
     )
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,7 @@ const TOKEN_KEY = "flavorsmith.token";
 const PAGES = [
   ["capacity", "/ui/", "Capacity"],
   ["matrix", "/ui/matrix.html", "Flavors × nodes"],
+  ["sync", "/ui/sync.html", "Sync plan"],
 ];
 
 export class ApiError extends Error {
