@@ -1,4 +1,6 @@
-"""One live service on the example data, and one browser session, per test module."""
+"""One live service on the example data for the whole package (starting one costs a node
+import and a server start), and one browser session per test module. The tests change nothing
+the others count: the node page's test adds a trait no flavor names."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import pytest
 from tests.support.browser import chromium, example_service
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """(the service's URL, its database URL)."""
     with example_service(tmp_path_factory.mktemp("dashboard")) as found:
