@@ -161,6 +161,7 @@ def follow_ups(port: str, repo: Path, database: str) -> str:
         f"  {flavorsmith} capacity {on_db}\n"
         f"  {flavorsmith} sync plan {on_db} --only deploy-templates\n"
         f"  curl http://127.0.0.1:{port}/v1/flavors/g1.8xh100/nodes\n"
+        f"\nThe dashboard: http://127.0.0.1:{port}/ui/\n"
     )
 
 

@@ -146,6 +146,7 @@ def test_demo_loads_the_examples_into_its_own_database_and_keeps_api_changes(
     port, printed, stop = run_demo(tmp_path)
     try:
         assert f"demo database: {database_file} (its own; not the per-user default)" in printed
+        assert f"The dashboard: http://127.0.0.1:{port}/ui/" in printed
         assert flavor_names(port) == EXAMPLE_FLAVORS
         templates = get(
             f"http://127.0.0.1:{port}/baremetal/v1/deploy_templates",

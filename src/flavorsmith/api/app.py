@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from flavorsmith.api import health, openapi
+from flavorsmith.api import health, openapi, ui
 from flavorsmith.api.auth import AuthConfigError, Authenticator, NoAuth, TokenFile
 from flavorsmith.api.baremetal import conductor as baremetal_conductor
 from flavorsmith.api.baremetal import deploy_templates as baremetal_templates
@@ -92,6 +92,7 @@ ROUTERS: list[tuple[APIRouter, str]] = [
     (native_inspection.router, "/v1"),
     (native_sync.router, "/v1"),
     (native_verify.router, "/v1"),
+    (ui.router, ui.PREFIX),
 ]
 
 NATIVE_POLICIES = [

@@ -81,6 +81,21 @@ def node_entry(node: NodeInfo) -> dict[str, Any]:
     }
 
 
+def node_detail(node: NodeInfo) -> dict[str, Any]:
+    """What the dashboard shows of a node: its entry, traits, states, and each reason Nova's
+    ironic driver would report its inventory reserved."""
+    return {
+        **node_entry(node),
+        "traits": sorted(node.traits),
+        "provision_state": node.provision_state,
+        "power_state": node.power_state,
+        "maintenance": node.maintenance,
+        "instance_uuid": node.instance_uuid,
+        "inventory": node.inventory_state,
+        "holds": [{"kind": h.kind, "detail": h.detail} for h in node.holds],
+    }
+
+
 def nodes_of(index: Index, rule: FlavorRule) -> list[NodeInfo]:
     nodes = index.snapshot.nodes
     return [nodes[p] for p in positions(index.match(rule))]

@@ -1,4 +1,5 @@
-"""/v1: the nodes of a flavor, the flavors of a node, why a pair does not match, capacity.
+"""/v1: the nodes of a flavor, the flavors of a node, why a pair does not match, capacity,
+and the flavors by node groups matrix.
 
 Each answer is computed on the catalog as the caller may see it (flavorsmith.visibility): a
 private flavor hidden from the caller is a 404 here, is never listed as a node's flavor, and
@@ -26,7 +27,7 @@ from flavorsmith.catalog.model import Catalog, Flavor
 from flavorsmith.catalog.repo import RepoView
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import Forbidden, Invalid, NotFound, ServiceUnavailable
-from flavorsmith.matching import views
+from flavorsmith.matching import matrix, views
 from flavorsmith.matching.diagnosis import Context
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.index import Index
@@ -230,3 +231,48 @@ async def explain_node(request: Request, name: str, ident: str) -> dict[str, Any
     node = views.find_node(index, ident)
     context = _explain_context(request, catalog, rule.name)
     return await call(request, lambda: views.explain_node(index, rule, node, context))
+
+
+@router.get("/matrix")
+async def flavor_node_matrix(request: Request) -> dict[str, Any]:
+    """Flavors by node groups (same resource class and traits), filtered by the nodes'
+    ``resource_class``, ``trait`` (comma-separated: every one) and ``provision_state``; the
+    groups paged with ``limit`` and ``marker`` (a group's id)."""
+    _authorize(request)
+    check_query(request, ("resource_class", "trait", "provision_state", "limit", "marker"))
+    catalog, index = await _inputs(request)
+    query = Query(request, NATIVE)
+    traits = query.get("trait")
+    filters = matrix.Filters(
+        resource_class=query.get("resource_class") or None,
+        traits=tuple(t for t in (traits or "").split(",") if t),
+        provision_state=query.get("provision_state") or None,
+    )
+    limit = query.page_size()
+    marker = query.marker()
+    rules = views.rules_of(catalog)
+    page = await call(
+        request, lambda: matrix.matrix(index, rules, filters, marker=marker, limit=limit)
+    )
+    body = page.body
+    if page.last is not None:
+        url = f"{base(request)}/v1/matrix"
+        body["next"] = next_href(request, url, limit=limit, marker=page.last)
+    return body
+
+
+@router.get("/nodes/{ident}/matches")
+async def node_matches(request: Request, ident: str) -> dict[str, Any]:
+    """A node (with its traits, states and what keeps Nova from scheduling on it), and every
+    flavor the caller may see: whether the matcher lets it land there, and why not (the
+    dashboard's node page; ``explain FLAVOR NODE`` has the reasons by layer)."""
+    _authorize(request)
+    check_query(request, ())
+    catalog, index = await _inputs(request)
+    node = views.find_node(index, ident)
+    known = views.known_traits(index)
+    return {
+        "generation": index.snapshot.generation,
+        "node": views.node_detail(node),
+        "flavors": [views.pair(node, rule, known) for rule in views.rules_of(catalog)],
+    }

@@ -470,6 +470,11 @@ def _operations() -> dict[tuple[str, str], Operation]:
             {200: obj(required=("node", "flavors"))},
             errors=(*READ, 404, 503),
         ),
+        ("GET", "/v1/nodes/{ident}/matches"): Operation(
+            "A node, and for every flavor whether it can land there and why not",
+            {200: obj(required=("generation", "node", "flavors"))},
+            errors=(*READ, 404, 503),
+        ),
         ("GET", "/v1/flavors/{name}/nodes/{ident}"): Operation(
             "Whether a flavor can land on a node, and why not",
             {200: ANY_OBJECT},
@@ -489,6 +494,32 @@ def _operations() -> dict[tuple[str, str], Operation]:
         ),
         ("GET", "/v1/capacity"): Operation(
             "Capacity per flavor", {200: ANY_OBJECT}, errors=(*READ, 503)
+        ),
+        ("GET", "/v1/matrix"): Operation(
+            "Flavors by node groups (same resource class and traits): the nodes of each group "
+            "each flavor can land on, filtered by the nodes' resource class, traits and "
+            "provision state, the groups paged",
+            {
+                200: obj(
+                    {
+                        "generation": {"type": "integer"},
+                        "nodes": {"type": "integer"},
+                        "group_count": {"type": "integer"},
+                        "groups": array(ANY_OBJECT),
+                        "flavors": array(ANY_OBJECT),
+                        "next": string(),
+                    },
+                    required=("generation", "nodes", "group_count", "groups", "flavors"),
+                )
+            },
+            query={
+                "resource_class": string(),
+                "trait": string(),
+                "provision_state": string(),
+                "limit": QUERY_LIMIT,
+                "marker": string(),
+            },
+            errors=(*READ, 503),
         ),
         ("GET", "/v1/verify"): Operation(
             "Drift between the catalog, the nodes, Placement (derived from the nodes) and the "

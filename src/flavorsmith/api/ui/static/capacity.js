@@ -1,0 +1,131 @@
+// The capacity page: per flavor, matching / available / only-this-flavor / shared nodes, as
+// bars grouped by resource class (GET /v1/capacity), and the findings as lists with links.
+import { api, el, explainError, flavorHref, nodeHref, shell, showStatus } from "/ui/common.js";
+
+// The columns, in order: the capacity document's field and what the page calls it.
+const MEASURES = [
+  ["matching", "Matching", "nodes the flavor can land on"],
+  ["available", "Available", "matching nodes free to deploy now"],
+  ["exclusive", "Only this flavor", "matching nodes no other flavor can use"],
+  ["shared", "Shared", "matching nodes other flavors compete for"],
+];
+
+function bar(field, value, scale) {
+  const span = el("span", { class: `bar bar-${field}`, "aria-hidden": "true" });
+  span.style.width = `${scale ? (100 * value) / scale : 0}%`;
+  return el("span", { class: "track", "aria-hidden": "true" }, span);
+}
+
+function classTable(resourceClass, flavors, scale) {
+  const id = `class-${resourceClass.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+  const head = el("tr", {}, el("th", { scope: "col", text: "Flavor" }));
+  for (const [, label, meaning] of MEASURES) {
+    head.append(el("th", { scope: "col", title: meaning, text: label }));
+  }
+  const body = el("tbody");
+  for (const flavor of flavors) {
+    const row = el(
+      "tr",
+      { "data-flavor": flavor.flavor },
+      el("th", { scope: "row" }, el("a", { href: flavorHref(flavor.flavor), text: flavor.flavor })),
+    );
+    for (const [field] of MEASURES) {
+      const value = flavor[field];
+      row.append(
+        el(
+          "td",
+          { "data-field": field },
+          el("span", { class: "num", text: value }),
+          bar(field, value, scale),
+        ),
+      );
+    }
+    body.append(row);
+  }
+  return el(
+    "section",
+    { class: "resource-class", "aria-labelledby": id, "data-resource-class": resourceClass },
+    el("h2", { id }, "Resource class ", el("code", { text: resourceClass })),
+    el(
+      "table",
+      { class: "capacity" },
+      el("caption", { text: `Nodes per flavor of resource class ${resourceClass}` }),
+      el("thead", {}, head),
+      body,
+    ),
+  );
+}
+
+function findingList(key, title, items, render) {
+  const section = el("section", { class: "finding", "data-finding": key });
+  section.append(el("h3", {}, `${title} `, el("span", { class: "count", text: `(${items.length})` })));
+  if (items.length === 0) {
+    section.append(el("p", { class: "none", text: "None." }));
+    return section;
+  }
+  const list = el("ul");
+  for (const item of items) list.append(el("li", {}, ...render(item)));
+  section.append(list);
+  return section;
+}
+
+function findings(found) {
+  const traits = Object.entries(found.traits_no_node_has || {});
+  return [
+    findingList("flavors_without_nodes", "Flavors no node can serve", found.flavors_without_nodes, (name) => [
+      el("a", { href: flavorHref(name), text: name }),
+    ]),
+    findingList("nodes_without_flavor", "Nodes no flavor can use", found.nodes_without_flavor, (name) => [
+      el("a", { href: nodeHref(name), text: name }),
+    ]),
+    findingList(
+      "resource_classes_without_flavor",
+      "Resource classes no flavor asks for",
+      found.resource_classes_without_flavor,
+      (name) => [el("code", { text: name })],
+    ),
+    findingList("traits_no_node_has", "Traits required that no node has", traits, ([trait, flavors]) => [
+      el("code", { text: trait }),
+      " required by ",
+      ...flavors.flatMap((name, i) => [i ? ", " : "", el("a", { href: flavorHref(name), text: name })]),
+    ]),
+    findingList("pool_leaks", "Pool leaks", found.pool_leaks || [], (leak) => [
+      el("a", { href: flavorHref(leak.reached_by), text: leak.reached_by }),
+      ` (${leak.audience}) reaches `,
+      leak.nodes === null ? "" : `${leak.nodes} of the ${leak.pool_nodes} nodes of `,
+      "private flavor ",
+      el("a", { href: flavorHref(leak.pool), text: leak.pool }),
+    ]),
+  ];
+}
+
+export function render(capacity) {
+  const byClass = new Map();
+  for (const flavor of capacity.flavors) {
+    const key = flavor.resource_class || "(none)";
+    if (!byClass.has(key)) byClass.set(key, []);
+    byClass.get(key).push(flavor);
+  }
+  const scale = Math.max(1, ...capacity.flavors.map((f) => f.matching));
+  const classes = document.getElementById("classes");
+  classes.replaceChildren(
+    ...[...byClass.keys()].sort().map((key) => classTable(key, byClass.get(key), scale)),
+  );
+  document.getElementById("summary").textContent =
+    `${capacity.flavors.length} flavors over ${capacity.nodes} nodes (node generation ${capacity.generation}).`;
+  document.getElementById("findings").replaceChildren(...findings(capacity.findings));
+}
+
+async function main() {
+  shell("capacity");
+  try {
+    render(await api("/v1/capacity"));
+    showStatus("");
+    document.body.dataset.loaded = "true";
+  } catch (error) {
+    showStatus(explainError(error), true);
+    document.body.dataset.loaded = "error";
+  }
+}
+
+main();

@@ -1,0 +1,119 @@
+// Shared by every page: the navigation, the token, calls to the /v1 APIs, safe DOM building.
+// The token lives in this tab's sessionStorage and goes out as X-Auth-Token; never a cookie.
+
+const TOKEN_KEY = "flavorsmith.token";
+
+const PAGES = [
+  ["capacity", "/ui/", "Capacity"],
+  ["matrix", "/ui/matrix.html", "Flavors × nodes"],
+  ["sync", "/ui/sync.html", "Sync plan"],
+];
+
+export class ApiError extends Error {
+  constructor(status, detail) {
+    super(`${status}: ${detail}`);
+    this.status = status;
+    this.detail = detail;
+  }
+}
+
+export function token() {
+  return sessionStorage.getItem(TOKEN_KEY) || "";
+}
+
+// GET a /v1 path; the parsed JSON, or an ApiError carrying the service's own message.
+export async function api(path) {
+  const headers = { Accept: "application/json" };
+  const held = token();
+  if (held) headers["X-Auth-Token"] = held;
+  const response = await fetch(path, { headers, credentials: "omit", cache: "no-store" });
+  if (!response.ok) {
+    let detail = response.statusText;
+    try {
+      const body = await response.json();
+      detail = body.detail || body.title || detail;
+    } catch {
+      // not JSON: keep the status text
+    }
+    throw new ApiError(response.status, detail);
+  }
+  return response.json();
+}
+
+// An element with attributes (``text`` sets its text; never HTML) and children.
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === "text") node.textContent = String(value);
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+export function flavorHref(name) {
+  return `/ui/flavor.html?name=${encodeURIComponent(name)}`;
+}
+
+export function nodeHref(ident) {
+  return `/ui/node.html?node=${encodeURIComponent(ident)}`;
+}
+
+// What went wrong, in the page's status line (announced to screen readers).
+export function showStatus(text, isError = false) {
+  const status = document.getElementById("status");
+  status.textContent = text;
+  status.classList.toggle("error", isError);
+  if (isError) status.setAttribute("role", "alert");
+}
+
+export function explainError(error) {
+  if (error instanceof ApiError && error.status === 401) {
+    return "The service needs a token: enter one above (it stays in this tab only).";
+  }
+  if (error instanceof ApiError && error.status === 403) {
+    return `Your token may not read this: ${error.detail}`;
+  }
+  return `Could not load: ${error.message}`;
+}
+
+// The header every page shares: the pages, and the token form.
+export function shell(current) {
+  const header = document.getElementById("shell");
+  const nav = el("nav", { "aria-label": "Dashboard pages" });
+  const list = el("ul");
+  for (const [key, href, label] of PAGES) {
+    const link = el("a", { href, "aria-current": key === current ? "page" : null, text: label });
+    list.append(el("li", {}, link));
+  }
+  nav.append(el("span", { class: "brand", text: "Flavorsmith" }), list);
+  const input = el("input", {
+    id: "token",
+    name: "token",
+    type: "password",
+    autocomplete: "off",
+    placeholder: token() ? "(a token is set)" : "none needed without auth",
+  });
+  const form = el(
+    "form",
+    { id: "token-form", "aria-label": "API token" },
+    el("label", { for: "token", text: "Token" }),
+    input,
+    el("button", { type: "submit", text: "Use token" }),
+    el("button", { type: "button", id: "token-forget", text: "Forget token" }),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (input.value) sessionStorage.setItem(TOKEN_KEY, input.value);
+    location.reload();
+  });
+  form.querySelector("#token-forget").addEventListener("click", () => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    location.reload();
+  });
+  header.append(nav, form);
+}

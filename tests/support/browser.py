@@ -1,0 +1,224 @@
+"""A real browser for the dashboard's tests: Debian's ``chromium`` driven through its
+``chromium-driver`` by Selenium, headless, against a live ``flavorsmith serve``.
+
+Both packages are installed with apt-get when ``/usr/bin/chromium`` or ``/usr/bin/chromedriver``
+is missing (about 130 MB to download, 440 MB on disk, once per machine); the tests are skipped,
+with the reason, when that cannot be done. Selenium is given both paths explicitly and runs
+offline: Selenium Manager never downloads a browser or a driver."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+PACKAGES = ("chromium", "chromium-driver")
+INSTALL_TIMEOUT = 900  # seconds for apt-get: a slow mirror, not a hung one
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+
+
+def _apt(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["apt-get", *args],
+        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT,
+        check=False,
+    )
+
+
+def ensure_chromium() -> None:
+    """Install Debian's chromium and chromium-driver when either is missing; skip the test
+    (saying why) when that is not possible here."""
+    if CHROMIUM.exists() and CHROMEDRIVER.exists():
+        return
+    if shutil.which("apt-get") is None:
+        pytest.skip(f"{CHROMIUM} or {CHROMEDRIVER} is missing and there is no apt-get")
+    if os.geteuid() != 0:
+        pytest.skip(f"{CHROMIUM} or {CHROMEDRIVER} is missing; installing them needs root")
+    install = ("install", "-y", "--no-install-recommends", *PACKAGES)
+    try:
+        done = _apt(*install)
+        if done.returncode != 0:  # stale package lists: refresh them once
+            _apt("update")
+            done = _apt(*install)
+    except subprocess.TimeoutExpired:
+        pytest.skip(f"apt-get install {' '.join(PACKAGES)} took over {INSTALL_TIMEOUT} s")
+    if done.returncode != 0 or not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+        pytest.skip(f"apt-get install {' '.join(PACKAGES)} failed: {' / '.join(tail)}")
+
+
+@contextmanager
+def chromium(width: int = 1280, height: int = 900) -> Iterator[Any]:
+    """A headless chromium session (Selenium's WebDriver), its browser log recorded."""
+    ensure_chromium()
+    pytest.importorskip("selenium", reason="the browser tests need selenium (test extras)")
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager: never download anything
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",  # the tests may run as root, where chromium's sandbox refuses to start
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-extensions",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--window-size={width},{height}",
+    ):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def console_errors(driver: Any) -> list[str]:
+    """The browser log's errors since the last call (each read empties the log)."""
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def wait_loaded(driver: Any, timeout: float = 15) -> str:
+    """Wait until the page's script marks it loaded (``body[data-loaded]``); its value."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    found: str = WebDriverWait(driver, timeout).until(
+        lambda d: d.execute_script("return document.body.dataset.loaded || null")
+    )
+    return found
+
+
+def wait_until(driver: Any, condition: Any, timeout: float = 15) -> Any:
+    """Wait until ``condition(driver)`` is true; its value."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout).until(condition)
+
+
+def follow(driver: Any, action: Any, timeout: float = 15) -> str:
+    """Do ``action`` (a click, a key press) that loads another page; wait until the old page is
+    gone and the new one is loaded; its ``body[data-loaded]``."""
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = driver.find_element("tag name", "html")
+    action()
+    WebDriverWait(driver, timeout).until(expected_conditions.staleness_of(old))
+    return wait_loaded(driver, timeout)
+
+
+def screenshot(driver: Any, name: str, max_height: int = 2000) -> Path:
+    """The page (its first ``max_height`` pixels) as docs/screenshots/NAME.png: the README and
+    docs/dashboard.md show it."""
+    width, height = driver.execute_script(
+        "const e = document.documentElement; return [e.scrollWidth, e.scrollHeight];"
+    )
+    shot = driver.execute_cdp_cmd(
+        "Page.captureScreenshot",
+        {
+            "format": "png",
+            "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": width, "height": min(height, max_height), "scale": 1},
+        },
+    )
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    path.write_bytes(base64.b64decode(shot["data"]))
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def flavorsmith(*args: str | Path, env: dict[str, str] | None = None) -> str:
+    """Run the CLI (as an operator would) and return its output; fail the test on an error."""
+    done = subprocess.run(
+        [sys.executable, "-m", "flavorsmith", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@contextmanager
+def example_service(folder: Path, *serve_args: str) -> Iterator[tuple[str, str]]:
+    """A live ``flavorsmith serve`` on a free loopback port, on its own SQLite database holding
+    the example nodes, with the example catalog: (its URL, the database URL)."""
+    database = f"sqlite:///{folder / 'flavorsmith.db'}"
+    env = {**os.environ, "XDG_DATA_HOME": str(folder / "home")}
+    flavorsmith("node", "import", EXAMPLES / "nodes.yaml", "--database", database, env=env)
+    port = _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "flavorsmith",
+            "serve",
+            "--port",
+            str(port),
+            "--repo",
+            str(EXAMPLES),
+            "--database",
+            database,
+            *serve_args,
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/readyz", timeout=5) as response:
+                if json.loads(response.read()).get("status") == "ready":
+                    break
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"serve did not start: {process.communicate()[1]}")
+        time.sleep(0.1)
+    try:
+        yield url, database
+    finally:
+        process.terminate()
+        try:
+            process.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
