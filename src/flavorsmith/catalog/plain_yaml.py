@@ -62,16 +62,41 @@ def load(raw: bytes) -> Any | None:
     return _load(raw)
 
 
-def load_file(path: Path) -> Any | None:
-    """:func:`load` of a file, read in blocks as libyaml parses it."""
+def load_file(path: Path, progress: Callable[[int, int], None] | None = None) -> Any | None:
+    """:func:`load` of a file, read in blocks as libyaml parses it; ``progress`` hears (bytes
+    read, bytes in the file) as the reading goes."""
     with path.open("rb") as stream:
         if stream.read(4).startswith(_OTHER_BOMS):
             return None
         stream.seek(0)
-        return _load(stream)
+        if progress is None:
+            return _load(stream)
+        return _load(_Counted(stream, path.stat().st_size, progress))
 
 
-def _load(source: bytes | BinaryIO) -> Any | None:
+class _Counted:
+    """A binary file that tells ``progress`` how far it has been read, every REPORT bytes."""
+
+    REPORT = 1 << 20
+
+    def __init__(self, stream: BinaryIO, size: int, progress: Callable[[int, int], None]) -> None:
+        self.stream = stream
+        self.name = stream.name
+        self.size = size
+        self.progress = progress
+        self.done = 0
+        self.reported = 0
+
+    def read(self, size: int = -1) -> bytes:
+        block = self.stream.read(size)
+        self.done += len(block)
+        if not block or self.done - self.reported >= self.REPORT:
+            self.reported = self.done
+            self.progress(self.done, max(self.size, self.done))
+        return block
+
+
+def _load(source: bytes | BinaryIO | _Counted) -> Any | None:
     if _CParser is None:
         return None
     try:

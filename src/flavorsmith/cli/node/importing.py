@@ -69,7 +69,8 @@ def import_nodes(
             raise typer.Exit(1) from None
     if data is None:
         # Streamed from the file; None when only the positioned parser can tell.
-        data = plain_yaml.load_file(file)
+        with progress("reading (KiB)") as bar:
+            data = plain_yaml.load_file(file, lambda done, size: bar.at(done >> 10, size >> 10))
     if data is None:
         raw = raw or file.read_bytes()
         doc, diagnostics = parse(raw, shown, max_bytes=None)
