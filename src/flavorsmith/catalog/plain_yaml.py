@@ -143,7 +143,11 @@ def _value(get: Callable[[], Any], event: Any) -> Any:
             key = _scalar(key_event)
             if key.__class__ is not str or key in mapping:
                 raise _Unsure  # the positioned parser names a duplicate
-            mapping[key] = _value(get, get())
+            value = get()
+            if value.__class__ is _Scalar:  # most values: read here, without _value's call
+                mapping[key] = _scalar(value)
+            else:
+                mapping[key] = _value(get, value)
     if kind is _SequenceStart:
         if event.tag is not None and event.tag != _SEQ:
             raise _Unsure
