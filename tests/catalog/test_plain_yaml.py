@@ -123,3 +123,28 @@ def test_generated_inventories_read_the_same() -> None:
         fast = plain_yaml.load(raw)
         assert fast is not None
         assert fast == positioned(raw)
+
+
+def test_a_file_streams_to_the_same_data(tmp_path: Path) -> None:
+    path = tmp_path / "nodes.yaml"
+    path.write_bytes((EXAMPLES / "nodes.yaml").read_bytes())
+    assert plain_yaml.load_file(path) == positioned(path.read_bytes())
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"%YAML 1.1\n---\n- {name: a, extra: {v: on}}\n",  # a directive
+        b"- {name: a}\n---\n- {name: b}\n",  # a second document
+        b"\xff\xfe- \x00",  # UTF-16
+        b"- {name: \xe9}\n",  # not UTF-8
+        b"- {name: a\n",  # a syntax error
+        b"- {name: !custom a}\n",  # a tag of its own
+        b"",  # empty
+    ],
+)
+def test_what_the_positioned_parser_must_read_is_left_to_it(tmp_path: Path, raw: bytes) -> None:
+    path = tmp_path / "nodes.yaml"
+    path.write_bytes(raw)
+    assert plain_yaml.load(raw) is None
+    assert plain_yaml.load_file(path) is None

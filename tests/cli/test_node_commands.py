@@ -257,3 +257,57 @@ def test_trait_remove_all(cli: Invoke, database: str, tmp_path: Path) -> None:
     assert (again.exit_code, again.stdout) == (0, "\n")
     missing = cli("node", "trait", "remove", "nope", "--all", "--database", database)
     assert (missing.exit_code, missing.stderr) == (1, "error: Node nope could not be found.\n")
+
+
+def test_a_bad_node_deep_in_a_streamed_file_is_named_by_its_line(
+    cli: Invoke, database: str, tmp_path: Path
+) -> None:
+    """The fast reader keeps no positions: a problem is still reported at its file, line,
+    column and field, and nothing is written."""
+    inventory = tmp_path / "nodes.yaml"
+    entries = [
+        f"  - name: n{i}\n    driver: ipmi\n    properties: {{cpus: {i}}}\n" for i in range(1, 5)
+    ]
+    entries[2] = "  - name: n3\n    driver: ipmi\n    properties: [cpus]\n"
+    inventory.write_text("# rack 7\nnodes:\n" + "".join(entries))
+    result = cli("node", "import", str(inventory), "--database", database)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"{inventory}:11:17: nodes[2].properties: 'properties' must be an object, not list",
+        "1 error, 0 warnings",
+        "error: nothing was imported",
+    ]
+    assert cli("node", "list", "--database", database, "-f", "value").stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "errors"),
+    [
+        (
+            "a: 1\n",
+            [
+                ":1:1: (root): expected a list of nodes (or a mapping with 'nodes', or one Ironic node)"
+            ],
+        ),
+        ("nodes: 3\n", [":1:8: nodes: expected a list of nodes"]),
+        (
+            "- just\n- text\n",
+            [
+                ":1:3: [0]: each node is a mapping with a name or a uuid",
+                ":2:3: [1]: each node is a mapping with a name or a uuid",
+            ],
+        ),
+    ],
+)
+def test_a_document_that_is_no_list_of_nodes_says_so(
+    cli: Invoke, database: str, tmp_path: Path, text: str, errors: list[str]
+) -> None:
+    inventory = tmp_path / "nodes.yaml"
+    inventory.write_text(text)
+    result = cli("node", "import", str(inventory), "--database", database)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        *(f"{inventory}{error}" for error in errors),
+        f"{len(errors)} error{'s' if len(errors) > 1 else ''}, 0 warnings",
+        "error: nothing was imported",
+    ]

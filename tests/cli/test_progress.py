@@ -61,7 +61,13 @@ def test_node_import_shows_a_bar_on_a_terminal_and_nothing_when_piped(tmp_path: 
     args = ["node", "import", str(EXAMPLES / "nodes.yaml"), "--database"]
     code, stdout, terminal = stderr_on_a_terminal([*args, f"sqlite:///{tmp_path / 'a.db'}"])
     assert (code, stdout) == (0, "created: 350\nupdated: 0\nunchanged: 0\n")
-    first, *_, last = redraws(terminal)
+    # Two bars, one after the other: the file read as it streams in, then the writes.
+    reading, importing = terminal[:-2].split("\r\n")
+    kib = (EXAMPLES / "nodes.yaml").stat().st_size >> 10
+    first, *_, last = redraws(reading + "\r\n")
+    assert first == "reading (KiB)  [" + "-" * 36 + f"]  0/{kib}    0%"
+    assert re.fullmatch(FINISHED.format(label=r"reading \(KiB\)", n=kib), last)
+    first, *_, last = redraws(importing + "\r\n")
     assert first == "importing  [" + "-" * 36 + "]  0/350    0%"
     assert re.fullmatch(FINISHED.format(label="importing", n=350), last)
     result = piped([*args, f"sqlite:///{tmp_path / 'b.db'}"])

@@ -2,26 +2,29 @@
 data :func:`flavorsmith.catalog.document.parse` gives, or None whenever that is not certain.
 
 The positioned parser (ruamel, YAML 1.2) reads about 2,000 nodes of an inventory per second
-and holds its whole tree with positions; libyaml reads ten times as fast. This reader resolves
-plain scalars by YAML 1.2's core schema as ruamel does, but only in their unambiguous forms;
-anything else — a scalar that YAML 1.1 and 1.2 read differently (``0x1F``, ``1_000``, a
-timestamp, ``.inf``), a merge key, an alias, a tag, a duplicate key, a key that is not text,
-a directive, a syntax error — makes it answer None, and the caller parses with positions,
-which gives the diagnostics. A document whose top level is a list, or ``nodes:`` followed by
-one, is read one chunk of entries at a time, so libyaml never holds the whole tree.
+and holds its whole tree with positions; libyaml reads ten times as fast. This reader takes
+libyaml's parse events one at a time from the file (read in blocks, never whole) and builds
+each value straight from them, with no node tree: a node list is built entry by entry. It
+resolves plain scalars by YAML 1.2's core schema as ruamel does, but only in their unambiguous
+forms; anything else — a scalar that YAML 1.1 and 1.2 read differently (``0x1F``, ``1_000``, a
+timestamp, ``.inf``), a merge key, an anchor or alias, a tag, a duplicate key, a key that is
+not text, a directive, a second document, a syntax error, text that is not UTF-8 — makes it
+answer None, and the caller parses with positions, which gives the diagnostics.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, BinaryIO
 
 import yaml  # type: ignore[import-untyped]
 
-# libyaml is optional in PyYAML builds; without it this reader is never faster.
-_LOADER: Any = getattr(yaml, "CSafeLoader", None)
+try:  # libyaml is optional in PyYAML builds; without it this reader is never faster.
+    from yaml._yaml import CParser as _CParser  # type: ignore[import-untyped]
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    _CParser = None
 
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 _BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
@@ -30,13 +33,6 @@ _FLOAT = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)\.[0-9]+$")
 # Plain scalars the reader does not resolve itself: numbers in other forms, timestamps,
 # special floats, merge and value keys.
 _DOUBT = re.compile(r"^(?:[-+.0-9].*|<<|=)$", re.DOTALL)
-_DOUBT_TAG = "tag:flavorsmith:doubt"
-_PLAIN_TAGS = {
-    "tag:yaml.org,2002:null": _NULL,
-    "tag:yaml.org,2002:bool": _BOOL,
-    "tag:yaml.org,2002:int": _INT,
-    "tag:yaml.org,2002:float": _FLOAT,
-}
 _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
@@ -44,144 +40,159 @@ _SEQ = "tag:yaml.org,2002:seq"
 _STR_FIRST = frozenset(
     c for c in map(chr, range(32, 127)) if c not in "tTfFnN~<=+-.0123456789"
 ) | frozenset(" ")
-# Entries parsed per libyaml call in the chunked read.
-CHUNK = 2000
+# Byte order marks of encodings other than UTF-8: the positioned parser refuses them.
+_OTHER_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+
+_Scalar = yaml.ScalarEvent
+_MappingStart = yaml.MappingStartEvent
+_MappingEnd = yaml.MappingEndEvent
+_SequenceStart = yaml.SequenceStartEvent
+_SequenceEnd = yaml.SequenceEndEvent
 
 
 class _Unsure(Exception):
     pass
 
 
-if _LOADER is not None:
-
-    class _Loader(_LOADER):  # type: ignore[misc]
-        def descend_resolver(self, current_node: Any, current_index: Any) -> None:
-            pass  # no path resolvers: skip their bookkeeping
-
-        def ascend_resolver(self) -> None:
-            pass
-
-        def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-            """The tag of an untagged node, as the resolvers registered below would say."""
-            if kind is yaml.ScalarNode:
-                if not implicit[0]:
-                    return _STR  # quoted or block text
-                first = value[:1]
-                if first in _STR_FIRST:
-                    return _STR
-                if _NULL.match(value):
-                    return "tag:yaml.org,2002:null"
-                if _BOOL.match(value):
-                    return "tag:yaml.org,2002:bool"
-                if _INT.match(value):
-                    return "tag:yaml.org,2002:int"
-                if _FLOAT.match(value):
-                    return "tag:yaml.org,2002:float"
-                return _DOUBT_TAG if _DOUBT.match(value) else _STR
-            return _SEQ if kind is yaml.SequenceNode else _MAP
-
-        def construct_object(self, node: Any, deep: bool = False) -> Any:
-            if node in self.constructed_objects or node in self.recursive_objects:
-                raise _Unsure  # an alias
-            tag = node.tag
-            if isinstance(node, yaml.ScalarNode):
-                pattern = _PLAIN_TAGS.get(tag)
-                if pattern is None and tag != _STR:
-                    raise _Unsure
-                if pattern is not None and not pattern.match(node.value):
-                    raise _Unsure  # an explicit tag on a value of another form
-            elif isinstance(node, yaml.MappingNode):
-                if tag != _MAP:
-                    raise _Unsure
-            elif tag != _SEQ:
-                raise _Unsure
-            return super().construct_object(node, deep=True)
-
-        def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
-            mapping: dict[Any, Any] = {}
-            for key_node, value_node in node.value:
-                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STR:
-                    raise _Unsure
-                key = key_node.value
-                if key in mapping:
-                    raise _Unsure  # the positioned parser names the duplicate
-                mapping[key] = self.construct_object(value_node, deep=True)
-            return mapping
-
-    _Loader.add_constructor(_MAP, _Loader.construct_mapping)
-
-
 def load(raw: bytes) -> Any | None:
-    """The plain data of a one-document YAML file, or None when the positioned parser must
+    """The plain data of a one-document YAML text, or None when the positioned parser must
     read it (see the module docstring)."""
-    if _LOADER is None:
+    if raw.startswith(_OTHER_BOMS):
         return None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return None
-    if text.lstrip().startswith("%"):
-        return None  # a directive (%YAML 1.1 changes how scalars read)
-    try:
-        chunks = _chunks(text)
-        if chunks is None:
-            return _one(text)
-        prefix, pieces = chunks
-        entries: list[Any] = []
-        for piece in pieces:
-            data = _one(piece)
-            if not isinstance(data, list):
-                return None
-            entries.extend(data)
-    except _Unsure:
-        return None
-    if not entries and prefix is None:
-        return None
-    return entries if prefix is None else {prefix: entries}
+    return _load(raw)
 
 
-def _one(text: str) -> Any:
+def load_file(path: Path, progress: Callable[[int, int], None] | None = None) -> Any | None:
+    """:func:`load` of a file, read in blocks as libyaml parses it; ``progress`` hears (bytes
+    read, bytes in the file) as the reading goes."""
+    with path.open("rb") as stream:
+        if stream.read(4).startswith(_OTHER_BOMS):
+            return None
+        stream.seek(0)
+        if progress is None:
+            return _load(stream)
+        return _load(_Counted(stream, path.stat().st_size, progress))
+
+
+class _Counted:
+    """A binary file that tells ``progress`` how far it has been read, every REPORT bytes."""
+
+    REPORT = 1 << 20
+
+    def __init__(self, stream: BinaryIO, size: int, progress: Callable[[int, int], None]) -> None:
+        self.stream = stream
+        self.name = stream.name
+        self.size = size
+        self.progress = progress
+        self.done = 0
+        self.reported = 0
+
+    def read(self, size: int = -1) -> bytes:
+        block = self.stream.read(size)
+        self.done += len(block)
+        if not block or self.done - self.reported >= self.REPORT:
+            self.reported = self.done
+            self.progress(self.done, max(self.size, self.done))
+        return block
+
+
+def _load(source: bytes | BinaryIO | _Counted) -> Any | None:
+    if _CParser is None:
+        return None
     try:
-        data = yaml.load(text, Loader=_Loader)  # a safe loader: see _Loader
-    except (yaml.YAMLError, RecursionError, ValueError, TypeError):
-        raise _Unsure from None
+        parser = _CParser(source)
+        try:
+            return _document(parser.get_event)
+        finally:
+            parser.dispose()
+    except (_Unsure, yaml.YAMLError, RecursionError, ValueError, TypeError, AttributeError):
+        return None
+
+
+def _document(get: Callable[[], Any]) -> Any:
+    get()  # the stream's start
+    start = get()
+    if not isinstance(start, yaml.DocumentStartEvent) or start.version or start.tags:
+        raise _Unsure  # empty, or a directive (%YAML 1.1 changes how scalars read)
+    data = _value(get, get())
     if data is None:
         raise _Unsure  # empty: the positioned parser says so
+    get()  # the document's end
+    if not isinstance(get(), yaml.StreamEndEvent):
+        raise _Unsure  # a second document
     return data
 
 
-_ITEM = re.compile(r"^( *)- ", re.MULTILINE)
-_HEADER = re.compile(r"\A(?:[ \t]*(?:#[^\n]*)?\n)*(?:(nodes):[ \t]*(?:#[^\n]*)?\n)?")
+def _value(get: Callable[[], Any], event: Any) -> Any:
+    """The value that starts with ``event``, the rest of its events taken from ``get``."""
+    kind = event.__class__
+    if kind is _Scalar:
+        return _scalar(event)
+    if event.anchor is not None:
+        raise _Unsure  # an anchor or an alias
+    if kind is _MappingStart:
+        if event.tag is not None and event.tag != _MAP:
+            raise _Unsure
+        mapping: dict[str, Any] = {}
+        while True:
+            key_event = get()
+            if key_event.__class__ is _MappingEnd:
+                return mapping
+            if key_event.__class__ is not _Scalar:
+                raise _Unsure  # a key that is not text
+            key = _scalar(key_event)
+            if key.__class__ is not str or key in mapping:
+                raise _Unsure  # the positioned parser names a duplicate
+            value = get()
+            if value.__class__ is _Scalar:  # most values: read here, without _value's call
+                mapping[key] = _scalar(value)
+            else:
+                mapping[key] = _value(get, value)
+    if kind is _SequenceStart:
+        if event.tag is not None and event.tag != _SEQ:
+            raise _Unsure
+        items: list[Any] = []
+        append = items.append
+        while True:
+            item = get()
+            if item.__class__ is _SequenceEnd:
+                return items
+            append(_value(get, item))
+    raise _Unsure  # an alias
 
 
-def _chunks(text: str) -> tuple[str | None, Iterator[str]] | None:
-    """A top-level list (after ``nodes:``, or the document itself) cut into pieces of CHUNK
-    entries, each a YAML list of its own; None when the layout is not that simple. A cut that
-    lands inside a multi-line scalar leaves a piece libyaml refuses, hence _Unsure."""
-    header = _HEADER.match(text)
-    if header is None:
-        return None
-    prefix = header.group(1)
-    first = _ITEM.search(text, header.end())
-    if first is None or _has_content(text[header.end() : first.start()]):
-        return None
-    indent = first.group(1)
-    if prefix is None and indent:
-        return None
-    body = text[first.start() :]
-    # A line neither inside an entry (deeper), an entry's start, blank nor a comment ends the
-    # list: another top-level key, say.
-    inside = (indent + " ", indent + "-")
-    for line in body.splitlines():
-        if not line.startswith(inside) and line.strip() and not line.lstrip().startswith("#"):
+def _scalar(event: Any) -> Any:
+    """A scalar's value as YAML 1.2's core schema reads it (ruamel's reading)."""
+    if event.anchor is not None:
+        raise _Unsure
+    value: str = event.value
+    tag = event.tag
+    if tag is None:
+        if not event.implicit[0] or value[:1] in _STR_FIRST:
+            return value  # quoted or block text, or plain text whatever follows
+        if _NULL.match(value):
             return None
-    starts = [m.start() for m in _ITEM.finditer(body) if len(m.group(1)) == len(indent)]
-    bounds = [*starts[::CHUNK], len(body)]
-    return prefix, (body[a:b] for a, b in itertools.pairwise(bounds))
+        if _BOOL.match(value):
+            return value[0] in "tT"
+        if _INT.match(value):
+            return int(value)
+        if _FLOAT.match(value):
+            return float(value)
+        if _DOUBT.match(value):
+            raise _Unsure
+        return value
+    if tag == _STR:
+        return value
+    # An explicit standard tag on a value of its own plain form; any other tag is unsure.
+    if tag == "tag:yaml.org,2002:null" and _NULL.match(value):
+        return None
+    if tag == "tag:yaml.org,2002:bool" and _BOOL.match(value):
+        return value[0] in "tT"
+    if tag == "tag:yaml.org,2002:int" and _INT.match(value):
+        return int(value)
+    if tag == "tag:yaml.org,2002:float" and _FLOAT.match(value):
+        return float(value)
+    raise _Unsure
 
 
-def _has_content(text: str) -> bool:
-    return any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())
-
-
-__all__ = ["CHUNK", "load"]
+__all__ = ["load", "load_file"]

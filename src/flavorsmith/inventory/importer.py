@@ -190,7 +190,7 @@ def _checked(
     # The same field rules as the API's (a description that is not text, a mapping that is
     # not one, a value no database stores...), reported at the entry's key.
     try:
-        rules.checked_node(values, store.FIELD_LENGTHS)
+        checked = rules.checked_node(values, store.FIELD_LENGTHS)
     except rules.FieldInvalid as exc:
         raise error(exc.field, exc.message) from None
     for check in (rules.check_provision_state, rules.check_power_state):
@@ -214,11 +214,8 @@ def _checked(
             rules.check_trait_count(str(name or node_uuid), traits)
         except Invalid as exc:
             raise error("traits", exc.message) from None
-    try:
-        checked = rules.checked_node({**values, "uuid": node_uuid}, store.FIELD_LENGTHS)
-    except rules.FieldInvalid as exc:
-        raise error(exc.field, exc.message) from None
-    node_uuid = checked.pop("uuid")
+    if node_uuid is not None:
+        node_uuid = rules.canonical_uuid(node_uuid)  # as the API stores it
     return NodeSpec(name=name, uuid=node_uuid, values=checked, traits=traits)
 
 

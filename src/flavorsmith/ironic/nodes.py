@@ -99,6 +99,8 @@ TRAIT_RULE = (
 
 
 def is_uuid(value: str) -> bool:
+    if isinstance(value, str) and len(value) < 32:
+        return False  # fewer characters than a UUID's 32 hex digits: no parse needed
     try:
         uuid.UUID(value)
     except ValueError:
@@ -286,8 +288,11 @@ def checked_node(values: Mapping[str, Any], lengths: Mapping[str, int]) -> dict[
     for field in TEXT_FIELDS:
         if out.get(field) is not None and not isinstance(out[field], str):
             raise FieldInvalid(field, f"'{field}' must be a string")
-    for field, value in out.items():
-        _field(field, lambda v, f=field: jsonsafe.check_value(f, v), value)
+    try:
+        jsonsafe.check_value("", out)  # one walk; the field's own below names the problem
+    except Invalid:
+        for field, value in out.items():
+            _field(field, lambda v, f=field: jsonsafe.check_value(f, v), value)
     _check_lengths(out, lengths)
     return out
 
@@ -319,9 +324,16 @@ def _uuid(field: str, value: Any) -> str:
 
 def _check_lengths(values: Mapping[str, Any], lengths: Mapping[str, int]) -> None:
     """No text longer than its column (PostgreSQL refuses it; SQLite would keep it)."""
-    for name, length in lengths.items():
+    over = {
+        name
+        for name, value in values.items()
+        if isinstance(value, str) and name in lengths and len(value) > lengths[name]
+    }
+    if not over:
+        return
+    for name, length in lengths.items():  # the first in the columns' order
         value = values.get(name)
-        if isinstance(value, str) and len(value) > length:
+        if name in over and isinstance(value, str):
             raise FieldInvalid(
                 name, f"'{name}' is {len(value)} characters long; at most {length} are allowed"
             )
