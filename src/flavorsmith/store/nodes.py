@@ -7,6 +7,7 @@ values there before they reach this module."""
 
 from __future__ import annotations
 
+import json
 import uuid as uuidlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -236,22 +237,93 @@ def traits_of(connection: Connection, node_ids: Sequence[int]) -> dict[int, list
     return out
 
 
-def list_nodes(connection: Connection, query: NodeQuery) -> list[dict[str, Any]]:
-    """One keyset page: filtered, sorted by (sort_key, id), after the marker node (a UUID)."""
+def list_nodes(
+    connection: Connection,
+    query: NodeQuery,
+    *,
+    columns: Iterable[str] | None = None,
+    with_traits: bool = False,
+) -> list[dict[str, Any]]:
+    """One keyset page: filtered, sorted by (sort_key, id), after the marker node (a UUID).
+
+    ``columns``: only these stored columns (and always ``id`` and ``uuid``), for a caller
+    that shows a few fields of many nodes; None reads every column. ``with_traits``: each row
+    also holds ``traits``, the node's traits in ``traits_of``'s order, read in the same
+    statement."""
     query.validate()
     after = None
     if query.marker:
-        marker = find(connection, query.marker, by_name=False)
+        marker = fetch_one(
+            connection,
+            select(getattr(Node, query.sort_key), Node.id).where(
+                Node.uuid == _canonical(query.marker)
+            ),
+        )
+        if marker is None:
+            raise NotFound(f"Node {query.marker} could not be found.")
         after = (marker[query.sort_key], marker["id"])
+    selected = COLUMNS if columns is None else _columns(columns)
+    if with_traits:
+        selected = [*selected, _traits_column(connection)]
     statement = keyset(
-        select(*COLUMNS).where(*conditions(query)),
+        select(*selected).where(*conditions(query)),
         getattr(Node, query.sort_key),
         Node.id,
         ascending=query.sort_dir == "asc",
         after=after,
         limit=query.limit,
     )
-    return fetch_all(connection, statement)
+    rows = fetch_all(connection, statement)
+    if with_traits:
+        for row in rows:
+            row["traits"] = _traits_value(row["traits"])
+    return rows
+
+
+def _canonical(ident: str) -> str:
+    """A node UUID as stored (lowercase, hyphenated); NotFound for what is not a UUID."""
+    if not rules.is_uuid(ident):
+        raise NotFound(f"Node {ident} could not be found.")
+    return str(uuidlib.UUID(ident))
+
+
+_BY_NAME = {c.name: c for c in COLUMNS}
+
+
+def _columns(names: Iterable[str]) -> list[Any]:
+    """The stored columns ``names``, after ``id`` and ``uuid``, each once."""
+    wanted = dict.fromkeys(("id", "uuid", *names))
+    return [_BY_NAME[name] for name in wanted]
+
+
+def _traits_column(connection: Connection) -> Any:
+    """A node's traits as one value of the page's own statement (no second query, no row per
+    trait): a JSON array aggregated in a subquery on the (node_id, trait) key. PostgreSQL
+    orders it as ``traits_of``'s ORDER BY does; SQLite (before 3.44) cannot order an aggregate,
+    so ``_traits_value`` sorts it, as SQLite's binary collation would."""
+    aggregate: ColumnElement[Any]
+    if connection.dialect.name == "postgresql":
+        aggregate = func.json_agg(NodeTrait.trait).aggregate_order_by(NodeTrait.trait)
+    else:
+        aggregate = func.json_group_array(NodeTrait.trait)
+    subquery = select(aggregate).where(NodeTrait.node_id == Node.id).scalar_subquery()
+    return subquery.label("traits")
+
+
+def _traits_value(value: Any) -> list[str]:
+    """The trait list ``_traits_column`` read: PostgreSQL's driver has parsed the JSON (NULL
+    when the node has no trait), SQLite hands over its text (``[]`` when none)."""
+    if value is None:
+        return []
+    if not isinstance(value, str):
+        return list(value)
+    if value == "[]":
+        return []
+    if "\\" in value:  # an escaped character: let the JSON parser read it
+        return sorted(json.loads(value))
+    # Without a backslash no string holds a quote, so the array splits at its '","'
+    # exactly as the JSON parser would read it, five times faster (ten per node, per page).
+    return sorted(value[2:-2].split('","'))
 
 
 # What the matcher reads of a node (NodeInfo), for the snapshot and for the change log's reader.

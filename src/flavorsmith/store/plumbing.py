@@ -35,7 +35,10 @@ def as_dict(row: Any) -> dict[str, Any]:
 
 
 def fetch_all(connection: Connection, statement: Any) -> list[dict[str, Any]]:
-    return [as_dict(r) for r in connection.execute(statement)]
+    """Every row as a dict (``as_dict``'s), the column names read once for all of them."""
+    result = connection.execute(statement)
+    keys = list(result.keys())
+    return [dict(zip(keys, row, strict=True)) for row in result.all()]
 
 
 def fetch_one(connection: Connection, statement: Any) -> dict[str, Any] | None:
