@@ -199,22 +199,48 @@ def _data_conditions(query: NodeQuery) -> list[ColumnElement[bool]]:
     return out
 
 
+# What a caller that only checks policy on a node and writes its traits reads of it.
+KEY_COLUMNS = ("id", "uuid", "owner", "lessee")
+
+
 def find(
-    connection: Connection, ident: str, *, by_name: bool, lock: bool = False
+    connection: Connection,
+    ident: str,
+    *,
+    by_name: bool,
+    lock: bool = False,
+    columns: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """A node by UUID, or by name where the API version allows names; 404 otherwise."""
+    """A node by UUID, or by name where the API version allows names; 404 otherwise.
+    ``columns``: only these stored columns (and ``id`` and ``uuid``); None: every column."""
     if rules.is_uuid(ident):
-        where = Node.uuid == str(uuidlib.UUID(ident))
+        key, value = "uuid", str(uuidlib.UUID(ident))
     elif by_name:
-        where = Node.name == ident
+        key, value = "name", ident
     else:
         raise NotFound(f"Node {ident} could not be found.")
     return find_row(
         connection,
-        select(*COLUMNS).where(where),
+        _finder(key, None if columns is None else tuple(columns)),
         missing=f"Node {ident} could not be found.",
         lock=lock,
+        params={"ident": value},
     )
+
+
+_FINDERS: dict[tuple[str, tuple[str, ...] | None], Any] = {}
+
+
+def _finder(key: str, columns: tuple[str, ...] | None) -> Any:
+    """The statement that reads a node by ``key`` (its uuid or name, bound as ``ident``),
+    made once for each set of columns: a write of one node's traits is a handful of short
+    statements, and building a statement of sixty columns cost as much as running it."""
+    found = _FINDERS.get((key, columns))
+    if found is None:
+        selected = COLUMNS if columns is None else _columns(columns)
+        found = select(*selected).where(getattr(Node, key) == bindparam("ident"))
+        _FINDERS[(key, columns)] = found
+    return found
 
 
 def names(connection: Connection) -> list[str]:
@@ -440,9 +466,21 @@ def _changed(
         rows += [{"generation": value, "uuid": u, "created": True} for u in sorted(new)]
     if not rows:  # every generation has a row, so a reader can tell a pruned log from a quiet one
         rows = [{"generation": value, "uuid": "", "created": False}]
-    connection.execute(insert(NodeChange), rows)
-    connection.execute(delete(NodeChange).where(NodeChange.generation <= value - LOG_KEEP))
+    connection.execute(_LOG, rows)
+    connection.execute(_PRUNE, {"oldest": value - LOG_KEEP})
     return value
+
+
+# The statements every node write runs, made once (see _finder).
+_LOG = insert(NodeChange)
+_PRUNE = delete(NodeChange).where(NodeChange.generation <= bindparam("oldest"))
+_TOUCH = (
+    update(Node)
+    .where(Node.id == bindparam("node_id"))
+    .values(updated_at=bindparam("stamp", type_=Node.__table__.c.updated_at.type))
+)
+_CLEAR_TRAITS = delete(NodeTrait).where(NodeTrait.node_id == bindparam("node_id"))
+_ADD_TRAITS = insert(NodeTrait)
 
 
 def generation(connection: Connection) -> int:
@@ -559,16 +597,16 @@ def remove(connection: Connection, node: dict[str, Any]) -> None:
 
 
 def _touch(connection: Connection, node: dict[str, Any]) -> None:
-    connection.execute(update(Node).where(Node.id == node["id"]).values(updated_at=now()))
+    connection.execute(_TOUCH, {"node_id": node["id"], "stamp": now()})
     _changed(connection, [node["uuid"]])
 
 
 def set_traits(connection: Connection, node: dict[str, Any], traits: Iterable[str]) -> list[str]:
     wanted = list(dict.fromkeys(traits))
     rules.check_trait_count(node["uuid"], wanted)
-    connection.execute(delete(NodeTrait).where(NodeTrait.node_id == node["id"]))
+    connection.execute(_CLEAR_TRAITS, {"node_id": node["id"]})
     if wanted:
-        connection.execute(insert(NodeTrait), [{"node_id": node["id"], "trait": t} for t in wanted])
+        connection.execute(_ADD_TRAITS, [{"node_id": node["id"], "trait": t} for t in wanted])
     _touch(connection, node)
     return wanted
 
@@ -592,7 +630,7 @@ def remove_trait(connection: Connection, node: dict[str, Any], trait: str) -> No
 
 
 def remove_all_traits(connection: Connection, node: dict[str, Any]) -> None:
-    connection.execute(delete(NodeTrait).where(NodeTrait.node_id == node["id"]))
+    connection.execute(_CLEAR_TRAITS, {"node_id": node["id"]})
     _touch(connection, node)
 
 
@@ -933,6 +971,7 @@ __all__ = [
     "GENERATION",
     "IMPORTED",
     "INTERFACES",
+    "KEY_COLUMNS",
     "NEW_NODE",
     "SORT_KEYS",
     "ImportReport",
