@@ -253,6 +253,10 @@ def traits_of(connection: Connection, node_ids: Sequence[int]) -> dict[int, list
     out: dict[int, list[str]] = {node_id: [] for node_id in node_ids}
     if not node_ids:
         return out
+    if len(node_ids) == 1:  # one node's (every trait request): a statement made once
+        [node_id] = node_ids
+        out[node_id] = list(connection.execute(_ONE_NODES_TRAITS, {"node_id": node_id}).scalars())
+        return out
     rows = connection.execute(
         select(NodeTrait.node_id, NodeTrait.trait)
         .where(NodeTrait.node_id.in_(node_ids))
@@ -472,6 +476,11 @@ def _changed(
 
 
 # The statements every node write runs, made once (see _finder).
+_ONE_NODES_TRAITS = (
+    select(NodeTrait.trait)
+    .where(NodeTrait.node_id == bindparam("node_id"))
+    .order_by(NodeTrait.trait)
+)
 _LOG = insert(NodeChange)
 _PRUNE = delete(NodeChange).where(NodeChange.generation <= bindparam("oldest"))
 _TOUCH = (
