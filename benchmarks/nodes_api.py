@@ -21,7 +21,9 @@ Ironic is filled through its database, as benchmarks/mirror.py does (its API tak
 10,000 nodes): one node is enrolled through Ironic's API and its row copied for every node, so
 every column is as Ironic itself writes it. This service gets the same nodes by `node import`.
 
-Prints a table with the ratio (Ironic's time / this service's time). Not run in CI.
+Prints a table with the ratio (Ironic's time / this service's time). Not run in CI. Ironic
+is installed where the test suite keeps it (``$FLAVORSMITH_TEST_CACHE``, by default
+~/.cache/flavorsmith-tests).
 """
 
 from __future__ import annotations
