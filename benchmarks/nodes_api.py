@@ -1,12 +1,29 @@
 #!/usr/bin/env python3
-"""Benchmark the Ironic-compatible nodes API: paging, trait writes, trait-filtered lists.
+"""Benchmark the Ironic-compatible nodes API against the real Ironic 39, side by side.
 
-    .venv/bin/python benchmarks/nodes_api.py [--nodes 10000] [--traits 10] [--puts 500]
-                                             [--ironic http://127.0.0.1:6385]
+    PYTHONPATH=src .venv/bin/python benchmarks/nodes_api.py [--nodes 10000] [--traits 10]
+                                                            [--puts 300] [--rounds 3]
 
-Starts `flavorsmith serve` on a fresh SQLite file, bulk-loads the nodes, then measures over
-HTTP on loopback. With --ironic, loads the same nodes into that Ironic (through its API) and
-measures it the same way in the same run. Prints a table.
+One command, one run: starts the real Ironic of the test support (tests/support/ironic_api.py,
+SQLite; its first start installs it, about a minute) and `flavorsmith serve` on a fresh SQLite
+file, gives both the same nodes (the same UUIDs, names, resource classes and traits), then
+measures both the same way over HTTP on loopback:
+
+- listing every node with ``GET /v1/nodes?fields=uuid,traits``, every page as the service pages
+  it (no ``limit``: both default to pages of 1000) by following the ``next`` links; the best
+  of ``--rounds`` rounds, the two services taking turns; both listings must hold the same nodes
+  with the same traits,
+- ``PUT /v1/nodes/{node}/traits`` replacing the 10 traits of random nodes (the same sequence on
+  both): p50 and p99,
+- a trait-filtered list (``traits=``), which only this service has.
+
+Ironic is filled through its database, as benchmarks/mirror.py does (its API takes minutes for
+10,000 nodes): one node is enrolled through Ironic's API and its row copied for every node, so
+every column is as Ironic itself writes it. This service gets the same nodes by `node import`.
+
+Prints a table with the ratio (Ironic's time / this service's time). Not run in CI. Ironic
+is installed where the test suite keeps it (``$FLAVORSMITH_TEST_CACHE``, by default
+~/.cache/flavorsmith-tests).
 """
 
 from __future__ import annotations
@@ -16,19 +33,30 @@ import json
 import os
 import random
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+import uuid as uuidlib
 from pathlib import Path
+from typing import Any
 
 import requests
 
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "src")]
+
+from tests.support.ironic_api import running_ironic  # noqa: E402
+from tests.support.ironic_fleet import IronicHttp  # noqa: E402
+
 HEADERS = {"X-OpenStack-Ironic-API-Version": "latest"}
 POOL = [f"CUSTOM_T{i:02d}" for i in range(60)]
+START_TIMEOUT = 120.0
+EXAMPLES = ROOT / "examples"
+OURS = "flavorsmith serve (SQLite)"
+IRONIC = "Ironic 39 (SQLite)"
 
 
 def free_port() -> int:
@@ -37,11 +65,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def inventory(count: int, per_node: int) -> list[dict[str, object]]:
+def inventory(count: int, per_node: int) -> list[dict[str, Any]]:
     rng = random.Random(42)
     return [
         {
             "name": f"bench-{i:06d}",
+            "uuid": str(uuidlib.UUID(int=i + 1, version=4)),
             "resource_class": f"rc{i % 10}",
             "traits": sorted(rng.sample(POOL, per_node)),
         }
@@ -49,137 +78,165 @@ def inventory(count: int, per_node: int) -> list[dict[str, object]]:
     ]
 
 
+def fill_ironic(database: Path, url: str, nodes: list[dict[str, Any]]) -> None:
+    """``nodes`` in the Ironic at ``url`` whose SQLite file is ``database``: a template node
+    made through the API, its row (and its trait's row) copied for every node."""
+    client = IronicHttp(url)
+    try:
+        template = client.call("POST", "/nodes", {"driver": "fake-hardware", "name": "template"})
+        client.call("PUT", f"/nodes/{template['uuid']}/traits", {"traits": ["CUSTOM_TEMPLATE"]})
+    finally:
+        client.close()
+    with sqlite3.connect(database, timeout=30) as db:
+        db.row_factory = sqlite3.Row
+        row = dict(db.execute("SELECT * FROM nodes WHERE uuid = ?", (template["uuid"],)).fetchone())
+        trait_row = dict(db.execute("SELECT * FROM node_traits").fetchone())
+        db.execute("DELETE FROM node_traits")
+        db.execute("DELETE FROM nodes")
+        columns = [c for c in row if c != "id"]
+        rows, traits = [], []
+        for number, node in enumerate(nodes, start=1):
+            values = {
+                **row,
+                "uuid": node["uuid"],
+                "name": node["name"],
+                "resource_class": node["resource_class"],
+            }
+            rows.append([number, *(values[c] for c in columns)])
+            traits += [{**trait_row, "node_id": number, "trait": t} for t in node["traits"]]
+        marks = ", ".join("?" for _ in range(len(columns) + 1))
+        db.executemany(f"INSERT INTO nodes (id, {', '.join(columns)}) VALUES ({marks})", rows)
+        trait_columns = list(trait_row)
+        db.executemany(
+            f"INSERT INTO node_traits ({', '.join(trait_columns)}) "
+            f"VALUES ({', '.join('?' for _ in trait_columns)})",
+            [[t[c] for c in trait_columns] for t in traits],
+        )
+
+
 def start_flavorsmith(
-    directory: Path, nodes: list[dict[str, object]]
+    directory: Path, nodes: list[dict[str, Any]]
 ) -> tuple[subprocess.Popen[bytes], str]:
-    database = f"sqlite:///{directory / 'bench.db'}"
+    database = f"sqlite:///{directory / 'flavorsmith.db'}"
     path = directory / "nodes.json"
     path.write_text(json.dumps(nodes))
     cli = [sys.executable, "-m", "flavorsmith"]
-    started = time.perf_counter()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONUNBUFFERED": "1"}
     done = subprocess.run(
-        [*cli, "node", "import", str(path), "--database", database], capture_output=True, text=True
+        [*cli, "node", "import", str(path), "--database", database],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     if done.returncode:
-        raise SystemExit(f"import failed: {done.stderr}")
-    print(
-        f"bulk import of {len(nodes)} nodes: {time.perf_counter() - started:.2f} s", file=sys.stderr
-    )
+        raise SystemExit(f"node import failed: {done.stderr}")
     port = free_port()
+    log = (directory / "serve.log").open("wb")
     process = subprocess.Popen(
-        [*cli, "serve", "--port", str(port), "--database", database],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        [*cli, "serve", "--port", str(port), "--database", database, "--repo", str(EXAMPLES)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
     )
     url = f"http://127.0.0.1:{port}/baremetal"
-    for _ in range(200):
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            log.close()
+            output = (directory / "serve.log").read_text(errors="replace")[-2000:]
+            raise SystemExit(f"flavorsmith serve exited with {process.returncode}:\n{output}")
         try:
             if requests.get(f"{url}/v1", timeout=1).ok:
                 return process, url
         except requests.ConnectionError:
-            time.sleep(0.05)
+            pass
+        time.sleep(0.1)
     process.kill()
     raise SystemExit("flavorsmith serve did not start")
 
 
-def _retry(call: Callable[[], requests.Response]) -> requests.Response:
-    """Ironic on SQLite fails concurrent writes with 500 ("database is locked"): retry."""
-    for _ in range(10):
-        response = call()
-        if response.status_code < 500:
-            return response
-        time.sleep(0.2)
-    response.raise_for_status()
-    return response
-
-
-def load_ironic(url: str, nodes: list[dict[str, object]]) -> None:
-    session = requests.Session()
-
-    def one(node: dict[str, object]) -> None:
-        body = {
-            "driver": "fake-hardware",
-            "name": node["name"],
-            "resource_class": node["resource_class"],
-        }
-        created = _retry(
-            lambda: session.post(f"{url}/v1/nodes", json=body, headers=HEADERS, timeout=60)
-        )
-        if created.status_code not in (201, 409):
-            created.raise_for_status()
-        traits = {"traits": node["traits"]}
-        _retry(
-            lambda: session.put(
-                f"{url}/v1/nodes/{node['name']}/traits", json=traits, headers=HEADERS, timeout=60
-            )
-        ).raise_for_status()
-
+def list_all(session: requests.Session, url: str) -> tuple[float, dict[str, list[str]]]:
+    """Every node's traits by UUID, page after page; the seconds it took."""
+    seen: dict[str, list[str]] = {}
+    next_url: str | None = f"{url}/v1/nodes?fields=uuid,traits"
     started = time.perf_counter()
-    with ThreadPoolExecutor(2) as pool:
-        list(pool.map(one, nodes))
-    print(
-        f"loading {len(nodes)} nodes into Ironic: {time.perf_counter() - started:.1f} s",
-        file=sys.stderr,
-    )
-
-
-def measure(url: str, nodes: list[dict[str, object]], puts: int) -> dict[str, float]:
-    session = requests.Session()
-    session.get(f"{url}/v1/nodes?limit=1", headers=HEADERS, timeout=60)  # warm up
-    page_times: list[float] = []
-    started = time.perf_counter()
-    next_url: str | None = f"{url}/v1/nodes?fields=uuid,traits&limit=1000"
-    seen = 0
     while next_url:
-        t0 = time.perf_counter()
         response = session.get(next_url, headers=HEADERS, timeout=600)
-        page_times.append((time.perf_counter() - t0) * 1000)
         response.raise_for_status()
         body = response.json()
-        seen += len(body["nodes"])
+        for node in body["nodes"]:
+            seen[node["uuid"]] = node["traits"]
         next_url = body.get("next")
-    total = time.perf_counter() - started
-    if seen < len(nodes):
-        raise SystemExit(f"paging saw {seen} nodes, expected {len(nodes)}")
+    return time.perf_counter() - started, seen
+
+
+def put_traits(
+    session: requests.Session, url: str, nodes: list[dict[str, Any]], count: int
+) -> list[float]:
     rng = random.Random(1)
-    put_times: list[float] = []
-    for _ in range(puts):
+    times: list[float] = []
+    for _ in range(count):
         node = nodes[rng.randrange(len(nodes))]
-        traits = sorted(rng.sample(POOL, len(node["traits"])))  # type: ignore[arg-type]
-        t0 = time.perf_counter()
-        session.put(
-            f"{url}/v1/nodes/{node['name']}/traits",
+        traits = sorted(rng.sample(POOL, len(node["traits"])))
+        started = time.perf_counter()
+        response = session.put(
+            f"{url}/v1/nodes/{node['uuid']}/traits",
             json={"traits": traits},
             headers=HEADERS,
             timeout=60,
-        ).raise_for_status()
-        put_times.append((time.perf_counter() - t0) * 1000)
-    put_times.sort()
-    filtered: list[float] = []
+        )
+        times.append((time.perf_counter() - started) * 1000)
+        if response.status_code != 204:
+            raise SystemExit(f"PUT traits: {response.status_code} {response.text[:300]}")
+    return sorted(times)
+
+
+def filtered_list(session: requests.Session, url: str) -> float:
+    """p50 of a trait-filtered list (ms); NaN where the service refuses the filter."""
+    times: list[float] = []
     for _ in range(20):
-        t0 = time.perf_counter()
+        started = time.perf_counter()
         response = session.get(
-            f"{url}/v1/nodes?traits=CUSTOM_T01,CUSTOM_T02&fields=uuid&limit=1000",
+            f"{url}/v1/nodes?traits=CUSTOM_T01,CUSTOM_T02&fields=uuid",
             headers=HEADERS,
             timeout=60,
         )
-        filtered.append((time.perf_counter() - t0) * 1000)
+        times.append((time.perf_counter() - started) * 1000)
         if not response.ok:
-            filtered = [float("nan")]
-            break
-    return {
-        "all pages (s)": total,
-        "page of 1000 p50 (ms)": statistics.median(page_times),
-        "PUT traits p50 (ms)": statistics.median(put_times),
-        "PUT traits p99 (ms)": put_times[int(len(put_times) * 0.99) - 1],
-        "traits= list p50 (ms)": statistics.median(filtered),
-    }
+            return float("nan")
+    return statistics.median(times)
 
 
-def _cell(value: float) -> str:
-    # NaN: the server refused the query (the real Ironic has no traits= filter).
-    return f"{'unsupported':>22}" if value != value else f"{value:>22.2f}"
+def measure(
+    urls: dict[str, str], nodes: list[dict[str, Any]], puts: int, rounds: int
+) -> dict[str, dict[str, float]]:
+    sessions = {name: requests.Session() for name in urls}
+    for name, url in urls.items():  # warm up: connections, caches, imports
+        sessions[name].get(f"{url}/v1/nodes?fields=uuid,traits&limit=10", headers=HEADERS)
+    listings: dict[str, list[float]] = {name: [] for name in urls}
+    expected = {node["uuid"]: node["traits"] for node in nodes}
+    for _ in range(rounds):
+        for name, url in urls.items():
+            seconds, seen = list_all(sessions[name], url)
+            if {uuid: sorted(traits) for uuid, traits in seen.items()} != expected:
+                raise SystemExit(f"{name}: the listing does not hold the expected nodes")
+            listings[name].append(seconds)
+    results: dict[str, dict[str, float]] = {}
+    for name, url in urls.items():
+        put_times = put_traits(sessions[name], url, nodes, puts)
+        results[name] = {
+            "list all pages, fields=uuid,traits (s)": min(listings[name]),
+            "PUT traits p50 (ms)": statistics.median(put_times),
+            "PUT traits p99 (ms)": put_times[max(0, int(len(put_times) * 0.99) - 1)],
+            "traits= filtered list p50 (ms)": filtered_list(sessions[name], url),
+        }
+    return results
+
+
+def _cell(value: float, width: int) -> str:
+    # NaN: the service refused the query (the real Ironic has no traits= filter).
+    return f"{'unsupported':>{width}}" if value != value else f"{value:>{width}.3f}"
 
 
 def main() -> None:
@@ -188,30 +245,46 @@ def main() -> None:
     )
     parser.add_argument("--nodes", type=int, default=10_000)
     parser.add_argument("--traits", type=int, default=10)
-    parser.add_argument("--puts", type=int, default=500)
-    parser.add_argument("--ironic", help="base URL of a real Ironic to measure in the same run")
+    parser.add_argument("--puts", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=3, help="listings of each; the best counts")
     args = parser.parse_args()
     nodes = inventory(args.nodes, args.traits)
-    results: dict[str, dict[str, float]] = {}
-    with tempfile.TemporaryDirectory() as directory:
-        process, url = start_flavorsmith(Path(directory), nodes)
-        try:
-            results["flavorsmith (SQLite)"] = measure(url, nodes, args.puts)
-        finally:
-            process.terminate()
-            process.wait(10)
-    if args.ironic:
-        load_ironic(args.ironic.rstrip("/"), nodes)
-        results["ironic"] = measure(args.ironic.rstrip("/"), nodes, args.puts)
-    names = list(results)
-    metrics = list(next(iter(results.values())))
+    with tempfile.TemporaryDirectory(prefix="flavorsmith-nodes-bench-") as tmp:
+        folder = Path(tmp)
+        ironic_db = folder / "ironic.sqlite"
+        conf = f"[database]\nconnection = sqlite:///{ironic_db}\n"
+        with running_ironic(conf=conf) as ironic_url:
+            started = time.perf_counter()
+            fill_ironic(ironic_db, ironic_url, nodes)
+            print(f"Ironic filled in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+            started = time.perf_counter()
+            process, url = start_flavorsmith(folder, nodes)
+            print(
+                f"flavorsmith imported and started in {time.perf_counter() - started:.1f} s",
+                file=sys.stderr,
+            )
+            try:
+                results = measure(
+                    {OURS: url, IRONIC: f"{ironic_url}"}, nodes, args.puts, args.rounds
+                )
+            finally:
+                process.terminate()
+                process.wait(10)
+    metrics = list(results[OURS])
     width = max(len(m) for m in metrics)
-    print(f"{args.nodes} nodes x {args.traits} traits, {args.puts} PUTs")
-    print(f"{'metric':<{width}} | " + " | ".join(f"{n:>22}" for n in names))
-    print("-" * width + "-+-" + "-+-".join("-" * 22 for _ in names))
+    columns = (OURS, IRONIC, "ratio")
+    cell = max(len(c) for c in columns)
+    print(
+        f"{args.nodes} nodes x {args.traits} traits, {args.puts} PUTs, "
+        f"best of {args.rounds} listings"
+    )
+    print(f"{'metric':<{width}} | " + " | ".join(f"{c:>{cell}}" for c in columns))
+    print("-" * width + "-+-" + "-+-".join("-" * cell for _ in columns))
     for metric in metrics:
-        values = " | ".join(_cell(results[n][metric]) for n in names)
-        print(f"{metric:<{width}} | {values}")
+        ours, theirs = results[OURS][metric], results[IRONIC][metric]
+        ratio = theirs / ours if ours == ours and theirs == theirs else float("nan")
+        ratio_text = f"{ratio:>{cell - 1}.1f}x" if ratio == ratio else f"{'-':>{cell}}"
+        print(f"{metric:<{width}} | {_cell(ours, cell)} | {_cell(theirs, cell)} | {ratio_text}")
 
 
 if __name__ == "__main__":

@@ -202,3 +202,56 @@ def test_detail_false_with_fields_lists_the_fields(client: TestClient) -> None:
     response = client.get(f"{URL}?detail=false&fields=uuid&limit=1", headers=LATEST)
     assert response.status_code == 200
     assert all(set(n) == {"uuid", "links"} for n in response.json()["nodes"])
+
+
+def test_a_page_of_uuids_and_traits_is_the_whole_body_ironic_gives(client: TestClient) -> None:
+    rc = f"rc-{uuid.uuid4().hex[:8]}"
+    made = []
+    for index, traits in enumerate((["CUSTOM_B", "CUSTOM_A"], [], ["HW_CPU_X86_AVX2"])):
+        node = {"driver": "fake-hardware", "resource_class": rc, "name": f"{rc}-{index}"}
+        created = client.post(URL, json=node, headers=LATEST).json()
+        client.put(f"{URL}/{created['uuid']}/traits", json={"traits": traits}, headers=LATEST)
+        made.append(created["uuid"])
+    first, second, third = made
+    root = "http://testserver/baremetal"
+
+    def shown(node: str, traits: str) -> str:
+        return (
+            f'{{"uuid":"{node}","traits":[{traits}],"links":['
+            f'{{"href":"{root}/v1/nodes/{node}","rel":"self"}},'
+            f'{{"href":"{root}/nodes/{node}","rel":"bookmark"}}]}}'
+        )
+
+    page = client.get(f"{URL}?resource_class={rc}&fields=uuid,traits&limit=2", headers=LATEST)
+    two = '"CUSTOM_A","CUSTOM_B"'
+    assert page.text == (
+        f'{{"nodes":[{shown(first, two)},{shown(second, "")}],'
+        f'"next":"{root}/v1/nodes?resource_class={rc}&fields=uuid%2Ctraits&limit=2'
+        f'&marker={second}"}}'
+    )
+    last = client.get(page.json()["next"], headers=LATEST)
+    one = '"HW_CPU_X86_AVX2"'
+    assert last.text == f'{{"nodes":[{shown(third, one)}]}}'
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        "uuid,traits",
+        "traits,name",
+        "traits",
+        "name,created_at,traits,updated_at,clean_step,conductor,properties,extra",
+        "reservation,uuid,provision_updated_at,driver_internal_info",
+    ],
+)
+def test_a_listed_node_is_what_showing_it_with_the_same_fields_gives(
+    client: TestClient, population: tuple[str, dict[str, set[str]]], fields: str
+) -> None:
+    rc, _ = population
+    url = f"{URL}?resource_class={rc}&fields={fields}&sort_key=name&limit=15"
+    listed_nodes = client.get(url, headers=LATEST).json()["nodes"]
+    names = listed(client, f"resource_class={rc}&fields=uuid&sort_key=name&limit=15")
+    assert len(listed_nodes) == len(names) == 15
+    for node, named in zip(listed_nodes, names, strict=True):
+        one = client.get(f"{URL}/{named['uuid']}?fields={fields}", headers=LATEST)
+        assert json.dumps(node) == json.dumps(one.json())

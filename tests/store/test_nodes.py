@@ -104,6 +104,51 @@ def test_every_write_bumps_the_generation(connection: Connection) -> None:
     assert not bumped(lambda: store.save(connection, other, {}))
 
 
+# Trait names as a mirrored Ironic may hold them (the mirror takes any string): quotes,
+# backslashes, commas, brackets, control characters, non-ASCII, upper and lower case.
+ODD_TRAITS = [
+    "CUSTOM_B",
+    "CUSTOM_A",
+    'CUSTOM_"QUOTED"',
+    "CUSTOM_BACK\\SLASH",
+    "CUSTOM_A,B",
+    '","',
+    "[]",
+    "tab\there",
+    "CUSTOM_ÉTÉ",
+    "custom_lower",
+    "CUSTOM_A_B",
+    "CUSTOM_AB",
+]
+
+
+@pytest.mark.parametrize("columns", [None, ["name"], ["resource_class", "uuid", "name"]])
+def test_a_page_with_its_traits_reads_what_the_separate_reads_do(
+    connection: Connection, columns: list[str] | None
+) -> None:
+    rc = _rc()
+    nodes = [_node(connection, resource_class=rc, name=f"{rc}-{i}") for i in range(4)]
+    store.set_traits(connection, nodes[0], ODD_TRAITS)
+    store.set_traits(connection, nodes[1], ["CUSTOM_ONLY"])
+    store.set_traits(connection, nodes[3], list(reversed(ODD_TRAITS[:5])))
+    for sort_key, limit, marker in (("id", 10, None), ("name", 2, nodes[0]["uuid"])):
+        query = NodeQuery(resource_class=rc, sort_key=sort_key, limit=limit, marker=marker)
+        whole = store.list_nodes(connection, query)
+        traits = store.traits_of(connection, [row["id"] for row in whole])
+        page = store.list_nodes(connection, query, columns=columns, with_traits=True)
+        kept = ["id", "uuid", *(columns or [])] if columns else list(whole[0])
+        assert page == [{**{c: row[c] for c in kept}, "traits": traits[row["id"]]} for row in whole]
+    assert [row["traits"] for row in page] == [["CUSTOM_ONLY"], []]
+    first = store.list_nodes(connection, NodeQuery(resource_class=rc, limit=1), with_traits=True)
+    assert sorted(first[0]["traits"]) == sorted(ODD_TRAITS)
+
+
+def test_a_page_after_an_unknown_marker_is_not_found(connection: Connection) -> None:
+    for marker in (str(uuid.uuid4()), "not-a-uuid"):
+        with pytest.raises(NotFound, match=f"Node {marker} could not be found."):
+            store.list_nodes(connection, NodeQuery(marker=marker), with_traits=True)
+
+
 def _page_all(connection: Connection, query: NodeQuery) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     marker = None

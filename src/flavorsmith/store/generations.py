@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, Dialect, Engine, select
+from typing import Any
+
+from sqlalchemy import Connection, Dialect, Engine, bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from flavorsmith.db.models import Counter
@@ -10,15 +12,23 @@ from flavorsmith.db.models import Counter
 
 def bump(connection: Connection, name: str) -> int:
     """Add one to ``name`` (creating it at 1) inside the caller's transaction; the new value."""
-    insert = (postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert)(
-        Counter
-    )
-    statement = (
-        insert.values(name=name, value=1)
-        .on_conflict_do_update(index_elements=[Counter.name], set_={"value": Counter.value + 1})
-        .returning(Counter.value)
-    )
-    return int(connection.execute(statement).scalar_one())
+    return int(connection.execute(_bump(connection.dialect.name), {"name": name}).scalar_one())
+
+
+_BUMPS: dict[str, Any] = {}
+
+
+def _bump(dialect: str) -> Any:
+    """``bump``'s upsert in ``dialect``, made once (every node write runs it)."""
+    found = _BUMPS.get(dialect)
+    if found is None:
+        insert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(Counter)
+        found = _BUMPS[dialect] = (
+            insert.values(name=bindparam("name"), value=1)
+            .on_conflict_do_update(index_elements=[Counter.name], set_={"value": Counter.value + 1})
+            .returning(Counter.value)
+        )
+    return found
 
 
 def read(connection: Connection, name: str) -> int:

@@ -7,6 +7,7 @@ values there before they reach this module."""
 
 from __future__ import annotations
 
+import json
 import uuid as uuidlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -198,22 +199,48 @@ def _data_conditions(query: NodeQuery) -> list[ColumnElement[bool]]:
     return out
 
 
+# What a caller that only checks policy on a node and writes its traits reads of it.
+KEY_COLUMNS = ("id", "uuid", "owner", "lessee")
+
+
 def find(
-    connection: Connection, ident: str, *, by_name: bool, lock: bool = False
+    connection: Connection,
+    ident: str,
+    *,
+    by_name: bool,
+    lock: bool = False,
+    columns: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """A node by UUID, or by name where the API version allows names; 404 otherwise."""
+    """A node by UUID, or by name where the API version allows names; 404 otherwise.
+    ``columns``: only these stored columns (and ``id`` and ``uuid``); None: every column."""
     if rules.is_uuid(ident):
-        where = Node.uuid == str(uuidlib.UUID(ident))
+        key, value = "uuid", str(uuidlib.UUID(ident))
     elif by_name:
-        where = Node.name == ident
+        key, value = "name", ident
     else:
         raise NotFound(f"Node {ident} could not be found.")
     return find_row(
         connection,
-        select(*COLUMNS).where(where),
+        _finder(key, None if columns is None else tuple(columns)),
         missing=f"Node {ident} could not be found.",
         lock=lock,
+        params={"ident": value},
     )
+
+
+_FINDERS: dict[tuple[str, tuple[str, ...] | None], Any] = {}
+
+
+def _finder(key: str, columns: tuple[str, ...] | None) -> Any:
+    """The statement that reads a node by ``key`` (its uuid or name, bound as ``ident``),
+    made once for each set of columns: a write of one node's traits is a handful of short
+    statements, and building a statement of sixty columns cost as much as running it."""
+    found = _FINDERS.get((key, columns))
+    if found is None:
+        selected = COLUMNS if columns is None else _columns(columns)
+        found = select(*selected).where(getattr(Node, key) == bindparam("ident"))
+        _FINDERS[(key, columns)] = found
+    return found
 
 
 def names(connection: Connection) -> list[str]:
@@ -226,6 +253,10 @@ def traits_of(connection: Connection, node_ids: Sequence[int]) -> dict[int, list
     out: dict[int, list[str]] = {node_id: [] for node_id in node_ids}
     if not node_ids:
         return out
+    if len(node_ids) == 1:  # one node's (every trait request): a statement made once
+        [node_id] = node_ids
+        out[node_id] = list(connection.execute(_ONE_NODES_TRAITS, {"node_id": node_id}).scalars())
+        return out
     rows = connection.execute(
         select(NodeTrait.node_id, NodeTrait.trait)
         .where(NodeTrait.node_id.in_(node_ids))
@@ -236,22 +267,93 @@ def traits_of(connection: Connection, node_ids: Sequence[int]) -> dict[int, list
     return out
 
 
-def list_nodes(connection: Connection, query: NodeQuery) -> list[dict[str, Any]]:
-    """One keyset page: filtered, sorted by (sort_key, id), after the marker node (a UUID)."""
+def list_nodes(
+    connection: Connection,
+    query: NodeQuery,
+    *,
+    columns: Iterable[str] | None = None,
+    with_traits: bool = False,
+) -> list[dict[str, Any]]:
+    """One keyset page: filtered, sorted by (sort_key, id), after the marker node (a UUID).
+
+    ``columns``: only these stored columns (and always ``id`` and ``uuid``), for a caller
+    that shows a few fields of many nodes; None reads every column. ``with_traits``: each row
+    also holds ``traits``, the node's traits in ``traits_of``'s order, read in the same
+    statement."""
     query.validate()
     after = None
     if query.marker:
-        marker = find(connection, query.marker, by_name=False)
+        marker = fetch_one(
+            connection,
+            select(getattr(Node, query.sort_key), Node.id).where(
+                Node.uuid == _canonical(query.marker)
+            ),
+        )
+        if marker is None:
+            raise NotFound(f"Node {query.marker} could not be found.")
         after = (marker[query.sort_key], marker["id"])
+    selected = COLUMNS if columns is None else _columns(columns)
+    if with_traits:
+        selected = [*selected, _traits_column(connection)]
     statement = keyset(
-        select(*COLUMNS).where(*conditions(query)),
+        select(*selected).where(*conditions(query)),
         getattr(Node, query.sort_key),
         Node.id,
         ascending=query.sort_dir == "asc",
         after=after,
         limit=query.limit,
     )
-    return fetch_all(connection, statement)
+    rows = fetch_all(connection, statement)
+    if with_traits:
+        for row in rows:
+            row["traits"] = _traits_value(row["traits"])
+    return rows
+
+
+def _canonical(ident: str) -> str:
+    """A node UUID as stored (lowercase, hyphenated); NotFound for what is not a UUID."""
+    if not rules.is_uuid(ident):
+        raise NotFound(f"Node {ident} could not be found.")
+    return str(uuidlib.UUID(ident))
+
+
+_BY_NAME = {c.name: c for c in COLUMNS}
+
+
+def _columns(names: Iterable[str]) -> list[Any]:
+    """The stored columns ``names``, after ``id`` and ``uuid``, each once."""
+    wanted = dict.fromkeys(("id", "uuid", *names))
+    return [_BY_NAME[name] for name in wanted]
+
+
+def _traits_column(connection: Connection) -> Any:
+    """A node's traits as one value of the page's own statement (no second query, no row per
+    trait): a JSON array aggregated in a subquery on the (node_id, trait) key. PostgreSQL
+    orders it as ``traits_of``'s ORDER BY does; SQLite (before 3.44) cannot order an aggregate,
+    so ``_traits_value`` sorts it, as SQLite's binary collation would."""
+    aggregate: ColumnElement[Any]
+    if connection.dialect.name == "postgresql":
+        aggregate = func.json_agg(NodeTrait.trait).aggregate_order_by(NodeTrait.trait)
+    else:
+        aggregate = func.json_group_array(NodeTrait.trait)
+    subquery = select(aggregate).where(NodeTrait.node_id == Node.id).scalar_subquery()
+    return subquery.label("traits")
+
+
+def _traits_value(value: Any) -> list[str]:
+    """The trait list ``_traits_column`` read: PostgreSQL's driver has parsed the JSON (NULL
+    when the node has no trait), SQLite hands over its text (``[]`` when none)."""
+    if value is None:
+        return []
+    if not isinstance(value, str):
+        return list(value)
+    if value == "[]":
+        return []
+    if "\\" in value:  # an escaped character: let the JSON parser read it
+        return sorted(json.loads(value))
+    # Without a backslash no string holds a quote, so the array splits at its '","'
+    # exactly as the JSON parser would read it, five times faster (ten per node, per page).
+    return sorted(value[2:-2].split('","'))
 
 
 # What the matcher reads of a node (NodeInfo), for the snapshot and for the change log's reader.
@@ -368,9 +470,26 @@ def _changed(
         rows += [{"generation": value, "uuid": u, "created": True} for u in sorted(new)]
     if not rows:  # every generation has a row, so a reader can tell a pruned log from a quiet one
         rows = [{"generation": value, "uuid": "", "created": False}]
-    connection.execute(insert(NodeChange), rows)
-    connection.execute(delete(NodeChange).where(NodeChange.generation <= value - LOG_KEEP))
+    connection.execute(_LOG, rows)
+    connection.execute(_PRUNE, {"oldest": value - LOG_KEEP})
     return value
+
+
+# The statements every node write runs, made once (see _finder).
+_ONE_NODES_TRAITS = (
+    select(NodeTrait.trait)
+    .where(NodeTrait.node_id == bindparam("node_id"))
+    .order_by(NodeTrait.trait)
+)
+_LOG = insert(NodeChange)
+_PRUNE = delete(NodeChange).where(NodeChange.generation <= bindparam("oldest"))
+_TOUCH = (
+    update(Node)
+    .where(Node.id == bindparam("node_id"))
+    .values(updated_at=bindparam("stamp", type_=Node.__table__.c.updated_at.type))
+)
+_CLEAR_TRAITS = delete(NodeTrait).where(NodeTrait.node_id == bindparam("node_id"))
+_ADD_TRAITS = insert(NodeTrait)
 
 
 def generation(connection: Connection) -> int:
@@ -487,16 +606,16 @@ def remove(connection: Connection, node: dict[str, Any]) -> None:
 
 
 def _touch(connection: Connection, node: dict[str, Any]) -> None:
-    connection.execute(update(Node).where(Node.id == node["id"]).values(updated_at=now()))
+    connection.execute(_TOUCH, {"node_id": node["id"], "stamp": now()})
     _changed(connection, [node["uuid"]])
 
 
 def set_traits(connection: Connection, node: dict[str, Any], traits: Iterable[str]) -> list[str]:
     wanted = list(dict.fromkeys(traits))
     rules.check_trait_count(node["uuid"], wanted)
-    connection.execute(delete(NodeTrait).where(NodeTrait.node_id == node["id"]))
+    connection.execute(_CLEAR_TRAITS, {"node_id": node["id"]})
     if wanted:
-        connection.execute(insert(NodeTrait), [{"node_id": node["id"], "trait": t} for t in wanted])
+        connection.execute(_ADD_TRAITS, [{"node_id": node["id"], "trait": t} for t in wanted])
     _touch(connection, node)
     return wanted
 
@@ -520,7 +639,7 @@ def remove_trait(connection: Connection, node: dict[str, Any], trait: str) -> No
 
 
 def remove_all_traits(connection: Connection, node: dict[str, Any]) -> None:
-    connection.execute(delete(NodeTrait).where(NodeTrait.node_id == node["id"]))
+    connection.execute(_CLEAR_TRAITS, {"node_id": node["id"]})
     _touch(connection, node)
 
 
@@ -861,6 +980,7 @@ __all__ = [
     "GENERATION",
     "IMPORTED",
     "INTERFACES",
+    "KEY_COLUMNS",
     "NEW_NODE",
     "SORT_KEYS",
     "ImportReport",

@@ -5,7 +5,7 @@ Engine types through :mod:`flavorsmith.db.engine`.)"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -35,11 +35,16 @@ def as_dict(row: Any) -> dict[str, Any]:
 
 
 def fetch_all(connection: Connection, statement: Any) -> list[dict[str, Any]]:
-    return [as_dict(r) for r in connection.execute(statement)]
+    """Every row as a dict (``as_dict``'s), the column names read once for all of them."""
+    result = connection.execute(statement)
+    keys = list(result.keys())
+    return [dict(zip(keys, row, strict=True)) for row in result.all()]
 
 
-def fetch_one(connection: Connection, statement: Any) -> dict[str, Any] | None:
-    found = connection.execute(statement).first()
+def fetch_one(
+    connection: Connection, statement: Any, params: Mapping[str, Any] | None = None
+) -> dict[str, Any] | None:
+    found = connection.execute(statement, params).first()
     return None if found is None else as_dict(found)
 
 
@@ -53,10 +58,16 @@ def locked(connection: Connection, statement: S, lock: bool) -> S:
 
 
 def find(
-    connection: Connection, statement: Select[Any], *, missing: str, lock: bool = False
+    connection: Connection,
+    statement: Select[Any],
+    *,
+    missing: str,
+    lock: bool = False,
+    params: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The one row ``statement`` selects (locked with ``lock``); NotFound(``missing``) if none."""
-    found = fetch_one(connection, locked(connection, statement, lock))
+    """The one row ``statement`` selects (locked with ``lock``), with its bound ``params``;
+    NotFound(``missing``) if none."""
+    found = fetch_one(connection, locked(connection, statement, lock), params)
     if found is None:
         raise NotFound(missing)
     return found

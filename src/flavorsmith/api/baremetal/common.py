@@ -35,12 +35,18 @@ def require(request: Request, since: Version) -> Version:
 
 
 def load(
-    connection: Connection, request: Request, ident: str, *, lock: bool = False
+    connection: Connection,
+    request: Request,
+    ident: str,
+    *,
+    lock: bool = False,
+    columns: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """The node named in the path: names are accepted from API version 1.5, as in Ironic."""
+    """The node named in the path: names are accepted from API version 1.5, as in Ironic.
+    ``columns``: only these of its stored columns (None: all)."""
     by_name = microversion(request) >= NAMES_SINCE
     try:
-        return store.find(connection, ident, by_name=by_name, lock=lock)
+        return store.find(connection, ident, by_name=by_name, lock=lock, columns=columns)
     except Exception:
         if ident.endswith(".json"):
             # Ironic strips .json as a format suffix and then fails with a 500.
@@ -69,12 +75,14 @@ def authorized_node(
     rules: Sequence[str],
     *,
     lock: bool = False,
+    columns: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The node named in the path, once policy allows the caller to see it
     (``baremetal:node:get``) and then each of ``rules``, on the node's owner and lessee, as
     Ironic checks them: a project-scoped caller who may not see the node gets 404, as if it
-    did not exist; anyone else 403."""
-    row = load(connection, request, ident, lock=lock)
+    did not exist; anyone else 403. ``columns``: only these of its stored columns (policy
+    reads ``store.KEY_COLUMNS``); None: all."""
+    row = load(connection, request, ident, lock=lock, columns=columns)
     ctx = context(request)
     target = node_target(row)
     if not ctx.allowed("baremetal:node:get", target):

@@ -136,16 +136,15 @@ async def _list(request: Request, detail: bool) -> dict[str, Any]:
             else [f for f in serialize.SHORT if version >= serialize.FIELDS[f]]
         )
 
-    def work(connection: Connection) -> tuple[list[dict[str, Any]], dict[int, list[str]]]:
-        rows = store.list_nodes(connection, query)
-        traits = store.traits_of(connection, [r["id"] for r in rows]) if "traits" in fields else {}
-        return rows, traits
+    with_traits = "traits" in fields
+    columns = serialize.stored(fields)
 
-    rows, traits = await run(request, work, write=False)
+    def work(connection: Connection) -> list[dict[str, Any]]:
+        return store.list_nodes(connection, query, columns=columns, with_traits=with_traits)
+
+    rows = await run(request, work, write=False)
     top = root(request)
-    body: dict[str, Any] = {
-        "nodes": [serialize.node(r, traits.get(r["id"]), fields, top) for r in rows]
-    }
+    body: dict[str, Any] = {"nodes": serialize.nodes(rows, fields, top)}
     if is_full(rows, query.limit):
         path = "nodes/detail" if request.url.path.endswith("/detail") else "nodes"
         body["next"] = next_href(

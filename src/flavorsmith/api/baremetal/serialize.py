@@ -130,6 +130,42 @@ def timestamp(value: datetime | None) -> str | None:
     return value.isoformat()
 
 
+TIMESTAMPS = ("created_at", "updated_at", "provision_updated_at")
+
+
+def stored(fields: list[str]) -> list[str]:
+    """The stored columns that showing ``fields`` reads (the traits and the conductor's
+    state are not columns)."""
+    return [f for f in fields if f != "traits" and f not in CONDUCTOR_STATE]
+
+
+def nodes(rows: list[dict[str, Any]], fields: list[str], root: str) -> list[dict[str, Any]]:
+    """Many nodes as ``node`` shows each (rows that hold their ``traits``), with the work
+    that is the same for every node done once: a page of a list is a thousand of them."""
+    constant = {f: CONDUCTOR_STATE[f] for f in fields if f in CONDUCTOR_STATE}
+    times = [f for f in fields if f in TIMESTAMPS]
+    plain = [f for f in fields if f not in constant and f not in times]
+    if not constant and not times:
+        order: list[str] | None = None
+    else:
+        order = fields
+    self_root, bookmark_root = f"{root}/v1/nodes/", f"{root}/nodes/"
+    out = []
+    for row in rows:
+        shown: dict[str, Any] = {f: row[f] for f in plain}
+        for f in times:
+            shown[f] = timestamp(row[f])
+        if order is not None:
+            shown = {f: shown[f] if f in shown else constant[f] for f in order}
+        uuid = row["uuid"]
+        shown["links"] = [
+            {"href": self_root + uuid, "rel": "self"},
+            {"href": bookmark_root + uuid, "rel": "bookmark"},
+        ]
+        out.append(shown)
+    return out
+
+
 def node(
     row: dict[str, Any], traits: list[str] | None, fields: list[str], root: str
 ) -> dict[str, Any]:
@@ -140,7 +176,7 @@ def node(
             out[name] = traits or []
         elif name in CONDUCTOR_STATE:
             out[name] = CONDUCTOR_STATE[name]
-        elif name in ("created_at", "updated_at", "provision_updated_at"):
+        elif name in TIMESTAMPS:
             out[name] = timestamp(row[name])
         else:
             out[name] = row[name]

@@ -43,7 +43,10 @@ def _prepare(request: Request, rule: str) -> str:
 
 
 def _locked(connection: Connection, request: Request, ident: str, rule: str) -> dict[str, Any]:
-    return authorized_node(connection, request, ident, (rule,), lock=True)
+    """The node to change the traits of, as policy and the trait writes read it."""
+    return authorized_node(
+        connection, request, ident, (rule,), lock=True, columns=store.KEY_COLUMNS
+    )
 
 
 @router.get("/v1/nodes/{ident}/traits")
@@ -51,7 +54,7 @@ async def list_traits(request: Request, ident: str) -> dict[str, Any]:
     rule = _prepare(request, "baremetal:node:traits:list")
 
     def work(connection: Connection) -> list[str]:
-        row = authorized_node(connection, request, ident, (rule,))
+        row = authorized_node(connection, request, ident, (rule,), columns=store.KEY_COLUMNS)
         return store.traits_of(connection, [row["id"]])[row["id"]]
 
     return {"traits": await run(request, work, write=False)}
