@@ -110,6 +110,13 @@ if _LOADER is not None:
 
     _Loader.add_constructor(_MAP, _Loader.construct_mapping)
 
+    class _NodeLoader(_Loader):
+        def construct_object(self, node: Any, deep: bool = False) -> Any:
+            if node.value == "" and not node.style and isinstance(node, yaml.ScalarNode):
+                # An empty value: ruamel places it after the next token, libyaml before.
+                raise _Unsure
+            return super().construct_object(node, deep=deep)
+
 
 def load(raw: bytes) -> Any | None:
     """The plain data of a one-document YAML file, or None when the positioned parser must
@@ -138,6 +145,38 @@ def load(raw: bytes) -> Any | None:
     if not entries and prefix is None:
         return None
     return entries if prefix is None else {prefix: entries}
+
+
+# Line breaks YAML 1.1 (libyaml) counts and YAML 1.2 (ruamel) may not, which would move
+# positions, and tabs, which ruamel refuses in places libyaml does not.
+_OTHER_BREAKS = re.compile("\r(?!\n)|[\t\x85\u2028\u2029]")
+# A directive (``%YAML 1.1`` changes how the positioned parser reads scalars).
+_DIRECTIVE = re.compile(r"^%", re.MULTILINE)
+
+
+def load_nodes(raw: bytes) -> tuple[Any, Any] | None:
+    """libyaml's node tree of a one-document YAML file (each node with its ``start_mark``
+    line and column, as the positioned parser gives them) and its plain data, or None when
+    the positioned parser must read it (see the module docstring). Read whole, not chunked."""
+    if _LOADER is None:
+        return None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+    if _DIRECTIVE.search(text) or _OTHER_BREAKS.search(text):
+        return None
+    loader = _NodeLoader(text)
+    try:
+        node = loader.get_single_node()
+        data = None if node is None else loader.construct_document(node)
+    except (_Unsure, yaml.YAMLError, RecursionError, ValueError, TypeError):
+        return None
+    finally:
+        loader.dispose()
+    if data is None:
+        return None  # empty: the positioned parser says so
+    return node, data
 
 
 def _one(text: str) -> Any:
@@ -184,4 +223,4 @@ def _has_content(text: str) -> bool:
     return any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())
 
 
-__all__ = ["CHUNK", "load"]
+__all__ = ["CHUNK", "load", "load_nodes"]

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from flavorsmith.cli.output import Format, render_list
-from flavorsmith.sync.kinds import NAMES
+from flavorsmith.sync.names import NAMES
 
 
 def _known_kind(value: str) -> str:
