@@ -55,6 +55,8 @@ class Document:
         for index, part in enumerate(path):
             last = index == len(path) - 1
             if isinstance(node, CommentedMap) and isinstance(part, str) and part in node:
+                if part not in (node.lc.data or {}):
+                    return best  # a key merged in with ``<<``: ruamel records no position
                 if last:
                     line, col = node.lc.key(part) if at_key else node.lc.value(part)
                     return line + 1, col + 1
@@ -130,9 +132,12 @@ def _mark(node: Any) -> tuple[int, int]:
 
 
 def parse(
-    raw: bytes, display: str, *, max_bytes: int | None = MAX_FILE_BYTES
+    raw: bytes, display: str, *, max_bytes: int | None = MAX_FILE_BYTES, fast: bool = True
 ) -> tuple[Document | None, list[Diagnostic]]:
-    """Parse one YAML document; every failure becomes a diagnostic, never an exception."""
+    """Parse one YAML document; every failure becomes a diagnostic, never an exception.
+
+    libyaml reads it when it can tell the data and positions ruamel would give (see
+    ``plain_yaml.load_nodes``), ten times as fast; else, or with ``fast=False``, ruamel."""
 
     def fail(line: int, col: int, message: str, code: str) -> tuple[None, list[Diagnostic]]:
         return None, [Diagnostic(display, line, col, "yaml", message, Severity.ERROR, code)]
@@ -145,12 +150,12 @@ def parse(
         line = raw.count(b"\n", 0, exc.start) + 1
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         return fail(line, col, f"not UTF-8 text (byte 0x{raw[exc.start]:02x})", "encoding")
-    fast = plain_yaml.load_nodes(raw)
+    read = plain_yaml.load_nodes(raw) if fast else None
     # Each value takes at least one byte, so a smaller file cannot hold too many of them.
-    if fast is not None and (
-        max_bytes is None or len(raw) <= MAX_NODES or _values(fast[1]) <= MAX_NODES
+    if read is not None and (
+        max_bytes is None or len(raw) <= MAX_NODES or _values(read[1]) <= MAX_NODES
     ):
-        return Document(display, fast[0], fast[1]), []
+        return Document(display, read[0], read[1]), []
     try:
         documents = list(YAML(typ="rt").load_all(text))
     except MarkedYAMLError as exc:

@@ -27,9 +27,29 @@ _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 _BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 _INT = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$")
 _FLOAT = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)\.[0-9]+$")
-# Plain scalars the reader does not resolve itself: numbers in other forms, timestamps,
-# special floats, merge and value keys.
-_DOUBT = re.compile(r"^(?:[-+.0-9].*|<<|=)$", re.DOTALL)
+# Plain scalars the reader does not resolve itself: what ruamel's YAML 1.2 resolvers read as
+# a number in another form, a special float or a timestamp (its patterns, verbatim), merge and
+# value keys. Anything else starting with a digit, a sign or a dot is text for ruamel too
+# (``1000base-t``, ``210-BFUZ``, ``10.0.0.1``, a project id).
+_DOUBT = re.compile(
+    r"""^(?:
+     [-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+    |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+    |[-+]?\.[0-9_]+(?:[eE][-+][0-9]+)?
+    |[-+]?\.(?:inf|Inf|INF)
+    |\.(?:nan|NaN|NAN)
+    |[-+]?0b[0-1_]+
+    |[-+]?0o?[0-7_]+
+    |[-+]?[0-9_]+
+    |[-+]?0x[0-9a-fA-F_]+
+    |[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
+    |[0-9][0-9][0-9][0-9] -[0-9][0-9]? -[0-9][0-9]?
+     (?:[Tt]|[ \t]+)[0-9][0-9]?
+     :[0-9][0-9] :[0-9][0-9] (?:\.[0-9]*)?
+     (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?
+    |<<|=)$""",
+    re.X,
+)
 _DOUBT_TAG = "tag:flavorsmith:doubt"
 _PLAIN_TAGS = {
     "tag:yaml.org,2002:null": _NULL,
@@ -147,9 +167,11 @@ def load(raw: bytes) -> Any | None:
     return entries if prefix is None else {prefix: entries}
 
 
-# Line breaks YAML 1.1 (libyaml) counts and YAML 1.2 (ruamel) may not, which would move
-# positions, and tabs, which ruamel refuses in places libyaml does not.
-_OTHER_BREAKS = re.compile("\r(?!\n)|[\t\x85\u2028\u2029]")
+# Text libyaml reads otherwise than ruamel: line breaks YAML 1.1 counts and YAML 1.2 may not
+# (positions would move), tabs and a comment right after a block scalar's indicator (``|#``),
+# which ruamel refuses where libyaml does not, and anchors (YAML 1.2 allows more characters
+# in their names: ``&a:b`` is one anchor for ruamel, an anchor and text for libyaml).
+_RUAMEL_ONLY = re.compile("\r(?!\n)|[\t\x85\u2028\u2029]|[|>][-+0-9]*#|(?:^|[\\s\\[{,])&")
 # A directive (``%YAML 1.1`` changes how the positioned parser reads scalars).
 _DIRECTIVE = re.compile(r"^%", re.MULTILINE)
 
@@ -164,7 +186,7 @@ def load_nodes(raw: bytes) -> tuple[Any, Any] | None:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         return None
-    if _DIRECTIVE.search(text) or _OTHER_BREAKS.search(text):
+    if _DIRECTIVE.search(text) or _RUAMEL_ONLY.search(text):
         return None
     loader = _NodeLoader(text)
     try:
