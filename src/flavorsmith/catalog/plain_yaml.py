@@ -130,13 +130,6 @@ if _LOADER is not None:
 
     _Loader.add_constructor(_MAP, _Loader.construct_mapping)
 
-    class _NodeLoader(_Loader):
-        def construct_object(self, node: Any, deep: bool = False) -> Any:
-            if node.value == "" and not node.style and isinstance(node, yaml.ScalarNode):
-                # An empty value: ruamel places it after the next token, libyaml before.
-                raise _Unsure
-            return super().construct_object(node, deep=deep)
-
 
 def load(raw: bytes) -> Any | None:
     """The plain data of a one-document YAML file, or None when the positioned parser must
@@ -188,10 +181,10 @@ def load_nodes(raw: bytes) -> tuple[Any, Any] | None:
         return None
     if _DIRECTIVE.search(text) or _RUAMEL_ONLY.search(text):
         return None
-    loader = _NodeLoader(text)
+    loader = _Loader(text)
     try:
         node = loader.get_single_node()
-        data = None if node is None else loader.construct_document(node)
+        data = None if node is None else _plain(node, set())
     except (_Unsure, yaml.YAMLError, RecursionError, ValueError, TypeError):
         return None
     finally:
@@ -199,6 +192,46 @@ def load_nodes(raw: bytes) -> tuple[Any, Any] | None:
     if data is None:
         return None  # empty: the positioned parser says so
     return node, data
+
+
+def _plain(node: Any, seen: set[int]) -> Any:
+    """The data of a node tree whose tags ``_Loader.resolve`` gave: what the loader's
+    constructor builds (and refuses), without its general machinery; about twice as fast."""
+    if isinstance(node, yaml.ScalarNode):
+        value = node.value
+        if not node.style and not value:
+            raise _Unsure  # an empty value: ruamel places it after the next token, libyaml before
+        tag = node.tag
+        if tag == _STR:
+            return value
+        pattern = _PLAIN_TAGS.get(tag)
+        if pattern is None or not pattern.match(value):
+            raise _Unsure  # another tag, or an explicit tag on a value of another form
+        if tag == "tag:yaml.org,2002:int":
+            return int(value)
+        if tag == "tag:yaml.org,2002:float":
+            return float(value)
+        if tag == "tag:yaml.org,2002:bool":
+            return value.lower() == "true"
+        return None
+    if id(node) in seen:
+        raise _Unsure  # an alias
+    seen.add(id(node))
+    if isinstance(node, yaml.MappingNode):
+        if node.tag != _MAP:
+            raise _Unsure
+        mapping: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STR:
+                raise _Unsure
+            key = key_node.value
+            if key in mapping:
+                raise _Unsure  # the positioned parser names the duplicate
+            mapping[key] = _plain(value_node, seen)
+        return mapping
+    if node.tag != _SEQ:
+        raise _Unsure
+    return [_plain(item, seen) for item in node.value]
 
 
 def _one(text: str) -> Any:

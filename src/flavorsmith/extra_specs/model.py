@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from flavorsmith.extra_specs.value_rules import ValueRule
 
@@ -31,7 +32,7 @@ class Validator:
     depends_on: tuple[str, ...] = ()
     extension: str | None = None  # e.g. "ironic": ours, which real Nova >= 2.86 refuses
     source: str = "built-in"
-    regex: re.Pattern[str] = field(init=False, compare=False, repr=False)
+    pattern: str = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         patterns = {p.name: p.pattern for p in self.parameters}
@@ -45,7 +46,14 @@ class Validator:
             parts.append(f"(?P<{name}>{patterns[name]})")
             position = match.end()
         parts.append(re.escape(self.name[position:]))
-        object.__setattr__(self, "regex", re.compile("".join(parts)))
+        object.__setattr__(self, "pattern", "".join(parts))
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        """The key template as a regular expression, compiled on first use: a registry holds
+        hundreds of validators (one per standard trait and resource class), which lookups
+        find by their literal keys."""
+        return re.compile(self.pattern)
 
     @property
     def namespace(self) -> str | None:

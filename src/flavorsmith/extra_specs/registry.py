@@ -131,7 +131,7 @@ class Registry:
             group = self._group_for(namespace)
             rest = validator.name.split(":", 1)[1]
             if "{" in rest:
-                rest_regex = re.compile(validator.regex.pattern.split(":", 1)[1])
+                rest_regex = re.compile(validator.pattern.split(":", 1)[1])
                 group.patterned.append((rest_regex, validator))
             else:
                 group.exact[rest] = validator
