@@ -10,8 +10,9 @@ classes, each flavor on one of them with three traits and two extra specs, all l
 hardware/base/kustomization.yaml), then times, best of three: the command end to end (a new
 process, as an operator runs it; it must say "0 errors"), as wall time and as the CPU time
 of the process (user + system: on a busy machine the wall time also counts the waiting), its
-start-up alone (`validate --help`), and the catalog load in process. The target is 1 s of
-wall time end to end; the table shows the time over the target (below 1 meets it).
+start-up alone (`validate --help`), and the catalog load in process; the command runs once
+first, untimed, to write Python's bytecode caches as installing the package does. The target
+is 1 s of wall time end to end; the table shows the time over the target (below 1 meets it).
 
 There is no real service that validates a catalog repository. The nearest real work is
 Nova's: Nova 34 checks every extra spec of a flavor when it is set (``nova.api.validation.
@@ -163,7 +164,10 @@ def main() -> None:
     parser.add_argument("--no-nova", action="store_true", help="do not time Nova")
     parser.add_argument("--nova-python", help="a python that can import nova 34")
     args = parser.parse_args()
+    # As installed (pip compiles every module): the first run writes the bytecode caches,
+    # which the timed runs read, even where the environment says not to write them.
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     command = [sys.executable, "-m", "flavorsmith", "validate"]
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -185,6 +189,7 @@ def main() -> None:
             view = Repository(root, rules).load()
             assert len(view.loaded) == args.flavors + args.device_types, len(view.loaded)
 
+        run_command()  # writes the bytecode caches
         whole = best_of(3, run_command)
         cpu = best_cpu_of(3, run_command)
         started = best_of(3, start_up)
