@@ -17,7 +17,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def positioned(raw: bytes) -> Any:
-    doc, diagnostics = parse(raw, "nodes.yaml", max_bytes=None)
+    doc, diagnostics = parse(raw, "nodes.yaml", max_bytes=None, fast=False)
     assert doc is not None and not diagnostics, diagnostics
     return json.loads(json.dumps(doc.data, default=str))
 
@@ -85,7 +85,7 @@ def test_a_tricky_value_reads_the_same_or_not_at_all(value: str) -> None:
         f"    properties:\n"
         f"      note: {value}\n"
     ).encode()
-    doc, diagnostics = parse(raw, "nodes.yaml", max_bytes=None)
+    doc, diagnostics = parse(raw, "nodes.yaml", max_bytes=None, fast=False)
     fast = plain_yaml.load(raw)
     if doc is None or diagnostics:
         assert fast is None  # a file the positioned parser refuses is never read fast

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
+from typing import Any
 
+import fastjsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR
+from flavorsmith.catalog import schema
+from flavorsmith.catalog.document import Document, parse
+from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR, KINDS
 from flavorsmith.catalog.load import load_bytes
 from tests.support.catalogs import RULES
 
@@ -144,3 +151,61 @@ def test_flavor_schema_messages(text: str, expected: str) -> None:
 )
 def test_device_type_schema_messages(change: tuple[str, str], expected: str) -> None:
     assert load(SEED_DEVICE_TYPE.replace(*change), DEVICE_TYPE) == [expected]
+
+
+# The compiled schemas only decide that a file is valid; they must never pass a file jsonschema
+# finds an error in (that would hide the error), nor refuse one it passes.
+EXAMPLE_HARDWARE = Path(__file__).resolve().parents[2] / "examples" / "hardware"
+ODD_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 70000),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(["", "x", "CUSTOM_X", "NICX", "required", "m1.small", "1", "enum", "int"]),
+    st.lists(st.sampled_from(["a", "A_B", 1, True, None, "a"]), max_size=3),
+    st.dictionaries(st.sampled_from(["name", "size", "type", "x"]), st.integers(), max_size=2),
+)
+
+
+def _slots(data: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [path]
+    if isinstance(data, dict):
+        for key, value in data.items():
+            found += _slots(value, (*path, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            found += _slots(value, (*path, index))
+    return found
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(sorted(EXAMPLE_HARDWARE.glob("[!b]*/*.yaml"))), st.data())
+def test_compiled_schemas_agree_with_jsonschema(path: Path, data: st.DataObject) -> None:
+    kind = next(k for k in KINDS if k.folder == path.parent.name)
+    doc, _ = parse(path.read_bytes(), "f.yaml")
+    assert doc is not None
+    value = copy.deepcopy(doc.data)
+    for _ in range(data.draw(st.integers(0, 3))):
+        where = data.draw(st.sampled_from(_slots(value)))
+        if not where:
+            continue
+        parent = value
+        for part in where[:-1]:
+            parent = parent[part]
+        if data.draw(st.booleans()) and isinstance(parent, dict):
+            del parent[where[-1]]
+        else:
+            parent[where[-1]] = data.draw(ODD_VALUES)
+    if isinstance(value, dict) and data.draw(st.booleans()):
+        value[data.draw(st.sampled_from(["extra", "name", "traits", "steps", "rules"]))] = (
+            data.draw(ODD_VALUES)
+        )
+    errors = list(schema._validator(kind).iter_errors(value))
+    try:
+        schema._valid(kind)(value)
+        compiled_passes = True
+    except fastjsonschema.JsonSchemaException:
+        compiled_passes = False
+    assert compiled_passes == (not errors), (value, errors[:1])
+    edited = Document("f.yaml", doc.tree, value)
+    assert bool(schema.validate(edited, kind)) == bool(errors)

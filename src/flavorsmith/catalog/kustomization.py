@@ -15,6 +15,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import YAMLError
 
 from flavorsmith.catalog.document import Document, parse
 from flavorsmith.catalog.kinds import Kind
@@ -52,7 +53,7 @@ def entry_text(kind: Kind, filename: str) -> str:
 
 def parse_text(text: str, display: str) -> tuple[Document | None, list[Diagnostic]]:
     doc, diagnostics = parse(text.encode("utf-8"), display)
-    if doc is not None and doc.tree is not None and not isinstance(doc.tree, CommentedMap):
+    if doc is not None and not isinstance(doc.data, dict):
         line, col = doc.position([])
         message = "expected a mapping with configMapGenerator"
         return None, [Diagnostic(display, line, col, "(root)", message, code="kustomization")]
@@ -69,20 +70,40 @@ def _generator(tree: Any, configmap: str) -> CommentedMap | None:
     return None
 
 
+def _generator_index(data: Any, configmap: str) -> int | None:
+    """Where the generator named ``configmap`` is in ``configMapGenerator``, if it is."""
+    generators = data.get("configMapGenerator") if isinstance(data, dict) else None
+    if not isinstance(generators, list):
+        return None
+    for index, item in enumerate(generators):
+        if isinstance(item, dict) and item.get("name") == configmap:
+            return index
+    return None
+
+
 def entries(doc: Document, configmap: str) -> list[Entry] | None:
     """The generator's file entries, or None when the generator does not exist."""
-    generator = _generator(doc.tree, configmap)
-    if generator is None:
+    at = _generator_index(doc.data, configmap)
+    if at is None:
         return None
-    files = generator.get("files")
-    if not isinstance(files, CommentedSeq):
+    files = doc.data["configMapGenerator"][at].get("files")
+    if not isinstance(files, list):
         return []
     out = []
     for index, item in enumerate(files):
         if isinstance(item, str):
-            line, col = files.lc.item(index)
-            out.append(Entry(str(item), line + 1, col + 1))
+            line, col = doc.position(["configMapGenerator", at, "files", index])
+            out.append(Entry(item, line, col))
     return out
+
+
+def _tree(text: str) -> CommentedMap | None:
+    """ruamel's round-trip tree of a kustomization that parsed, for the line editor."""
+    try:
+        tree = _yaml().load(text)
+    except (YAMLError, ValueError, TypeError, AttributeError, KeyError, RecursionError):
+        return None  # read once already; should the round-trip parser disagree, no line edit
+    return tree if isinstance(tree, CommentedMap) else None
 
 
 def new_file(sections: Iterable[tuple[Kind, list[str]]]) -> str:
@@ -111,7 +132,7 @@ def add_entry(text: str, kind: Kind, filename: str) -> str:
     if not text.strip():
         return new_file([(kind, [filename])])
     doc, _ = parse_text(text, "kustomization.yaml") if text.strip() else (None, [])
-    tree = doc.tree if doc is not None else None
+    tree = _tree(text) if doc is not None else None
     current = entries(doc, kind.configmap) if doc is not None else None
     if current is not None and any(e.names(kind.folder, filename) for e in current):
         return text
@@ -135,9 +156,10 @@ def remove_entry(text: str, kind: Kind, filename: str) -> str:
         for entry in sorted(doomed, key=lambda e: e.line, reverse=True):
             del lines[entry.line - 1]
         if len(doomed) == len(current):
-            generator = _generator(doc.tree if doc else None, kind.configmap)
-            assert generator is not None
-            key_line = generator.lc.key("files")[0]
+            assert doc is not None
+            at = _generator_index(doc.data, kind.configmap)
+            assert at is not None
+            key_line = doc.position(["configMapGenerator", at, "files"], at_key=True)[0] - 1
             lines[key_line] = lines[key_line].replace("files:", "files: []", 1)
         edited = "".join(lines)
         if not _has_entry(edited, kind, filename):

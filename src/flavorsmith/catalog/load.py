@@ -45,11 +45,42 @@ class Loaded:
         return not has_errors(self.diagnostics)
 
 
-def display_path(path: Path) -> str:
+class Resolved:
+    """Paths resolved once for all the files of one catalog load: the working directory, each
+    folder, the repository's roots. A load reads the catalog at one moment, so this lives no
+    longer than a load (a relinked folder is seen by the next one)."""
+
+    def __init__(self) -> None:
+        self._loose: dict[Path, Path] = {}
+        self._strict: dict[Path, Path | OSError | RuntimeError] = {}
+
+    def loose(self, path: Path) -> Path:
+        """``path.resolve()``."""
+        found = self._loose.get(path)
+        if found is None:
+            found = self._loose[path] = path.resolve()
+        return found
+
+    def strict(self, path: Path) -> Path:
+        """``path.resolve(strict=True)``, raising what it raised the first time."""
+        found = self._strict.get(path)
+        if found is None:
+            try:
+                found = path.resolve(strict=True)
+            except (OSError, RuntimeError) as exc:
+                found = exc
+            self._strict[path] = found
+        if isinstance(found, Exception):
+            raise found
+        return found
+
+
+def display_path(path: Path, resolved: Resolved | None = None) -> str:
     """How diagnostics name a file: relative to the working directory when inside it. A link
     is named by itself, never by its target."""
+    loose = resolved.loose if resolved is not None else Path.resolve
     try:
-        return str((path.parent.resolve() / path.name).relative_to(Path.cwd().resolve()))
+        return str((loose(path.parent) / path.name).relative_to(loose(Path.cwd())))
     except (ValueError, OSError):
         return str(path)
 
@@ -94,15 +125,23 @@ class Unreadable(Exception):
         self.message = message
 
 
-def read_file(path: Path, *, roots: Sequence[Path] = (), max_bytes: int = MAX_FILE_BYTES) -> bytes:
+def read_file(
+    path: Path,
+    *,
+    roots: Sequence[Path] = (),
+    max_bytes: int = MAX_FILE_BYTES,
+    resolved: Resolved | None = None,
+) -> bytes:
     """A catalog file's bytes, read only when it is safe to: with ``roots``, a path whose links
     lead outside all of them is refused (links that stay inside, as in a Kubernetes ConfigMap
     volume, are followed); only a regular file is opened for reading, its size is checked
-    before a byte is read, and at most ``max_bytes`` + 1 bytes are ever read."""
+    before a byte is read, and at most ``max_bytes`` + 1 bytes are ever read. ``resolved``
+    resolves the roots once for many files."""
     if roots:
+        strict = resolved.strict if resolved is not None else Resolved().strict
         try:
             target = path.resolve(strict=True)
-            inside = any(target.is_relative_to(r.resolve(strict=True)) for r in roots)
+            inside = any(target.is_relative_to(strict(r)) for r in roots)
         except (OSError, RuntimeError) as exc:  # missing, or a loop of links
             reason = getattr(exc, "strerror", None) or "a loop of symbolic links"
             raise Unreadable("io", f"cannot read: {reason}") from None
@@ -140,13 +179,14 @@ def load_file(
     rules: CatalogRules,
     roots: Sequence[Path] = (),
     source: Path | None = None,
+    resolved: Resolved | None = None,
 ) -> Loaded:
     """Read and load one definition file (see ``read_file`` for what is refused unread). Its
     bytes come from ``source`` when given (a ConfigMap volume's timestamped folder), while
     ``path`` stays the name it is known and reported by."""
-    shown = display if display is not None else display_path(path)
+    shown = display if display is not None else display_path(path, resolved)
     try:
-        raw = read_file(source if source is not None else path, roots=roots)
+        raw = read_file(source if source is not None else path, roots=roots, resolved=resolved)
     except Unreadable as exc:
         diag = Diagnostic(shown, 1, 1, "file", exc.message, Severity.ERROR, exc.code)
         return Loaded(path, kind, None, None, [diag])

@@ -11,7 +11,14 @@ from pathlib import Path
 from flavorsmith.catalog import checks, kustomization, volume
 from flavorsmith.catalog.injected import CatalogRules
 from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR, KINDS, Kind
-from flavorsmith.catalog.load import Loaded, Unreadable, display_path, load_file, read_file
+from flavorsmith.catalog.load import (
+    Loaded,
+    Resolved,
+    Unreadable,
+    display_path,
+    load_file,
+    read_file,
+)
 from flavorsmith.catalog.model import (
     Catalog,
     Definition,
@@ -110,9 +117,25 @@ class Repository:
     def definition_files(self, kind: Kind) -> list[Path]:
         return [item.path for item in self.files(kind)]
 
-    def load_definition(self, path: Path, kind: Kind, source: Path | None = None) -> Loaded:
-        """One definition file of this repository; a link leading out of it is refused."""
-        return load_file(path, kind, rules=self.rules, roots=self.roots, source=source)
+    def load_definition(
+        self,
+        path: Path,
+        kind: Kind,
+        source: Path | None = None,
+        *,
+        roots: Sequence[Path] | None = None,
+        resolved: Resolved | None = None,
+    ) -> Loaded:
+        """One definition file of this repository; a link leading out of it is refused.
+        ``roots`` (``self.roots``) and ``resolved`` are shared by the files of one load."""
+        return load_file(
+            path,
+            kind,
+            rules=self.rules,
+            roots=self.roots if roots is None else roots,
+            source=source,
+            resolved=resolved,
+        )
 
     def load(self) -> RepoView:
         """Load and check every definition, across files and against the kustomization.
@@ -159,9 +182,12 @@ class Repository:
                 )
             )
             return view
+        roots, resolved = self.roots, Resolved()
         for kind in KINDS:
             for item in self.files(kind):
-                loaded = self.load_definition(item.path, kind, item.source)
+                loaded = self.load_definition(
+                    item.path, kind, item.source, roots=roots, resolved=resolved
+                )
                 view.loaded.append(loaded)
                 view.diagnostics.extend(loaded.diagnostics)
         if self.mounted and not view.loaded:
@@ -298,12 +324,13 @@ class Repository:
         doc, out = kustomization.parse_text(raw.decode("utf-8", errors="replace"), shown)
         if doc is None:
             return out
+        base = self.kustomization_path.parent
         for kind in KINDS:
             names = {p.name for p in self.definition_files(kind)}
             listed = kustomization.entries(doc, kind.configmap) or []
             for entry in listed:
-                target = (self.kustomization_path.parent / entry.target).resolve()
-                if not target.is_file():
+                # The system resolves links and ``..`` as Path.resolve does, in one call.
+                if not os.path.isfile(base / entry.target):
                     out.append(
                         Diagnostic(
                             shown,

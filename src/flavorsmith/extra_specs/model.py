@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from flavorsmith.extra_specs.safety import Matcher, compile_linear
 from flavorsmith.extra_specs.value_rules import ValueRule
@@ -34,13 +35,20 @@ class Validator:
     source: str = "built-in"
     # Parameter patterns declared by an operator: compiled by RE2, which runs them in linear time.
     linear: bool = False
-    regex: Matcher = field(init=False, compare=False, repr=False)
+    pattern: str = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "regex", self.matcher(self.name))
+        object.__setattr__(self, "pattern", self.template_pattern(self.name))
+        if self.linear:  # an operator's pattern RE2 cannot compile is an error now
+            self.__dict__["regex"] = compile_linear(self.pattern)
 
     def matcher(self, template: str) -> Matcher:
-        """``template`` (the name, or a part of it) as a pattern with its parameters."""
+        """``template`` (the name, or a part of it) as a compiled pattern with its parameters."""
+        source = self.template_pattern(template)
+        return compile_linear(source) if self.linear else re.compile(source)
+
+    def template_pattern(self, template: str) -> str:
+        """``template`` (the name, or a part of it) as a pattern's text with its parameters."""
         patterns = {p.name: p.pattern for p in self.parameters}
         parts: list[str] = []
         position = 0
@@ -52,8 +60,14 @@ class Validator:
             parts.append(f"(?P<{name}>{patterns[name]})")
             position = match.end()
         parts.append(re.escape(template[position:]))
-        source = "".join(parts)
-        return compile_linear(source) if self.linear else re.compile(source)
+        return "".join(parts)
+
+    @cached_property
+    def regex(self) -> Matcher:
+        """The key template as a regular expression, compiled on first use: a registry holds
+        hundreds of validators (one per standard trait and resource class), which lookups
+        find by their literal keys."""
+        return compile_linear(self.pattern) if self.linear else re.compile(self.pattern)
 
     @property
     def namespace(self) -> str | None:

@@ -31,7 +31,7 @@ from flavorsmith.cli.sync.common import (
     print_round,
     run_round,
 )
-from flavorsmith.sync.kinds import DEFAULT, choose
+from flavorsmith.sync.names import DEFAULT
 
 
 def apply(
@@ -84,6 +84,7 @@ def apply(
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.cli.options import repository
     from flavorsmith.sync.engine import exclusive, in_use_refusal
+    from flavorsmith.sync.kinds import choose
     from flavorsmith.sync.watch import watch as keep_watching
 
     guard = None

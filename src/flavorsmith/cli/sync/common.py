@@ -6,26 +6,39 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
+import typer.core
 
 from flavorsmith.cli.output import Format, render_list
-from flavorsmith.sync.kinds import NAMES
+
+ONLY_HELP = "What to sync: one of {}."
 
 
 def _known_kind(value: str) -> str:
     """--only names a kind of the sync registry (a usage error otherwise)."""
+    from flavorsmith.sync.kinds import NAMES
+
     if value not in NAMES:
         raise typer.BadParameter(f"{value!r} is not a sync kind; choose one of {', '.join(NAMES)}")
     return value
 
 
+class KindCommand(typer.core.TyperCommand):
+    """A sync command: its --only help names the kinds of the sync registry, read when the
+    help is shown (the registry loads the database layer and the OpenStack SDK, which the
+    other commands' start-up must not pay for)."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        from flavorsmith.sync.kinds import NAMES
+
+        for param in self.params:
+            if param.name == "only" and isinstance(param, typer.core.TyperOption):
+                param.help = ONLY_HELP.format(", ".join(NAMES))
+        super().format_help(ctx, formatter)
+
+
 OnlyOption = Annotated[
     str,
-    typer.Option(
-        "--only",
-        metavar="KIND",
-        callback=_known_kind,
-        help=f"What to sync: one of {', '.join(NAMES)}.",
-    ),
+    typer.Option("--only", metavar="KIND", callback=_known_kind, help=ONLY_HELP.format("...")),
 ]
 PruneOption = Annotated[
     bool,

@@ -26,7 +26,7 @@ from flavorsmith.cli.sync.common import (
     print_plan,
     run_round,
 )
-from flavorsmith.sync.kinds import DEFAULT, choose
+from flavorsmith.sync.names import DEFAULT
 
 
 def plan(
@@ -70,6 +70,7 @@ def plan(
     target or the catalog changed since."""
     fmt = Format(output_format.value)
     from flavorsmith.cli.options import repository
+    from flavorsmith.sync.kinds import choose
 
     kind = choose(only)
     cloud = check_target(ctx, cloud, endpoint)

@@ -6,6 +6,7 @@ below."""
 
 from __future__ import annotations
 
+from flavorsmith.sync import names
 from flavorsmith.sync.engine import AnyKind
 from flavorsmith.sync.kinds import classification, deploy_templates, flavors, inspection_rules
 
@@ -19,6 +20,8 @@ KINDS: tuple[AnyKind, ...] = (
 BY_NAME: dict[str, AnyKind] = {kind.name: kind for kind in KINDS}
 NAMES: tuple[str, ...] = tuple(BY_NAME)
 DEFAULT = flavors.KIND.name
+if DEFAULT != names.DEFAULT:  # the command line's copy, kept light
+    raise ImportError(f"sync.names defaults to {names.DEFAULT}, the registry to {DEFAULT}")
 # What the watcher keeps in sync (``serve --sync``, ``sync apply --watch``): the kinds that
 # say so; the others run only when named.
 WATCHED: tuple[AnyKind, ...] = tuple(kind for kind in KINDS if kind.watched)
