@@ -289,8 +289,8 @@ class Registry:
     def suggest(self, key: str) -> str | None:
         """The registered key nearest to a misspelt one: among the exact keys of the namespace
         the key spells (or every exact key when it spells none), those about as long, the
-        one difflib finds at least 0.8 alike (:class:`~flavorsmith.hints.NearIndex` finds it
-        without comparing every key; an answer is remembered until the registry changes)."""
+        most alike, at least 0.8 by the ratio :class:`~flavorsmith.hints.NearIndex` computes
+        with rapidfuzz (an answer is remembered until the registry changes)."""
         remembered = self._suggested.get(key, _UNKNOWN)
         if remembered != _UNKNOWN:
             return remembered
