@@ -24,8 +24,9 @@ parameterised ones, traits with group suffixes, resources). Measured side by sid
 Prints a table with the ratios against Nova with the enlarged cache: in process, end to end
 and end to end after start-up. The targets (issue 19): at least 100,000 pairs per second end
 to end after start-up, and at least 100x Nova with the enlarged cache in process. An unknown
-key's did-you-mean is found by rapidfuzz's C ratio among the namespace's keys about as long
-(flavorsmith.hints.NearIndex). The command reads a repeated line once and writes each distinct answer once. Not run in CI.
+key's did-you-mean is looked for among the keys one slip away, then rapidfuzz's C ratio rules
+out the other keys about as long (flavorsmith.hints.NearIndex). The command reads a repeated
+line once and writes each distinct answer once. Not run in CI.
 """
 
 from __future__ import annotations
