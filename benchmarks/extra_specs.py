@@ -25,8 +25,8 @@ Prints a table with the ratios against Nova with the enlarged cache: in process,
 and end to end after start-up. The targets (issue 19): at least 100,000 pairs per second end
 to end after start-up, and at least 100x Nova with the enlarged cache in process. An unknown
 key's did-you-mean is looked for among the keys one slip away, then rapidfuzz's C ratio rules
-out the other keys about as long (flavorsmith.hints.NearIndex). The command reads a repeated
-line once and writes each distinct answer once. Not run in CI.
+out the other keys about as long (flavorsmith.extra_specs.suggestions). The command reads a
+repeated line once and writes each distinct answer once. Not run in CI.
 """
 
 from __future__ import annotations

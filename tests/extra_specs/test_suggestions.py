@@ -12,8 +12,9 @@ import pytest
 from flavorsmith.extra_specs.builtin import build
 from flavorsmith.extra_specs.model import Validator
 from flavorsmith.extra_specs.registry import Registry
+from flavorsmith.extra_specs.suggestions import NearIndex
 from flavorsmith.extra_specs.value_rules import ValueRule
-from flavorsmith.hints import NearIndex, closest
+from flavorsmith.hints import closest
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz_:.0123456789ABCXYZ"
 

@@ -13,7 +13,7 @@ from typing import Literal
 
 from flavorsmith.extra_specs.model import Validator
 from flavorsmith.extra_specs.safety import Matcher
-from flavorsmith.hints import NearIndex
+from flavorsmith.extra_specs.suggestions import NearIndex
 
 _REMEMBERED = 32_768  # verdicts and suggestions remembered per registry
 _UNKNOWN = ""  # not a registered key, so never a suggestion: "not remembered yet"
@@ -289,8 +289,9 @@ class Registry:
     def suggest(self, key: str) -> str | None:
         """The registered key nearest to a misspelt one: among the exact keys of the namespace
         the key spells (or every exact key when it spells none), those about as long, the
-        most alike, at least 0.8 by the ratio :class:`~flavorsmith.hints.NearIndex` computes
-        with rapidfuzz (an answer is remembered until the registry changes)."""
+        most alike, at least 0.8 by the ratio
+        :class:`~flavorsmith.extra_specs.suggestions.NearIndex` computes with rapidfuzz (an
+        answer is remembered until the registry changes)."""
         remembered = self._suggested.get(key, _UNKNOWN)
         if remembered != _UNKNOWN:
             return remembered
