@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from flavorsmith.extra_specs.safety import Matcher, compile_linear
 from flavorsmith.extra_specs.value_rules import ValueRule
@@ -34,13 +35,24 @@ class Validator:
     source: str = "built-in"
     # Parameter patterns declared by an operator: compiled by RE2, which runs them in linear time.
     linear: bool = False
-    regex: Matcher = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "regex", self.matcher(self.name))
+        source = self._source(self.name)  # an undescribed parameter is refused here
+        if self.linear:  # an operator's pattern: refused at load when RE2 cannot compile it
+            self.__dict__["regex"] = compile_linear(source)
+
+    @functools.cached_property
+    def regex(self) -> Matcher:
+        """The whole key as a pattern (compiled on first use: hundreds of built-in keys are
+        never matched this way in a command's run)."""
+        return self.matcher(self.name)
 
     def matcher(self, template: str) -> Matcher:
         """``template`` (the name, or a part of it) as a pattern with its parameters."""
+        source = self._source(template)
+        return compile_linear(source) if self.linear else re.compile(source)
+
+    def _source(self, template: str) -> str:
         patterns = {p.name: p.pattern for p in self.parameters}
         parts: list[str] = []
         position = 0
@@ -52,8 +64,7 @@ class Validator:
             parts.append(f"(?P<{name}>{patterns[name]})")
             position = match.end()
         parts.append(re.escape(template[position:]))
-        source = "".join(parts)
-        return compile_linear(source) if self.linear else re.compile(source)
+        return "".join(parts)
 
     @property
     def namespace(self) -> str | None:
