@@ -34,6 +34,9 @@ class NearIndex:
             len(a) != len(b) for a, b in zip(self._candidates, self._folded, strict=True)
         )
         self._lengths = sorted({len(text) for text in self._candidates})
+        self._by_length: dict[int, list[int]] = {}
+        for order, folded in enumerate(self._folded):
+            self._by_length.setdefault(len(folded), []).append(order)
         self._windows: dict[tuple[str, int, int, int], tuple[list[str], list[str], list[int]]]
         self._windows = {}
         self._near: dict[str, list[int]] | None = None  # see _one_slip, built on first use
@@ -72,19 +75,25 @@ class NearIndex:
     def _window(
         self, head: str, shortest: int, longest: int, folded_length: int
     ) -> tuple[list[str], list[str], list[int]]:
-        """The candidates from ``shortest`` to ``longest`` long (of one folded length, or of
-        any when it is -1) after ``head``: folded, greatest first (rapidfuzz keeps the first
-        of equal ratios), then as given, and their order."""
+        """The candidates from ``shortest`` to ``longest`` long after ``head`` (or, used only
+        when folding changes no length, those of one folded length; -1: any): folded,
+        greatest first (rapidfuzz keeps the first of equal ratios), then as given, and their
+        order."""
+        if folded_length >= 0:  # with no length changed by folding: all of that length
+            shortest = longest = folded_length
         key = (head, shortest, longest, folded_length)
         window = self._windows.get(key)
         if window is None:
+            orders: Iterable[int] = (
+                self._by_length.get(folded_length, ())
+                if folded_length >= 0
+                else range(len(self._candidates))
+            )
             ranked = sorted(
                 (
-                    (head + folded, order)
-                    for order, (text, folded) in enumerate(
-                        zip(self._candidates, self._folded, strict=True)
-                    )
-                    if shortest <= len(text) <= longest and folded_length in (-1, len(folded))
+                    (head + self._folded[order], order)
+                    for order in orders
+                    if shortest <= len(self._candidates[order]) <= longest
                 ),
                 reverse=True,
             )
