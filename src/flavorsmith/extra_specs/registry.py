@@ -232,13 +232,8 @@ class Registry:
         return tuple(g for g in self._pattern_groups if g.regex.fullmatch(prefix))
 
     def _known_namespace(self, prefix: str) -> Namespace | None:
-        group = self._literal_groups.get(prefix)
-        if group is not None:
-            return group.namespace
-        for candidate in self._pattern_groups:
-            if candidate.regex.fullmatch(prefix):
-                return candidate.namespace
-        return None
+        groups = self._groups_of(prefix)  # the literal one, else every matching pattern
+        return groups[0].namespace if groups else None
 
     def verdict(self, key: str, value: str) -> Verdict:
         """The verdict on ``key=value`` (remembered: a registry is checked against the same
