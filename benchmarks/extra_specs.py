@@ -24,10 +24,9 @@ parameterised ones, traits with group suffixes, resources). Measured side by sid
 Prints a table with the ratios against Nova with the enlarged cache: in process, end to end
 and end to end after start-up. The targets (issue 19): at least 100,000 pairs per second end
 to end after start-up, and at least 100x Nova with the enlarged cache in process. An unknown
-key's did-you-mean is found among the registered keys one slip away (an index of each key
-and of every text one letter shorter, built on first use), compared with difflib's measure
-only there; the other keys are ruled out by bounds, so the answer is difflib's, as before.
-The command reads a repeated line once and writes each distinct answer once. Not run in CI.
+key's did-you-mean is looked for among the keys one slip away, then rapidfuzz's C ratio rules
+out the other keys about as long (flavorsmith.extra_specs.suggestions). The command reads a
+repeated line once and writes each distinct answer once. Not run in CI.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flavorsmith.catalog import checks, kustomization, volume
+from flavorsmith.catalog import root as root_folder
 from flavorsmith.catalog.injected import CatalogRules
 from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR, KINDS, Kind
 from flavorsmith.catalog.load import (
@@ -28,24 +29,13 @@ from flavorsmith.catalog.model import (
     Flavor,
     TraitRuleSet,
 )
+from flavorsmith.catalog.root import resolve_root
 from flavorsmith.diagnostics import Diagnostic, Severity
 
 W = Severity.WARNING
-REPO_ENV_VARS = ("FLAVORSMITH_REPO", "UC_DEPLOY")
 MODELINE_PREFIX = "# yaml-language-server: $schema="
 LOAD_ATTEMPTS = 5  # reads of a catalog whose ConfigMap volumes keep changing while it is read
 FOLDERS = ", ".join(f"{kind.folder}/" for kind in KINDS)
-
-
-def resolve_root(option: str | None) -> Path:
-    """``--repo``, else $FLAVORSMITH_REPO, else $UC_DEPLOY, else the working directory."""
-    if option:
-        return Path(option)
-    for var in REPO_ENV_VARS:
-        value = os.environ.get(var)
-        if value:
-            return Path(value)
-    return Path.cwd()
 
 
 def _sort_key(diagnostic: Diagnostic) -> tuple[str, int, int, str]:
@@ -89,9 +79,7 @@ class Repository:
     @property
     def mounted(self) -> bool:
         """ConfigMap mode: no hardware/ folder, and at least one kind's folder at the root."""
-        return not (self.root / "hardware").is_dir() and any(
-            (self.root / kind.folder).is_dir() for kind in KINDS
-        )
+        return root_folder.mounted(self.root)
 
     @property
     def hardware(self) -> Path:
@@ -105,7 +93,7 @@ class Repository:
         return self.root, self.hardware
 
     def exists(self) -> bool:
-        return (self.root / "hardware").is_dir() or self.mounted
+        return root_folder.holds_catalog(self.root)
 
     def folder(self, kind: Kind) -> Path:
         return self.hardware / kind.folder

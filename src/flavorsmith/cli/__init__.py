@@ -2,36 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import typer
 import typer.core
 
 from flavorsmith import __version__
-from flavorsmith.catalog.kinds import DEPLOY_TEMPLATE, DEVICE_TYPE, EXTRA_SPEC, FLAVOR, TRAIT_RULE
-from flavorsmith.cli import (
-    classify,
-    completion,
-    db,
-    definitions,
-    node,
-    nova_flavors,
-    output,
-    schema,
-    serve,
-    trait_list,
-    validate,
-)
-from flavorsmith.cli.deploy import group as _deploy_group
-from flavorsmith.cli.extra_specs import group as _extra_specs_group
-from flavorsmith.cli.keystone import group as _keystone_group
-from flavorsmith.cli.matching import capacity, explain, match, verify
-from flavorsmith.cli.providers import flavor_group as _service_flavor_group
-from flavorsmith.cli.providers import profile_group as _flavor_profile_group
-from flavorsmith.cli.providers import provider_group as _provider_group
-from flavorsmith.cli.sync import group as _sync_group
+from flavorsmith.cli import completion, output
 
 
 def _version(value: bool) -> None:
@@ -44,8 +25,10 @@ def _no_type(self: Any, ctx: Any) -> None:
     return None
 
 
-def build() -> typer.Typer:
-    """The root command group with every subcommand registered."""
+def build(only: str | None = None) -> typer.Typer:
+    """The root command group with every subcommand registered; with ``only``, just that
+    one (the command line's first word: a command then loads only its own modules, e.g.
+    ``extra-specs validate`` neither the database nor the OpenStack SDK)."""
     # Typer prints an argument's Python type after its name (``NODE <str>``); an argument's
     # name is its metavar (NODE, FILE, KEY), which already says what it takes.
     typer.core.TyperArgument.display_type_rich = _no_type  # type: ignore[method-assign]
@@ -68,47 +51,85 @@ def build() -> typer.Typer:
         """Flavorsmith: bare-metal flavors, traits and scheduling data from a Git catalog."""
         output.reset()
 
-    app.command("validate")(validate.validate)
-    app.command("schema")(schema.schema)
-    app.command("nova-flavors")(nova_flavors.nova_flavors)
-    app.command("serve")(serve.serve)
-    app.add_typer(db.app, name="db")
-    app.add_typer(node.group(), name="node")
-    app.command("match")(match.match)
-    app.command("capacity")(capacity.capacity)
-    app.command("explain")(explain.explain)
-    app.command("verify")(verify.verify)
-    app.command("classify")(classify.classify)
-    extra_specs = _extra_specs_group()
+    for name, register in _COMMANDS.items():
+        if only is None or only == name:
+            register(app, name)
+    return app
+
+
+# Each command or group of the root, in the order help lists them, registered by a function
+# that imports its module (so that a command line loads only the command it runs).
+_Register = Callable[[typer.Typer, str], None]
+
+
+def _command(module: str, function: str) -> _Register:
+    def register(app: typer.Typer, name: str) -> None:
+        app.command(name)(getattr(importlib.import_module(f"flavorsmith.cli.{module}"), function))
+
+    return register
+
+
+def _group(module: str, factory: str, *args: str) -> _Register:
+    def register(app: typer.Typer, name: str) -> None:
+        made = getattr(importlib.import_module(f"flavorsmith.cli.{module}"), factory)
+        app.add_typer(made if isinstance(made, typer.Typer) else made(*args), name=name)
+
+    return register
+
+
+def _definitions(kind: str, help_text: str) -> _Register:
+    def register(app: typer.Typer, name: str) -> None:
+        from flavorsmith.catalog import kinds
+        from flavorsmith.cli import definitions
+
+        app.add_typer(definitions.group(getattr(kinds, kind), help_text), name=name)
+
+    return register
+
+
+def _extra_specs(app: typer.Typer, name: str) -> None:
+    from flavorsmith.catalog.kinds import EXTRA_SPEC
+    from flavorsmith.cli import definitions
+    from flavorsmith.cli.extra_specs import group
+
+    extra_specs = group()
     extra_specs.add_typer(
         definitions.group(EXTRA_SPEC, "Extra-spec validator files (hardware/extra-specs/)."),
         name="file",
     )
-    app.add_typer(extra_specs, name="extra-specs")
-    app.add_typer(_sync_group(), name="sync")
-    app.add_typer(
-        definitions.group(FLAVOR, "Flavor definitions (hardware/flavors/)."), name="flavor"
-    )
-    app.add_typer(
-        definitions.group(DEVICE_TYPE, "Device-type definitions (hardware/device-types/)."),
-        name="device-type",
-    )
-    app.add_typer(
-        definitions.group(TRAIT_RULE, "Trait rules for inspection data (hardware/trait-rules/)."),
-        name="trait-rule",
-    )
-    app.add_typer(
-        definitions.group(DEPLOY_TEMPLATE, "Deploy templates (hardware/deploy-templates/)."),
-        name="deploy-template",
-    )
-    app.add_typer(trait_list.group(), name="trait")
-    app.add_typer(_deploy_group(), name="deploy")
-    app.add_typer(_provider_group(), name="provider")
-    app.add_typer(_flavor_profile_group(), name="flavor-profile")
-    app.add_typer(_service_flavor_group(), name="service-flavor")
-    app.add_typer(_keystone_group(), name="keystone")
-    app.command("completion")(completion.completion)
-    return app
+    app.add_typer(extra_specs, name=name)
+
+
+_COMMANDS: dict[str, _Register] = {
+    "validate": _command("validate", "validate"),
+    "schema": _command("schema", "schema"),
+    "nova-flavors": _command("nova_flavors", "nova_flavors"),
+    "serve": _command("serve", "serve"),
+    "db": _group("db", "app"),
+    "node": _group("node", "group"),
+    "match": _command("matching.match", "match"),
+    "capacity": _command("matching.capacity", "capacity"),
+    "explain": _command("matching.explain", "explain"),
+    "verify": _command("matching.verify", "verify"),
+    "classify": _command("classify", "classify"),
+    "extra-specs": _extra_specs,
+    "sync": _group("sync", "group"),
+    "flavor": _definitions("FLAVOR", "Flavor definitions (hardware/flavors/)."),
+    "device-type": _definitions("DEVICE_TYPE", "Device-type definitions (hardware/device-types/)."),
+    "trait-rule": _definitions(
+        "TRAIT_RULE", "Trait rules for inspection data (hardware/trait-rules/)."
+    ),
+    "deploy-template": _definitions(
+        "DEPLOY_TEMPLATE", "Deploy templates (hardware/deploy-templates/)."
+    ),
+    "trait": _group("trait_list", "group"),
+    "deploy": _group("deploy", "group"),
+    "provider": _group("providers", "provider_group"),
+    "flavor-profile": _group("providers", "profile_group"),
+    "service-flavor": _group("providers", "flavor_group"),
+    "keystone": _group("keystone", "group"),
+    "completion": _command("completion", "completion"),
+}
 
 
 # typer carries its own copy of click and exports only BadParameter; the classes above it are
@@ -123,8 +144,12 @@ def main() -> None:
     """Entry point: never shows a traceback unless FLAVORSMITH_DEBUG is set; a usage error is
     one line on stderr and exit 2."""
     completion.prepare()
+    # The command line's first word, when it names a command (not an option, and not a
+    # shell's completion request, which needs the whole tree): only that one is loaded.
+    first = sys.argv[1] if len(sys.argv) > 1 else None
+    only = first if first in _COMMANDS and completion.COMPLETE_VAR not in os.environ else None
     try:
-        command = completion.attach(typer.main.get_command(build()))
+        command = completion.attach(typer.main.get_command(build(only)))
         status = command(prog_name="flavorsmith", standalone_mode=False)
     except _USAGE_ERROR as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":

@@ -13,7 +13,7 @@ from typing import Literal
 
 from flavorsmith.extra_specs.model import Validator
 from flavorsmith.extra_specs.safety import Matcher
-from flavorsmith.hints import NearIndex
+from flavorsmith.extra_specs.suggestions import NearIndex
 
 _REMEMBERED = 32_768  # verdicts and suggestions remembered per registry
 _UNKNOWN = ""  # not a registered key, so never a suggestion: "not remembered yet"
@@ -232,13 +232,8 @@ class Registry:
         return tuple(g for g in self._pattern_groups if g.regex.fullmatch(prefix))
 
     def _known_namespace(self, prefix: str) -> Namespace | None:
-        group = self._literal_groups.get(prefix)
-        if group is not None:
-            return group.namespace
-        for candidate in self._pattern_groups:
-            if candidate.regex.fullmatch(prefix):
-                return candidate.namespace
-        return None
+        groups = self._groups_of(prefix)  # the literal one, else every matching pattern
+        return groups[0].namespace if groups else None
 
     def verdict(self, key: str, value: str) -> Verdict:
         """The verdict on ``key=value`` (remembered: a registry is checked against the same
@@ -289,8 +284,9 @@ class Registry:
     def suggest(self, key: str) -> str | None:
         """The registered key nearest to a misspelt one: among the exact keys of the namespace
         the key spells (or every exact key when it spells none), those about as long, the
-        one difflib finds at least 0.8 alike (:class:`~flavorsmith.hints.NearIndex` finds it
-        without comparing every key; an answer is remembered until the registry changes)."""
+        most alike, at least 0.8 by the ratio
+        :class:`~flavorsmith.extra_specs.suggestions.NearIndex` computes with rapidfuzz (an
+        answer is remembered until the registry changes)."""
         remembered = self._suggested.get(key, _UNKNOWN)
         if remembered != _UNKNOWN:
             return remembered

@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from flavorsmith.extra_specs.registry import Registry
+
+if TYPE_CHECKING:
+    from flavorsmith.catalog.model import ExtraSpecSet
 
 
 def load(repo: str | None) -> Registry:
-    from flavorsmith.catalog.repo import Repository, resolve_root
+    from flavorsmith.catalog.root import holds_catalog, resolve_root
     from flavorsmith.extra_specs.factory import base_registry, completed
-    from flavorsmith.rulebook import catalog_rules
 
     base = base_registry()
-    repository = Repository(resolve_root(repo), catalog_rules(base))
-    sets = repository.load().catalog.extra_specs if repository.exists() else ()
+    root = resolve_root(repo)
+    sets = _definitions(root, base) if holds_catalog(root) else ()
     registry, _ = completed(base, sets)
     return registry
+
+
+def _definitions(root: Path, base: Registry) -> Sequence[ExtraSpecSet]:
+    """The repository's extra-spec definitions (the catalog is loaded only when there is one)."""
+    from flavorsmith.catalog.repo import Repository
+    from flavorsmith.rulebook import catalog_rules
+
+    return Repository(root, catalog_rules(base)).load().catalog.extra_specs
