@@ -205,7 +205,7 @@ def _plain(value: Any) -> bool:
     if kind is str:
         return value.isascii() and "\x00" not in value
     if kind is int:
-        return INT_MIN <= value <= INT_MAX
+        return bool(INT_MIN <= value <= INT_MAX)
     return value is None or kind is bool
 
 
