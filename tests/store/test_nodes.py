@@ -360,6 +360,33 @@ def test_import_stores_a_new_node_as_a_core_insert_does(connection: Connection) 
     assert logged == [(imported["uuid"], True)]
 
 
+def test_a_large_import_writes_every_node_and_trait(connection: Connection) -> None:
+    """More nodes than one batch: every node and trait written, the change log says "*",
+    SQLite's page cache as it was before."""
+    from sqlalchemy import func, select
+
+    from flavorsmith.db.models import Node, NodeChange, NodeTrait
+
+    rc = _rc()
+    cache = "PRAGMA cache_size"
+    sqlite = connection.dialect.name == "sqlite"
+    before = connection.exec_driver_sql(cache).scalar() if sqlite else None
+    specs = [
+        NodeSpec(f"{rc}-{i}", None, {"resource_class": rc, "extra": {"i": i}}, ("CUSTOM_X",))
+        for i in range(store.BATCH + 1)
+    ]
+    assert len(store.import_nodes(connection, specs).created) == store.BATCH + 1
+    ours = select(Node.id).where(Node.resource_class == rc)
+    traits = select(func.count()).select_from(NodeTrait).where(NodeTrait.node_id.in_(ours))
+    assert connection.execute(traits).scalar() == store.BATCH + 1
+    last = store.find(connection, f"{rc}-{store.BATCH}", by_name=True)
+    assert last["extra"] == {"i": store.BATCH} and last["instance_info"] == {}
+    logged = select(NodeChange.uuid).where(NodeChange.generation == store.generation(connection))
+    assert connection.execute(logged).scalars().all() == ["*"]
+    if sqlite:
+        assert connection.exec_driver_sql(cache).scalar() == before
+
+
 def test_snapshot_and_inspection(connection: Connection) -> None:
     rc = _rc()
     instance = str(uuid.uuid4())

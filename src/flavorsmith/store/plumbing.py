@@ -5,6 +5,7 @@ Engine types through :mod:`flavorsmith.db.engine`.)"""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -74,13 +75,11 @@ class RowWriter:
         self.processors = [
             table.c[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names
         ]
-        quote = dialect.identifier_preparer.quote
-        name = table.name if isinstance(table, Table) else str(table)
-        mark = "?" if dialect.paramstyle == "qmark" else "%s"  # qmark, format or pyformat
-        self.sql = (
-            f"INSERT INTO {quote(name)} ({', '.join(quote(n) for n in self.names)}) "
-            f"VALUES ({', '.join([mark] * len(self.names))})"
-        )
+        # Columns a row may leave out when NULL: no server default would fill them instead.
+        self._nullable = [table.c[name].server_default is None for name in names]
+        self._quote = dialect.identifier_preparer.quote
+        self._table = table.name if isinstance(table, Table) else str(table)
+        self._mark = "?" if dialect.paramstyle == "qmark" else "%s"  # qmark, format, pyformat
 
     def value(self, name: str, value: Any) -> Any:
         process = self.processors[self.index[name]]
@@ -91,8 +90,25 @@ class RowWriter:
         return [self.value(name, values[name]) for name in self.names]
 
     def insert(self, rows: Sequence[Sequence[Any]]) -> None:
-        if rows:
-            self.connection.exec_driver_sql(self.sql, [tuple(row) for row in rows])
+        """Insert ``rows``, leaving out the columns that are NULL in every row and have no
+        server default (not named, they are NULL all the same; the database binds fewer
+        values)."""
+        if not rows:
+            return
+        used = [
+            i
+            for i, nullable in enumerate(self._nullable)
+            if not nullable or any(row[i] is not None for row in rows)
+        ]
+        quote = self._quote
+        sql = (
+            f"INSERT INTO {quote(self._table)} "
+            f"({', '.join(quote(self.names[i]) for i in used)}) "
+            f"VALUES ({', '.join([self._mark] * len(used))})"
+        )
+        pick = operator.itemgetter(*used)
+        picked = [pick(row) for row in rows] if len(used) > 1 else [(pick(r),) for r in rows]
+        self.connection.exec_driver_sql(sql, picked)
 
 
 def locked(connection: Connection, statement: S, lock: bool) -> S:
