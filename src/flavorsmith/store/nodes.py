@@ -754,15 +754,13 @@ def import_nodes(
     when two nodes would end up with one name. ``progress`` hears (nodes written, nodes to
     write) as the writes go."""
     report = ImportReport()
-    rows = list(
-        connection.execute(
-            select(Node.id, Node.name, Node.uuid, *(getattr(Node, c) for c in IMPORTED))
-        )
-    )
+    rows = connection.execute(  # .all(): one fetchall, not a fetch per row
+        select(Node.id, Node.name, Node.uuid, *(getattr(Node, c) for c in IMPORTED))
+    ).all()
     by_uuid = {row.uuid: row for row in rows}
     by_name = {row.name: row for row in rows if row.name is not None}
     current_traits: dict[int, set[str]] = {}
-    for node_id, trait in connection.execute(select(NodeTrait.node_id, NodeTrait.trait)):
+    for node_id, trait in connection.execute(select(NodeTrait.node_id, NodeTrait.trait)).all():
         current_traits.setdefault(node_id, set()).add(trait)
     stamp = now()
     writer = RowWriter(connection, Node.__table__, _NEW_COLUMNS)
@@ -836,7 +834,7 @@ def import_nodes(
             str(node_uuid): int(node_id)
             for node_uuid, node_id in connection.execute(
                 select(Node.uuid, Node.id).where(Node.id > before)
-            )
+            ).all()
         }
         for chunk in _batches([u for u in new_traits if u not in ids]):
             found = connection.execute(select(Node.uuid, Node.id).where(Node.uuid.in_(chunk)))
