@@ -7,6 +7,7 @@ import json
 import math
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -163,3 +164,23 @@ def test_floats_refused_are_exactly_the_non_finite() -> None:
             assert not ok
         else:
             assert ok and math.isfinite(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"a": [1, {"b\x00": 1}]}, "Invalid value: f.a[1]: the key 'b\\x00': a NUL character"),
+        ({"a": ["ok", "x\x00"]}, "Invalid value: f.a[1]: a NUL character"),
+        ({"a": {"b": "\ud800"}}, "Invalid value: f.a.b: a lone UTF-16 surrogate (\\ud800)"),
+        ([True, None, 2**63], "Invalid value: f[2]: 9223372036854775808 is out of range"),
+        ({"n": [float("nan")]}, "Invalid value: f.n[0]: NaN is not allowed"),
+    ],
+)
+def test_check_value_names_the_first_problem_deep_inside(value: Any, message: str) -> None:
+    with pytest.raises(Invalid) as caught:
+        jsonsafe.check_value("f", value)
+    assert caught.value.message.startswith(message)
+
+
+def test_check_value_passes_plain_and_unicode_values() -> None:
+    jsonsafe.check_value("f", {"a": [1, -(2**63), True, None, "é", "\U0001f600", 1.5], "é": {}})

@@ -165,7 +165,8 @@ def _scalar_problem(value: Any) -> str | None:
 
 def _walk(value: Any, root: str, prefix: str) -> None:
     """Check every value and key below ``value``, iteratively; a path is built only for the
-    message of the first problem."""
+    message of the first problem. Plain ASCII text without NUL, integers in range, None and
+    booleans (nearly every value) pass inline; anything else takes the full check."""
     # (value, depth, parent entry, key or index): a chain to rebuild the path from.
     stack: list[tuple[Any, int, Any, str | int | None]] = [(value, 0, None, None)]
     while stack:
@@ -176,21 +177,36 @@ def _walk(value: Any, root: str, prefix: str) -> None:
             if depth > MAX_DEPTH:
                 _refuse(prefix, root, entry, _too_deep())
             for key, child in item.items():
-                text = key if isinstance(key, str) else str(key)
-                problem = _text_problem(text)
-                if problem:
-                    _refuse(prefix, root, entry, f"the key {excerpt(text)}: {problem}")
-                stack.append((child, depth, entry, text))
+                if type(key) is str and key.isascii() and "\x00" not in key:
+                    text = key
+                else:
+                    text = key if isinstance(key, str) else str(key)
+                    problem = _text_problem(text)
+                    if problem:
+                        _refuse(prefix, root, entry, f"the key {excerpt(text)}: {problem}")
+                if not _plain(child):
+                    stack.append((child, depth, entry, text))
         elif isinstance(item, list | tuple):
             depth += 1
             if depth > MAX_DEPTH:
                 _refuse(prefix, root, entry, _too_deep())
             for index, child in enumerate(item):
-                stack.append((child, depth, entry, index))
+                if not _plain(child):
+                    stack.append((child, depth, entry, index))
         elif item is not None and item is not True and item is not False:
             problem = _scalar_problem(item)
             if problem:
                 _refuse(prefix, root, entry, problem)
+
+
+def _plain(value: Any) -> bool:
+    """A value every database stores as it is: no check needed."""
+    kind = type(value)
+    if kind is str:
+        return value.isascii() and "\x00" not in value
+    if kind is int:
+        return bool(INT_MIN <= value <= INT_MAX)
+    return value is None or kind is bool
 
 
 def _too_deep() -> str:

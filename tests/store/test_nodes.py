@@ -316,6 +316,77 @@ def test_import_creates_updates_and_leaves_alone(connection: Connection) -> None
     assert store.generation(connection) == before
 
 
+def test_import_stores_a_new_node_as_a_core_insert_does(connection: Connection) -> None:
+    """The import's own bulk INSERT (driver tuples) stores every column as SQLAlchemy Core
+    does with the same values: JSON text, datetimes, booleans, defaults and NULLs."""
+    from sqlalchemy import insert, select
+
+    from flavorsmith.db.models import Node, NodeChange
+
+    rc = _rc()
+    values = {
+        "driver": "redfish",
+        "resource_class": rc,
+        "properties": {"cpus": 8, "memory_mb": 4096, "nested": [1, "x", None, True]},
+        "driver_info": {"redfish_address": "https://10.0.0.1"},
+        "extra": {},
+        "description": "é ünïcode",
+        "provision_state": "active",
+        "maintenance": True,
+        "power_state": "power on",
+    }
+    report = store.import_nodes(connection, [NodeSpec(f"{rc}-i", None, values, ("CUSTOM_I",))])
+    assert report.created == [f"{rc}-i"]
+    imported = store.find(connection, f"{rc}-i", by_name=True)
+    stamp = connection.execute(select(Node.created_at).where(Node.id == imported["id"])).scalar()
+    core_values = store._new_node_values(stamp) | values | {"uuid": str(uuid.uuid4())}
+    core_values |= {"name": f"{rc}-c"}
+    connection.execute(insert(Node).values(**core_values))
+    core = store.find(connection, f"{rc}-c", by_name=True)
+    different = {"id", "uuid", "name"}
+    assert {k: v for k, v in imported.items() if k not in different} == {
+        k: v for k, v in core.items() if k not in different
+    }
+    raw = text("SELECT properties, created_at FROM nodes WHERE id = :id")
+    assert (
+        connection.execute(raw, {"id": imported["id"]}).one()
+        == connection.execute(raw, {"id": core["id"]}).one()
+    )
+    assert store.traits_of(connection, [imported["id"]])[imported["id"]] == ["CUSTOM_I"]
+    generation = store.generation(connection)
+    logged = connection.execute(
+        select(NodeChange.uuid, NodeChange.created).where(NodeChange.generation == generation)
+    ).all()
+    assert logged == [(imported["uuid"], True)]
+
+
+def test_a_large_import_writes_every_node_and_trait(connection: Connection) -> None:
+    """More nodes than one batch: every node and trait written, the change log says "*",
+    SQLite's page cache as it was before."""
+    from sqlalchemy import func, select
+
+    from flavorsmith.db.models import Node, NodeChange, NodeTrait
+
+    rc = _rc()
+    cache = "PRAGMA cache_size"
+    sqlite = connection.dialect.name == "sqlite"
+    before = connection.exec_driver_sql(cache).scalar() if sqlite else None
+    specs = [
+        NodeSpec(f"{rc}-{i}", None, {"resource_class": rc, "extra": {"i": i}}, ("CUSTOM_X",))
+        for i in range(store.BATCH + 1)
+    ]
+    assert len(store.import_nodes(connection, specs).created) == store.BATCH + 1
+    ours = select(Node.id).where(Node.resource_class == rc)
+    traits = select(func.count()).select_from(NodeTrait).where(NodeTrait.node_id.in_(ours))
+    assert connection.execute(traits).scalar() == store.BATCH + 1
+    last = store.find(connection, f"{rc}-{store.BATCH}", by_name=True)
+    assert last["extra"] == {"i": store.BATCH} and last["instance_info"] == {}
+    logged = select(NodeChange.uuid).where(NodeChange.generation == store.generation(connection))
+    assert connection.execute(logged).scalars().all() == ["*"]
+    if sqlite:
+        assert connection.exec_driver_sql(cache).scalar() == before
+
+
 def test_snapshot_and_inspection(connection: Connection) -> None:
     rc = _rc()
     instance = str(uuid.uuid4())

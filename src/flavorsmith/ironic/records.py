@@ -27,6 +27,7 @@ one of :data:`SECRET_WORDS` (:func:`without_secrets`).
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -264,15 +265,24 @@ def record(entry: Mapping[Any, Any], wanted: Collection[str]) -> Record:
     return Record(fields, keys, tuple(unknown), tuple(dropped))
 
 
+@functools.lru_cache(maxsize=4096)
 def is_secret(key: str) -> bool:
+    """Whether a driver_info key holds a secret (an inventory repeats a few keys on every
+    node: each is looked at once)."""
     lowered = key.lower()
     return any(word in lowered for word in SECRET_WORDS)
 
 
 def without_secrets(driver_info: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """``driver_info`` without the keys that hold secrets, and those keys."""
-    kept = {k: v for k, v in driver_info.items() if not is_secret(str(k))}
-    return kept, [str(k) for k in driver_info if is_secret(str(k))]
+    kept: dict[str, Any] = {}
+    secrets: list[str] = []
+    for key, value in driver_info.items():
+        if is_secret(str(key)):
+            secrets.append(str(key))
+        else:
+            kept[key] = value
+    return kept, secrets
 
 
 __all__ = [

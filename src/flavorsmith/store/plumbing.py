@@ -5,17 +5,29 @@ Engine types through :mod:`flavorsmith.db.engine`.)"""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Connection, Select, and_, false, literal, or_
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    FromClause,
+    Select,
+    Table,
+    and_,
+    false,
+    literal,
+    or_,
+)
 from sqlalchemy.exc import IntegrityError
 
 from flavorsmith.errors import NotFound
 
 __all__ = [
     "Duplicate",
+    "RowWriter",
     "as_dict",
     "fetch_all",
     "fetch_one",
@@ -46,6 +58,57 @@ def fetch_one(
 ) -> dict[str, Any] | None:
     found = connection.execute(statement, params).first()
     return None if found is None else as_dict(found)
+
+
+class RowWriter:
+    """Bulk INSERTs naming every column given, as the DB-API cursor's executemany of tuples
+    (no per-row work in SQLAlchemy: no Python defaults, no parameter dicts). ``value(name, v)``
+    is ``v`` as the driver takes it (the column type's bind processor, as SQLAlchemy would
+    apply it: JSON text, SQLite's datetime text), so rows are stored exactly as Core stores
+    them, on SQLite and PostgreSQL alike."""
+
+    def __init__(self, connection: Connection, table: FromClause, names: Sequence[str]) -> None:
+        dialect = connection.dialect
+        self.connection = connection
+        self.names = tuple(names)
+        self.index = {name: i for i, name in enumerate(self.names)}
+        self.processors = [
+            table.c[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names
+        ]
+        # Columns a row may leave out when NULL: no server default would fill them instead.
+        self._nullable = [table.c[name].server_default is None for name in names]
+        self._quote = dialect.identifier_preparer.quote
+        self._table = table.name if isinstance(table, Table) else str(table)
+        self._mark = "?" if dialect.paramstyle == "qmark" else "%s"  # qmark, format, pyformat
+
+    def value(self, name: str, value: Any) -> Any:
+        process = self.processors[self.index[name]]
+        return value if process is None else process(value)
+
+    def row(self, values: Mapping[str, Any]) -> list[Any]:
+        """A row of ``values`` by column name (every column of the writer's), processed."""
+        return [self.value(name, values[name]) for name in self.names]
+
+    def insert(self, rows: Sequence[Sequence[Any]]) -> None:
+        """Insert ``rows``, leaving out the columns that are NULL in every row and have no
+        server default (not named, they are NULL all the same; the database binds fewer
+        values)."""
+        if not rows:
+            return
+        used = [
+            i
+            for i, nullable in enumerate(self._nullable)
+            if not nullable or any(row[i] is not None for row in rows)
+        ]
+        quote = self._quote
+        sql = (
+            f"INSERT INTO {quote(self._table)} "
+            f"({', '.join(quote(self.names[i]) for i in used)}) "
+            f"VALUES ({', '.join([self._mark] * len(used))})"
+        )
+        pick = operator.itemgetter(*used)
+        picked = [pick(row) for row in rows] if len(used) > 1 else [(pick(r),) for r in rows]
+        self.connection.exec_driver_sql(sql, picked)
 
 
 def locked(connection: Connection, statement: S, lock: bool) -> S:
