@@ -7,7 +7,9 @@
 One command, one run: starts the real Ironic of the test support (tests/support/ironic_api.py,
 SQLite; its first start installs it, about a minute) and `flavorsmith serve` on a fresh SQLite
 file, gives both the same nodes (the same UUIDs, names, resource classes and traits), then
-measures both the same way over HTTP on loopback:
+measures both the same way over HTTP on loopback, each through one keep-alive connection of
+the standard library's http.client (a light client, so the times are the services' own more
+than the client's):
 
 - listing every node with ``GET /v1/nodes?fields=uuid,traits``, every page as the service pages
   it (no ``limit``: both default to pages of 1000) by following the ``next`` links; the best
@@ -15,7 +17,8 @@ measures both the same way over HTTP on loopback:
   with the same traits,
 - ``PUT /v1/nodes/{node}/traits`` replacing the 10 traits of random nodes (the same sequence on
   both): p50 and p99,
-- a trait-filtered list (``traits=``), which only this service has.
+- a trait-filtered list (``traits=``), which only this service has,
+- ``GET /v1``, the version document: no database, about the HTTP stack and framework alone.
 
 Ironic is filled through its database, as benchmarks/mirror.py does (its API takes minutes for
 10,000 nodes): one node is enrolled through Ironic's API and its row copied for every node, so
@@ -29,6 +32,7 @@ is installed where the test suite keeps it (``$FLAVORSMITH_TEST_CACHE``, by defa
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import random
@@ -42,6 +46,7 @@ import time
 import uuid as uuidlib
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
@@ -156,54 +161,90 @@ def start_flavorsmith(
     raise SystemExit("flavorsmith serve did not start")
 
 
-def list_all(session: requests.Session, url: str) -> tuple[float, dict[str, list[str]]]:
+class Client:
+    """One keep-alive HTTP/1.1 connection to a service (opened again if the service closed it)."""
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=600)
+
+    def call(self, method: str, url: str, body: Any = None) -> tuple[int, bytes]:
+        """The status and body of ``method`` on ``url`` (a JSON ``body`` when not None)."""
+        parts = urlsplit(url)
+        target = f"{parts.path}?{parts.query}" if parts.query else parts.path
+        headers = dict(HEADERS)
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        for attempt in (1, 2):
+            try:
+                self.connection.request(method, target, body=data, headers=headers)
+                response = self.connection.getresponse()
+                return response.status, response.read()
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                self.connection.close()
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def list_all(client: Client, url: str) -> tuple[float, dict[str, list[str]]]:
     """Every node's traits by UUID, page after page; the seconds it took."""
     seen: dict[str, list[str]] = {}
     next_url: str | None = f"{url}/v1/nodes?fields=uuid,traits"
     started = time.perf_counter()
     while next_url:
-        response = session.get(next_url, headers=HEADERS, timeout=600)
-        response.raise_for_status()
-        body = response.json()
+        status, content = client.call("GET", next_url)
+        if status != 200:
+            raise SystemExit(f"GET {next_url}: {status} {content[:300]!r}")
+        body = json.loads(content)
         for node in body["nodes"]:
             seen[node["uuid"]] = node["traits"]
         next_url = body.get("next")
     return time.perf_counter() - started, seen
 
 
-def put_traits(
-    session: requests.Session, url: str, nodes: list[dict[str, Any]], count: int
-) -> list[float]:
+def put_traits(client: Client, url: str, nodes: list[dict[str, Any]], count: int) -> list[float]:
     rng = random.Random(1)
     times: list[float] = []
     for _ in range(count):
         node = nodes[rng.randrange(len(nodes))]
         traits = sorted(rng.sample(POOL, len(node["traits"])))
         started = time.perf_counter()
-        response = session.put(
-            f"{url}/v1/nodes/{node['uuid']}/traits",
-            json={"traits": traits},
-            headers=HEADERS,
-            timeout=60,
+        status, content = client.call(
+            "PUT", f"{url}/v1/nodes/{node['uuid']}/traits", {"traits": traits}
         )
         times.append((time.perf_counter() - started) * 1000)
-        if response.status_code != 204:
-            raise SystemExit(f"PUT traits: {response.status_code} {response.text[:300]}")
+        if status != 204:
+            raise SystemExit(f"PUT traits: {status} {content[:300]!r}")
     return sorted(times)
 
 
-def filtered_list(session: requests.Session, url: str) -> float:
+def version_root(client: Client, url: str, count: int) -> float:
+    """p50 of ``GET /v1`` (ms): the API's version document, no database read, so about the
+    round trip through the service's HTTP stack and framework."""
+    times: list[float] = []
+    for _ in range(count):
+        started = time.perf_counter()
+        status, content = client.call("GET", f"{url}/v1")
+        times.append((time.perf_counter() - started) * 1000)
+        if status != 200:
+            raise SystemExit(f"GET /v1: {status} {content[:300]!r}")
+    return statistics.median(times)
+
+
+def filtered_list(client: Client, url: str) -> float:
     """p50 of a trait-filtered list (ms); NaN where the service refuses the filter."""
     times: list[float] = []
     for _ in range(20):
         started = time.perf_counter()
-        response = session.get(
-            f"{url}/v1/nodes?traits=CUSTOM_T01,CUSTOM_T02&fields=uuid",
-            headers=HEADERS,
-            timeout=60,
-        )
+        status, _ = client.call("GET", f"{url}/v1/nodes?traits=CUSTOM_T01,CUSTOM_T02&fields=uuid")
         times.append((time.perf_counter() - started) * 1000)
-        if not response.ok:
+        if status != 200:
             return float("nan")
     return statistics.median(times)
 
@@ -211,26 +252,28 @@ def filtered_list(session: requests.Session, url: str) -> float:
 def measure(
     urls: dict[str, str], nodes: list[dict[str, Any]], puts: int, rounds: int
 ) -> dict[str, dict[str, float]]:
-    sessions = {name: requests.Session() for name in urls}
+    clients = {name: Client(url) for name, url in urls.items()}
     for name, url in urls.items():  # warm up: connections, caches, imports
-        sessions[name].get(f"{url}/v1/nodes?fields=uuid,traits&limit=10", headers=HEADERS)
+        clients[name].call("GET", f"{url}/v1/nodes?fields=uuid,traits&limit=10")
     listings: dict[str, list[float]] = {name: [] for name in urls}
     expected = {node["uuid"]: node["traits"] for node in nodes}
     for _ in range(rounds):
         for name, url in urls.items():
-            seconds, seen = list_all(sessions[name], url)
+            seconds, seen = list_all(clients[name], url)
             if {uuid: sorted(traits) for uuid, traits in seen.items()} != expected:
                 raise SystemExit(f"{name}: the listing does not hold the expected nodes")
             listings[name].append(seconds)
     results: dict[str, dict[str, float]] = {}
     for name, url in urls.items():
-        put_times = put_traits(sessions[name], url, nodes, puts)
+        put_times = put_traits(clients[name], url, nodes, puts)
         results[name] = {
             "list all pages, fields=uuid,traits (s)": min(listings[name]),
             "PUT traits p50 (ms)": statistics.median(put_times),
             "PUT traits p99 (ms)": put_times[max(0, int(len(put_times) * 0.99) - 1)],
-            "traits= filtered list p50 (ms)": filtered_list(sessions[name], url),
+            "traits= filtered list p50 (ms)": filtered_list(clients[name], url),
+            "GET /v1, no database, p50 (ms)": version_root(clients[name], url, puts),
         }
+        clients[name].close()
     return results
 
 

@@ -6,13 +6,14 @@ import uuid
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, bindparam, delete, insert, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 
-from flavorsmith.db.models import Counter, FlavorProfile, ServiceFlavor
+from flavorsmith.db.models import Counter, FlavorProfile, NodeChange, ServiceFlavor
 from flavorsmith.errors import NotFound
 from flavorsmith.store.plumbing import (
     Duplicate,
+    Prepared,
     fetch_all,
     fetch_one,
     find,
@@ -170,3 +171,48 @@ def test_keyset_by_several_keys_with_nulls(
             last = page[-1]
             after = (last["description"], last["enabled"], last["id"])
         assert seen == expected, size
+
+
+def test_prepared_statements_store_what_sqlalchemy_stores(connection: Connection) -> None:
+    """Run on the driver's cursor, the same values reach the database as through execute:
+    a boolean, a default and a bound parameter, in the database's own SQL."""
+    log = Prepared(insert(NodeChange), column_keys=("generation", "uuid", "created"))
+    log.run_many(
+        connection,
+        [
+            {"generation": -7, "uuid": "prepared", "created": True},
+            {"generation": -8, "uuid": "prepared", "created": False},
+        ],
+    )
+    connection.execute(insert(NodeChange).values(generation=-9, uuid="execute", created=True))
+    raw = text("SELECT generation, uuid, created FROM node_changes WHERE generation < 0 ORDER BY 1")
+    true, false = (True, False) if connection.dialect.name == "postgresql" else (1, 0)
+    assert [tuple(row) for row in connection.execute(raw)] == [
+        (-9, "execute", true),
+        (-8, "prepared", false),
+        (-7, "prepared", true),
+    ]
+    reader = Prepared(
+        select(NodeChange.generation, NodeChange.uuid).where(
+            NodeChange.generation == bindparam("generation")
+        )
+    )
+    assert reader.first(connection, {"generation": -8}) == {"generation": -8, "uuid": "prepared"}
+    assert reader.first(connection, {"generation": -1}) is None
+    assert reader.scalar(connection, {"generation": -7}) == -7
+    prune = Prepared(delete(NodeChange).where(NodeChange.generation <= bindparam("oldest")))
+    assert prune.run(connection, {"oldest": -8}) == 2
+
+
+def test_prepared_reads_only_columns_the_driver_returns_as_they_are(
+    connection: Connection,
+) -> None:
+    """SQLite returns a boolean as 0 or 1, which SQLAlchemy converts: such a read is refused
+    there; psycopg returns a bool itself."""
+    connection.execute(insert(NodeChange).values(generation=-5, uuid="bool", created=True))
+    reader = Prepared(select(NodeChange.created).where(NodeChange.generation == -5))
+    if connection.dialect.name == "postgresql":
+        assert reader.first(connection) == {"created": True}
+    else:
+        with pytest.raises(TypeError, match="created: its values need converting"):
+            reader.first(connection)

@@ -2,7 +2,9 @@
 sends nothing is closed after the idle timeout (uvicorn arms its keep-alive timer only after
 a first response), one that sends part of a request head and stalls after the header timeout
 (uvicorn has no such timer), and past the connection limit a request gets uvicorn's 503; the
-overload is logged once a minute, not once per socket."""
+overload is logged once a minute, not once per socket. The event loop is uvloop's where it is
+installed (a dependency; uvicorn's "auto" picks it), asyncio's otherwise: the protocol only
+uses what both loops offer."""
 
 from __future__ import annotations
 

@@ -109,13 +109,27 @@ def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
 def _sqlite_on_begin(connection: Any) -> None:
     # A transaction that will write asks for the write lock at BEGIN: two deferred transactions
     # that both upgrade to writers deadlock, and SQLite then fails one with "database is locked".
+    # Sent on the driver's cursor: SQLAlchemy's execute cost more than the BEGIN itself, on
+    # every transaction (the driver's errors are known to db/outage.py).
     mode = "IMMEDIATE" if connection.get_execution_options().get("writer") else "DEFERRED"
-    connection.exec_driver_sql(f"BEGIN {mode}")
+    cursor = connection.connection.cursor()
+    try:
+        cursor.execute(f"BEGIN {mode}")
+    finally:
+        cursor.close()
 
 
 def writer(engine: Engine) -> Engine:
-    """The engine for transactions that write: on SQLite they take the write lock at BEGIN."""
-    return engine.execution_options(writer=True)
+    """The engine for transactions that write: on SQLite they take the write lock at BEGIN.
+    Made once per engine and kept on it (making it cost as much as a short statement)."""
+    found: Engine | None = engine.__dict__.get(_WRITER)
+    if found is None:
+        found = engine.__dict__[_WRITER] = engine.execution_options(writer=True)
+    return found
+
+
+# Where ``writer`` keeps an engine's writing engine.
+_WRITER = "_flavorsmith_writer"
 
 
 def ping(engine: Engine) -> None:

@@ -2,28 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import Connection, Dialect, Engine, bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from flavorsmith.db.models import Counter
+from flavorsmith.store.plumbing import Prepared
 
 
 def bump(connection: Connection, name: str) -> int:
     """Add one to ``name`` (creating it at 1) inside the caller's transaction; the new value."""
-    return int(connection.execute(_bump(connection.dialect.name), {"name": name}).scalar_one())
+    return int(_bump(connection.dialect.name).scalar(connection, {"name": name}))
 
 
-_BUMPS: dict[str, Any] = {}
+_BUMPS: dict[str, Prepared] = {}
 
 
-def _bump(dialect: str) -> Any:
+def _bump(dialect: str) -> Prepared:
     """``bump``'s upsert in ``dialect``, made once (every node write runs it)."""
     found = _BUMPS.get(dialect)
     if found is None:
         insert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(Counter)
-        found = _BUMPS[dialect] = (
+        found = _BUMPS[dialect] = Prepared(
             insert.values(name=bindparam("name"), value=1)
             .on_conflict_do_update(index_elements=[Counter.name], set_={"value": Counter.value + 1})
             .returning(Counter.value)

@@ -43,6 +43,7 @@ from flavorsmith.store import generations
 from flavorsmith.store.generations import bump
 from flavorsmith.store.plumbing import (
     Duplicate,
+    Prepared,
     RowWriter,
     as_dict,
     fetch_all,
@@ -230,10 +231,16 @@ def find(
         key, value = "name", ident
     else:
         raise NotFound(f"Node {ident} could not be found.")
+    missing = f"Node {ident} could not be found."
+    if columns is not None and tuple(columns) == KEY_COLUMNS:
+        row = _KEY_FINDERS[(key, lock)].first(connection, {"ident": value})
+        if row is None:
+            raise NotFound(missing)
+        return row
     return find_row(
         connection,
         _finder(key, None if columns is None else tuple(columns)),
-        missing=f"Node {ident} could not be found.",
+        missing=missing,
         lock=lock,
         params={"ident": value},
     )
@@ -481,26 +488,43 @@ def _changed(
         rows += [{"generation": value, "uuid": u, "created": True} for u in sorted(new)]
     if not rows:  # every generation has a row, so a reader can tell a pruned log from a quiet one
         rows = [{"generation": value, "uuid": "", "created": False}]
-    connection.execute(_LOG, rows)
-    connection.execute(_PRUNE, {"oldest": value - LOG_KEEP})
+    _LOG.run_many(connection, rows)
+    _PRUNE.run(connection, {"oldest": value - LOG_KEEP})
     return value
 
 
-# The statements every node write runs, made once (see _finder).
+# What a trait write reads of its node (by uuid or name, locked or not), run on the driver.
+_KEY_FINDERS = {
+    (key, lock): Prepared(
+        (lambda s: s.with_for_update() if lock else s)(
+            select(*_columns(KEY_COLUMNS)).where(getattr(Node, key) == bindparam("ident"))
+        )
+    )
+    for key in ("uuid", "name")
+    for lock in (False, True)
+}
+
+# The statements every node write runs, made once (see _finder); the hot ones run on the
+# driver (plumbing.Prepared).
 _ONE_NODES_TRAITS = (
     select(NodeTrait.trait)
     .where(NodeTrait.node_id == bindparam("node_id"))
     .order_by(NodeTrait.trait)
 )
-_LOG = insert(NodeChange)
-_PRUNE = delete(NodeChange).where(NodeChange.generation <= bindparam("oldest"))
-_TOUCH = (
+_LOG = Prepared(insert(NodeChange), column_keys=("generation", "uuid", "created"))
+_PRUNE = Prepared(delete(NodeChange).where(NodeChange.generation <= bindparam("oldest")))
+_TOUCH = Prepared(
     update(Node)
     .where(Node.id == bindparam("node_id"))
     .values(updated_at=bindparam("stamp", type_=Node.__table__.c.updated_at.type))
 )
-_CLEAR_TRAITS = delete(NodeTrait).where(NodeTrait.node_id == bindparam("node_id"))
-_ADD_TRAITS = insert(NodeTrait)
+_CLEAR_TRAITS = Prepared(delete(NodeTrait).where(NodeTrait.node_id == bindparam("node_id")))
+_ADD_TRAITS = Prepared(insert(NodeTrait), column_keys=("node_id", "trait"))
+_REMOVE_TRAIT = Prepared(
+    delete(NodeTrait).where(
+        NodeTrait.node_id == bindparam("node_id"), NodeTrait.trait == bindparam("trait")
+    )
+)
 
 
 def generation(connection: Connection) -> int:
@@ -617,16 +641,16 @@ def remove(connection: Connection, node: dict[str, Any]) -> None:
 
 
 def _touch(connection: Connection, node: dict[str, Any]) -> None:
-    connection.execute(_TOUCH, {"node_id": node["id"], "stamp": now()})
+    _TOUCH.run(connection, {"node_id": node["id"], "stamp": now()})
     _changed(connection, [node["uuid"]])
 
 
 def set_traits(connection: Connection, node: dict[str, Any], traits: Iterable[str]) -> list[str]:
     wanted = list(dict.fromkeys(traits))
     rules.check_trait_count(node["uuid"], wanted)
-    connection.execute(_CLEAR_TRAITS, {"node_id": node["id"]})
+    _CLEAR_TRAITS.run(connection, {"node_id": node["id"]})
     if wanted:
-        connection.execute(_ADD_TRAITS, [{"node_id": node["id"], "trait": t} for t in wanted])
+        _ADD_TRAITS.run_many(connection, [{"node_id": node["id"], "trait": t} for t in wanted])
     _touch(connection, node)
     return wanted
 
@@ -636,21 +660,18 @@ def add_trait(connection: Connection, node: dict[str, Any], trait: str) -> None:
     if trait in current:
         return
     rules.check_trait_count(node["uuid"], [*current, trait])
-    connection.execute(insert(NodeTrait).values(node_id=node["id"], trait=trait))
+    _ADD_TRAITS.run_many(connection, [{"node_id": node["id"], "trait": trait}])
     _touch(connection, node)
 
 
 def remove_trait(connection: Connection, node: dict[str, Any], trait: str) -> None:
-    result = connection.execute(
-        delete(NodeTrait).where(NodeTrait.node_id == node["id"], NodeTrait.trait == trait)
-    )
-    if result.rowcount == 0:
+    if _REMOVE_TRAIT.run(connection, {"node_id": node["id"], "trait": trait}) == 0:
         raise NotFound(f"Node {node['uuid']} doesn't have a trait '{trait}'")
     _touch(connection, node)
 
 
 def remove_all_traits(connection: Connection, node: dict[str, Any]) -> None:
-    connection.execute(_CLEAR_TRAITS, {"node_id": node["id"]})
+    _CLEAR_TRAITS.run(connection, {"node_id": node["id"]})
     _touch(connection, node)
 
 
