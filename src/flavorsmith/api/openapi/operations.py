@@ -544,6 +544,16 @@ def _operations() -> dict[tuple[str, str], Operation]:
             query=SYNC_QUERY,
             errors=(*READ, 503),
         ),
+        ("GET", "/v1/sync/allowed"): Operation(
+            "What the caller may do: plan a sync, apply it (by policy)",
+            {
+                200: obj(
+                    {"plan": {"type": "boolean"}, "apply": {"type": "boolean"}},
+                    required=("plan", "apply"),
+                )
+            },
+            errors=READ,
+        ),
         ("POST", "/v1/sync/apply"): Operation(
             "Apply the catalog (409 with the same body when something failed)",
             {200: SYNC_ROUND, 409: SYNC_ROUND},
