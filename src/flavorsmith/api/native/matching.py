@@ -23,6 +23,7 @@ from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.query import NATIVE, Query
 from flavorsmith.api.requests import check_query
 from flavorsmith.api.viewers import may_list_access, viewer
+from flavorsmith.catalog import trait_use
 from flavorsmith.catalog.model import Catalog, Flavor
 from flavorsmith.catalog.repo import RepoView
 from flavorsmith.diagnostics import has_errors
@@ -263,7 +264,8 @@ async def flavor_node_matrix(request: Request) -> dict[str, Any]:
 
 @router.get("/nodes/{ident}/matches")
 async def node_matches(request: Request, ident: str) -> dict[str, Any]:
-    """A node (with its traits, states and what keeps Nova from scheduling on it), and every
+    """A node (with its traits, states and what keeps Nova from scheduling on it, and who owns
+    each trait), and every
     flavor the caller may see: whether the matcher lets it land there, and why not (the
     dashboard's node page; ``explain FLAVOR NODE`` has the reasons by layer)."""
     _authorize(request)
@@ -271,8 +273,11 @@ async def node_matches(request: Request, ident: str) -> dict[str, Any]:
     catalog, index = await _inputs(request)
     node = views.find_node(index, ident)
     known = views.known_traits(index)
+    detail = views.node_detail(node)
     return {
         "generation": index.snapshot.generation,
-        "node": views.node_detail(node),
+        "node": detail,
+        # Who decides each trait: the trait-rule file owning it, Nova, or "by hand".
+        "trait_owners": [o.as_dict() for o in trait_use.owners(catalog, detail["traits"])],
         "flavors": [views.pair(node, rule, known) for rule in views.rules_of(catalog)],
     }

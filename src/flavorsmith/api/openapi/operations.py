@@ -472,7 +472,7 @@ def _operations() -> dict[tuple[str, str], Operation]:
         ),
         ("GET", "/v1/nodes/{ident}/matches"): Operation(
             "A node, and for every flavor whether it can land there and why not",
-            {200: obj(required=("generation", "node", "flavors"))},
+            {200: obj(required=("generation", "node", "trait_owners", "flavors"))},
             errors=(*READ, 404, 503),
         ),
         ("GET", "/v1/flavors/{name}/nodes/{ident}"): Operation(
@@ -526,6 +526,21 @@ def _operations() -> dict[tuple[str, str], Operation]:
             "Nova flavors; each finding with the command that fixes it",
             {200: obj(required=("aligned", "findings"))},
             errors=(*READ, 503),
+        ),
+        ("GET", "/v1/nodes/{ident}/inspection"): Operation(
+            "A node's last classification: the device type, each candidate's per-field checks, "
+            "the traits and the rule behind each (null when nothing was classified)",
+            {
+                200: obj(
+                    {
+                        "node": string(),
+                        "classified_at": nullable(string()),
+                        "classification": nullable(ANY_OBJECT),
+                    },
+                    required=("node", "classified_at", "classification"),
+                )
+            },
+            errors=(*READ, 404),
         ),
         ("POST", "/v1/nodes/{ident}/inspection"): Operation(
             "Store inspection data for a node and apply its classification",
