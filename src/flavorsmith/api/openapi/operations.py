@@ -492,6 +492,27 @@ def _operations() -> dict[tuple[str, str], Operation]:
             query={"project": string()},
             errors=(*READ, 404, 503),
         ),
+        ("GET", "/v1/flavors/{name}/nodes/{ident}/deploy-plan"): Operation(
+            "The deploy steps provisioning the node with the flavor would run, in order, and "
+            "why each deploy template was or was not applied (flavorsmith deploy plan)",
+            {
+                200: obj(
+                    {
+                        "flavor": string(),
+                        "templates_from": string(enum=["service", "catalog"]),
+                        "node": string(),
+                        "driver": string(),
+                        "instance_traits": array(string()),
+                        "steps": array(ANY_OBJECT),
+                        "templates": array(ANY_OBJECT),
+                        "errors": array(string()),
+                    },
+                    required=("flavor", "node", "driver", "steps", "templates", "errors"),
+                )
+            },
+            query={"templates": string(enum=["service", "catalog"])},
+            errors=(*READ, 404, 503),
+        ),
         ("GET", "/v1/capacity"): Operation(
             "Capacity per flavor", {200: ANY_OBJECT}, errors=(*READ, 503)
         ),
