@@ -8,7 +8,14 @@ import json
 import urllib.request
 from typing import Any
 
-from tests.support.browser import EXAMPLES, console_errors, screenshot, wait_loaded, wait_until
+from tests.support.browser import (
+    EXAMPLES,
+    accessibility_violations,
+    console_errors,
+    screenshot,
+    wait_loaded,
+    wait_until,
+)
 
 NODE = "dl360-c01-u01"
 
@@ -126,6 +133,7 @@ def test_each_trait_s_owner_and_the_last_classification(
             for c in last["candidates"]
         ]
         assert any(c["match"] for c in last["candidates"])
+        assert accessibility_violations(browser) == []
         assert console_errors(browser) == []
         screenshot(browser, "node-classified")
     finally:

@@ -13,6 +13,7 @@ import pytest
 from selenium.webdriver.common.keys import Keys
 
 from tests.support.browser import (
+    accessibility_violations,
     console_errors,
     example_service,
     follow,
@@ -109,6 +110,7 @@ def test_a_reader_has_no_apply_button(guarded: str, browser: Any) -> None:
     status = browser.find_element("id", "status")
     assert status.get_attribute("role") == "alert"
     assert status.text.startswith("Your token may not read this")
+    assert accessibility_violations(browser) == []
     console_errors(browser)  # the refused call is logged by the browser: expected here
 
 
@@ -133,6 +135,7 @@ def test_an_admin_s_apply_changes_the_service_s_flavors(guarded: str, browser: A
     assert _nova_flavors(guarded) == created
     # The plan shown afterwards is the service's new one: nothing left to do.
     assert browser.find_element("id", "apply").get_attribute("disabled") is not None
+    assert accessibility_violations(browser) == []
     assert console_errors(browser) == []
     screenshot(browser, "sync-applied")
 

@@ -93,6 +93,7 @@ def chromium(width: int = 1280, height: int = 900) -> Iterator[Any]:
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     driver.set_page_load_timeout(30)
+    driver.set_script_timeout(30)  # axe-core runs as an asynchronous script
     try:
         yield driver
     finally:
@@ -102,6 +103,39 @@ def chromium(width: int = 1280, height: int = 900) -> Iterator[Any]:
 def console_errors(driver: Any) -> list[str]:
     """The browser log's errors since the last call (each read empties the log)."""
     return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+AXE = Path(__file__).resolve().parent / "axe" / "axe.min.js"
+# What fails a page: axe-core's violations of these impacts (minor and moderate are reported by
+# axe-core as advice and left to review).
+AXE_IMPACTS = ("serious", "critical")
+
+
+def accessibility_violations(driver: Any, impacts: tuple[str, ...] = AXE_IMPACTS) -> list[str]:
+    """axe-core's violations of the page as it is now (its WCAG 2.x A and AA rules and best
+    practices) of the given impacts, one line each: the rule, its impact, the elements, its
+    help. axe-core is injected through WebDriver (tests/support/axe/, shipped with the tests:
+    nothing is fetched, and the pages' Content-Security-Policy does not apply to it)."""
+    if not driver.execute_script("return typeof window.axe === 'object'"):
+        driver.execute_script(AXE.read_text(encoding="utf-8"))
+    result = driver.execute_async_script(
+        """
+        const done = arguments[arguments.length - 1];
+        window.axe
+          .run(document, { resultTypes: ["violations"] })
+          .then((r) => done(r.violations.map((v) => ({
+            id: v.id, impact: v.impact, help: v.help,
+            targets: v.nodes.map((n) => n.target.join(" ")),
+          }))))
+          .catch((e) => done({ error: String(e) }));
+        """
+    )
+    assert not isinstance(result, dict), f"axe-core failed: {result}"
+    return [
+        f"{v['id']} ({v['impact']}): {', '.join(v['targets'][:5])}: {v['help']}"
+        for v in result
+        if v["impact"] in impacts
+    ]
 
 
 def wait_loaded(driver: Any, timeout: float = 15) -> str:
