@@ -8,6 +8,7 @@ offline: Selenium Manager never downloads a browser or a driver."""
 
 from __future__ import annotations
 
+import atexit
 import base64
 import json
 import os
@@ -15,6 +16,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -30,7 +32,9 @@ PACKAGES = ("chromium", "chromium-driver")
 INSTALL_TIMEOUT = 900  # seconds for apt-get: a slow mirror, not a hung one
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+# Where the tests write each page's screenshot: FLAVORSMITH_SCREENSHOTS=DIR (docs/screenshots to
+# refresh the committed ones), else a temporary folder, so a test run leaves the tree clean.
+SCREENSHOTS_ENV = "FLAVORSMITH_SCREENSHOTS"
 
 
 def _apt(*args: str) -> subprocess.CompletedProcess[str]:
@@ -167,9 +171,29 @@ def follow(driver: Any, action: Any, timeout: float = 15) -> str:
     return wait_loaded(driver, timeout)
 
 
+_temporary_screenshots: Path | None = None
+
+
+def screenshots_folder() -> Path:
+    """``$FLAVORSMITH_SCREENSHOTS`` when set (made if missing), else one temporary folder
+    for the run (removed when it ends)."""
+    global _temporary_screenshots
+    chosen = os.environ.get(SCREENSHOTS_ENV)
+    if chosen:
+        folder = Path(chosen).resolve()
+    else:
+        if _temporary_screenshots is None:
+            _temporary_screenshots = Path(tempfile.mkdtemp(prefix="flavorsmith-screenshots-"))
+            atexit.register(shutil.rmtree, _temporary_screenshots, ignore_errors=True)
+        folder = _temporary_screenshots
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def screenshot(driver: Any, name: str, max_height: int = 2000) -> Path:
-    """The page (its first ``max_height`` pixels) as docs/screenshots/NAME.png: the README and
-    docs/dashboard.md show it."""
+    """The page (its first ``max_height`` pixels) as NAME.png in :func:`screenshots_folder`.
+    With FLAVORSMITH_SCREENSHOTS=docs/screenshots these are the images the README and
+    docs/dashboard.md show."""
     width, height = driver.execute_script(
         "const e = document.documentElement; return [e.scrollWidth, e.scrollHeight];"
     )
@@ -181,8 +205,7 @@ def screenshot(driver: Any, name: str, max_height: int = 2000) -> Path:
             "clip": {"x": 0, "y": 0, "width": width, "height": min(height, max_height), "scale": 1},
         },
     )
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / f"{name}.png"
+    path = screenshots_folder() / f"{name}.png"
     path.write_bytes(base64.b64decode(shot["data"]))
     return path
 
