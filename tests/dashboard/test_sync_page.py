@@ -81,7 +81,8 @@ def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("guarded")
     tokens = folder / "tokens.yaml"
     tokens.write_text(TOKENS)
-    with example_service(folder, "--auth", "token-file", "--token-file", str(tokens)) as found:
+    auth = ("--auth", "token-file", "--token-file", str(tokens))
+    with example_service(folder, *auth, nodes=False) as found:  # syncing flavors needs no node
         yield found[0]
 
 

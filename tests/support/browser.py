@@ -231,12 +231,16 @@ def flavorsmith(*args: str | Path, env: dict[str, str] | None = None) -> str:
 
 
 @contextmanager
-def example_service(folder: Path, *serve_args: str) -> Iterator[tuple[str, str]]:
+def example_service(
+    folder: Path, *serve_args: str, nodes: bool = True
+) -> Iterator[tuple[str, str]]:
     """A live ``flavorsmith serve`` on a free loopback port, on its own SQLite database holding
-    the example nodes, with the example catalog: (its URL, the database URL)."""
+    the example nodes (none without ``nodes``), with the example catalog: (its URL, the
+    database URL)."""
     database = f"sqlite:///{folder / 'flavorsmith.db'}"
     env = {**os.environ, "XDG_DATA_HOME": str(folder / "home")}
-    flavorsmith("node", "import", EXAMPLES / "nodes.yaml", "--database", database, env=env)
+    if nodes:
+        flavorsmith("node", "import", EXAMPLES / "nodes.yaml", "--database", database, env=env)
     port = _free_port()
     process = subprocess.Popen(
         [
