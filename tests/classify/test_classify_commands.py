@@ -138,6 +138,20 @@ def test_inspection_api_applies_and_stores(client: TestClient, migrated_engine: 
     assert "CUSTOM_OPERATOR_SET" in traits and "CUSTOM_NIC_INTEL_E810" in traits
 
 
+def test_the_last_classification_is_read_back(client: TestClient, migrated_engine: Engine) -> None:
+    with writer(migrated_engine).begin() as connection:
+        node = store.create(connection, {"driver": "fake-hardware", "name": "n1"})
+    before = client.get("/v1/nodes/n1/inspection").json()
+    assert before == {"node": node["uuid"], "classified_at": None, "classification": None}
+    data = json.loads((INSPECTION / "dl360-c2-diskless.json").read_text())
+    posted = client.post(f"/v1/nodes/{node['uuid']}/inspection", json=data).json()
+    body = client.get("/v1/nodes/n1/inspection").json()
+    assert body["node"] == node["uuid"] and body["classified_at"].endswith("+00:00")
+    decided = {k: v for k, v in posted.items() if k not in ("node", "applied")}
+    assert body["classification"] == decided
+    assert client.get("/v1/nodes/nope/inspection").status_code == 404
+
+
 def test_inspection_api_no_match_keeps_the_resource_class(
     client: TestClient, migrated_engine: Engine
 ) -> None:

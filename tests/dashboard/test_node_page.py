@@ -8,13 +8,23 @@ import json
 import urllib.request
 from typing import Any
 
-from tests.support.browser import console_errors, screenshot, wait_loaded, wait_until
+from tests.support.browser import (
+    EXAMPLES,
+    accessibility_violations,
+    console_errors,
+    screenshot,
+    wait_loaded,
+    wait_until,
+)
 
 NODE = "dl360-c01-u01"
 
 
-def _api(url: str, method: str = "GET", headers: dict[str, str] | None = None) -> Any:
-    request = urllib.request.Request(url, method=method, headers=headers or {})
+def _api(
+    url: str, method: str = "GET", headers: dict[str, str] | None = None, data: Any = None
+) -> Any:
+    body = None if data is None else json.dumps(data).encode()
+    request = urllib.request.Request(url, method=method, headers=headers or {}, data=body)
     with urllib.request.urlopen(request, timeout=10) as response:
         raw = response.read()
         return json.loads(raw) if raw else None
@@ -65,6 +75,69 @@ def test_the_node_page_shows_the_matcher_s_answers(service: tuple[str, str], bro
     assert layers == [r["layer"] for r in explained["reasons"]]
     assert console_errors(browser) == []
     screenshot(browser, "node")
+
+
+def _owners(browser: Any) -> list[list[str]]:
+    shown: list[list[str]] = browser.execute_script(
+        """return [...document.querySelectorAll("table.traits tbody tr")].map((tr) =>
+             [...tr.querySelectorAll("th, td")].map((c) => c.textContent));"""
+    )
+    return shown
+
+
+def test_each_trait_s_owner_and_the_last_classification(
+    service: tuple[str, str], browser: Any
+) -> None:
+    """A node made through /baremetal, a trait set on it by hand, then classified from the
+    example inspection data: the page shows each trait's owner and the rule behind it, and
+    every candidate device type's checks field by field. The node is deleted afterwards."""
+    url, _ = service
+    ironic = {"X-OpenStack-Ironic-API-Version": "1.37", "Content-Type": "application/json"}
+    made = _api(
+        f"{url}/baremetal/v1/nodes",
+        method="POST",
+        headers=ironic,
+        data={"name": "dashboard-classified", "driver": "fake-hardware"},
+    )
+    try:
+        browser.get(f"{url}/ui/node.html?node=dashboard-classified")
+        assert wait_loaded(browser) == "true"
+        assert browser.find_element("id", "classified").text.startswith("Never classified")
+        hand = "CUSTOM_DASHBOARD_BY_HAND"
+        _api(f"{url}/baremetal/v1/nodes/{made['uuid']}/traits/{hand}", "PUT", ironic)
+        data = json.loads((EXAMPLES / "inspection" / "dl360-c2-large.json").read_text())
+        _api(f"{url}/v1/nodes/{made['uuid']}/inspection", "POST", ironic, data)
+        wait_until(browser, lambda d: d.find_elements("css selector", "table.candidates"))
+        matches = _api(f"{url}/v1/nodes/{made['uuid']}/matches")
+        last = _api(f"{url}/v1/nodes/{made['uuid']}/inspection")["classification"]
+        because = {r["trait"]: f"{r['rule']}: {r['because']}" for r in last["trait_reasons"]}
+        assert _owners(browser) == [
+            [o["trait"], o["owner"], ", ".join(o["rules"]) or "—", because.get(o["trait"], "—")]
+            for o in matches["trait_owners"]
+        ]
+        assert [hand, "by hand", "—", "—"] in _owners(browser)
+        assert ["HW_CPU_X86_AVX2", "trait-rules/cpu-standard.yaml", "AVX2"] in [
+            row[:3] for row in _owners(browser)
+        ]
+        checks = browser.execute_script(
+            """return [...document.querySelectorAll("table.candidates tbody tr")].map((tr) =>
+                 [tr.dataset.deviceType, tr.dataset.match,
+                  [...tr.querySelectorAll("li")].map((li) => li.textContent)]);"""
+        )
+        assert checks == [
+            [
+                c["device_type"],
+                "true" if c["match"] else "false",
+                [f"{'✓' if k['ok'] else '✗'} {k['field']}: {k['detail']}" for k in c["checks"]],
+            ]
+            for c in last["candidates"]
+        ]
+        assert any(c["match"] for c in last["candidates"])
+        assert accessibility_violations(browser) == []
+        assert console_errors(browser) == []
+        screenshot(browser, "node-classified")
+    finally:
+        _api(f"{url}/baremetal/v1/nodes/{made['uuid']}", "DELETE", ironic)
 
 
 def test_a_trait_set_through_baremetal_appears_without_a_reload(

@@ -54,3 +54,27 @@ def test_a_node_no_flavor_uses_says_why_and_what_holds_it(client: TestClient) ->
 
 def test_an_unknown_node_is_not_found(client: TestClient) -> None:
     assert client.get("/v1/nodes/no-such-node/matches").status_code == 404
+
+
+def test_each_trait_s_owner(client: TestClient) -> None:
+    """The trait-rule file whose prefix covers a trait owns it (with the rules that add it);
+    a trait only a deploy template names is set by hand."""
+    owners = client.get("/v1/nodes/dl360-c01-u01/matches").json()["trait_owners"]
+    hand = {"owner": "by hand", "rules": []}
+    assert owners == [
+        {"trait": "CUSTOM_BM_CONFIG_BIOS_VMX_OFF", **hand},
+        {"trait": "CUSTOM_BM_CONFIG_BIOS_VMX_ON", **hand},
+        {"trait": "CUSTOM_BM_CONFIG_RAID_DISK_MIRROR", **hand},
+        {"trait": "CUSTOM_BM_CONFIG_RAID_DISK_STRIPE", **hand},
+        {
+            "trait": "CUSTOM_NIC_MELLANOX_CX5",
+            "owner": "trait-rules/nics.yaml",
+            "rules": ["Mellanox ConnectX-5", "Mellanox ConnectX-5 Ex"],
+        },
+        {"trait": "CUSTOM_NVME", "owner": "trait-rules/storage.yaml", "rules": ["NVMe disk"]},
+        {
+            "trait": "HW_CPU_X86_AVX512F",
+            "owner": "trait-rules/cpu-standard.yaml",
+            "rules": ["AVX-512 foundation"],
+        },
+    ]

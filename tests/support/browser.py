@@ -8,6 +8,7 @@ offline: Selenium Manager never downloads a browser or a driver."""
 
 from __future__ import annotations
 
+import atexit
 import base64
 import json
 import os
@@ -15,6 +16,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -30,7 +32,9 @@ PACKAGES = ("chromium", "chromium-driver")
 INSTALL_TIMEOUT = 900  # seconds for apt-get: a slow mirror, not a hung one
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+# Where the tests write each page's screenshot: FLAVORSMITH_SCREENSHOTS=DIR (docs/screenshots to
+# refresh the committed ones), else a temporary folder, so a test run leaves the tree clean.
+SCREENSHOTS_ENV = "FLAVORSMITH_SCREENSHOTS"
 
 
 def _apt(*args: str) -> subprocess.CompletedProcess[str]:
@@ -93,6 +97,7 @@ def chromium(width: int = 1280, height: int = 900) -> Iterator[Any]:
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     driver.set_page_load_timeout(30)
+    driver.set_script_timeout(30)  # axe-core runs as an asynchronous script
     try:
         yield driver
     finally:
@@ -102,6 +107,39 @@ def chromium(width: int = 1280, height: int = 900) -> Iterator[Any]:
 def console_errors(driver: Any) -> list[str]:
     """The browser log's errors since the last call (each read empties the log)."""
     return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+AXE = Path(__file__).resolve().parent / "axe" / "axe.min.js"
+# What fails a page: axe-core's violations of these impacts (minor and moderate are reported by
+# axe-core as advice and left to review).
+AXE_IMPACTS = ("serious", "critical")
+
+
+def accessibility_violations(driver: Any, impacts: tuple[str, ...] = AXE_IMPACTS) -> list[str]:
+    """axe-core's violations of the page as it is now (its WCAG 2.x A and AA rules and best
+    practices) of the given impacts, one line each: the rule, its impact, the elements, its
+    help. axe-core is injected through WebDriver (tests/support/axe/, shipped with the tests:
+    nothing is fetched, and the pages' Content-Security-Policy does not apply to it)."""
+    if not driver.execute_script("return typeof window.axe === 'object'"):
+        driver.execute_script(AXE.read_text(encoding="utf-8"))
+    result = driver.execute_async_script(
+        """
+        const done = arguments[arguments.length - 1];
+        window.axe
+          .run(document, { resultTypes: ["violations"] })
+          .then((r) => done(r.violations.map((v) => ({
+            id: v.id, impact: v.impact, help: v.help,
+            targets: v.nodes.map((n) => n.target.join(" ")),
+          }))))
+          .catch((e) => done({ error: String(e) }));
+        """
+    )
+    assert not isinstance(result, dict), f"axe-core failed: {result}"
+    return [
+        f"{v['id']} ({v['impact']}): {', '.join(v['targets'][:5])}: {v['help']}"
+        for v in result
+        if v["impact"] in impacts
+    ]
 
 
 def wait_loaded(driver: Any, timeout: float = 15) -> str:
@@ -133,9 +171,29 @@ def follow(driver: Any, action: Any, timeout: float = 15) -> str:
     return wait_loaded(driver, timeout)
 
 
+_temporary_screenshots: Path | None = None
+
+
+def screenshots_folder() -> Path:
+    """``$FLAVORSMITH_SCREENSHOTS`` when set (made if missing), else one temporary folder
+    for the run (removed when it ends)."""
+    global _temporary_screenshots
+    chosen = os.environ.get(SCREENSHOTS_ENV)
+    if chosen:
+        folder = Path(chosen).resolve()
+    else:
+        if _temporary_screenshots is None:
+            _temporary_screenshots = Path(tempfile.mkdtemp(prefix="flavorsmith-screenshots-"))
+            atexit.register(shutil.rmtree, _temporary_screenshots, ignore_errors=True)
+        folder = _temporary_screenshots
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def screenshot(driver: Any, name: str, max_height: int = 2000) -> Path:
-    """The page (its first ``max_height`` pixels) as docs/screenshots/NAME.png: the README and
-    docs/dashboard.md show it."""
+    """The page (its first ``max_height`` pixels) as NAME.png in :func:`screenshots_folder`.
+    With FLAVORSMITH_SCREENSHOTS=docs/screenshots these are the images the README and
+    docs/dashboard.md show."""
     width, height = driver.execute_script(
         "const e = document.documentElement; return [e.scrollWidth, e.scrollHeight];"
     )
@@ -147,8 +205,7 @@ def screenshot(driver: Any, name: str, max_height: int = 2000) -> Path:
             "clip": {"x": 0, "y": 0, "width": width, "height": min(height, max_height), "scale": 1},
         },
     )
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / f"{name}.png"
+    path = screenshots_folder() / f"{name}.png"
     path.write_bytes(base64.b64decode(shot["data"]))
     return path
 
@@ -174,12 +231,16 @@ def flavorsmith(*args: str | Path, env: dict[str, str] | None = None) -> str:
 
 
 @contextmanager
-def example_service(folder: Path, *serve_args: str) -> Iterator[tuple[str, str]]:
+def example_service(
+    folder: Path, *serve_args: str, nodes: bool = True
+) -> Iterator[tuple[str, str]]:
     """A live ``flavorsmith serve`` on a free loopback port, on its own SQLite database holding
-    the example nodes, with the example catalog: (its URL, the database URL)."""
+    the example nodes (none without ``nodes``), with the example catalog: (its URL, the
+    database URL)."""
     database = f"sqlite:///{folder / 'flavorsmith.db'}"
     env = {**os.environ, "XDG_DATA_HOME": str(folder / "home")}
-    flavorsmith("node", "import", EXAMPLES / "nodes.yaml", "--database", database, env=env)
+    if nodes:
+        flavorsmith("node", "import", EXAMPLES / "nodes.yaml", "--database", database, env=env)
     port = _free_port()
     process = subprocess.Popen(
         [

@@ -104,6 +104,23 @@ def test_api_sync_needs_admin(repo: Path, tmp_path: Path, token_file_path: Path)
         assert (
             client.get("/v1/sync/plan", headers={"X-Auth-Token": "admin-token"}).status_code == 200
         )
+        # What each caller may do, as the dashboard asks before it shows Apply.
+        allowed = {
+            who: client.get("/v1/sync/allowed", headers={"X-Auth-Token": f"{who}-token"}).json()
+            for who in ("admin", "member", "reader")
+        }
+        assert allowed == {
+            "admin": {"plan": True, "apply": True},
+            "member": {"plan": False, "apply": False},
+            "reader": {"plan": False, "apply": False},
+        }
+        assert client.get("/v1/sync/allowed").status_code == 401
+        assert (
+            client.get(
+                "/v1/sync/allowed?only=flavors", headers={"X-Auth-Token": "admin-token"}
+            ).status_code
+            == 400
+        )
     engine.dispose()
 
 

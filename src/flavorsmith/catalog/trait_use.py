@@ -11,7 +11,7 @@ standard trait is asked for)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -83,6 +83,41 @@ def setters(catalog: Catalog) -> dict[str, list[str]]:
         out.setdefault(template.name, []).append(DEPLOY_TEMPLATE)
     for trait in traits.NOVA_IRONIC_TRAITS:
         out.setdefault(trait, []).append(NOVA)
+    return out
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who decides one trait a node has: the trait-rule file whose prefix covers it (its
+    classification sets or removes it), Nova, or nobody ("by hand": an operator or another
+    tool set it, and classification keeps it); and the rules that add it."""
+
+    trait: str
+    owner: str  # "trait-rules/<file>", "Nova" or "by hand"
+    rules: tuple[str, ...]  # the owning file's rules that add the trait
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"trait": self.trait, "owner": self.owner, "rules": list(self.rules)}
+
+
+def owners(catalog: Catalog, node_traits: Iterable[str]) -> list[Owner]:
+    """The owner of each of a node's traits, in the order given. A trait-rule file owns the
+    traits under its prefix (``TraitRuleSet.owns``) even when none of its rules adds this one:
+    the next classification then removes it. A deploy template names a trait, it does not put
+    it on a node: such a trait is set by hand (as in ``uses``)."""
+    out = []
+    for trait in node_traits:
+        owner = BY_HAND
+        rules: tuple[str, ...] = ()
+        for rule_set in catalog.trait_rules:
+            if rule_set.owns(trait):
+                owner = f"trait-rules/{_file_name(rule_set.doc, rule_set.canonical_file)}"
+                rules = tuple(r.name for r in rule_set.rules if trait in r.add)
+                break
+        else:
+            if trait in traits.NOVA_IRONIC_TRAITS:
+                owner = NOVA
+        out.append(Owner(trait, owner, rules))
     return out
 
 

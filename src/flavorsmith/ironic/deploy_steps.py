@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from flavorsmith.catalog.model import Flavor
 from flavorsmith.ironic.deploy_templates import Template
 from flavorsmith.ironic.driver_steps import DriverStep, catalogue
+from flavorsmith.resource_classes import placement_name
 
 # When priorities tie, Ironic runs the step of the higher-ranked interface first.
 INTERFACE_RANK = {
@@ -167,3 +169,52 @@ def deploy_problem(
         "Validation of deploy steps from deploy templates matching this node's instance "
         f"traits failed. Matching deploy templates: {matching}. Errors: " + "; ".join(result.errors)
     )
+
+
+def deploy_plan(
+    node: dict[str, Any],
+    node_traits: Sequence[str],
+    templates: Sequence[Template],
+    flavor: Flavor | None = None,
+) -> dict[str, Any]:
+    """What provisioning ``node`` (its uuid, name, driver, resource_class, instance_info)
+    would run: the ordered steps and where each comes from, why each deploy template was or
+    was not applied, and what Ironic (or Nova) would refuse (``errors``; empty when it would
+    deploy). With ``flavor``, its required traits are the instance traits, as Nova's ironic
+    driver sets them; otherwise the node's ``instance_info.traits``.
+    ``flavorsmith deploy plan`` prints it; the dashboard's flavor page shows it."""
+    if flavor is not None:
+        instance_traits = sorted(flavor.required_traits)
+    else:
+        raw = (node.get("instance_info") or {}).get("traits", [])
+        instance_traits = [t for t in raw if isinstance(t, str)] if isinstance(raw, list) else []
+    result = order_for_driver(node["driver"], templates, instance_traits)
+    missing = sorted(set(instance_traits) - set(node_traits))
+    errors = list(result.errors)
+    if missing:
+        errors.insert(
+            0,
+            "Cannot specify instance traits that are not also set on the node. "
+            f"Node {node['uuid']} is missing traits {', '.join(missing)}",
+        )
+    if flavor is not None:
+        has = node.get("resource_class")
+        needs = flavor.resource_class
+        if not has or placement_name(has) != placement_name(needs):
+            held = f"resource class {has}" if has else "no resource class"
+            errors.insert(
+                0,
+                f"node {node['name'] or node['uuid']} has {held}; flavor {flavor.name} "
+                f"needs {needs}: Nova would never place it there",
+            )
+    return {
+        "node": node["name"] or node["uuid"],
+        "driver": node["driver"],
+        "instance_traits": instance_traits,
+        "steps": [s.as_dict() for s in result.steps],
+        "templates": [
+            {"template": d.template, "applied": d.applied, "reason": d.reason}
+            for d in result.templates
+        ],
+        "errors": errors,
+    }

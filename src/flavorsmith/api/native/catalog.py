@@ -18,7 +18,8 @@ from flavorsmith.catalog.model import Catalog
 from flavorsmith.catalog.repo import RepoView
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import NotFound
-from flavorsmith.nova.derive import derive
+from flavorsmith.extra_specs.registry import Verdict
+from flavorsmith.nova.derive import derive, derive_flavor, selected_templates
 from flavorsmith.visibility import visible_catalog, visible_diagnostics
 
 router = APIRouter()
@@ -87,7 +88,8 @@ def nova_flavors(request: Request) -> dict[str, Any]:
 def flavor(request: Request, name: str) -> dict[str, Any]:
     authorize(request, "flavorsmith:catalog:get")
     check_query(request, ())
-    found = _catalog(request).flavor(name)
+    catalog = _catalog(request)
+    found = catalog.flavor(name)
     if found is None:
         raise NotFound(f"No flavor named {name!r} in the catalog")
     body: dict[str, Any] = {
@@ -101,4 +103,26 @@ def flavor(request: Request, name: str) -> dict[str, Any]:
     }
     if may_list_access(request):
         body["projects"] = list(found.projects)
+    # Where it is written, each extra spec of the Nova flavor derived from it with the
+    # validator's verdict (as the compute API would judge it), and the deploy templates its
+    # required traits name.
+    body["file"] = found.doc.display if found.doc is not None else None
+    resolved = catalog.resource_class(found.resource_class)
+    registry = _state(request).registry()
+    if resolved is None:
+        body["extra_specs"] = []
+    else:
+        derived = derive_flavor(found, resolved[1], catalog.deploy_templates)
+        body["extra_specs"] = [
+            _verdict(registry.verdict(k, v)) for k, v in derived.extra_specs.items()
+        ]
+    chosen = selected_templates(found, catalog.deploy_templates)
+    body["deploy_templates"] = [t.as_api() for t in catalog.deploy_templates if t.name in chosen]
     return body
+
+
+def _verdict(verdict: Verdict) -> dict[str, Any]:
+    out = verdict.as_dict()
+    out["validator"] = verdict.validator
+    out["deprecated"] = verdict.deprecated
+    return out

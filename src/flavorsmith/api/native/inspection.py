@@ -1,7 +1,9 @@
-"""POST /v1/nodes/{node}/inspection: store inspection data and apply its classification."""
+"""POST /v1/nodes/{node}/inspection: store inspection data and apply its classification;
+GET: the last classification stored, with its per-field reasons."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -23,7 +25,39 @@ POLICIES = [
         "role:admin",
         "Store inspection data for a node and apply its classification.",
     ),
+    RuleDefault(
+        "flavorsmith:inspection:get",
+        "role:reader",
+        "Read a node's last classification (not its inspection data).",
+    ),
 ]
+
+
+def _timestamp(value: datetime) -> str:
+    if value.tzinfo is None:  # SQLite keeps no zone; every stored time is UTC
+        value = value.replace(tzinfo=UTC)
+    return value.isoformat()
+
+
+@router.get("/nodes/{ident}/inspection")
+async def last_classification(request: Request, ident: str) -> dict[str, Any]:
+    """What the last classification of the node decided, and when: the device type and each
+    candidate's per-field checks, the traits and the rule behind each (``classification`` is
+    null when nothing was classified). The inspection data itself is not returned."""
+    ctx = context(request)
+    ctx.authorize("flavorsmith:inspection:get")
+    check_query(request, ())
+
+    def work(connection: Connection) -> dict[str, Any]:
+        node = store.find(connection, ident, by_name=True)
+        last = store.inspection(connection, node)
+        return {
+            "node": node["uuid"],
+            "classified_at": None if last is None else _timestamp(last["created_at"]),
+            "classification": None if last is None else last["result"],
+        }
+
+    return await ctx.run(work, write=False)
 
 
 @router.post("/nodes/{ident}/inspection")

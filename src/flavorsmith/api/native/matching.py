@@ -16,21 +16,26 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
-from flavorsmith.api.context import authorize, call, services
+from flavorsmith.api.context import authorize, call, run, services
 from flavorsmith.api.links import base
 from flavorsmith.api.paging import next_href
 from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.query import NATIVE, Query
 from flavorsmith.api.requests import check_query
 from flavorsmith.api.viewers import may_list_access, viewer
+from flavorsmith.catalog import trait_use
 from flavorsmith.catalog.model import Catalog, Flavor
 from flavorsmith.catalog.repo import RepoView
+from flavorsmith.db.engine import Connection
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import Forbidden, Invalid, NotFound, ServiceUnavailable
+from flavorsmith.ironic.deploy_steps import deploy_plan
 from flavorsmith.matching import matrix, views
 from flavorsmith.matching.diagnosis import Context
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.index import Index
+from flavorsmith.store import deploy_templates as template_store
+from flavorsmith.store import nodes as node_store
 from flavorsmith.visibility import may_see, visible_catalog
 
 router = APIRouter()
@@ -263,7 +268,8 @@ async def flavor_node_matrix(request: Request) -> dict[str, Any]:
 
 @router.get("/nodes/{ident}/matches")
 async def node_matches(request: Request, ident: str) -> dict[str, Any]:
-    """A node (with its traits, states and what keeps Nova from scheduling on it), and every
+    """A node (with its traits, states and what keeps Nova from scheduling on it, and who owns
+    each trait), and every
     flavor the caller may see: whether the matcher lets it land there, and why not (the
     dashboard's node page; ``explain FLAVOR NODE`` has the reasons by layer)."""
     _authorize(request)
@@ -271,8 +277,46 @@ async def node_matches(request: Request, ident: str) -> dict[str, Any]:
     catalog, index = await _inputs(request)
     node = views.find_node(index, ident)
     known = views.known_traits(index)
+    detail = views.node_detail(node)
     return {
         "generation": index.snapshot.generation,
-        "node": views.node_detail(node),
+        "node": detail,
+        # Who decides each trait: the trait-rule file owning it, Nova, or "by hand".
+        "trait_owners": [o.as_dict() for o in trait_use.owners(catalog, detail["traits"])],
         "flavors": [views.pair(node, rule, known) for rule in views.rules_of(catalog)],
     }
+
+
+TEMPLATE_SOURCES = ("service", "catalog")
+
+
+@router.get("/flavors/{name}/nodes/{ident}/deploy-plan")
+async def flavor_deploy_plan(request: Request, name: str, ident: str) -> dict[str, Any]:
+    """The deploy steps provisioning the node with the flavor would run, in order, where each
+    comes from, why each deploy template was or was not applied, and what Ironic or Nova would
+    refuse: ``flavorsmith deploy plan NODE --flavor FLAVOR``. ``templates=service`` (the
+    default) uses the deploy templates this service holds, ``templates=catalog`` the
+    catalog's (before a sync)."""
+    _authorize(request)
+    check_query(request, ("templates",))
+    source = request.query_params.get("templates", "service")
+    if source not in TEMPLATE_SOURCES:
+        raise Invalid(f"templates must be one of {', '.join(TEMPLATE_SOURCES)}, not {source!r}")
+    served = _served(request)
+    _visible_rule(request, served, name)
+    flavor = served.rules[name][0]
+    catalog_templates = [
+        template_store.as_template(t.as_api()) for t in served.catalog.deploy_templates
+    ]
+
+    def work(connection: Connection) -> dict[str, Any]:
+        node = node_store.find(connection, ident, by_name=True)
+        traits = node_store.traits_of(connection, [node["id"]])[node["id"]]
+        templates = (
+            catalog_templates if source == "catalog" else template_store.all_templates(connection)
+        )
+        return {"flavor": name, "templates_from": source} | deploy_plan(
+            node, traits, templates, flavor
+        )
+
+    return await run(request, work, write=False)

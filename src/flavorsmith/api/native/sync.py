@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from flavorsmith.api.context import authorize, call, services
+from flavorsmith.api.context import allowed, authorize, call, services
 from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.requests import check_query
 from flavorsmith.api.services import Services
@@ -105,6 +105,17 @@ async def sync_plan(request: Request) -> dict[str, Any]:
     choice = _prepare(request, "flavorsmith:sync:plan")
     shared = services(request)
     return await call(request, lambda: _work(shared, choice, False))
+
+
+@router.get("/sync/allowed")
+async def sync_allowed(request: Request) -> dict[str, bool]:
+    """What the caller may do here: plan, apply (its own permissions, by policy; the
+    dashboard shows Apply only to callers who may apply)."""
+    check_query(request, ())
+    return {
+        "plan": allowed(request, "flavorsmith:sync:plan"),
+        "apply": allowed(request, "flavorsmith:sync:apply"),
+    }
 
 
 @router.post("/sync/apply")

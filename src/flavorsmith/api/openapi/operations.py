@@ -472,7 +472,7 @@ def _operations() -> dict[tuple[str, str], Operation]:
         ),
         ("GET", "/v1/nodes/{ident}/matches"): Operation(
             "A node, and for every flavor whether it can land there and why not",
-            {200: obj(required=("generation", "node", "flavors"))},
+            {200: obj(required=("generation", "node", "trait_owners", "flavors"))},
             errors=(*READ, 404, 503),
         ),
         ("GET", "/v1/flavors/{name}/nodes/{ident}"): Operation(
@@ -490,6 +490,27 @@ def _operations() -> dict[tuple[str, str], Operation]:
             "Every reason a flavor cannot land on a node: catalog, Ironic, Placement, access",
             {200: EXPLAIN_NODE},
             query={"project": string()},
+            errors=(*READ, 404, 503),
+        ),
+        ("GET", "/v1/flavors/{name}/nodes/{ident}/deploy-plan"): Operation(
+            "The deploy steps provisioning the node with the flavor would run, in order, and "
+            "why each deploy template was or was not applied (flavorsmith deploy plan)",
+            {
+                200: obj(
+                    {
+                        "flavor": string(),
+                        "templates_from": string(enum=["service", "catalog"]),
+                        "node": string(),
+                        "driver": string(),
+                        "instance_traits": array(string()),
+                        "steps": array(ANY_OBJECT),
+                        "templates": array(ANY_OBJECT),
+                        "errors": array(string()),
+                    },
+                    required=("flavor", "node", "driver", "steps", "templates", "errors"),
+                )
+            },
+            query={"templates": string(enum=["service", "catalog"])},
             errors=(*READ, 404, 503),
         ),
         ("GET", "/v1/capacity"): Operation(
@@ -527,6 +548,21 @@ def _operations() -> dict[tuple[str, str], Operation]:
             {200: obj(required=("aligned", "findings"))},
             errors=(*READ, 503),
         ),
+        ("GET", "/v1/nodes/{ident}/inspection"): Operation(
+            "A node's last classification: the device type, each candidate's per-field checks, "
+            "the traits and the rule behind each (null when nothing was classified)",
+            {
+                200: obj(
+                    {
+                        "node": string(),
+                        "classified_at": nullable(string()),
+                        "classification": nullable(ANY_OBJECT),
+                    },
+                    required=("node", "classified_at", "classification"),
+                )
+            },
+            errors=(*READ, 404),
+        ),
         ("POST", "/v1/nodes/{ident}/inspection"): Operation(
             "Store inspection data for a node and apply its classification",
             {200: obj(required=("node", "applied"))},
@@ -543,6 +579,16 @@ def _operations() -> dict[tuple[str, str], Operation]:
             {200: SYNC_ROUND},
             query=SYNC_QUERY,
             errors=(*READ, 503),
+        ),
+        ("GET", "/v1/sync/allowed"): Operation(
+            "What the caller may do: plan a sync, apply it (by policy)",
+            {
+                200: obj(
+                    {"plan": {"type": "boolean"}, "apply": {"type": "boolean"}},
+                    required=("plan", "apply"),
+                )
+            },
+            errors=READ,
         ),
         ("POST", "/v1/sync/apply"): Operation(
             "Apply the catalog (409 with the same body when something failed)",

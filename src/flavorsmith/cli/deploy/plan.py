@@ -53,9 +53,8 @@ def plan(
     from flavorsmith.cli.ironic_source import ironic_nodes
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.errors import FlavorsmithError
-    from flavorsmith.ironic.deploy_steps import order_for_driver
+    from flavorsmith.ironic.deploy_steps import deploy_plan
     from flavorsmith.ironic.deploy_templates import Template
-    from flavorsmith.resource_classes import placement_name
     from flavorsmith.store import deploy_templates as template_store
     from flavorsmith.store import nodes as store
 
@@ -86,43 +85,9 @@ def plan(
         except FlavorsmithError as exc:
             typer.echo(f"error: {exc.message}", err=True)
             raise typer.Exit(1) from None
-    if wanted_flavor is not None:
-        instance_traits = sorted(wanted_flavor.required_traits)
-    else:
-        raw = row["instance_info"].get("traits", [])
-        instance_traits = [t for t in raw if isinstance(t, str)] if isinstance(raw, list) else []
-    result = order_for_driver(row["driver"], templates, instance_traits)
-    missing = sorted(set(instance_traits) - set(node_traits))
-    errors = list(result.errors)
-    if missing:
-        errors.insert(
-            0,
-            "Cannot specify instance traits that are not also set on the node. "
-            f"Node {row['uuid']} is missing traits {', '.join(missing)}",
-        )
-    if wanted_flavor is not None:
-        has = row.get("resource_class")
-        needs = wanted_flavor.resource_class
-        if not has or placement_name(has) != placement_name(needs):
-            held = f"resource class {has}" if has else "no resource class"
-            errors.insert(
-                0,
-                f"node {row['name'] or row['uuid']} has {held}; flavor {wanted_flavor.name} "
-                f"needs {needs}: Nova would never place it there",
-            )
-    report: dict[str, Any] = {
-        "node": row["name"] or row["uuid"],
-        "driver": row["driver"],
-        "instance_traits": instance_traits,
-        "steps": [s.as_dict() for s in result.steps],
-        "templates": [
-            {"template": d.template, "applied": d.applied, "reason": d.reason}
-            for d in result.templates
-        ],
-        "errors": errors,
-    }
+    report = deploy_plan(row, node_traits, templates, wanted_flavor)
     _print(report, fmt)
-    if errors:
+    if report["errors"]:
         raise typer.Exit(1)
 
 

@@ -10,10 +10,11 @@ const PAGES = [
 ];
 
 export class ApiError extends Error {
-  constructor(status, detail) {
+  constructor(status, detail, body = null) {
     super(`${status}: ${detail}`);
     this.status = status;
     this.detail = detail;
+    this.body = body; // the parsed JSON answer, when there was one
   }
 }
 
@@ -21,21 +22,23 @@ export function token() {
   return sessionStorage.getItem(TOKEN_KEY) || "";
 }
 
-// GET a /v1 path; the parsed JSON, or an ApiError carrying the service's own message.
-export async function api(path) {
+// Call a /v1 path (GET unless ``method`` says otherwise); the parsed JSON, or an ApiError
+// carrying the service's own message and its answer.
+export async function api(path, method = "GET") {
   const headers = { Accept: "application/json" };
   const held = token();
   if (held) headers["X-Auth-Token"] = held;
-  const response = await fetch(path, { headers, credentials: "omit", cache: "no-store" });
+  const response = await fetch(path, { method, headers, credentials: "omit", cache: "no-store" });
   if (!response.ok) {
     let detail = response.statusText;
+    let body = null;
     try {
-      const body = await response.json();
-      detail = body.detail || body.title || detail;
+      body = await response.json();
+      detail = body.detail || body.title || body.error || detail;
     } catch {
       // not JSON: keep the status text
     }
-    throw new ApiError(response.status, detail);
+    throw new ApiError(response.status, detail, body);
   }
   return response.json();
 }

@@ -1,7 +1,10 @@
-// A node (GET /v1/nodes/{ident}/matches): its resource class, traits, states and holds, the
-// flavors it serves, and for every other flavor the matcher's reasons why not; "Explain" asks
-// /v1/flavors/{flavor}/nodes/{node}/explain for the reasons by layer. Polled every 5 s: a trait
-// changed through /baremetal shows without a reload.
+// A node (GET /v1/nodes/{ident}/matches): its resource class, traits (each with its owner: a
+// trait-rule file, Nova or by hand), states and holds, the flavors it serves, and for every
+// other flavor the matcher's reasons why not; "Explain" asks
+// /v1/flavors/{flavor}/nodes/{node}/explain for the reasons by layer. Its last classification
+// (GET /v1/nodes/{ident}/inspection): the device type, each candidate's per-field checks, and
+// the rule behind each trait. Polled every 5 s: a trait changed through /baremetal shows
+// without a reload.
 import { api, el, explainError, flavorHref, shell, showStatus } from "/ui/common.js";
 
 const POLL_MS = 5000;
@@ -38,6 +41,107 @@ async function explain(flavor, button, target) {
   }
 }
 
+function table(className, caption, headings, rows) {
+  return el(
+    "table",
+    { class: className },
+    el("caption", { text: caption }),
+    el("thead", {}, el("tr", {}, ...headings.map((h) => el("th", { scope: "col", text: h })))),
+    el("tbody", {}, ...rows),
+  );
+}
+
+// Why the last classification set each trait, by trait (its rule and the evidence).
+let because = new Map();
+
+function renderTraits(owners) {
+  const target = document.getElementById("traits");
+  if (!owners.length) {
+    target.replaceChildren(el("p", { text: "No traits." }));
+    return;
+  }
+  const rows = owners.map((o) => {
+    const reason = because.get(o.trait);
+    return el(
+      "tr",
+      { "data-trait": o.trait, "data-owner": o.owner },
+      el("th", { scope: "row" }, el("code", { text: o.trait })),
+      el("td", { class: "owner", text: o.owner }),
+      el("td", { class: "rules", text: o.rules.join(", ") || "—" }),
+      el("td", { class: "because", text: reason ? `${reason.rule}: ${reason.because}` : "—" }),
+    );
+  });
+  target.replaceChildren(
+    table("traits", "Each trait, who decides it (trait-rule file, Nova, or by hand) and why the last classification set it", ["Trait", "Owner", "Rules that add it", "Last classification"], rows),
+  );
+}
+
+function renderClassification(body) {
+  const target = document.getElementById("classification");
+  const result = body.classification;
+  if (!result) {
+    target.replaceChildren(
+      el("p", { id: "classified", text: "Never classified: no inspection data was stored for this node." }),
+    );
+    return;
+  }
+  const candidates = result.candidates.map((c) =>
+    el(
+      "tr",
+      { "data-device-type": c.device_type, "data-resource-class": c.resource_class, "data-match": String(c.match) },
+      el("th", { scope: "row" }, el("code", { text: c.device_type }), " → ", el("code", { text: c.resource_class })),
+      el("td", {}, el("strong", { class: c.match ? "ok" : "fail", text: c.match ? "matches" : "does not match" })),
+      el(
+        "td",
+        {},
+        el(
+          "ul",
+          { class: "checks" },
+          ...c.checks.map((k) =>
+            el(
+              "li",
+              { "data-field": k.field, "data-ok": String(k.ok), class: k.ok ? "ok" : "fail" },
+              el("span", { class: "mark", text: k.ok ? "✓ " : "✗ " }),
+              el("code", { text: k.field }),
+              `: ${k.detail}`,
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+  const reasons = result.trait_reasons.map((r) =>
+    el(
+      "tr",
+      { "data-trait": r.trait },
+      el("th", { scope: "row" }, el("code", { text: r.trait })),
+      el("td", { text: r.rules }),
+      el("td", { text: r.rule }),
+      el("td", { text: r.because }),
+    ),
+  );
+  const changed = [
+    ...result.traits_added.map((t) => `+${t}`),
+    ...result.traits_removed.map((t) => `−${t}`),
+  ];
+  target.replaceChildren(
+    el(
+      "dl",
+      { class: "facts" },
+      ...fact("Classified at", body.classified_at),
+      ...fact("Outcome", result.outcome),
+      ...fact("Summary", result.summary),
+      ...fact("Traits changed", changed.join(" ") || "none"),
+    ),
+    candidates.length
+      ? table("candidates", "Each device type's checks, field by field", ["Device type → resource class", "Verdict", "Checks"], candidates)
+      : null,
+    reasons.length
+      ? table("trait-reasons", "The traits the trait rules set, and why", ["Trait", "Rule file", "Rule", "Because"], reasons)
+      : el("p", { text: "No trait rule set a trait." }),
+  );
+}
+
 function render(body) {
   const node = body.node;
   const label = node.name || node.uuid;
@@ -53,9 +157,7 @@ function render(body) {
     ...fact("Available to schedule", node.available ? "yes" : "no"),
     ...fact("Node generation", body.generation),
   );
-  const traits = document.getElementById("traits");
-  traits.replaceChildren(...node.traits.map((t) => el("li", {}, el("code", { text: t }))));
-  if (!node.traits.length) traits.append(el("li", { text: "No traits." }));
+  renderTraits(body.trait_owners);
   const holds = document.getElementById("holds");
   holds.replaceChildren(...node.holds.map((h) => el("li", { "data-kind": h.kind, text: h.detail })));
   if (!node.holds.length) holds.append(el("li", { text: "Nothing: Nova may schedule on it." }));
@@ -114,10 +216,14 @@ function render(body) {
 async function refresh() {
   if (document.hidden) return;
   try {
-    const body = await api(`/v1/nodes/${encodeURIComponent(ident)}/matches`);
-    if (body.generation !== shownGeneration) {
+    const path = `/v1/nodes/${encodeURIComponent(ident)}`;
+    const [body, last] = await Promise.all([api(`${path}/matches`), api(`${path}/inspection`)]);
+    const shown = `${body.generation} ${last.classified_at}`;
+    if (shown !== shownGeneration) {
+      because = new Map(((last.classification || {}).trait_reasons || []).map((r) => [r.trait, r]));
       render(body);
-      shownGeneration = body.generation;
+      renderClassification(last);
+      shownGeneration = shown;
     }
     showStatus("");
     document.body.dataset.loaded = "true";
