@@ -26,6 +26,8 @@ UNPOLICED = {
     ("GET", "/compute/v2.1/flavors"),
     ("GET", "/compute/v2.1/flavors/detail"),
     ("GET", "/compute/v2.1/flavors/{flavorid}"),
+    # Any authenticated caller may ask what it itself may do (the dashboard's Apply button).
+    ("GET", "/v1/sync/allowed"),
 }
 FLAVOURS = {"/baremetal": "baremetal", "/compute": "compute", "/load-balancer": "load-balancer"}
 
@@ -83,3 +85,9 @@ def test_a_reader_cannot_learn_about_a_tenant_action_body(roleless: TestClient) 
             "Policy doesn't allow os_compute_api:os-flavor-access:add_tenant_access to be "
             "performed."
         )
+
+
+def test_a_roleless_caller_is_told_it_may_neither_plan_nor_apply(roleless: TestClient) -> None:
+    response = roleless.get("/v1/sync/allowed", headers={"X-Auth-Token": "nobody-token"})
+    assert response.status_code == 200, response.text
+    assert response.json() == {"plan": False, "apply": False}
