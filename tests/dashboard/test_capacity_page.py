@@ -1,12 +1,23 @@
 """The capacity page in a real browser: it shows what ``flavorsmith capacity -f json`` prints
-on the same data, without a console error."""
+on the same data, and the drift ``flavorsmith verify -f json`` reports, without a console
+error; it follows a node changed through /baremetal without a reload."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import urllib.request
 from typing import Any
 
-from tests.support.browser import EXAMPLES, console_errors, flavorsmith, screenshot, wait_loaded
+from tests.support.browser import (
+    EXAMPLES,
+    console_errors,
+    flavorsmith,
+    screenshot,
+    wait_loaded,
+    wait_until,
+)
 
 MEASURES = ("matching", "available", "exclusive", "shared")
 
@@ -64,7 +75,7 @@ def test_the_capacity_page_shows_the_capacity_command_s_numbers(
     findings = browser.execute_script(
         """
         const out = {};
-        for (const section of document.querySelectorAll("[data-finding]")) {
+        for (const section of document.querySelectorAll("[data-finding]:not([data-finding=drift])")) {
           out[section.dataset.finding] = [...section.querySelectorAll("li")].map(
             (li) => li.textContent);
         }
@@ -89,6 +100,108 @@ def test_the_capacity_page_shows_the_capacity_command_s_numbers(
     assert found["nodes_without_flavor"], "the examples hold nodes no flavor uses"
     assert console_errors(browser) == []
     screenshot(browser, "capacity")
+
+
+def _api(
+    url: str, method: str = "GET", headers: dict[str, str] | None = None, data: Any = None
+) -> Any:
+    body = None if data is None else json.dumps(data).encode()
+    request = urllib.request.Request(url, method=method, headers=headers or {}, data=body)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        raw = response.read()
+        return json.loads(raw) if raw else None
+
+
+def _drift(browser: Any) -> list[dict[str, Any]]:
+    shown: list[dict[str, Any]] = browser.execute_script(
+        """
+        return [...document.querySelectorAll("[data-finding=drift] li")].map((li) => ({
+          text: li.textContent,
+          link: li.querySelector("a") ? li.querySelector("a").getAttribute("href") : null,
+        }));
+        """
+    )
+    return shown
+
+
+def test_the_drift_verify_reports_is_among_the_findings(
+    service: tuple[str, str], browser: Any
+) -> None:
+    url, database = service
+    # The example service's Nova has none of the catalog's flavors yet: every one is drift.
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "flavorsmith",
+            "verify",
+            "--repo",
+            str(EXAMPLES),
+            "--database",
+            database,
+            "-f",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 1, run.stderr  # drift found
+    expected = json.loads(run.stdout)["findings"]
+    assert expected and {f["kind"] for f in expected} == {"flavor-missing"}
+    assert _api(f"{url}/v1/verify")["findings"] == expected
+    browser.get(f"{url}/ui/")
+    assert wait_loaded(browser) == "true"
+    assert _drift(browser) == [
+        {
+            "text": f"{f['kind']} {f['subject']}: {f['detail']} \u2014 fix: {f['fix']}",
+            "link": f"/ui/flavor.html?name={f['subject']}",
+        }
+        for f in expected
+    ]
+    count = browser.find_element("css selector", "[data-finding=drift] .count").text
+    assert count == f"({len(expected)})"
+    assert console_errors(browser) == []
+
+
+IRONIC = {"X-OpenStack-Ironic-API-Version": "1.37", "Content-Type": "application/json"}
+
+
+def test_the_page_follows_a_node_changed_through_baremetal(
+    service: tuple[str, str], browser: Any
+) -> None:
+    url, _ = service
+    browser.get(f"{url}/ui/")
+    assert wait_loaded(browser) == "true"
+    before = _api(f"{url}/v1/capacity")
+    assert _shown_numbers(browser) == _numbers(before)
+    # A node of a flavor that asks for traits loses them all: that flavor counts one node less.
+    flavor = "m1.small.nvme-cx5-no-gpu"
+    node = _api(f"{url}/v1/flavors/{flavor}/nodes?limit=1")["nodes"][0]["uuid"]
+    traits = _api(f"{url}/baremetal/v1/nodes/{node}/traits", headers=IRONIC)["traits"]
+    assert traits
+    _api(f"{url}/baremetal/v1/nodes/{node}/traits", "DELETE", IRONIC)
+    try:
+        after = _api(f"{url}/v1/capacity")
+        assert after["generation"] > before["generation"]
+        assert _numbers(after)[flavor]["matching"] == _numbers(before)[flavor]["matching"] - 1
+        # Shown without a reload, within the page's 5 s poll (and a margin for a busy machine).
+        wait_until(browser, lambda d: _shown_numbers(d) == _numbers(after), timeout=10)
+        summary = browser.find_element("id", "summary").text
+        assert summary.endswith(f"(node generation {after['generation']}).")
+    finally:
+        _api(f"{url}/baremetal/v1/nodes/{node}/traits", "PUT", IRONIC, {"traits": traits})
+    wait_until(browser, lambda d: _shown_numbers(d) == _numbers(before), timeout=10)
+    assert console_errors(browser) == []
+
+
+def _numbers(capacity: dict[str, Any]) -> dict[str, dict[str, int]]:
+    return {f["flavor"]: {m: f[m] for m in MEASURES} for f in capacity["flavors"]}
+
+
+def _shown_numbers(browser: Any) -> dict[str, dict[str, int]]:
+    return {r["flavor"]: {m: r[m] for m in MEASURES} for r in _shown(browser)}
 
 
 def test_the_page_is_usable_from_the_keyboard(service: tuple[str, str], browser: Any) -> None:

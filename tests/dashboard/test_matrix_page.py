@@ -7,7 +7,7 @@ import json
 import urllib.request
 from typing import Any
 
-from tests.support.browser import console_errors, follow, screenshot, wait_loaded
+from tests.support.browser import console_errors, follow, screenshot, wait_loaded, wait_until
 
 
 def _api(url: str) -> dict[str, Any]:
@@ -79,4 +79,43 @@ def test_the_groups_page_with_links(service: tuple[str, str], browser: Any) -> N
             break
         assert follow(browser, following[0].click) == "true"
     assert seen == [g["id"] for g in every["groups"]]
+    assert console_errors(browser) == []
+
+
+IRONIC = {"X-OpenStack-Ironic-API-Version": "1.37", "Content-Type": "application/json"}
+
+
+def _call(url: str, method: str, data: Any = None) -> Any:
+    body = None if data is None else json.dumps(data).encode()
+    request = urllib.request.Request(url, method=method, headers=IRONIC, data=body)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        raw = response.read()
+        return json.loads(raw) if raw else None
+
+
+def test_the_matrix_follows_a_node_changed_through_baremetal(
+    service: tuple[str, str], browser: Any
+) -> None:
+    url, _ = service
+    browser.get(f"{url}/ui/matrix.html?resource_class=m1.small")
+    assert wait_loaded(browser) == "true"
+    query = f"{url}/v1/matrix?limit=25&resource_class=m1.small"
+    before = _api(query)
+    assert _table(browser) == _expected(before)
+    # A node of a flavor that asks for traits loses them all: it joins another group, and that
+    # flavor's cells count one node less.
+    flavor = "m1.small.nvme-cx5-no-gpu"
+    node = _api(f"{url}/v1/flavors/{flavor}/nodes?limit=1")["nodes"][0]["uuid"]
+    traits = _call(f"{url}/baremetal/v1/nodes/{node}/traits", "GET")["traits"]
+    _call(f"{url}/baremetal/v1/nodes/{node}/traits", "DELETE")
+    try:
+        after = _api(query)
+        assert _expected(after) != _expected(before)
+        total = {f["flavor"]: f["nodes"] for f in after["flavors"]}
+        assert total[flavor] == {f["flavor"]: f["nodes"] for f in before["flavors"]}[flavor] - 1
+        # Shown without a reload, within the page's 5 s poll (and a margin for a busy machine).
+        wait_until(browser, lambda d: _table(d) == _expected(after), timeout=10)
+    finally:
+        _call(f"{url}/baremetal/v1/nodes/{node}/traits", "PUT", {"traits": traits})
+    wait_until(browser, lambda d: _table(d) == _expected(_api(query)), timeout=10)
     assert console_errors(browser) == []

@@ -95,6 +95,10 @@ def chromium(width: int = 1280, height: int = 900) -> Iterator[Any]:
     ):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # get() and refresh() return once the document is parsed and its scripts have run, not at
+    # the load event: every test then waits explicitly on what it checks (``wait_loaded``,
+    # ``wait_until``), and a slow load on a busy machine is a wait, not a renderer timeout.
+    options.page_load_strategy = "eager"
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     driver.set_page_load_timeout(30)
     driver.set_script_timeout(30)  # axe-core runs as an asynchronous script
@@ -242,25 +246,28 @@ def example_service(
     if nodes:
         flavorsmith("node", "import", EXAMPLES / "nodes.yaml", "--database", database, env=env)
     port = _free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "flavorsmith",
-            "serve",
-            "--port",
-            str(port),
-            "--repo",
-            str(EXAMPLES),
-            "--database",
-            database,
-            *serve_args,
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    # The service's log goes to a file, never to a pipe nobody reads while it runs: a full pipe
+    # (64 KiB of log lines: the live pages poll) would block the service on its next line.
+    log_path = folder / "serve.log"
+    with log_path.open("w", encoding="utf-8") as log:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "flavorsmith",
+                "serve",
+                "--port",
+                str(port),
+                "--repo",
+                str(EXAMPLES),
+                "--database",
+                database,
+                *serve_args,
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while True:
@@ -272,14 +279,15 @@ def example_service(
             pass
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
-            pytest.fail(f"serve did not start: {process.communicate()[1]}")
+            process.wait()
+            pytest.fail(f"serve did not start: {log_path.read_text(encoding='utf-8')}")
         time.sleep(0.1)
     try:
         yield url, database
     finally:
         process.terminate()
         try:
-            process.communicate(timeout=10)
+            process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
-            process.communicate()
+            process.wait()

@@ -1,6 +1,59 @@
 // The capacity page: per flavor, matching / available / only-this-flavor / shared nodes, as
-// bars grouped by resource class (GET /v1/capacity), and the findings as lists with links.
-import { api, el, explainError, flavorHref, nodeHref, shell, showStatus } from "/ui/common.js";
+// bars grouped by resource class (GET /v1/capacity), and the findings as lists with links,
+// drift among them (GET /v1/verify: what ``flavorsmith verify`` reports). Live: asked again
+// every 5 s, shown again when the answer changed.
+import { ApiError, api, el, flavorHref, follow, nodeHref, shell } from "/ui/common.js";
+
+// Drift findings about a flavor of the catalog; the others are about a node, except a resource
+// provider for no node (its subject is the provider: no page to link to).
+const FLAVOR_DRIFT = new Set([
+  "flavor-candidates",
+  "flavor-missing",
+  "flavor-extra-spec",
+  "flavor-public",
+  "flavor-access",
+  "pool-leak",
+]);
+const UNLINKED_DRIFT = new Set(["provider-without-node"]);
+
+function driftSubject(finding) {
+  if (UNLINKED_DRIFT.has(finding.kind)) return el("code", { text: finding.subject });
+  const href = FLAVOR_DRIFT.has(finding.kind) ? flavorHref(finding.subject) : nodeHref(finding.subject);
+  return el("a", { href, text: finding.subject });
+}
+
+// The drift section: verify's findings, or why there are none to show (verify needs an
+// admin's token; a catalog with errors is not verified).
+function drift(report) {
+  if (report.findings) {
+    return findingList("drift", "Drift (flavorsmith verify)", report.findings, (finding) => [
+      el("code", { class: "kind", text: finding.kind }),
+      " ",
+      driftSubject(finding),
+      `: ${finding.detail} — fix: `,
+      el("code", { text: finding.fix }),
+    ]);
+  }
+  return el(
+    "section",
+    { class: "finding", "data-finding": "drift" },
+    el("h3", { text: "Drift (flavorsmith verify)" }),
+    el("p", { class: "none unavailable", text: report.unavailable }),
+  );
+}
+
+// GET /v1/verify, or why it cannot be shown to this caller (the rest of the page still can).
+async function verify() {
+  try {
+    return await api("/v1/verify");
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.status === 401 || error.status === 403) {
+      return { unavailable: `Drift needs an admin's token (GET /v1/verify: ${error.detail}).` };
+    }
+    return { unavailable: `Drift is not known: ${error.detail}` };
+  }
+}
 
 // The columns, in order: the capacity document's field and what the page calls it.
 const MEASURES = [
@@ -99,7 +152,7 @@ function findings(found) {
   ];
 }
 
-export function render(capacity) {
+export function render([capacity, report]) {
   const byClass = new Map();
   for (const flavor of capacity.flavors) {
     const key = flavor.resource_class || "(none)";
@@ -113,19 +166,12 @@ export function render(capacity) {
   );
   document.getElementById("summary").textContent =
     `${capacity.flavors.length} flavors over ${capacity.nodes} nodes (node generation ${capacity.generation}).`;
-  document.getElementById("findings").replaceChildren(...findings(capacity.findings));
+  document.getElementById("findings").replaceChildren(...findings(capacity.findings), drift(report));
 }
 
-async function main() {
+function main() {
   shell("capacity");
-  try {
-    render(await api("/v1/capacity"));
-    showStatus("");
-    document.body.dataset.loaded = "true";
-  } catch (error) {
-    showStatus(explainError(error), true);
-    document.body.dataset.loaded = "error";
-  }
+  follow(() => Promise.all([api("/v1/capacity"), verify()]), render);
 }
 
 main();

@@ -43,6 +43,52 @@ export async function api(path, method = "GET") {
   return response.json();
 }
 
+// How often the live pages (capacity, matrix, node) ask again while the tab is shown.
+export const POLL_MS = 5000;
+
+// Follow the service live: call ``load`` now and every POLL_MS while the tab is shown, and
+// ``show`` its answer whenever that differs from the one shown (a node or catalog change); an
+// error goes to the status line, and the next answer that loads clears it. The page is marked
+// loaded (``body[data-loaded]``) after the first answer, and counts its renders in
+// ``body[data-renders]``.
+export function follow(load, show) {
+  let shown = null;
+  let busy = false;
+  async function once() {
+    if (busy || (document.hidden && shown !== null)) return;
+    busy = true;
+    try {
+      const answer = await load();
+      const text = JSON.stringify(answer);
+      if (text !== shown) {
+        show(answer);
+        if (shown === null) markRendered();
+        shown = text;
+        document.body.dataset.renders = String(Number(document.body.dataset.renders || 0) + 1);
+      }
+      showStatus("");
+      document.body.dataset.loaded = "true";
+    } catch (error) {
+      showStatus(explainError(error), true);
+      document.body.dataset.loaded = "error";
+    } finally {
+      busy = false;
+    }
+  }
+  const started = once();
+  setInterval(once, POLL_MS);
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) once();
+  });
+  return started;
+}
+
+// A performance mark ("flavorsmith:rendered", its time since the navigation began) once the
+// page's first answer is shown and painted: what benchmarks/dashboard.py measures.
+function markRendered() {
+  requestAnimationFrame(() => setTimeout(() => performance.mark("flavorsmith:rendered"), 0));
+}
+
 // An element with attributes (``text`` sets its text; never HTML) and children.
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -71,7 +117,7 @@ export function showStatus(text, isError = false) {
   const status = document.getElementById("status");
   status.textContent = text;
   status.classList.toggle("error", isError);
-  if (isError) status.setAttribute("role", "alert");
+  status.setAttribute("role", isError ? "alert" : "status");
 }
 
 export function explainError(error) {

@@ -1,7 +1,8 @@
 // Flavors × node groups (GET /v1/matrix): flavors down, groups of nodes with the same resource
 // class and traits across, the nodes of each group every flavor can land on. The server counts;
 // the page shows one page of groups at a time. The filters are the page's own query string.
-import { api, el, explainError, flavorHref, nodeHref, shell, showStatus } from "/ui/common.js";
+// Live: the page is asked again every 5 s, and shown again when the answer changed.
+import { api, el, flavorHref, follow, nodeHref, shell } from "/ui/common.js";
 
 const FILTERS = ["resource_class", "trait", "provision_state"];
 const PAGE_SIZE = 25;
@@ -75,7 +76,7 @@ function render(body) {
   }
 }
 
-async function main() {
+function main() {
   shell("matrix");
   const here = new URLSearchParams(location.search);
   const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
@@ -86,19 +87,16 @@ async function main() {
     if (input && value) input.value = value;
   }
   options("provision-states", STATES);
-  try {
-    const body = await api(`/v1/matrix?${query}`);
-    render(body);
-    const classes = new Set(body.flavors.map((f) => f.resource_class));
-    const traits = new Set(body.groups.flatMap((g) => g.traits));
-    options("resource-classes", [...classes].sort());
-    options("traits", [...traits].sort());
-    showStatus("");
-    document.body.dataset.loaded = "true";
-  } catch (error) {
-    showStatus(explainError(error), true);
-    document.body.dataset.loaded = "error";
-  }
+  follow(
+    () => api(`/v1/matrix?${query}`),
+    (body) => {
+      render(body);
+      const classes = new Set(body.flavors.map((f) => f.resource_class));
+      const traits = new Set(body.groups.flatMap((g) => g.traits));
+      options("resource-classes", [...classes].sort());
+      options("traits", [...traits].sort());
+    },
+  );
 }
 
 main();
