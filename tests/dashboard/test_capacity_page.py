@@ -153,6 +153,10 @@ def test_the_drift_verify_reports_is_among_the_findings(
     assert _api(f"{url}/v1/verify")["findings"] == expected
     browser.get(f"{url}/ui/")
     assert wait_loaded(browser) == "true"
+    wait_until(
+        browser,
+        lambda d: d.execute_script("return document.getElementById('drift').dataset.loaded"),
+    )
     assert _drift(browser) == [
         {
             "text": f"{f['kind']} {f['subject']}: {f['detail']} \u2014 fix: {f['fix']}",

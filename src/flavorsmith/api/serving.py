@@ -24,6 +24,7 @@ from typing import Literal
 from fastapi import FastAPI
 
 from flavorsmith import logs
+from flavorsmith.api import warm
 from flavorsmith.api.app import create_app
 from flavorsmith.api.auth import Authenticator
 from flavorsmith.api.keystone import KeystoneAuth
@@ -159,7 +160,7 @@ def build(
     starters: list[Callable[[threading.Event], object]] = []
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(started: FastAPI) -> AsyncIterator[None]:
         # What start-up made lives as long as the process: kept out of the collector's full
         # passes, which otherwise walk every one of those objects again and again (a pause of
         # a fifth of a second, some of them in the middle of a list of 10,000 nodes).
@@ -170,6 +171,14 @@ def build(
             threading.Thread(target=start, args=(stop,), name="flavorsmith-leader", daemon=True)
             for start in starters
         ]
+        threads.append(
+            threading.Thread(
+                target=warm.run,
+                args=(started.state.services, stop),
+                name="flavorsmith-warm",
+                daemon=True,
+            )
+        )
         for thread in threads:
             thread.start()
         try:

@@ -57,11 +57,20 @@ OWN_PLACEMENT = (
 )
 
 
-def own(engine: Engine, catalog: Catalog, index: Index) -> drift.Report:
-    """The catalog against this service's own nodes and its own Nova flavors."""
+def own_nova(engine: Engine) -> Mapping[str, Any]:
+    """This service's own Nova flavors, as ``verify`` compares them."""
     store_target = FLAVORS.store_target
     assert store_target is not None  # the flavors kind always has one
-    nova = store_target(engine, refuses_nothing).observe()
+    return store_target(engine, refuses_nothing).observe()
+
+
+def own(
+    engine: Engine, catalog: Catalog, index: Index, nova: Mapping[str, Any] | None = None
+) -> drift.Report:
+    """The catalog against this service's own nodes and its own Nova flavors (``nova``: as
+    :func:`own_nova` read them, when the caller already has)."""
+    if nova is None:
+        nova = own_nova(engine)
     nodes = index.snapshot.nodes
     return report(
         catalog,

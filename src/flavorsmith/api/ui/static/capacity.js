@@ -26,13 +26,19 @@ function driftSubject(finding) {
 // admin's token; a catalog with errors is not verified).
 function drift(report) {
   if (report.findings) {
-    return findingList("drift", "Drift (flavorsmith verify)", report.findings, (finding) => [
-      el("code", { class: "kind", text: finding.kind }),
-      " ",
-      driftSubject(finding),
-      `: ${finding.detail} — fix: `,
-      el("code", { text: finding.fix }),
-    ]);
+    return findingList(
+      "drift",
+      "Drift (flavorsmith verify)",
+      report.findings,
+      (finding) => [
+        el("code", { class: "kind", text: finding.kind }),
+        " ",
+        driftSubject(finding),
+        `: ${finding.detail} — fix: `,
+        el("code", { text: finding.fix }),
+      ],
+      "flavorsmith verify -f json",
+    );
   }
   return el(
     "section",
@@ -47,7 +53,7 @@ async function verify() {
   try {
     return await api("/v1/verify");
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof ApiError)) return { unavailable: `Drift is not known: ${error.message}` };
     if (error.status === 401 || error.status === 403) {
       return { unavailable: `Drift needs an admin's token (GET /v1/verify: ${error.detail}).` };
     }
@@ -109,7 +115,11 @@ function classTable(resourceClass, flavors, scale) {
   );
 }
 
-function findingList(key, title, items, render) {
+// Each list shows its first items only: at 100,000 nodes a finding can name tens of thousands
+// (the API and the CLI list them all).
+const SHOWN = 100;
+
+function findingList(key, title, items, render, whole = "flavorsmith capacity -f json") {
   const section = el("section", { class: "finding", "data-finding": key });
   section.append(el("h3", {}, `${title} `, el("span", { class: "count", text: `(${items.length})` })));
   if (items.length === 0) {
@@ -117,8 +127,13 @@ function findingList(key, title, items, render) {
     return section;
   }
   const list = el("ul");
-  for (const item of items) list.append(el("li", {}, ...render(item)));
+  for (const item of items.slice(0, SHOWN)) list.append(el("li", {}, ...render(item)));
   section.append(list);
+  if (items.length > SHOWN) {
+    section.append(
+      el("p", { class: "more" }, `The first ${SHOWN} of ${items.length}: `, el("code", { text: whole }), " lists all."),
+    );
+  }
   return section;
 }
 
@@ -152,7 +167,7 @@ function findings(found) {
   ];
 }
 
-export function render([capacity, report]) {
+export function render(capacity) {
   const byClass = new Map();
   for (const flavor of capacity.flavors) {
     const key = flavor.resource_class || "(none)";
@@ -166,12 +181,21 @@ export function render([capacity, report]) {
   );
   document.getElementById("summary").textContent =
     `${capacity.flavors.length} flavors over ${capacity.nodes} nodes (node generation ${capacity.generation}).`;
-  document.getElementById("findings").replaceChildren(...findings(capacity.findings), drift(report));
+  document.getElementById("findings").replaceChildren(...findings(capacity.findings));
+}
+
+function renderDrift(report) {
+  const place = document.getElementById("drift");
+  place.replaceChildren(drift(report));
+  place.dataset.loaded = "true";
 }
 
 function main() {
   shell("capacity");
-  follow(() => Promise.all([api("/v1/capacity"), verify()]), render);
+  // The numbers and findings first; drift when verify answers (at 100,000 nodes it compares
+  // every node's provider: seconds after a change, while the numbers take a fraction of one).
+  follow(() => api("/v1/capacity"), render);
+  follow(verify, renderDrift, "drift");
 }
 
 main();

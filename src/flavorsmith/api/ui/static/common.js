@@ -47,11 +47,13 @@ export async function api(path, method = "GET") {
 export const POLL_MS = 5000;
 
 // Follow the service live: call ``load`` now and every POLL_MS while the tab is shown, and
-// ``show`` its answer whenever that differs from the one shown (a node or catalog change); an
-// error goes to the status line, and the next answer that loads clears it. The page is marked
-// loaded (``body[data-loaded]``) after the first answer, and counts its renders in
-// ``body[data-renders]``.
-export function follow(load, show) {
+// ``show`` its answer whenever that differs from the one shown (a node or catalog change). The
+// page's main answer (``part`` unset) reports errors in the status line (the next answer that
+// loads clears it), marks the page loaded (``body[data-loaded]``) after its first answer and
+// counts its renders (``body[data-renders]``); a part of the page (``part``: a name) handles its
+// own errors in ``load`` and marks its element ``data-loaded``. Either sets a performance mark
+// when first shown ("flavorsmith:rendered", or "flavorsmith:rendered:PART").
+export function follow(load, show, part = null) {
   let shown = null;
   let busy = false;
   async function once() {
@@ -62,13 +64,18 @@ export function follow(load, show) {
       const text = JSON.stringify(answer);
       if (text !== shown) {
         show(answer);
-        if (shown === null) markRendered();
+        if (shown === null) markRendered(part ? `flavorsmith:rendered:${part}` : "flavorsmith:rendered");
         shown = text;
-        document.body.dataset.renders = String(Number(document.body.dataset.renders || 0) + 1);
+        if (!part) {
+          document.body.dataset.renders = String(Number(document.body.dataset.renders || 0) + 1);
+        }
       }
-      showStatus("");
-      document.body.dataset.loaded = "true";
+      if (!part) {
+        showStatus("");
+        document.body.dataset.loaded = "true";
+      }
     } catch (error) {
+      if (part) throw error;
       showStatus(explainError(error), true);
       document.body.dataset.loaded = "error";
     } finally {
@@ -83,10 +90,10 @@ export function follow(load, show) {
   return started;
 }
 
-// A performance mark ("flavorsmith:rendered", its time since the navigation began) once the
-// page's first answer is shown and painted: what benchmarks/dashboard.py measures.
-function markRendered() {
-  requestAnimationFrame(() => setTimeout(() => performance.mark("flavorsmith:rendered"), 0));
+// A performance mark (its time: since the navigation began) once the answer just shown is
+// painted: what benchmarks/dashboard.py measures.
+function markRendered(name) {
+  requestAnimationFrame(() => setTimeout(() => performance.mark(name), 0));
 }
 
 // An element with attributes (``text`` sets its text; never HTML) and children.
