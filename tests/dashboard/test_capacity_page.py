@@ -99,6 +99,10 @@ def test_the_capacity_page_shows_the_capacity_command_s_numbers(
     }
     assert found["nodes_without_flavor"], "the examples hold nodes no flavor uses"
     assert console_errors(browser) == []
+    wait_until(
+        browser,
+        lambda d: d.execute_script("return document.getElementById('drift').dataset.loaded"),
+    )
     screenshot(browser, "capacity")
 
 
