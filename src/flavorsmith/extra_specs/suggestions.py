@@ -12,6 +12,9 @@ from collections.abc import Iterable, Sequence
 from rapidfuzz.distance import Indel
 from rapidfuzz.process import extractOne
 
+_Best = tuple[float, str, int]  # a ratio, the folded text after the head, the order given
+_distance = Indel.distance
+
 
 class NearIndex:
     """Did-you-mean over a fixed list of candidates, for any common ``head`` (such as a key's
@@ -39,7 +42,11 @@ class NearIndex:
             self._by_length.setdefault(len(folded), []).append(order)
         self._windows: dict[tuple[str, int, int, int], tuple[list[str], list[str], list[int]]]
         self._windows = {}
-        self._near: dict[str, list[int]] | None = None  # see _one_slip, built on first use
+        self._near: dict[str, list[int]] | None = None  # see _halves
+
+    def prepare(self) -> None:
+        """Build the index of one-slip neighbours now rather than on first use."""
+        self._halves()
 
     def closest(self, value: str, *, head: str = "", slack: int, cutoff: float) -> str | None:
         """As described above; the answer is ``head`` and the candidate."""
@@ -50,16 +57,29 @@ class NearIndex:
             return None
         shortest, longest = self._lengths[low], self._lengths[high]
         folded_head = head.casefold()
-        word = folded_head + value.casefold()
-        best = self._one_slip(value, folded_head, shortest, longest, cutoff)
+        rest = value.casefold()
+        best = longer = None
+        if len(rest) == len(value) and not self._refolded:
+            best, longer = self._near_ones(rest, len(folded_head), shortest, longest, cutoff)
         if best is None:
             lengths: Iterable[int] = [-1]  # the whole window
         else:
-            lengths = self._rivals(len(folded_head), len(word) - len(folded_head), best[0])
+            lengths = self._rivals(len(folded_head), len(rest), best[0])
+        word = folded_head + rest
         for length in lengths:
             if length >= 0 and not shortest <= length <= longest:
                 continue
-            folded, texts, orders = self._window(folded_head, shortest, longest, length)
+            if (
+                best is not None
+                and length == len(rest) + 2
+                and _whole(len(rest), len(folded_head), best)
+            ):
+                # Only a candidate that holds the whole value can reach the best one: those
+                # were found with the ones one slip away.
+                if longer is not None and longer > best:
+                    best = longer
+                continue
+            folded, _, orders = self._window(folded_head, shortest, longest, length)
             # Under the cutoff (rapidfuzz can miss a ratio exactly at it): the exact test
             # below decides, computed as difflib computes its ratio.
             floor = cutoff if best is None else best[0]
@@ -67,10 +87,67 @@ class NearIndex:
                 word, folded, scorer=Indel.normalized_similarity, score_cutoff=floor - 0.01
             )
             if found is not None:
-                here = (_ratio(word, found[0]), found[0], orders[found[2]], texts[found[2]])
-                if here[0] >= cutoff and (best is None or here[:3] > best[:3]):
+                here = (_ratio(word, found[0]), found[0][len(folded_head) :], orders[found[2]])
+                if here[0] >= cutoff and (best is None or here > best):
                     best = here
-        return head + best[3] if best is not None else None
+        return head + self._candidates[best[2]] if best is not None else None
+
+    def _near_ones(
+        self, word: str, shared: int, shortest: int, longest: int, cutoff: float
+    ) -> tuple[_Best | None, _Best | None]:
+        """The best of the candidates one slip from the (folded) value: a letter missing,
+        extra, wrong or moved (a text one deletion from each, or none, is the same); and the
+        best of those that hold the whole value and two letters more. Each as (ratio, folded
+        text, order), at the cutoff, from ``shortest`` to ``longest`` long; ``shared``: the
+        length of the head both have.
+
+        A candidate k, n long, is in the halves index (:meth:`_halves`) under its first half
+        ``k[:h]`` (h = n // 2), under the rest after the letter that follows it ``k[h+1:]``,
+        and under each text one deletion from either half. A slip after the first half
+        leaves the first half as it is; one before the rest, the rest; a letter moved from
+        one half to the other (or, two letters more, one in each half) leaves the value's
+        ``word[:h-1]`` or ``word[h+1:]`` one deletion from the candidate's half. So a few
+        lookups per length find every such candidate (and a few more: each is checked with
+        the exact distance)."""
+        near = self._near if self._near is not None else self._halves()
+        size = len(word)
+        a = size // 2
+        # The texts to look up, for the candidates one letter shorter (h = a - 1 or a), as
+        # long (h = a), one longer (h = a or a + 1) and two longer (h = a + 1).
+        found: list[int] = []
+        for text in (
+            word[: max(a - 1, 0)],
+            word[:a],
+            word[: a + 1],
+            word[a:],
+            word[a + 1 :],
+            word[a + 2 :],
+        ):
+            orders = near.get(text)
+            if orders:
+                found += orders
+        best: _Best | None = None
+        longer: _Best | None = None
+        folded_texts = self._folded
+        lowest, highest = max(shortest, size - 1), min(longest, size + 2)
+        for order in found:
+            folded = folded_texts[order]
+            n = len(folded)
+            if not lowest <= n <= highest:
+                continue
+            distance = _distance(word, folded, score_cutoff=2)
+            if distance > 2:  # two letters longer: it holds the whole value
+                continue
+            total = 2 * shared + size + n
+            here = (2.0 * ((total - distance) // 2) / total, folded, order)
+            if here[0] < cutoff:
+                continue
+            if n == size + 2:
+                if longer is None or here > longer:
+                    longer = here
+            elif best is None or here > best:
+                best = here
+        return best, longer
 
     def _window(
         self, head: str, shortest: int, longest: int, folded_length: int
@@ -107,35 +184,28 @@ class NearIndex:
             self._windows[key] = window
         return window
 
-    def _one_slip(
-        self, value: str, head: str, shortest: int, longest: int, cutoff: float
-    ) -> tuple[float, str, int, str] | None:
-        """The best of the candidates one slip from the value (a letter missing, extra, wrong
-        or two swapped: a text one deletion from each, or none, is the same), as (ratio,
-        folded text after the head, order, text); None when there is none at the cutoff, or
-        when folding changes a length (the bounds of :meth:`_rivals` count folded letters)."""
-        folded = value.casefold()
-        if len(folded) != len(value) or self._refolded:
-            return None
-        if self._near is None:
-            near: dict[str, list[int]] = {}
-            for order, key in enumerate(self._folded):
-                for variant in {key, *(key[:i] + key[i + 1 :] for i in range(len(key)))}:
-                    near.setdefault(variant, []).append(order)
-            self._near = near
+    def _halves(self) -> dict[str, list[int]]:
+        """From a text of each candidate k, n long (h = n // 2), to the candidates: its first
+        half ``k[:h]``, the rest after the letter that follows it ``k[h+1:]``, each text one
+        deletion from the first half and each one deletion from the second half ``k[h:]``
+        (about n texts per candidate, built on first use or by :meth:`prepare`)."""
         index = self._near
-        variants = [folded[:i] + folded[i + 1 :] for i in range(len(folded))]
-        variants.append(folded)
-        best = None
-        for found in filter(None, map(index.get, variants)):
-            for order in found:
-                text = self._candidates[order]
-                if shortest <= len(text) <= longest:
-                    headed = head + self._folded[order]
-                    here = (_ratio(head + folded, headed), headed, order, text)
-                    if here[0] >= cutoff and (best is None or here[:3] > best[:3]):
-                        best = here
-        return best
+        if index is None:
+            index = {}
+            for order, key in enumerate(self._folded):
+                h = len(key) // 2
+                first, second = key[:h], key[h:]
+                texts = {first, key[h + 1 :]}
+                texts.update([first[:i] + first[i + 1 :] for i in range(h)])
+                texts.update([second[:i] + second[i + 1 :] for i in range(len(second))])
+                for text in texts:
+                    orders = index.get(text)
+                    if orders is None:
+                        index[text] = [order]
+                    else:
+                        orders.append(order)
+            self._near = index
+        return index
 
     @staticmethod
     @functools.lru_cache(maxsize=4096)
@@ -151,6 +221,13 @@ class NearIndex:
             if total and 2.0 * (shared + most) / total >= best - 1e-12:
                 rivals.append(n)
         return rivals
+
+
+def _whole(size: int, shared: int, best: _Best) -> bool:
+    """Whether a candidate two letters longer than the value (``size`` long after the
+    ``shared`` head) must hold the whole value to reach ``best``: with one letter of the value
+    missing, its ratio is under the best one."""
+    return 2.0 * (shared + size - 1) / (2 * shared + 2 * size + 2) < best[0]
 
 
 def _ratio(a: str, b: str) -> float:
