@@ -201,7 +201,12 @@ def main() -> None:
     pairs = corpus(args.pairs, args.unknown, registry, random.Random(7))
     statuses = Counter(registry.verdict(k, v).status for k, v in pairs)
     distinct_unknown = len({k for k, v in pairs if registry.verdict(k, v).status == "unknown-key"})
-    fresh = build()  # nothing remembered, indexes built on first use, as in a new process
+    # Nothing remembered; the did-you-mean index built before timing, as the service builds
+    # it when it loads the catalog (its cost is its own line).
+    fresh = build()
+    started = time.perf_counter()
+    fresh.prepare()
+    prepared = time.perf_counter() - started
     total, slowest, slowest_key = in_process(fresh, pairs)
     with tempfile.TemporaryDirectory() as folder:
         whole, start_up, whole_cpu, start_up_cpu = end_to_end(pairs, Path(folder))
@@ -210,6 +215,7 @@ def main() -> None:
         ("pairs", f"{len(pairs):,}"),
         ("statuses", ", ".join(f"{s} {n:,}" for s, n in statuses.most_common())),
         ("distinct unknown keys", f"{distinct_unknown:,}"),
+        ("in process: did-you-mean index, built before timing", f"{prepared * 1e3:.1f} ms"),
         ("in process: pairs per second", f"{len(pairs) / total:,.0f}"),
         ("in process: mean per pair", f"{ours * 1e6:.2f} us"),
         ("in process: slowest pair", f"{slowest * 1e3:.3f} ms ({slowest_key[:40]})"),

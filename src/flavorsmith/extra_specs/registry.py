@@ -319,7 +319,7 @@ class Registry:
     def _suggest(self, key: str, prefix: str | None, group: _Group | None) -> str | None:
         # Only keys of about the same length can be 0.8 alike; skipping the rest keeps an
         # unknown key as cheap to answer as a known one.
-        slack = max(2, len(key) // 4)
+        slack = len(key) // 4 if len(key) >= 12 else 2
         if group is not None:  # the keys of the same namespace, as this key spells the prefix
             head = f"{prefix}:"
             index = self._indexes.get(group.namespace.template)

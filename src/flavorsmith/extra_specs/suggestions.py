@@ -10,10 +10,11 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 
 from rapidfuzz.distance import Indel
-from rapidfuzz.process import extractOne
+from rapidfuzz.process import extract, extractOne
 
 _Best = tuple[float, str, int]  # a ratio, the folded text after the head, the order given
 _distance = Indel.distance
+_NONE: dict[str, list[str]] = {}  # no texts (never changed)
 
 
 class NearIndex:
@@ -42,7 +43,11 @@ class NearIndex:
             self._by_length.setdefault(len(folded), []).append(order)
         self._windows: dict[tuple[str, int, int, int], tuple[list[str], list[str], list[int]]]
         self._windows = {}
-        self._near: dict[str, list[int]] | None = None  # see _halves
+        self._orders: dict[str, list[int]] = {}  # the orders of each folded text
+        for order, folded in enumerate(self._folded):
+            self._orders.setdefault(folded, []).append(order)
+        self._near: dict[int, dict[str, list[str]]] | None = None  # see _halves
+        self._inner: dict[int, dict[str, list[str]]] | None = None
 
     def prepare(self) -> None:
         """Build the index of one-slip neighbours now rather than on first use."""
@@ -102,51 +107,85 @@ class NearIndex:
         length of the head both have.
 
         A candidate k, n long, is in the halves index (:meth:`_halves`) under its first half
-        ``k[:h]`` (h = n // 2), under the rest after the letter that follows it ``k[h+1:]``,
-        and under each text one deletion from either half. A slip after the first half
-        leaves the first half as it is; one before the rest, the rest; a letter moved from
-        one half to the other (or, two letters more, one in each half) leaves the value's
-        ``word[:h-1]`` or ``word[h+1:]`` one deletion from the candidate's half. So a few
-        lookups per length find every such candidate (and a few more: each is checked with
-        the exact distance)."""
-        near = self._near if self._near is not None else self._halves()
+        ``k[:h]`` (h = n // 2) and the rest after the letter that follows it ``k[h+1:]``;
+        in the inner index, under each text one deletion from either half. A slip after the
+        first half leaves the first half as it is; one before the rest, the rest: a few
+        lookups find every candidate a letter missing, extra or wrong away (and a few more:
+        each is checked with the exact distance). Only when the best of those is no better
+        than a candidate two letters longer that holds the whole value would be, are those
+        looked up, and the ones with a letter moved from one half to the other: the value's
+        ``word[:h-1]`` or ``word[h+1:]`` is then one deletion from the candidate's half."""
+        if self._near is None or self._inner is None:
+            self._halves()
+        near, inner = self._near, self._inner
+        assert near is not None and inner is not None
         size = len(word)
-        a = size // 2
-        # The texts to look up, for the candidates one letter shorter (h = a - 1 or a), as
-        # long (h = a), one longer (h = a or a + 1) and two longer (h = a + 1).
-        found: list[int] = []
-        for text in (
-            word[: max(a - 1, 0)],
-            word[:a],
-            word[: a + 1],
-            word[a:],
-            word[a + 1 :],
-            word[a + 2 :],
-        ):
-            orders = near.get(text)
-            if orders:
-                found += orders
-        best: _Best | None = None
-        longer: _Best | None = None
-        folded_texts = self._folded
-        lowest, highest = max(shortest, size - 1), min(longest, size + 2)
-        for order in found:
-            folded = folded_texts[order]
+        found: list[str] = []
+        for n in (size - 1, size, size + 1):
+            by_text = near.get(n)
+            if by_text is not None:
+                h = n // 2
+                for orders in (by_text.get(word[:h]), by_text.get(word[size - n + h + 1 :])):
+                    if orders:
+                        found += orders
+        lowest = size - 1 if size - 1 > shortest else shortest
+        highest = size + 2 if size + 2 < longest else longest
+        best, longer = self._checked(found, word, shared, lowest, highest, cutoff, None, None)
+        # The ratio of a candidate two letters longer that holds the whole value.
+        whole = 2.0 * (shared + size) / (2 * shared + 2 * size + 2)
+        if best is None or best[0] <= whole:
+            a = size // 2
+            longer_texts = near.get(size + 2, _NONE)
+            found = []
+            for orders in (
+                longer_texts.get(word[: a + 1]),  # two longer: more after the half
+                longer_texts.get(word[a:]),  # or before
+                inner.get(size + 2, _NONE).get(word[:a]),  # or one on each side
+                inner.get(size, _NONE).get(word[: a - 1 if a else 0]),  # a letter moved
+                inner.get(size, _NONE).get(word[a + 1 :]),
+            ):
+                if orders:
+                    found += orders
+            best, longer = self._checked(found, word, shared, lowest, highest, cutoff, best, longer)
+        return best, longer
+
+    def _checked(
+        self,
+        found: list[str],
+        word: str,
+        shared: int,
+        lowest: int,
+        highest: int,
+        cutoff: float,
+        best: _Best | None,
+        longer: _Best | None,
+    ) -> tuple[_Best | None, _Best | None]:
+        """``best`` and ``longer`` (see :meth:`_near_ones`), or better ones among the
+        candidates ``found`` (folded texts) from ``lowest`` to ``highest`` long. Many (keys
+        that share a half, such as the GPU resolution traits) are measured in one call."""
+        size = len(word)
+        if len(found) > 6:
+            near = [
+                (c, d)
+                for c, d, _ in extract(word, found, scorer=_distance, score_cutoff=2, limit=None)
+            ]
+        else:
+            near = [(c, d) for c in found if (d := _distance(word, c, score_cutoff=2)) <= 2]
+        for folded, distance in near:  # at most 2: two letters longer, it holds the value
             n = len(folded)
             if not lowest <= n <= highest:
                 continue
-            distance = _distance(word, folded, score_cutoff=2)
-            if distance > 2:  # two letters longer: it holds the whole value
-                continue
             total = 2 * shared + size + n
-            here = (2.0 * ((total - distance) // 2) / total, folded, order)
-            if here[0] < cutoff:
+            ratio = 2.0 * ((total - distance) // 2) / total
+            if ratio < cutoff:
                 continue
-            if n == size + 2:
-                if longer is None or here > longer:
-                    longer = here
-            elif best is None or here > best:
-                best = here
+            for order in self._orders[folded]:
+                here = (ratio, folded, order)
+                if n == size + 2:
+                    if longer is None or here > longer:
+                        longer = here
+                elif best is None or here > best:
+                    best = here
         return best, longer
 
     def _window(
@@ -184,28 +223,32 @@ class NearIndex:
             self._windows[key] = window
         return window
 
-    def _halves(self) -> dict[str, list[int]]:
-        """From a text of each candidate k, n long (h = n // 2), to the candidates: its first
-        half ``k[:h]``, the rest after the letter that follows it ``k[h+1:]``, each text one
-        deletion from the first half and each one deletion from the second half ``k[h:]``
-        (about n texts per candidate, built on first use or by :meth:`prepare`)."""
-        index = self._near
-        if index is None:
-            index = {}
-            for order, key in enumerate(self._folded):
-                h = len(key) // 2
-                first, second = key[:h], key[h:]
-                texts = {first, key[h + 1 :]}
-                texts.update([first[:i] + first[i + 1 :] for i in range(h)])
-                texts.update([second[:i] + second[i + 1 :] for i in range(len(second))])
+    def _halves(self) -> None:
+        """From texts of each candidate k, n long (h = n // 2), to the candidates: its first
+        half ``k[:h]`` and the rest after the letter that follows it ``k[h+1:]`` (the halves
+        index, by length); each text one deletion from the first half and each one deletion from the
+        second half ``k[h:]`` (the inner index). About n texts per candidate, built on first
+        use or by :meth:`prepare`."""
+        near: dict[int, dict[str, list[str]]] = {}
+        inner: dict[int, dict[str, list[str]]] = {}
+        for key in self._orders:
+            h = len(key) // 2
+            first, second = key[:h], key[h:]
+            for index, texts in (
+                (near.setdefault(len(key), {}), {first, key[h + 1 :]}),
+                (
+                    inner.setdefault(len(key), {}),
+                    {first[:i] + first[i + 1 :] for i in range(h)}
+                    | {second[:i] + second[i + 1 :] for i in range(len(second))},
+                ),
+            ):
                 for text in texts:
-                    orders = index.get(text)
-                    if orders is None:
-                        index[text] = [order]
+                    keys = index.get(text)
+                    if keys is None:
+                        index[text] = [key]
                     else:
-                        orders.append(order)
-            self._near = index
-        return index
+                        keys.append(key)
+        self._near, self._inner = near, inner
 
     @staticmethod
     @functools.lru_cache(maxsize=4096)
