@@ -224,22 +224,28 @@ class NearIndex:
         return window
 
     def _halves(self) -> None:
-        """From texts of each candidate k, n long (h = n // 2), to the candidates: its first
-        half ``k[:h]`` and the rest after the letter that follows it ``k[h+1:]`` (the halves
-        index, by length); each text one deletion from the first half and each one deletion from the
-        second half ``k[h:]`` (the inner index). About n texts per candidate, built on first
-        use or by :meth:`prepare`."""
+        """From texts of each candidate k, n long (h = n // 2), to the candidates. The
+        halves index (by length): its first half ``k[:h]``, the rest after the letter that
+        follows it ``k[h+1:]``, and the first half with its last letter replaced by the next
+        one, ``k[:h-1] + k[h]``. The inner index: each text one deletion from the first half
+        but its last letter, and one deletion from the second half ``k[h:]`` but its first
+        (those two are in the halves index: were they here, a family of keys that share a
+        long beginning, such as the GPU resolution traits, would all answer every lookup).
+        About n texts per candidate, built on first use or by :meth:`prepare`."""
         near: dict[int, dict[str, list[str]]] = {}
         inner: dict[int, dict[str, list[str]]] = {}
         for key in self._orders:
             h = len(key) // 2
             first, second = key[:h], key[h:]
+            halves = {first, key[h + 1 :]}
+            if h:
+                halves.add(key[: h - 1] + key[h])
             for index, texts in (
-                (near.setdefault(len(key), {}), {first, key[h + 1 :]}),
+                (near.setdefault(len(key), {}), halves),
                 (
                     inner.setdefault(len(key), {}),
-                    {first[:i] + first[i + 1 :] for i in range(h)}
-                    | {second[:i] + second[i + 1 :] for i in range(len(second))},
+                    {first[:i] + first[i + 1 :] for i in range(h - 1)}
+                    | {second[:i] + second[i + 1 :] for i in range(1, len(second))},
                 ),
             ):
                 for text in texts:
