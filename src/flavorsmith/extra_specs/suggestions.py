@@ -108,10 +108,10 @@ class NearIndex:
 
         A candidate k, n long, is in the halves index (:meth:`_halves`) under its first half
         ``k[:h]`` (h = n // 2) and the rest after the letter that follows it ``k[h+1:]``;
-        in the inner index, under each text one deletion from either half. A slip after the
-        first half leaves the first half as it is; one before the rest, the rest: a few
-        lookups find every candidate a letter missing, extra or wrong away (and a few more:
-        each is checked with the exact distance). Only when the best of those is no better
+        in the inner index, under texts one deletion from either half (see there). A slip
+        after the first half leaves the first half as it is; one before the rest, the rest:
+        a few lookups find every candidate a letter missing, extra or wrong away (and a few
+        more: each is checked with the exact distance). Only when the best of those is no better
         than a candidate two letters longer that holds the whole value would be, are those
         looked up, and the ones with a letter moved from one half to the other: the value's
         ``word[:h-1]`` or ``word[h+1:]`` is then one deletion from the candidate's half."""
