@@ -181,3 +181,39 @@ def test_every_single_slip_of_every_key_gets_the_difflib_answer(registry: Regist
     assert {key: fresh.suggest(key) for key in sorted(typos)} == {
         key: scanned(registry, key) for key in sorted(typos)
     }
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_halves_index_finds_what_the_rule_finds(seed: int) -> None:
+    """The one-slip lookups (halves of a key, and one deletion from either half) on a small
+    alphabet, where many keys tie: a letter wrong, missing, extra, moved anywhere, or two
+    missing (a key that holds the whole value, two letters longer, beats one letter wrong);
+    the same answers with the index built beforehand or on first use."""
+    rng = random.Random(seed)
+    alphabet = "abcAB_1"
+    candidates = [
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 14))) for _ in range(400)
+    ]
+    built, lazy = NearIndex(candidates), NearIndex(candidates)
+    built.prepare()
+    for _ in range(600):
+        value = rng.choice(candidates)
+        for _ in range(rng.randint(1, 2)):
+            at, to = rng.randrange(len(value) + 1), rng.randrange(len(value) + 1)
+            letter = rng.choice(alphabet)
+            value = rng.choice(
+                [
+                    value[:at] + letter + value[at + 1 :],
+                    value[:at] + value[at + 1 :],
+                    value[:at] + letter + value[at:],
+                    (value[:at] + value[at + 1 :])[:to] + value[at : at + 1] + value[to:][1:]
+                    if to > at
+                    else value[:to] + value[at : at + 1] + value[to:at] + value[at + 1 :],
+                ]
+            )
+        head = rng.choice(["", "ns:"])
+        slack = rng.randint(1, 4)
+        near = [head + c for c in candidates if abs(len(c) - len(value)) <= slack]
+        expected = ruled(head + value, near, 0.8)
+        assert built.closest(value, head=head, slack=slack, cutoff=0.8) == expected, value
+        assert lazy.closest(value, head=head, slack=slack, cutoff=0.8) == expected, value

@@ -59,7 +59,9 @@ class CatalogState:
     def _load(self) -> tuple[RepoView, Registry]:
         view = RepoView() if self.repository is None else self.repository.load()
         registry, _ = completed(self._base, view.catalog.extra_specs)
-        return view, registry
+        # Served until the next load: its did-you-mean index is built now, not on the first
+        # misspelt key a request sends.
+        return view, registry.prepare()
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from flavorsmith.extra_specs.model import Validator
 from flavorsmith.extra_specs.safety import Matcher
@@ -48,8 +48,10 @@ class Namespace:
         return "{" not in self.template
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
+    """What the registry says of one pair (a named tuple: made for every distinct pair, it
+    costs a tenth of a frozen dataclass, and is as immutable)."""
+
     key: str
     value: str
     status: Status
@@ -184,11 +186,15 @@ class Registry:
         return None
 
     def _checked(self, validator: Validator, key: str, value: str) -> Verdict:
+        problem = validator.value.problem(key, value)
+        if not (validator.deprecated or validator.extension):  # the usual case, made short
+            if problem is None:
+                return Verdict(key, value, "valid", "valid", validator.name)
+            return Verdict(key, value, "invalid-value", f"{key}: {problem}", validator.name)
         deprecated = None
         if validator.deprecated:
             deprecated = validator.replacement or "nothing (it has no effect)"
         nova_status = self._nova_view(key) if validator.extension else None
-        problem = validator.value.problem(key, value)
         if problem is not None:
             message = f"{key}: {problem}"
             status: Status = "invalid-value"
@@ -247,14 +253,24 @@ class Registry:
         return found
 
     def _verdict(self, key: str, value: str) -> Verdict:
-        validator = self.find(key)
-        if validator is not None:
-            return self._checked(validator, key, value)
+        """As :meth:`find` and then :meth:`suggest`, with the key split once."""
         if ":" not in key:
+            validator = self._bare.get(key)
+            if validator is not None:
+                return self._checked(validator, key, value)
             return Verdict(key, value, "unregistered", f"{key} has no namespace; nothing checks it")
-        prefix = key.split(":", 1)[0]
-        namespace = self._known_namespace(prefix)
-        if namespace is None:
+        prefix, rest = key.split(":", 1)
+        groups = self._prefixes.get(prefix)
+        if groups is None:
+            groups = self._groups_of(prefix)
+        for found in groups:
+            validator = found.exact.get(rest)
+            if validator is not None:
+                return self._checked(validator, key, value)
+            for regex, candidate in found.patterned:
+                if regex.fullmatch(rest):
+                    return self._checked(candidate, key, value)
+        if not groups:
             family = next(
                 (n for n in self.namespaces if n.family and prefix.startswith(n.family)), None
             )
@@ -272,13 +288,19 @@ class Registry:
                 "unregistered",
                 f"namespace {prefix!r} is not registered; nothing checks it",
             )
-        hint = self.suggest(key)
-        suffix = f" (did you mean {hint!r}?)" if hint else ""
+        hint = self._suggested.get(key, _UNKNOWN)
+        if hint == _UNKNOWN:
+            hint = self._suggest(key, prefix, groups[0])
+        template = groups[0].namespace.template
+        if hint:
+            return Verdict(
+                key,
+                value,
+                "unknown-key",
+                f"{key} is not a known key of namespace {template} (did you mean {hint!r}?)",
+            )
         return Verdict(
-            key,
-            value,
-            "unknown-key",
-            f"{key} is not a known key of namespace {namespace.template}{suffix}",
+            key, value, "unknown-key", f"{key} is not a known key of namespace {template}"
         )
 
     def suggest(self, key: str) -> str | None:
@@ -292,13 +314,17 @@ class Registry:
             return remembered
         prefix = key.split(":", 1)[0] if ":" in key else None
         groups = self._groups_of(prefix) if prefix is not None else ()
-        group = groups[0] if groups else None
+        return self._suggest(key, prefix, groups[0] if groups else None)
+
+    def _suggest(self, key: str, prefix: str | None, group: _Group | None) -> str | None:
         # Only keys of about the same length can be 0.8 alike; skipping the rest keeps an
         # unknown key as cheap to answer as a known one.
-        slack = max(2, len(key) // 4)
+        slack = len(key) // 4 if len(key) >= 12 else 2
         if group is not None:  # the keys of the same namespace, as this key spells the prefix
             head = f"{prefix}:"
-            index = self._index(group.namespace.template, group.exact)
+            index = self._indexes.get(group.namespace.template)
+            if index is None:
+                index = self._index(group.namespace.template, group.exact)
             found = index.closest(key[len(head) :], head=head, slack=slack, cutoff=0.8)
         else:
             index = self._index(None, (v.name for v in self.validators if "{" not in v.name))
@@ -307,6 +333,14 @@ class Registry:
             self._suggested.clear()
         self._suggested[key] = found
         return found
+
+    def prepare(self) -> Registry:
+        """Build now what the registry otherwise builds on first use (the did-you-mean index of
+        every namespace), as a long-running service wants it: a first misspelt key then costs
+        what any other does. Returns the registry."""
+        for group in (*self._literal_groups.values(), *self._pattern_groups):
+            self._index(group.namespace.template, group.exact).prepare()
+        return self
 
     def _index(self, template: str | None, candidates: Iterable[str]) -> NearIndex:
         index = self._indexes.get(template)

@@ -10,7 +10,11 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 
 from rapidfuzz.distance import Indel
-from rapidfuzz.process import extractOne
+from rapidfuzz.process import extract, extractOne
+
+_Best = tuple[float, str, int]  # a ratio, the folded text after the head, the order given
+_distance = Indel.distance
+_NONE: dict[str, list[str]] = {}  # no texts (never changed)
 
 
 class NearIndex:
@@ -39,7 +43,15 @@ class NearIndex:
             self._by_length.setdefault(len(folded), []).append(order)
         self._windows: dict[tuple[str, int, int, int], tuple[list[str], list[str], list[int]]]
         self._windows = {}
-        self._near: dict[str, list[int]] | None = None  # see _one_slip, built on first use
+        self._orders: dict[str, list[int]] = {}  # the orders of each folded text
+        for order, folded in enumerate(self._folded):
+            self._orders.setdefault(folded, []).append(order)
+        self._near: dict[int, dict[str, list[str]]] | None = None  # see _halves
+        self._inner: dict[int, dict[str, list[str]]] | None = None
+
+    def prepare(self) -> None:
+        """Build the index of one-slip neighbours now rather than on first use."""
+        self._halves()
 
     def closest(self, value: str, *, head: str = "", slack: int, cutoff: float) -> str | None:
         """As described above; the answer is ``head`` and the candidate."""
@@ -50,16 +62,29 @@ class NearIndex:
             return None
         shortest, longest = self._lengths[low], self._lengths[high]
         folded_head = head.casefold()
-        word = folded_head + value.casefold()
-        best = self._one_slip(value, folded_head, shortest, longest, cutoff)
+        rest = value.casefold()
+        best = longer = None
+        if len(rest) == len(value) and not self._refolded:
+            best, longer = self._near_ones(rest, len(folded_head), shortest, longest, cutoff)
         if best is None:
             lengths: Iterable[int] = [-1]  # the whole window
         else:
-            lengths = self._rivals(len(folded_head), len(word) - len(folded_head), best[0])
+            lengths = self._rivals(len(folded_head), len(rest), best[0])
+        word = folded_head + rest
         for length in lengths:
             if length >= 0 and not shortest <= length <= longest:
                 continue
-            folded, texts, orders = self._window(folded_head, shortest, longest, length)
+            if (
+                best is not None
+                and length == len(rest) + 2
+                and _whole(len(rest), len(folded_head), best)
+            ):
+                # Only a candidate that holds the whole value can reach the best one: those
+                # were found with the ones one slip away.
+                if longer is not None and longer > best:
+                    best = longer
+                continue
+            folded, _, orders = self._window(folded_head, shortest, longest, length)
             # Under the cutoff (rapidfuzz can miss a ratio exactly at it): the exact test
             # below decides, computed as difflib computes its ratio.
             floor = cutoff if best is None else best[0]
@@ -67,10 +92,101 @@ class NearIndex:
                 word, folded, scorer=Indel.normalized_similarity, score_cutoff=floor - 0.01
             )
             if found is not None:
-                here = (_ratio(word, found[0]), found[0], orders[found[2]], texts[found[2]])
-                if here[0] >= cutoff and (best is None or here[:3] > best[:3]):
+                here = (_ratio(word, found[0]), found[0][len(folded_head) :], orders[found[2]])
+                if here[0] >= cutoff and (best is None or here > best):
                     best = here
-        return head + best[3] if best is not None else None
+        return head + self._candidates[best[2]] if best is not None else None
+
+    def _near_ones(
+        self, word: str, shared: int, shortest: int, longest: int, cutoff: float
+    ) -> tuple[_Best | None, _Best | None]:
+        """The best of the candidates one slip from the (folded) value: a letter missing,
+        extra, wrong or moved (a text one deletion from each, or none, is the same); and the
+        best of those that hold the whole value and two letters more. Each as (ratio, folded
+        text, order), at the cutoff, from ``shortest`` to ``longest`` long; ``shared``: the
+        length of the head both have.
+
+        A candidate k, n long, is in the halves index (:meth:`_halves`) under its first half
+        ``k[:h]`` (h = n // 2) and the rest after the letter that follows it ``k[h+1:]``;
+        in the inner index, under texts one deletion from either half (see there). A slip
+        after the first half leaves the first half as it is; one before the rest, the rest:
+        a few lookups find every candidate a letter missing, extra or wrong away (and a few
+        more: each is checked with the exact distance). Only when the best of those is no better
+        than a candidate two letters longer that holds the whole value would be, are those
+        looked up, and the ones with a letter moved from one half to the other: the value's
+        ``word[:h-1]`` or ``word[h+1:]`` is then one deletion from the candidate's half."""
+        if self._near is None or self._inner is None:
+            self._halves()
+        near, inner = self._near, self._inner
+        assert near is not None and inner is not None
+        size = len(word)
+        found: list[str] = []
+        for n in (size - 1, size, size + 1):
+            by_text = near.get(n)
+            if by_text is not None:
+                h = n // 2
+                for orders in (by_text.get(word[:h]), by_text.get(word[size - n + h + 1 :])):
+                    if orders:
+                        found += orders
+        lowest = size - 1 if size - 1 > shortest else shortest
+        highest = size + 2 if size + 2 < longest else longest
+        best, longer = self._checked(found, word, shared, lowest, highest, cutoff, None, None)
+        # The ratio of a candidate two letters longer that holds the whole value.
+        whole = 2.0 * (shared + size) / (2 * shared + 2 * size + 2)
+        if best is None or best[0] <= whole:
+            a = size // 2
+            longer_texts = near.get(size + 2, _NONE)
+            found = []
+            for orders in (
+                longer_texts.get(word[: a + 1]),  # two longer: more after the half
+                longer_texts.get(word[a:]),  # or before
+                inner.get(size + 2, _NONE).get(word[:a]),  # or one on each side
+                inner.get(size, _NONE).get(word[: a - 1 if a else 0]),  # a letter moved
+                inner.get(size, _NONE).get(word[a + 1 :]),
+            ):
+                if orders:
+                    found += orders
+            best, longer = self._checked(found, word, shared, lowest, highest, cutoff, best, longer)
+        return best, longer
+
+    def _checked(
+        self,
+        found: list[str],
+        word: str,
+        shared: int,
+        lowest: int,
+        highest: int,
+        cutoff: float,
+        best: _Best | None,
+        longer: _Best | None,
+    ) -> tuple[_Best | None, _Best | None]:
+        """``best`` and ``longer`` (see :meth:`_near_ones`), or better ones among the
+        candidates ``found`` (folded texts) from ``lowest`` to ``highest`` long. Many (keys
+        that share a half, such as the GPU resolution traits) are measured in one call."""
+        size = len(word)
+        if len(found) > 6:
+            near = [
+                (c, d)
+                for c, d, _ in extract(word, found, scorer=_distance, score_cutoff=2, limit=None)
+            ]
+        else:
+            near = [(c, d) for c in found if (d := _distance(word, c, score_cutoff=2)) <= 2]
+        for folded, distance in near:  # at most 2: two letters longer, it holds the value
+            n = len(folded)
+            if not lowest <= n <= highest:
+                continue
+            total = 2 * shared + size + n
+            ratio = 2.0 * ((total - distance) // 2) / total
+            if ratio < cutoff:
+                continue
+            for order in self._orders[folded]:
+                here = (ratio, folded, order)
+                if n == size + 2:
+                    if longer is None or here > longer:
+                        longer = here
+                elif best is None or here > best:
+                    best = here
+        return best, longer
 
     def _window(
         self, head: str, shortest: int, longest: int, folded_length: int
@@ -107,35 +223,38 @@ class NearIndex:
             self._windows[key] = window
         return window
 
-    def _one_slip(
-        self, value: str, head: str, shortest: int, longest: int, cutoff: float
-    ) -> tuple[float, str, int, str] | None:
-        """The best of the candidates one slip from the value (a letter missing, extra, wrong
-        or two swapped: a text one deletion from each, or none, is the same), as (ratio,
-        folded text after the head, order, text); None when there is none at the cutoff, or
-        when folding changes a length (the bounds of :meth:`_rivals` count folded letters)."""
-        folded = value.casefold()
-        if len(folded) != len(value) or self._refolded:
-            return None
-        if self._near is None:
-            near: dict[str, list[int]] = {}
-            for order, key in enumerate(self._folded):
-                for variant in {key, *(key[:i] + key[i + 1 :] for i in range(len(key)))}:
-                    near.setdefault(variant, []).append(order)
-            self._near = near
-        index = self._near
-        variants = [folded[:i] + folded[i + 1 :] for i in range(len(folded))]
-        variants.append(folded)
-        best = None
-        for found in filter(None, map(index.get, variants)):
-            for order in found:
-                text = self._candidates[order]
-                if shortest <= len(text) <= longest:
-                    headed = head + self._folded[order]
-                    here = (_ratio(head + folded, headed), headed, order, text)
-                    if here[0] >= cutoff and (best is None or here[:3] > best[:3]):
-                        best = here
-        return best
+    def _halves(self) -> None:
+        """From texts of each candidate k, n long (h = n // 2), to the candidates. The
+        halves index (by length): its first half ``k[:h]``, the rest after the letter that
+        follows it ``k[h+1:]``, and the first half with its last letter replaced by the next
+        one, ``k[:h-1] + k[h]``. The inner index: each text one deletion from the first half
+        but its last letter, and one deletion from the second half ``k[h:]`` but its first
+        (those two are in the halves index: were they here, a family of keys that share a
+        long beginning, such as the GPU resolution traits, would all answer every lookup).
+        About n texts per candidate, built on first use or by :meth:`prepare`."""
+        near: dict[int, dict[str, list[str]]] = {}
+        inner: dict[int, dict[str, list[str]]] = {}
+        for key in self._orders:
+            h = len(key) // 2
+            first, second = key[:h], key[h:]
+            halves = {first, key[h + 1 :]}
+            if h:
+                halves.add(key[: h - 1] + key[h])
+            for index, texts in (
+                (near.setdefault(len(key), {}), halves),
+                (
+                    inner.setdefault(len(key), {}),
+                    {first[:i] + first[i + 1 :] for i in range(h - 1)}
+                    | {second[:i] + second[i + 1 :] for i in range(1, len(second))},
+                ),
+            ):
+                for text in texts:
+                    keys = index.get(text)
+                    if keys is None:
+                        index[text] = [key]
+                    else:
+                        keys.append(key)
+        self._near, self._inner = near, inner
 
     @staticmethod
     @functools.lru_cache(maxsize=4096)
@@ -151,6 +270,13 @@ class NearIndex:
             if total and 2.0 * (shared + most) / total >= best - 1e-12:
                 rivals.append(n)
         return rivals
+
+
+def _whole(size: int, shared: int, best: _Best) -> bool:
+    """Whether a candidate two letters longer than the value (``size`` long after the
+    ``shared`` head) must hold the whole value to reach ``best``: with one letter of the value
+    missing, its ratio is under the best one."""
+    return 2.0 * (shared + size - 1) / (2 * shared + 2 * size + 2) < best[0]
 
 
 def _ratio(a: str, b: str) -> float:
