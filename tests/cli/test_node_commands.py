@@ -311,3 +311,27 @@ def test_a_document_that_is_no_list_of_nodes_says_so(
         f"{len(errors)} error{'s' if len(errors) > 1 else ''}, 0 warnings",
         "error: nothing was imported",
     ]
+
+
+def test_a_streamed_file_read_again_when_its_kind_shows_late(
+    cli: Invoke, database: str, tmp_path: Path
+) -> None:
+    """A list whose first batch looks like an inventory and whose last entry is Ironic
+    output, or that needs the positioned parser only at its end (an anchor), imports as the
+    whole file says: as the same nodes the file written the other way round gives."""
+    plain = "".join(f"- {{name: n{i}, resource_class: m1}}\n" for i in range(1_200))
+    ironic = tmp_path / "ironic.yaml"
+    ironic.write_text(plain + "- {name: last, created_at: '2024-01-01T00:00:00+00:00'}\n")
+    first = tmp_path / "first.yaml"
+    first.write_text("- {name: last, created_at: '2024-01-01T00:00:00+00:00'}\n" + plain)
+    late = cli("node", "import", str(ironic), "--database", database)
+    early = cli("node", "import", str(first), "--database", f"{database}.2")
+    assert (late.exit_code, late.stdout, late.stderr) == (0, early.stdout, early.stderr)
+    assert late.stdout == "created: 1201\nupdated: 0\nunchanged: 0\n"
+    assert late.stderr.startswith(
+        "note: read as `openstack baremetal node list --long` output: 1201 nodes\n"
+    )
+    anchored = tmp_path / "anchored.yaml"
+    anchored.write_text(plain + "- &x {name: anchored}\n")
+    result = cli("node", "import", str(anchored), "--database", database)
+    assert (result.exit_code, result.stdout) == (0, "created: 1\nupdated: 0\nunchanged: 1200\n")
