@@ -319,7 +319,7 @@ def test_a_streamed_file_read_again_when_its_kind_shows_late(
     """A list whose first batch looks like an inventory and whose last entry is Ironic
     output, or that needs the positioned parser only at its end (an anchor), imports as the
     whole file says: as the same nodes the file written the other way round gives."""
-    plain = "".join(f"- {{name: n{i}, resource_class: m1}}\n" for i in range(1_200))
+    plain = "".join(f"- {{name: n{i}, resource_class: m1}}\n" for i in range(2_100))
     ironic = tmp_path / "ironic.yaml"
     ironic.write_text(plain + "- {name: last, created_at: '2024-01-01T00:00:00+00:00'}\n")
     first = tmp_path / "first.yaml"
@@ -327,11 +327,11 @@ def test_a_streamed_file_read_again_when_its_kind_shows_late(
     late = cli("node", "import", str(ironic), "--database", database)
     early = cli("node", "import", str(first), "--database", f"{database}.2")
     assert (late.exit_code, late.stdout, late.stderr) == (0, early.stdout, early.stderr)
-    assert late.stdout == "created: 1201\nupdated: 0\nunchanged: 0\n"
+    assert late.stdout == "created: 2101\nupdated: 0\nunchanged: 0\n"
     assert late.stderr.startswith(
-        "note: read as `openstack baremetal node list --long` output: 1201 nodes\n"
+        "note: read as `openstack baremetal node list --long` output: 2101 nodes\n"
     )
     anchored = tmp_path / "anchored.yaml"
     anchored.write_text(plain + "- &x {name: anchored}\n")
     result = cli("node", "import", str(anchored), "--database", database)
-    assert (result.exit_code, result.stdout) == (0, "created: 1\nupdated: 0\nunchanged: 1200\n")
+    assert (result.exit_code, result.stdout) == (0, "created: 1\nupdated: 0\nunchanged: 2100\n")

@@ -132,6 +132,7 @@ def import_entries(
     *,
     from_ironic: bool | None = None,
     labels: bool = True,
+    batch: int = store.IMPORT_BATCH,
 ) -> Outcome:
     """Check and store the entries of an import file as they come, a batch at a time, in the
     caller's transaction: memory stays the same whatever the number of entries. ``top`` says,
@@ -140,7 +141,8 @@ def import_entries(
     writes (the entries after it are still checked, so every problem is reported): the caller
     rolls back when the outcome has problems. Whether the entries are Ironic output is told
     (``from_ironic``) or decided from the first batch; Restart when the whole file says
-    otherwise."""
+    otherwise. ``batch``: entries checked and written at a time (the report's labels,
+    kept when ``labels``, are the one list that grows)."""
     survey = records.Survey(FIELDS)
     run = store.NodeImport(connection, labels=labels)
     checker: _Checker | None = None if from_ironic is None else _Checker(from_ironic)
@@ -163,7 +165,7 @@ def import_entries(
         for index, entry in enumerate(entries):
             survey.see(entry)
             pending.append((index, entry))
-            if len(pending) >= store.IMPORT_BATCH:
+            if len(pending) >= batch:
                 flush()
         document, prefix = top()
         try:

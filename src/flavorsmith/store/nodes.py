@@ -92,7 +92,7 @@ LARGE_CACHE_KIB = -65536
 BATCH = 5000
 # Nodes an import looks up and writes at a time (NodeImport.write): its memory, whatever the
 # number of nodes.
-IMPORT_BATCH = 1000
+IMPORT_BATCH = 2000
 
 
 def now() -> datetime:
@@ -813,7 +813,7 @@ class NodeImport:
             into.append(node_uuid)
 
     def write(self, specs: Sequence[NodeSpec]) -> None:
-        """Create, update or leave the nodes of one batch (at most BATCH specs)."""
+        """Create, update or leave the nodes of one batch (IMPORT_BATCH specs or so)."""
         connection = self.connection
         wanted = (Node.id, Node.name, Node.uuid, *(getattr(Node, c) for c in IMPORTED))
         uuids = [spec.uuid for spec in specs if spec.uuid]
