@@ -335,3 +335,25 @@ def test_a_streamed_file_read_again_when_its_kind_shows_late(
     anchored.write_text(plain + "- &x {name: anchored}\n")
     result = cli("node", "import", str(anchored), "--database", database)
     assert (result.exit_code, result.stdout) == (0, "created: 1\nupdated: 0\nunchanged: 2100\n")
+
+
+def test_a_streamed_json_file_with_a_value_no_database_stores_is_refused_whole(
+    cli: Invoke, database: str, tmp_path: Path
+) -> None:
+    inventory = tmp_path / "nodes.json"
+    entries = [f'{{"name": "n{i}"}}' for i in range(2_100)]
+    inventory.write_text('{"nodes": [' + ", ".join([*entries, '{"extra": {"k": NaN}}']) + "]}")
+    result = cli("node", "import", str(inventory), "--database", database)
+    assert (result.exit_code, result.stdout, result.stderr.splitlines()) == (
+        1,
+        "",
+        [
+            f"error: Invalid JSON in {inventory}: nodes[2100].extra.k: NaN is not allowed: "
+            "numbers must be finite: NaN, Infinity and numbers beyond 1.8e308 are refused",
+            "error: nothing was imported",
+        ],
+    )
+    assert cli("node", "list", "--database", database, "-f", "value").stdout == ""
+    inventory.write_text('{"nodes": [' + ", ".join(entries) + "]}")
+    result = cli("node", "import", str(inventory), "--database", database)
+    assert (result.exit_code, result.stdout) == (0, "created: 2100\nupdated: 0\nunchanged: 0\n")

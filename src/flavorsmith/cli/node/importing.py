@@ -58,17 +58,9 @@ def import_nodes(
         ctx.call_on_close(gc.enable)
     shown = display_path(file)
     raw = b""
-    data: Any = None  # the whole document, when it is not streamed
-    if file.suffix.lower() == ".json":
-        raw = file.read_bytes()
-        try:
-            data = jsonsafe.loads(raw, what=shown)
-        except jsonsafe.Malformed:
-            data = None  # the YAML parser below names the position of the problem
-        except Invalid as exc:
-            typer.echo(f"error: {exc.message}", err=True)
-            typer.echo("error: nothing was imported", err=True)
-            raise typer.Exit(1) from None
+    # How the file is read: streamed as JSON, streamed as YAML, or whole (``data``).
+    reader = "json" if file.suffix.lower() == ".json" else "yaml"
+    data: Any = None
 
     def positioned() -> Any:
         """The document from the positioned parser (diagnostics when it has problems)."""
@@ -86,10 +78,23 @@ def import_nodes(
     from_ironic: bool | None = None
     while True:
         try:
-            outcome = _import_once(engine, file, data, from_ironic=from_ironic, verbose=verbose)
+            outcome = _import_once(
+                engine, file, reader, data, from_ironic=from_ironic, verbose=verbose
+            )
             break
         except plain_yaml.Unsure:
-            data = positioned()  # the positioned parser reads it (or says what is wrong)
+            if reader == "json":  # the whole document's reader says what is wrong
+                raw = file.read_bytes()
+                try:
+                    data, reader = jsonsafe.loads(raw, what=shown), "whole"
+                except jsonsafe.Malformed:
+                    reader = "yaml"  # the YAML parser names the position of the problem
+                except Invalid as exc:
+                    typer.echo(f"error: {exc.message}", err=True)
+                    typer.echo("error: nothing was imported", err=True)
+                    raise typer.Exit(1) from None
+            else:  # the positioned parser reads it (or says what is wrong)
+                data, reader = positioned(), "whole"
         except importer.Restart as restart:
             from_ironic = restart.from_ironic
         except _Undo as undo:
@@ -118,11 +123,18 @@ def import_nodes(
 
 
 def _import_once(
-    engine: Engine, file: Path, data: Any, *, from_ironic: bool | None, verbose: bool
+    engine: Engine,
+    file: Path,
+    reader: str,
+    data: Any,
+    *,
+    from_ironic: bool | None,
+    verbose: bool,
 ) -> importer.Outcome:
-    """One import in one transaction: of ``data``, or (None) of the YAML file streamed, read
-    by libyaml a node at a time while the batches go in. Rolled back when it raises."""
-    from flavorsmith.catalog import plain_yaml
+    """One import in one transaction: of ``data`` (``reader`` "whole"), or of the file
+    streamed ("json", "yaml"), read a node at a time while the batches go in. Rolled back
+    when it raises."""
+    from flavorsmith.catalog import plain_json, plain_yaml
     from flavorsmith.db.engine import writer
     from flavorsmith.inventory import importer
     from flavorsmith.ironic import records
@@ -130,10 +142,11 @@ def _import_once(
 
     with (
         writer(engine).begin() as connection,
-        progress("importing (KiB)" if data is None else "importing") as bar,
+        progress("importing" if reader == "whole" else "importing (KiB)") as bar,
     ):
-        if data is None:
-            stream = plain_yaml.Stream(file, lambda done, size: bar.at(done >> 10, size >> 10))
+        if reader != "whole":
+            kind = plain_json.Stream if reader == "json" else plain_yaml.Stream
+            stream = kind(file, lambda done, size: bar.at(done >> 10, size >> 10))
             outcome = importer.import_entries(
                 connection,
                 stream,
