@@ -51,29 +51,14 @@ def parse(data: Any) -> Parsed:
         dump = records.read(data, FIELDS)
     except records.NotNodes as exc:
         return Parsed(problems=[(exc.path, exc.message, exc.at_key)])
-    parsed = Parsed(notes=list(dump.notes))
-    unknown: Counter[str] = Counter()
-    missing: Counter[str] = Counter()
-    dropped: Counter[str] = Counter()
-    first_name: dict[str, int] = {}
-    first_uuid: dict[str, int] = {}
-    for index, entry in enumerate(dump.entries):
-        at = dump.path(index)
-        try:
-            if dump.kind.from_ironic:
-                spec = _ironic_spec(entry, unknown, missing, dropped)
-            else:
-                spec = _spec(entry, dropped)
-        except _EntryError as exc:
-            parsed.problems.append(([*at, *exc.path], exc.message, exc.at_key))
-            continue
-        duplicate = _duplicate(spec, index, first_name, first_uuid)
-        if duplicate:
-            parsed.problems.append(([*at, duplicate[0]], duplicate[1], False))
-            continue
-        parsed.specs.append(spec)
-    parsed.notes.extend(_notes(dump.kind, len(dump.entries), unknown, missing, dropped))
-    return parsed
+    checker = _Checker(dump.kind.from_ironic)
+    specs = [checker.spec(index, entry) for index, entry in enumerate(dump.entries)]
+    notes = _notes(dump.kind, len(dump.entries), *checker.counts)
+    return Parsed(
+        specs=[spec for spec in specs if spec is not None],
+        problems=checker.located(dump.kind, dump.prefix),
+        notes=[*dump.notes, *notes],
+    )
 
 
 class Restart(Exception):
@@ -123,6 +108,18 @@ class _Checker:
             self.problems.append((index, [duplicate[0]], duplicate[1], False))
             return None
         return spec
+
+    @property
+    def counts(self) -> tuple[Counter[str], Counter[str], Counter[str]]:
+        """The keys unknown, missing and dropped, for the notes."""
+        return self.unknown, self.missing, self.dropped
+
+    def located(self, kind: records.Kind, prefix: tuple[str, ...]) -> list[Problem]:
+        """The problems, each at its path in the document."""
+        return [
+            ([*records.Dump(kind, [], prefix).path(index), *path], message, at_key)
+            for index, path, message, at_key in self.problems
+        ]
 
 
 def import_entries(
@@ -180,18 +177,9 @@ def import_entries(
         if checker is None:
             checker = _Checker(kind.from_ironic)
         flush()
-        total = survey.count
-        notes = [
-            *file_notes,
-            *_notes(kind, total, checker.unknown, checker.missing, checker.dropped),
-        ]
+        notes = [*file_notes, *_notes(kind, survey.count, *checker.counts)]
         if checker.problems:
-            at = [] if kind is records.Kind.CLI_SHOW else list(prefix)
-            problems: list[Problem] = [
-                ([*at, index, *path] if kind is not records.Kind.CLI_SHOW else path, message, key)
-                for index, path, message, key in checker.problems
-            ]
-            return Outcome(ImportReport(), problems, notes)
+            return Outcome(ImportReport(), checker.located(kind, prefix), notes)
         try:
             return Outcome(run.finish(), [], notes)
         except FlavorsmithError as exc:
