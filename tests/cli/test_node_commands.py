@@ -311,3 +311,49 @@ def test_a_document_that_is_no_list_of_nodes_says_so(
         f"{len(errors)} error{'s' if len(errors) > 1 else ''}, 0 warnings",
         "error: nothing was imported",
     ]
+
+
+def test_a_streamed_file_read_again_when_its_kind_shows_late(
+    cli: Invoke, database: str, tmp_path: Path
+) -> None:
+    """A list whose first batch looks like an inventory and whose last entry is Ironic
+    output, or that needs the positioned parser only at its end (an anchor), imports as the
+    whole file says: as the same nodes the file written the other way round gives."""
+    plain = "".join(f"- {{name: n{i}, resource_class: m1}}\n" for i in range(2_100))
+    ironic = tmp_path / "ironic.yaml"
+    ironic.write_text(plain + "- {name: last, created_at: '2024-01-01T00:00:00+00:00'}\n")
+    first = tmp_path / "first.yaml"
+    first.write_text("- {name: last, created_at: '2024-01-01T00:00:00+00:00'}\n" + plain)
+    late = cli("node", "import", str(ironic), "--database", database)
+    early = cli("node", "import", str(first), "--database", f"{database}.2")
+    assert (late.exit_code, late.stdout, late.stderr) == (0, early.stdout, early.stderr)
+    assert late.stdout == "created: 2101\nupdated: 0\nunchanged: 0\n"
+    assert late.stderr.startswith(
+        "note: read as `openstack baremetal node list --long` output: 2101 nodes\n"
+    )
+    anchored = tmp_path / "anchored.yaml"
+    anchored.write_text(plain + "- &x {name: anchored}\n")
+    result = cli("node", "import", str(anchored), "--database", database)
+    assert (result.exit_code, result.stdout) == (0, "created: 1\nupdated: 0\nunchanged: 2100\n")
+
+
+def test_a_streamed_json_file_with_a_value_no_database_stores_is_refused_whole(
+    cli: Invoke, database: str, tmp_path: Path
+) -> None:
+    inventory = tmp_path / "nodes.json"
+    entries = [f'{{"name": "n{i}"}}' for i in range(2_100)]
+    inventory.write_text('{"nodes": [' + ", ".join([*entries, '{"extra": {"k": NaN}}']) + "]}")
+    result = cli("node", "import", str(inventory), "--database", database)
+    assert (result.exit_code, result.stdout, result.stderr.splitlines()) == (
+        1,
+        "",
+        [
+            f"error: Invalid JSON in {inventory}: nodes[2100].extra.k: NaN is not allowed: "
+            "numbers must be finite: NaN, Infinity and numbers beyond 1.8e308 are refused",
+            "error: nothing was imported",
+        ],
+    )
+    assert cli("node", "list", "--database", database, "-f", "value").stdout == ""
+    inventory.write_text('{"nodes": [' + ", ".join(entries) + "]}")
+    result = cli("node", "import", str(inventory), "--database", database)
+    assert (result.exit_code, result.stdout) == (0, "created: 2100\nupdated: 0\nunchanged: 0\n")

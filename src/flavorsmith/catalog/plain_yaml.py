@@ -15,7 +15,7 @@ answer None, and the caller parses with positions, which gives the diagnostics.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -94,6 +94,97 @@ class _Counted:
             self.reported = self.done
             self.progress(self.done, max(self.size, self.done))
         return block
+
+
+class Unsure(Exception):
+    """The streamed file needs the positioned parser (see the module docstring)."""
+
+
+class Stream:
+    """The entries of a large list in a YAML file, one at a time, never the whole list: the
+    document's own list, or its ``nodes`` list. Iterating reads the file (``progress`` hears
+    bytes read, bytes in the file) and yields each entry; once done, :attr:`top` is the
+    document with that list left empty (the whole document when it has no such list) and
+    :attr:`prefix` where the list is. Raises :class:`Unsure` (at any point, even after
+    entries) where :func:`load` answers None."""
+
+    def __init__(self, path: Path, progress: Callable[[int, int], None] | None = None) -> None:
+        self.path = path
+        self.progress = progress
+        self.top: Any = None
+        self.prefix: tuple[str, ...] = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        if _CParser is None:
+            raise Unsure
+        with self.path.open("rb") as stream:
+            if stream.read(4).startswith(_OTHER_BOMS):
+                raise Unsure
+            stream.seek(0)
+            source: BinaryIO | _Counted = stream
+            if self.progress is not None:
+                source = _Counted(stream, self.path.stat().st_size, self.progress)
+            try:
+                parser = _CParser(source)
+                try:
+                    yield from self._document(parser.get_event)
+                finally:
+                    parser.dispose()
+            except (_Unsure, yaml.YAMLError, RecursionError, ValueError, TypeError, AttributeError):
+                raise Unsure from None
+
+    def _document(self, get: Callable[[], Any]) -> Iterator[Any]:
+        get()  # the stream's start
+        start = get()
+        if not isinstance(start, yaml.DocumentStartEvent) or start.version or start.tags:
+            raise _Unsure
+        event = get()
+        if event.__class__ is _SequenceStart and event.anchor is None and event.tag in (None, _SEQ):
+            self.top = []
+            yield from _items(get)
+        elif (
+            event.__class__ is _MappingStart and event.anchor is None and event.tag in (None, _MAP)
+        ):
+            top: dict[str, Any] = {}
+            while True:
+                key_event = get()
+                if key_event.__class__ is _MappingEnd:
+                    break
+                if key_event.__class__ is not _Scalar:
+                    raise _Unsure
+                key = _scalar(key_event)
+                if key.__class__ is not str or key in top:
+                    raise _Unsure
+                value = get()
+                streamed = (
+                    key == "nodes"
+                    and value.__class__ is _SequenceStart
+                    and value.anchor is None
+                    and value.tag in (None, _SEQ)
+                )
+                if streamed:
+                    top[key] = []
+                    self.prefix = ("nodes",)
+                    yield from _items(get)
+                else:
+                    top[key] = _value(get, value)
+            self.top = top
+        else:
+            self.top = _value(get, event)
+            if self.top is None:
+                raise _Unsure
+        get()  # the document's end
+        if not isinstance(get(), yaml.StreamEndEvent):
+            raise _Unsure
+
+
+def _items(get: Callable[[], Any]) -> Iterator[Any]:
+    """The items of a sequence whose start event has been taken, one at a time."""
+    while True:
+        item = get()
+        if item.__class__ is _SequenceEnd:
+            return
+        yield _value(get, item)
 
 
 def _load(source: bytes | BinaryIO | _Counted) -> Any | None:
@@ -195,4 +286,4 @@ def _scalar(event: Any) -> Any:
     raise _Unsure
 
 
-__all__ = ["load", "load_file"]
+__all__ = ["Stream", "Unsure", "load", "load_file"]

@@ -6,14 +6,14 @@ the node store."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from flavorsmith.catalog.document import Document
 from flavorsmith.db.engine import Connection
 from flavorsmith.diagnostics import Diagnostic
-from flavorsmith.errors import Invalid
+from flavorsmith.errors import FlavorsmithError, Invalid
 from flavorsmith.ironic import nodes as rules
 from flavorsmith.ironic import records
 from flavorsmith.store import nodes as store
@@ -51,29 +51,141 @@ def parse(data: Any) -> Parsed:
         dump = records.read(data, FIELDS)
     except records.NotNodes as exc:
         return Parsed(problems=[(exc.path, exc.message, exc.at_key)])
-    parsed = Parsed(notes=list(dump.notes))
-    unknown: Counter[str] = Counter()
-    missing: Counter[str] = Counter()
-    dropped: Counter[str] = Counter()
-    first_name: dict[str, int] = {}
-    first_uuid: dict[str, int] = {}
-    for index, entry in enumerate(dump.entries):
-        at = dump.path(index)
+    checker = _Checker(dump.kind.from_ironic)
+    specs = [checker.spec(index, entry) for index, entry in enumerate(dump.entries)]
+    notes = _notes(dump.kind, len(dump.entries), *checker.counts)
+    return Parsed(
+        specs=[spec for spec in specs if spec is not None],
+        problems=checker.located(dump.kind, dump.prefix),
+        notes=[*dump.notes, *notes],
+    )
+
+
+class Restart(Exception):
+    """The entries were checked as the wrong kind of file (an inventory whose later entries
+    turned out to be Ironic output, or the reverse): roll back and import again, told."""
+
+    def __init__(self, from_ironic: bool) -> None:
+        super().__init__("the file is read again as another kind")
+        self.from_ironic = from_ironic
+
+
+@dataclass
+class Outcome:
+    """What a streamed import did: its report, or the problems that made it write nothing
+    (the caller rolls its transaction back), and notes to show."""
+
+    report: ImportReport
+    problems: list[Problem]
+    notes: list[str]
+    error: str | None = None  # why the store refused the import (a name on two nodes)
+
+
+class _Checker:
+    """Entries checked one at a time, with what an import must remember of every entry (the
+    first index of each name and UUID, counts for the notes) and nothing more."""
+
+    def __init__(self, from_ironic: bool) -> None:
+        self.from_ironic = from_ironic
+        self.unknown: Counter[str] = Counter()
+        self.missing: Counter[str] = Counter()
+        self.dropped: Counter[str] = Counter()
+        self.first_name: dict[str, int] = {}
+        self.first_uuid: dict[str, int] = {}
+        self.problems: list[tuple[int, list[str | int], str, bool]] = []
+
+    def spec(self, index: int, entry: Any) -> NodeSpec | None:
         try:
-            if dump.kind.from_ironic:
-                spec = _ironic_spec(entry, unknown, missing, dropped)
+            if self.from_ironic:
+                spec = _ironic_spec(entry, self.unknown, self.missing, self.dropped)
             else:
-                spec = _spec(entry, dropped)
+                spec = _spec(entry, self.dropped)
         except _EntryError as exc:
-            parsed.problems.append(([*at, *exc.path], exc.message, exc.at_key))
-            continue
-        duplicate = _duplicate(spec, index, first_name, first_uuid)
+            self.problems.append((index, exc.path, exc.message, exc.at_key))
+            return None
+        duplicate = _duplicate(spec, index, self.first_name, self.first_uuid)
         if duplicate:
-            parsed.problems.append(([*at, duplicate[0]], duplicate[1], False))
-            continue
-        parsed.specs.append(spec)
-    parsed.notes.extend(_notes(dump, unknown, missing, dropped))
-    return parsed
+            self.problems.append((index, [duplicate[0]], duplicate[1], False))
+            return None
+        return spec
+
+    @property
+    def counts(self) -> tuple[Counter[str], Counter[str], Counter[str]]:
+        """The keys unknown, missing and dropped, for the notes."""
+        return self.unknown, self.missing, self.dropped
+
+    def located(self, kind: records.Kind, prefix: tuple[str, ...]) -> list[Problem]:
+        """The problems, each at its path in the document."""
+        return [
+            ([*records.Dump(kind, [], prefix).path(index), *path], message, at_key)
+            for index, path, message, at_key in self.problems
+        ]
+
+
+def import_entries(
+    connection: Connection,
+    entries: Iterable[Any],
+    top: Callable[[], tuple[Any, tuple[str, ...]]],
+    *,
+    from_ironic: bool | None = None,
+    labels: bool = True,
+    batch: int = store.IMPORT_BATCH,
+) -> Outcome:
+    """Check and store the entries of an import file as they come, a batch at a time, in the
+    caller's transaction: memory stays the same whatever the number of entries. ``top`` says,
+    once every entry has been taken, what the document is around them and where they are
+    (the document with its list left empty, and that list's path). Any problem stops the
+    writes (the entries after it are still checked, so every problem is reported): the caller
+    rolls back when the outcome has problems. Whether the entries are Ironic output is told
+    (``from_ironic``) or decided from the first batch; Restart when the whole file says
+    otherwise. ``batch``: entries checked and written at a time (the report's labels,
+    kept when ``labels``, are the one list that grows)."""
+    survey = records.Survey(FIELDS)
+    run = store.NodeImport(connection, labels=labels)
+    checker: _Checker | None = None if from_ironic is None else _Checker(from_ironic)
+    pending: list[tuple[int, Any]] = []
+
+    def flush() -> None:
+        nonlocal checker
+        if checker is None:
+            checker = _Checker(survey.ironic)
+        specs = []
+        for index, entry in pending:
+            spec = checker.spec(index, entry)
+            if spec is not None:
+                specs.append(spec)
+        pending.clear()
+        if not checker.problems:
+            run.write(specs)
+
+    try:
+        for index, entry in enumerate(entries):
+            survey.see(entry)
+            pending.append((index, entry))
+            if len(pending) >= batch:
+                flush()
+        document, prefix = top()
+        try:
+            kind, _, file_notes = survey.recognise(document)
+        except records.NotNodes as exc:
+            return Outcome(ImportReport(), [(exc.path, exc.message, exc.at_key)], [])
+        if kind is records.Kind.CLI_SHOW:
+            survey.see(document)
+            pending.append((0, document))
+        if checker is not None and checker.from_ironic != kind.from_ironic:
+            raise Restart(kind.from_ironic)
+        if checker is None:
+            checker = _Checker(kind.from_ironic)
+        flush()
+        notes = [*file_notes, *_notes(kind, survey.count, *checker.counts)]
+        if checker.problems:
+            return Outcome(ImportReport(), checker.located(kind, prefix), notes)
+        try:
+            return Outcome(run.finish(), [], notes)
+        except FlavorsmithError as exc:
+            return Outcome(ImportReport(), [], notes, exc.message)
+    finally:
+        run.close()
 
 
 def _duplicate(
@@ -92,12 +204,15 @@ def _duplicate(
 
 
 def _notes(
-    dump: records.Dump, unknown: Counter[str], missing: Counter[str], dropped: Counter[str]
+    kind: records.Kind,
+    total: int,
+    unknown: Counter[str],
+    missing: Counter[str],
+    dropped: Counter[str],
 ) -> list[str]:
-    total = len(dump.entries)
     notes = []
-    if dump.kind.from_ironic:
-        notes.append(f"read as {dump.kind.value}: {total} node{'s' if total != 1 else ''}")
+    if kind.from_ironic:
+        notes.append(f"read as {kind.value}: {total} node{'s' if total != 1 else ''}")
     if unknown:
         notes.append(f"ignored keys that no Ironic node has: {_counted(unknown, total)}")
     if missing:
@@ -105,7 +220,7 @@ def _notes(
             f"not in the file, so left as stored (a new node gets the default): "
             f"{_counted(missing, total)}"
         )
-    if dump.kind.from_ironic and dropped:
+    if kind.from_ironic and dropped:
         had = dropped["driver_info"]
         notes.append(
             f"driver_info is not imported from Ironic output ({had} of {total} nodes have "
@@ -234,9 +349,12 @@ __all__ = [
     "FIELDS",
     "ImportReport",
     "NodeSpec",
+    "Outcome",
     "Parsed",
     "Problem",
+    "Restart",
     "diagnostics",
+    "import_entries",
     "parse",
     "store_nodes",
 ]

@@ -188,56 +188,90 @@ def _ironic_keys(entry: Any, only_ironic: frozenset[str]) -> bool:
     )
 
 
-def _short_list(entries: list[Any]) -> bool:
-    return bool(entries) and all(
-        isinstance(entry, dict) and {_key_field(k) for k in entry} == SHORT_LIST
-        for entry in entries
-    )
+class Survey:
+    """What a file's entries show about it, seen one entry at a time (:meth:`see`), so a
+    file read as a stream is recognised as :func:`read` recognises a whole one
+    (:meth:`recognise`); ``inventory_keys`` are the keys the inventory format takes."""
+
+    def __init__(self, inventory_keys: Collection[str]) -> None:
+        # A CLI header, or a field of Ironic's node that the inventory format does not take.
+        self.only_ironic = frozenset(HEADERS) | (
+            frozenset(IRONIC_FIELDS) - frozenset(inventory_keys)
+        )
+        self.ironic = False  # some entry has a key only Ironic output has
+        self.short = True  # every entry has just the columns of a short node list
+        self.count = 0
+
+    def see(self, entry: Any) -> None:
+        self.count += 1
+        if not self.ironic and _ironic_keys(entry, self.only_ironic):
+            self.ironic = True
+        if self.short and not (
+            isinstance(entry, dict) and {_key_field(k) for k in entry} == SHORT_LIST
+        ):
+            self.short = False
+
+    def recognise(self, top: Any) -> tuple[Kind, tuple[str, ...], tuple[str, ...]]:
+        """What the file is, where its entries are and notes to show, from the document
+        ``top`` (its list of entries left out: seen) once every entry has been seen. A
+        mapping without ``nodes`` is one node: CLI_SHOW (:meth:`see` it first). Raises
+        NotNodes."""
+        if isinstance(top, dict) and "nodes" in top:
+            if not isinstance(top["nodes"], list):
+                raise NotNodes(["nodes"], "expected a list of nodes")
+            ironic = self.ironic or "next" in top
+            extra = sorted(str(k) for k in top if k not in ("nodes", "next"))
+            if not ironic and extra:
+                raise NotNodes(
+                    [extra[0]], f"unknown key {extra[0]!r}; the file has only 'nodes'", at_key=True
+                )
+            if not ironic:
+                return Kind.INVENTORY, ("nodes",), ()
+            self._refuse_short(("nodes",))
+            notes = []
+            if top.get("next"):
+                notes.append(
+                    f"the file is one page of Ironic's node list; the nodes after it "
+                    f"({top['next']}) are not in it: fetch and import every page"
+                )
+            return Kind.API, ("nodes",), tuple(notes)
+        if isinstance(top, list):
+            self._refuse_short(())
+            return (Kind.CLI_LIST if self.ironic else Kind.INVENTORY), (), ()
+        if isinstance(top, dict) and _ironic_keys(top, self.only_ironic):
+            return Kind.CLI_SHOW, (), ()
+        raise NotNodes(
+            [], "expected a list of nodes (or a mapping with 'nodes', or one Ironic node)"
+        )
+
+    def _refuse_short(self, prefix: tuple[str, ...]) -> None:
+        if self.count and self.short:
+            raise NotNodes(
+                list(prefix),
+                "this is `openstack baremetal node list` output without --long: it has no "
+                "driver, resource class, properties or traits; dump with --long (or node show)",
+            )
+
+
+def entries_of(data: Any) -> list[Any]:
+    """The entries of a parsed import file: its list, its ``nodes`` list, or none."""
+    if isinstance(data, list):
+        return data
+    if isinstance(data, dict) and isinstance(data.get("nodes"), list):
+        entries: list[Any] = data["nodes"]
+        return entries
+    return []
 
 
 def read(data: Any, inventory_keys: Collection[str]) -> Dump:
     """Recognise the representation of a parsed import file (see the module docstring);
     ``inventory_keys`` are the keys the inventory format takes. Raises NotNodes."""
-    # A CLI header, or a field of Ironic's node that the inventory format does not take.
-    only_ironic = frozenset(HEADERS) | (frozenset(IRONIC_FIELDS) - frozenset(inventory_keys))
-    if isinstance(data, dict) and "nodes" in data:
-        entries = data["nodes"]
-        if not isinstance(entries, list):
-            raise NotNodes(["nodes"], "expected a list of nodes")
-        ironic = any(_ironic_keys(e, only_ironic) for e in entries) or "next" in data
-        extra = sorted(str(k) for k in data if k not in ("nodes", "next"))
-        if not ironic and extra:
-            raise NotNodes(
-                [extra[0]], f"unknown key {extra[0]!r}; the file has only 'nodes'", at_key=True
-            )
-        if not ironic:
-            return Dump(Kind.INVENTORY, entries, ("nodes",))
-        _refuse_short(entries, ("nodes",))
-        notes = []
-        if data.get("next"):
-            notes.append(
-                f"the file is one page of Ironic's node list; the nodes after it "
-                f"({data['next']}) are not in it: fetch and import every page"
-            )
-        return Dump(Kind.API, entries, ("nodes",), tuple(notes))
-    if isinstance(data, list):
-        if any(_ironic_keys(e, only_ironic) for e in data):
-            _refuse_short(data, ())
-            return Dump(Kind.CLI_LIST, data)
-        _refuse_short(data, ())
-        return Dump(Kind.INVENTORY, data)
-    if isinstance(data, dict) and _ironic_keys(data, only_ironic):
-        return Dump(Kind.CLI_SHOW, [data])
-    raise NotNodes([], "expected a list of nodes (or a mapping with 'nodes', or one Ironic node)")
-
-
-def _refuse_short(entries: list[Any], prefix: tuple[str, ...]) -> None:
-    if _short_list(entries):
-        raise NotNodes(
-            list(prefix),
-            "this is `openstack baremetal node list` output without --long: it has no "
-            "driver, resource class, properties or traits; dump with --long (or node show)",
-        )
+    survey = Survey(inventory_keys)
+    entries = entries_of(data)
+    for entry in entries:
+        survey.see(entry)
+    kind, prefix, notes = survey.recognise(data)
+    return Dump(kind, [data] if kind is Kind.CLI_SHOW else entries, prefix, notes)
 
 
 def record(entry: Mapping[Any, Any], wanted: Collection[str]) -> Record:
@@ -295,6 +329,8 @@ __all__ = [
     "Kind",
     "NotNodes",
     "Record",
+    "Survey",
+    "entries_of",
     "is_secret",
     "read",
     "record",

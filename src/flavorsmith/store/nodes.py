@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import uuid as uuidlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -90,6 +90,9 @@ SORT_KEYS = (
 LARGE_CACHE_KIB = -65536
 # Rows per statement in bulk writes (within every database's parameter limit).
 BATCH = 5000
+# Nodes an import looks up and writes at a time (NodeImport.write): its memory, whatever the
+# number of nodes.
+IMPORT_BATCH = 2000
 
 
 def now() -> datetime:
@@ -474,14 +477,19 @@ def changes_since(connection: Connection, since: int, *, limit: int = 10_000) ->
 
 
 def _changed(
-    connection: Connection, uuids: Iterable[str] = (), *, created: Iterable[str] = ()
+    connection: Connection,
+    uuids: Iterable[str] = (),
+    *,
+    created: Iterable[str] = (),
+    everything: bool = False,
 ) -> int:
     """Bump the node generation and log which nodes it changed (``created``: new nodes, which
-    may reuse the UUID of a node deleted earlier); prune the log's old generations."""
+    may reuse the UUID of a node deleted earlier; ``everything``: more than the log keeps,
+    whatever the lists hold); prune the log's old generations."""
     value = bump(connection, GENERATION)
     new = set(created)
     others = set(uuids) - new
-    if len(new) + len(others) > LOG_LIMIT:
+    if everything or len(new) + len(others) > LOG_LIMIT:
         rows = [{"generation": value, "uuid": EVERYTHING, "created": False}]
     else:
         rows = [{"generation": value, "uuid": u, "created": False} for u in sorted(others)]
@@ -760,9 +768,230 @@ class NodeSpec:
 
 @dataclass
 class ImportReport:
+    """How many nodes an import created, updated and left unchanged (``counts``), and their
+    labels when asked for (the lists stay empty otherwise: a large import keeps no list)."""
+
     created: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(
+        default_factory=lambda: {"created": 0, "updated": 0, "unchanged": 0}
+    )
+
+
+class NodeImport:
+    """An import written batch by batch (:meth:`write`), in the caller's transaction, ended
+    by :meth:`finish`: each batch looks up only its own nodes (by UUID, else by name), so
+    memory stays the same whatever the number of nodes. Renames (and new nodes whose name a
+    stored node still holds) are set last, all at once, so names may move or swap between
+    nodes; a name that would belong to two nodes is a Conflict there (the caller's
+    transaction then writes nothing)."""
+
+    def __init__(self, connection: Connection, *, labels: bool = True) -> None:
+        self.connection = connection
+        self.report = ImportReport()
+        self.labels = labels
+        self.stamp = now()
+        self.writer = RowWriter(connection, Node.__table__, _NEW_COLUMNS)
+        self.template = self.writer.row(_new_node_values(self.stamp))
+        self.trait_writer = RowWriter(connection, NodeTrait.__table__, ("node_id", "trait"))
+        # Names set last: (node id, or None for a new node, its UUID, the name).
+        self.names_last: list[tuple[int | None, str, str | None]] = []
+        # The change log's UUIDs, up to LOG_LIMIT + 1 of them (more: the log says everything).
+        self.logged_created: list[str] = []
+        self.logged_changed: list[str] = []
+        self.cache: AbstractContextManager[None] | None = _large_cache(connection, True)
+        self.cache.__enter__()
+
+    def _outcome(self, outcome: str, label: str) -> None:
+        self.report.counts[outcome] += 1
+        if self.labels:
+            getattr(self.report, outcome).append(label)
+
+    def _log(self, into: list[str], node_uuid: str) -> None:
+        if len(self.logged_created) + len(self.logged_changed) <= LOG_LIMIT:
+            into.append(node_uuid)
+
+    def write(self, specs: Sequence[NodeSpec]) -> None:
+        """Create, update or leave the nodes of one batch (IMPORT_BATCH specs or so)."""
+        connection = self.connection
+        wanted = (Node.id, Node.name, Node.uuid, *(getattr(Node, c) for c in IMPORTED))
+        uuids = [spec.uuid for spec in specs if spec.uuid]
+        names = [name for spec in specs if (name := spec.values.get("name", spec.name))]
+        by_uuid = (
+            {
+                row.uuid: row
+                for row in connection.execute(select(*wanted).where(Node.uuid.in_(uuids)))
+            }
+            if uuids
+            else {}
+        )
+        by_name = (
+            {
+                row.name: row
+                for row in connection.execute(select(*wanted).where(Node.name.in_(names)))
+            }
+            if names
+            else {}
+        )
+        matched = [row.id for row in (*by_uuid.values(), *by_name.values())]
+        current_traits: dict[int, set[str]] = {}
+        if matched:
+            found = connection.execute(
+                select(NodeTrait.node_id, NodeTrait.trait).where(NodeTrait.node_id.in_(matched))
+            )
+            for node_id, trait in found:
+                current_traits.setdefault(node_id, set()).add(trait)
+        column_of = self.writer.index
+        process = self.writer.processors
+        name_at = column_of["name"]
+        new_rows: list[list[Any]] = []
+        new_traits: dict[str, tuple[str, ...]] = {}
+        updates: list[tuple[int, dict[str, Any]]] = []
+        trait_changes: list[tuple[int, tuple[str, ...]]] = []
+        taken = set(by_name)  # names stored nodes hold, and this batch's new nodes
+        for spec in specs:
+            row = by_uuid.get(spec.uuid) if spec.uuid else by_name.get(spec.name)
+            if row is None:
+                node_uuid = spec.uuid or str(uuidlib.uuid4())
+                new_row = self.template.copy()
+                new_row[column_of["uuid"]] = node_uuid
+                new_row[name_at] = spec.name
+                for column, value in spec.values.items():
+                    at = column_of[column]
+                    convert = process[at]
+                    new_row[at] = value if convert is None else convert(value)
+                name = new_row[name_at]
+                if name is not None and name in taken:  # another node has it still
+                    new_row[name_at] = None
+                    self.names_last.append((None, node_uuid, name))
+                elif name is not None:
+                    taken.add(name)
+                new_rows.append(new_row)
+                self._log(self.logged_created, node_uuid)
+                if spec.traits:
+                    new_traits[node_uuid] = spec.traits
+                self._outcome("created", spec.label)
+                continue
+            changes = {c: v for c, v in spec.values.items() if getattr(row, c) != v}
+            traits_differ = spec.traits is not None and current_traits.get(row.id, set()) != set(
+                spec.traits
+            )
+            if "name" in changes:
+                self.names_last.append((row.id, row.uuid, changes.pop("name")))
+                renamed = True
+            else:
+                renamed = False
+            if changes:
+                updates.append((row.id, changes))
+            if traits_differ and spec.traits is not None:
+                trait_changes.append((row.id, spec.traits))
+            if changes or traits_differ or renamed:
+                self._outcome("updated", spec.label)
+                self._log(self.logged_changed, row.uuid)
+            else:
+                self._outcome("unchanged", spec.label)
+        _update_many(connection, updates, self.stamp)
+        self.writer.insert(new_rows)
+        if trait_changes:
+            changed_ids = [node_id for node_id, _ in trait_changes]
+            connection.execute(delete(NodeTrait).where(NodeTrait.node_id.in_(changed_ids)))
+        if new_traits:
+            found = connection.execute(
+                select(Node.uuid, Node.id).where(Node.uuid.in_(list(new_traits)))
+            )
+            ids = {str(node_uuid): int(node_id) for node_uuid, node_id in found}
+            trait_changes += [(ids[node_uuid], traits) for node_uuid, traits in new_traits.items()]
+        if trait_changes:
+            self.trait_writer.insert(
+                [(node_id, t) for node_id, traits in trait_changes for t in traits]
+            )
+
+    def finish(self) -> ImportReport:
+        """Set the names left for last (Conflict when one would belong to two nodes), bump
+        the node generation when anything changed; the report."""
+        try:
+            self._set_names()
+            counts = self.report.counts
+            if counts["created"] or counts["updated"]:
+                _changed(
+                    self.connection,
+                    self.logged_changed,
+                    created=self.logged_created,
+                    everything=len(self.logged_created) + len(self.logged_changed) > LOG_LIMIT,
+                )
+        finally:
+            self.close()
+        return self.report
+
+    def close(self) -> None:
+        """Put SQLite's page cache back as it was (finish does; call it when not finishing)."""
+        if self.cache is not None:
+            cache, self.cache = self.cache, None
+            cache.__exit__(None, None, None)
+
+    def _set_names(self) -> None:
+        if not self.names_last:
+            return
+        connection = self.connection
+        new = [node_uuid for node_id, node_uuid, _ in self.names_last if node_id is None]
+        ids: dict[str, int] = {}
+        for chunk in _batches(new):
+            found = connection.execute(select(Node.uuid, Node.id).where(Node.uuid.in_(chunk)))
+            ids.update((str(node_uuid), int(node_id)) for node_uuid, node_id in found)
+        final = [
+            (node_id if node_id is not None else ids[node_uuid], node_uuid, name)
+            for node_id, node_uuid, name in self.names_last
+        ]
+        moving = {node_id for node_id, _, _ in final}
+        owner: dict[str, tuple[int, str]] = {}
+        for node_id, node_uuid, name in final:
+            if name is None:
+                continue
+            if name in owner:
+                raise _name_conflict(name, owner[name], (node_id, node_uuid))
+            owner[name] = (node_id, node_uuid)
+        for chunk in _batches(list(owner)):
+            held = connection.execute(
+                select(Node.id, Node.uuid, Node.name).where(Node.name.in_(chunk))
+            )
+            for node_id, node_uuid, name in held:
+                if node_id not in moving:
+                    raise _name_conflict(str(name), (node_id, node_uuid), owner[str(name)])
+        for chunk in _batches(sorted(moving)):  # names may swap: clear them all first
+            connection.execute(update(Node).where(Node.id.in_(chunk)).values(name=None))
+        renamed = [
+            {"node_id": node_id, "new_name": name}
+            for node_id, node_uuid, name in final
+            if name is not None and node_uuid not in ids
+        ]
+        statement = (
+            update(Node)
+            .where(Node.id == bindparam("node_id"))
+            .values(name=bindparam("new_name"), updated_at=self.stamp)
+        )
+        for chunk in _batches(renamed):
+            connection.execute(statement, list(chunk))
+        named = [
+            {"node_id": node_id, "new_name": name}
+            for node_id, node_uuid, name in final
+            if name is not None and node_uuid in ids
+        ]
+        statement = (
+            update(Node).where(Node.id == bindparam("node_id")).values(name=bindparam("new_name"))
+        )
+        for chunk in _batches(named):
+            connection.execute(statement, list(chunk))
+
+
+def _name_conflict(name: str, one: tuple[int, str], other: tuple[int, str]) -> Conflict:
+    """The two nodes named in the order the store holds them (a new node after every stored
+    one)."""
+    first, second = sorted((one, other))
+    return Conflict(
+        f"the name {name!r} would belong to two nodes, {first[1]} and {second[1]} "
+        "(the import matches a node by UUID when the entry has one, else by name)"
+    )
 
 
 def import_nodes(
@@ -771,104 +1000,20 @@ def import_nodes(
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
     """Create missing nodes, update changed ones, leave the rest; in the caller's transaction,
-    in batches, with one generation bump when anything changed. Conflict (nothing written)
-    when two nodes would end up with one name. ``progress`` hears (nodes written, nodes to
-    write) as the writes go."""
-    report = ImportReport()
-    rows = connection.execute(  # .all(): one fetchall, not a fetch per row
-        select(Node.id, Node.name, Node.uuid, *(getattr(Node, c) for c in IMPORTED))
-    ).all()
-    by_uuid = {row.uuid: row for row in rows}
-    by_name = {row.name: row for row in rows if row.name is not None}
-    current_traits: dict[int, set[str]] = {}
-    for node_id, trait in connection.execute(select(NodeTrait.node_id, NodeTrait.trait)).all():
-        current_traits.setdefault(node_id, set()).add(trait)
-    stamp = now()
-    writer = RowWriter(connection, Node.__table__, _NEW_COLUMNS)
-    template = writer.row(_new_node_values(stamp))
-    column_of = writer.index
-    process = writer.processors
-    new_rows: list[list[Any]] = []
-    created: list[str] = []
-    new_traits: dict[str, tuple[str, ...]] = {}
-    updates: list[tuple[int, dict[str, Any]]] = []
-    trait_changes: list[tuple[int, tuple[str, ...]]] = []
-    names = {row.uuid: row.name for row in rows}  # every node's name after the import
-    changed_uuids: list[str] = []
-    for spec in specs:
-        row = by_uuid.get(spec.uuid) if spec.uuid else by_name.get(spec.name)
-        if row is None:
-            node_uuid = spec.uuid or str(uuidlib.uuid4())
-            new_row = template.copy()
-            new_row[column_of["uuid"]] = node_uuid
-            new_row[column_of["name"]] = spec.name
-            for column, value in spec.values.items():
-                at = column_of[column]
-                convert = process[at]
-                new_row[at] = value if convert is None else convert(value)
-            new_rows.append(new_row)
-            created.append(node_uuid)
-            names[node_uuid] = spec.values.get("name", spec.name)
-            if spec.traits:
-                new_traits[node_uuid] = spec.traits
-            report.created.append(spec.label)
-            continue
-        changes = {c: v for c, v in spec.values.items() if getattr(row, c) != v}
-        names[row.uuid] = changes.get("name", row.name)
-        traits_differ = spec.traits is not None and current_traits.get(row.id, set()) != set(
-            spec.traits
-        )
-        if changes:
-            updates.append((row.id, changes))
-        if traits_differ and spec.traits is not None:
-            trait_changes.append((row.id, spec.traits))
-        if changes or traits_differ:
-            report.updated.append(spec.label)
-            changed_uuids.append(row.uuid)
-        else:
-            report.unchanged.append(spec.label)
-    _check_names(names)
-    renamed = [node_id for node_id, changes in updates if "name" in changes]
-    for chunk in _batches(renamed):  # names may swap: clear them all first
-        connection.execute(update(Node).where(Node.id.in_(chunk)).values(name=None))
-    to_write = len(updates) + len(new_rows)
-    written = 0
-
-    def wrote(count: int) -> None:
-        nonlocal written
-        written += count
-        if progress is not None:
-            progress(written, to_write)
-
-    _update_many(connection, updates, stamp, wrote)
-    with _large_cache(connection, len(new_rows) > BATCH):
-        for chunk in _batches(new_rows):
-            writer.insert(chunk)
-            wrote(len(chunk))
-    for chunk in _batches([node_id for node_id, _ in trait_changes]):  # existing nodes'
-        connection.execute(delete(NodeTrait).where(NodeTrait.node_id.in_(chunk)))
-    if new_traits:
-        # New rows get ids above every id there was (SQLite's rowid, PostgreSQL's sequence);
-        # a node not found so is looked up by UUID.
-        before = max((row.id for row in rows), default=0)
-        ids: dict[str, int] = {
-            str(node_uuid): int(node_id)
-            for node_uuid, node_id in connection.execute(
-                select(Node.uuid, Node.id).where(Node.id > before)
-            ).all()
-        }
-        for chunk in _batches([u for u in new_traits if u not in ids]):
-            found = connection.execute(select(Node.uuid, Node.id).where(Node.uuid.in_(chunk)))
-            ids.update((str(node_uuid), int(node_id)) for node_uuid, node_id in found)
-        trait_changes += [(ids[node_uuid], traits) for node_uuid, traits in new_traits.items()]
-    if trait_changes:
-        trait_writer = RowWriter(connection, NodeTrait.__table__, ("node_id", "trait"))
-        trait_rows = [(node_id, t) for node_id, traits in trait_changes for t in traits]
-        for chunk in _batches(trait_rows):
-            trait_writer.insert(chunk)
-    if report.created or report.updated:
-        _changed(connection, changed_uuids, created=created)
-    return report
+    in batches (:class:`NodeImport`), with one generation bump when anything changed.
+    Conflict (nothing written, once the caller's transaction is rolled back) when two nodes
+    would end up with one name. ``progress`` hears (nodes done, nodes in all)."""
+    run = NodeImport(connection)
+    try:
+        for start in range(0, len(specs), IMPORT_BATCH):
+            chunk = specs[start : start + IMPORT_BATCH]
+            run.write(chunk)
+            if progress is not None:
+                progress(start + len(chunk), len(specs))
+    except BaseException:
+        run.close()
+        raise
+    return run.finish()
 
 
 # -- mirroring a real Ironic -------------------------------------------------------------------
@@ -1056,6 +1201,7 @@ __all__ = [
     "FIELD_LENGTHS",
     "GENERATION",
     "IMPORTED",
+    "IMPORT_BATCH",
     "INTERFACES",
     "KEY_COLUMNS",
     "NEW_NODE",
@@ -1063,6 +1209,7 @@ __all__ = [
     "ImportReport",
     "MirrorReport",
     "NodeChanges",
+    "NodeImport",
     "NodeQuery",
     "NodeSpec",
     "as_dict",

@@ -1,0 +1,109 @@
+"""A streamed node import holds one batch at a time: its memory does not grow with the file."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from flavorsmith import jsonsafe
+from flavorsmith.catalog import plain_json, plain_yaml
+from flavorsmith.db import migrate
+from flavorsmith.db.engine import make_engine, writer
+from flavorsmith.inventory import importer
+
+
+def inventory(path: Path, count: int) -> Path:
+    with path.open("w") as out:
+        out.write("nodes:\n")
+        for i in range(count):
+            out.write(
+                f"  - name: n{i:06d}\n    driver: ipmi\n    resource_class: m1\n"
+                f"    properties: {{cpus: {i % 64}, memory_mb: 131072, cpu_arch: x86_64}}\n"
+                f"    traits: [CUSTOM_A, HW_CPU_X86_AVX2]\n"
+            )
+    return path
+
+
+def peak_kib(tmp_path: Path, count: int) -> int:
+    """Peak Python memory (KiB, as tracemalloc counts it) of importing ``count`` nodes."""
+    file = inventory(tmp_path / f"{count}.yaml", count)
+    engine = make_engine(f"sqlite:///{tmp_path / f'{count}.db'}")
+    migrate.upgrade(engine)
+    tracemalloc.start()
+    try:
+        with writer(engine).begin() as connection:
+            stream = plain_yaml.Stream(file)
+            outcome = importer.import_entries(
+                connection,
+                stream,
+                lambda: (stream.top, stream.prefix),
+                labels=False,
+                batch=500,
+            )
+        peak = tracemalloc.get_traced_memory()[1] >> 10
+    finally:
+        tracemalloc.stop()
+        engine.dispose()
+    assert (outcome.problems, outcome.report.counts["created"]) == ([], count)
+    return peak
+
+
+def test_import_memory_does_not_grow_with_the_number_of_nodes(tmp_path: Path) -> None:
+    """Batches of 500 here (the command's are larger), so both imports hold full ones."""
+    small = peak_kib(tmp_path, 1_000)
+    large = peak_kib(tmp_path, 4_000)
+    # 3,000 nodes more: under 500 bytes a node (what is kept of each is its name, to find
+    # one listed twice; about 100 bytes), where holding every node took about 5 KB each.
+    assert large - small < 3_000 * 500 >> 10, (small, large)
+
+
+JSON_DOCUMENTS = [
+    '[1, 2, {"a": [1, 2.5, null, true]}]',
+    '{"nodes": [{"x": 1}, {"y": "z\\u00e9"}], "next": "u"}',
+    '{"next": "u", "nodes": [] }',
+    '{"a": 1}',
+    "3",
+    "[]",
+    "{}",
+    " [ 12345 , 6 ]\n",
+    '{"nodes": 3}',
+    '{"nodes": [' + "[" * 30 + "]" * 30 + "]}",
+]
+# What the stream leaves to the whole document's reader (jsonsafe.loads says what is wrong).
+JSON_UNSURE = [
+    "[1,]",
+    "[1] x",
+    '{"a": 1, "a": 2}',
+    "[NaN]",
+    '["\\ud800"]',
+    "[123456789012345678901234]",
+    "\ufeff[1]",
+    "",
+    '{"nodes": [' + "[" * 31 + "]" * 31 + "]}",
+]
+
+
+def streamed_json(path: Path) -> object:
+    stream = plain_json.Stream(path)
+    items = list(stream)
+    if stream.prefix:
+        return {**stream.top, "nodes": items}
+    return items if isinstance(stream.top, list) else stream.top
+
+
+@pytest.mark.parametrize("block", [1, 7, plain_json.BLOCK])
+def test_a_json_stream_reads_what_the_whole_document_reader_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    """Entries split across the blocks read anywhere (a number too) read the same."""
+    monkeypatch.setattr(plain_json, "BLOCK", block)
+    path = tmp_path / "nodes.json"
+    for text in JSON_DOCUMENTS:
+        path.write_text(text)
+        assert streamed_json(path) == jsonsafe.loads(text.encode()), text
+    for text in JSON_UNSURE:
+        path.write_text(text)
+        with pytest.raises(plain_yaml.Unsure):
+            streamed_json(path)
