@@ -357,3 +357,25 @@ def test_a_streamed_json_file_with_a_value_no_database_stores_is_refused_whole(
     inventory.write_text('{"nodes": [' + ", ".join(entries) + "]}")
     result = cli("node", "import", str(inventory), "--database", database)
     assert (result.exit_code, result.stdout) == (0, "created: 2100\nupdated: 0\nunchanged: 0\n")
+
+
+def test_a_missing_database_stays_missing_unless_something_is_written(
+    cli: Invoke, tmp_path: Path
+) -> None:
+    """A refused import or a read of a SQLite file that did not exist leaves no file behind (a
+    typo in --database must not turn into an empty database); a write keeps it."""
+    path = tmp_path / "typo.db"
+    database = f"sqlite:///{path}"
+    inventory = tmp_path / "nodes.yaml"
+    inventory.write_text("- {name: a1, resource_class: 5}\n")
+    refused = cli("node", "import", str(inventory), "--database", database)
+    assert refused.exit_code == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nodes.yaml"]
+    listed = cli("node", "list", "--database", database, "-f", "value")
+    assert (listed.exit_code, listed.stdout) == (0, "")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nodes.yaml"]
+    inventory.write_text("- {name: a1, resource_class: m1.small}\n")
+    created = cli("node", "import", str(inventory), "--database", database)
+    assert (created.exit_code, created.stdout) == (0, "created: 1\nupdated: 0\nunchanged: 0\n")
+    assert path.exists()
+    assert cli("node", "list", "--database", database, "-f", "value", "-c", "name").stdout == "a1\n"

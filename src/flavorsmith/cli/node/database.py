@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from flavorsmith.db.engine import Engine
@@ -15,8 +17,13 @@ def open_database(option: str | None, ctx: typer.Context) -> Engine:
     from flavorsmith.db.engine import describe, is_sqlite, make_engine
 
     url = database_url(option)
+    fresh = _new_sqlite_file(url)
+    seeded: dict[str, int] = {}
     try:
         engine = make_engine(url)
+        if fresh is not None:
+            # Registered before the engine's dispose, so it runs after it (last in, first out).
+            ctx.call_on_close(lambda: _remove_if_untouched(fresh, engine, seeded))
         ctx.call_on_close(engine.dispose)
         if is_sqlite(url):
             migrate.upgrade(engine)
@@ -25,6 +32,8 @@ def open_database(option: str | None, ctx: typer.Context) -> Engine:
                 f"error: {describe(url)} needs migrations: run flavorsmith db upgrade", err=True
             )
             raise typer.Exit(1)
+        if fresh is not None:
+            seeded.update(_row_counts(engine))
     except typer.Exit:
         raise
     except Exception as exc:
@@ -32,3 +41,43 @@ def open_database(option: str | None, ctx: typer.Context) -> Engine:
         typer.echo(f"error: database {describe(url)}: {first}", err=True)
         raise typer.Exit(1) from None
     return engine
+
+
+def _new_sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL when it does not exist yet (this command would create it)."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    name = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not name or name == ":memory:":
+        return None
+    if name.startswith("file:"):
+        return None
+    path = Path(name)
+    return None if path.exists() else path
+
+
+def _row_counts(engine: Engine) -> dict[str, int]:
+    """Every table's row count: what a command that wrote nothing leaves as it found it."""
+    from sqlalchemy import inspect, text
+
+    with engine.connect() as connection:
+        names = inspect(connection).get_table_names()
+        return {
+            name: int(connection.execute(text(f'SELECT count(*) FROM "{name}"')).scalar_one())
+            for name in names
+        }
+
+
+def _remove_if_untouched(path: Path, engine: Engine, seeded: dict[str, int]) -> None:
+    """A SQLite file this command created and then wrote nothing to (a read, or a failed write
+    rolled back) is removed with its journal files: a missing database stays missing rather
+    than turning into an empty one behind a typo or a refused import."""
+    try:
+        untouched = bool(seeded) and _row_counts(engine) == seeded
+    except Exception:
+        return
+    engine.dispose()
+    if untouched:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
