@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from flavorsmith.db.engine import WriterBusy, immediate_writer, make_engine, write_now
+from flavorsmith.db.engine import (
+    CHECKPOINT_EVERY,
+    WriterBusy,
+    checkpoint,
+    checkpoint_due,
+    immediate_writer,
+    make_engine,
+    write_now,
+)
 
 
 def test_writes_at_once_when_the_lock_is_free_and_refuses_while_it_is_held(
@@ -49,3 +57,30 @@ def test_none_for_postgresql(postgres_url: str) -> None:
     engine = make_engine(postgres_url)
     assert immediate_writer(engine) is None
     engine.dispose()
+
+
+def test_its_connection_leaves_checkpoints_to_a_worker_thread(tmp_path: Path) -> None:
+    """The connection writing on the event loop never checkpoints by itself (a sync of the
+    database file); every CHECKPOINT_EVERY writes one is due, and ``checkpoint`` copies
+    the whole write-ahead log back into the database."""
+    engine = make_engine(f"sqlite:///{tmp_path / 't.db'}")
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE t (x INTEGER)"))
+    immediate = immediate_writer(engine)
+    assert immediate is not None
+    with immediate.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 0
+    due = []
+    for number in range(2 * CHECKPOINT_EVERY):
+        write_now(
+            engine, lambda c, n=number: c.execute(text("INSERT INTO t VALUES (:n)"), {"n": n})
+        )
+        due.append(checkpoint_due(engine))
+    assert [i for i, d in enumerate(due) if d] == [CHECKPOINT_EVERY - 1, 2 * CHECKPOINT_EVERY - 1]
+    checkpoint(engine)
+    with engine.connect() as connection:
+        busy, frames, copied = connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)").one()
+        assert (busy, frames) == (0, copied)
+        assert connection.execute(text("SELECT count(*) FROM t")).scalar() == 2 * CHECKPOINT_EVERY
+    engine.dispose()
+    checkpoint(engine)  # never raises (a disposed engine opens a connection again)

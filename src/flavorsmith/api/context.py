@@ -12,6 +12,7 @@ A handler keeps the shape authorize → parse → one call → serialize::
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
@@ -22,7 +23,14 @@ from starlette.concurrency import run_in_threadpool
 from flavorsmith.api.auth import Identity
 from flavorsmith.api.requests import identity
 from flavorsmith.api.services import Services
-from flavorsmith.db.engine import Connection, WriterBusy, write_now, writer
+from flavorsmith.db.engine import (
+    Connection,
+    WriterBusy,
+    checkpoint,
+    checkpoint_due,
+    write_now,
+    writer,
+)
 from flavorsmith.errors import Conflict
 
 T = TypeVar("T")
@@ -88,9 +96,13 @@ class RequestContext:
         engine = self.services.engine
         if write and short:
             try:
-                return write_now(engine, work)
+                result = write_now(engine, work)
             except WriterBusy:
                 pass
+            else:
+                if checkpoint_due(engine):  # off the loop, and after this answer
+                    asyncio.get_running_loop().run_in_executor(None, checkpoint, engine)
+                return result
 
         def transaction() -> T:
             with (writer(engine) if write else engine).begin() as connection:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +21,8 @@ __all__ = [
     "Engine",
     "WriterBusy",
     "check_database_url",
+    "checkpoint",
+    "checkpoint_due",
     "describe",
     "immediate_writer",
     "is_sqlite",
@@ -31,6 +34,8 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+log = logging.getLogger("flavorsmith.db")
 
 URL_FORMS = "sqlite:///PATH or postgresql+psycopg://USER@HOST/DATABASE"
 
@@ -192,7 +197,41 @@ def write_now(engine: Engine, work: Callable[[Connection], T]) -> T:
                 raise WriterBusy(str(driver)) from None
             raise
         with transaction:
-            return work(connection)
+            result = work(connection)
+    immediate.__dict__[_WRITES] = immediate.__dict__.get(_WRITES, 0) + 1
+    return result
+
+
+# How many writes of ``write_now`` between two checkpoints of the write-ahead log. Its
+# connection never checkpoints by itself (a checkpoint copies pages into the database file
+# and syncs it: milliseconds on a busy disk, which would stall the event loop); the caller
+# has ``checkpoint`` run on a worker thread instead. About SQLite's own default of 1,000
+# pages, at a few pages a write.
+CHECKPOINT_EVERY = 200
+
+# Where an immediate writer counts its writes since the last checkpoint was due.
+_WRITES = "_flavorsmith_writes"
+
+
+def checkpoint_due(engine: Engine) -> bool:
+    """Whether ``write_now`` has written enough on ``engine`` since the last time this said
+    so for ``checkpoint`` to be run."""
+    immediate = engine.__dict__.get(_IMMEDIATE)
+    if immediate is None or immediate.__dict__.get(_WRITES, 0) < CHECKPOINT_EVERY:
+        return False
+    immediate.__dict__[_WRITES] = 0
+    return True
+
+
+def checkpoint(engine: Engine) -> None:
+    """A passive checkpoint of a SQLite file's write-ahead log on one of ``engine``'s own
+    connections (it waits for no reader or writer); a failure is logged, never raised (the
+    next one, or SQLite's own on another connection, does the work)."""
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+    except Exception as exc:  # a disposed engine, a database gone: nothing to stop for
+        log.warning("checkpoint of the write-ahead log failed: %s", exc)
 
 
 # Where ``immediate_writer`` keeps an engine's never-waiting writer (None: it has none).
@@ -203,6 +242,7 @@ def _sqlite_on_connect_immediate(dbapi_connection: Any, record: Any) -> None:
     _sqlite_on_connect(dbapi_connection, record)
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA busy_timeout=0")  # a held lock is an error at once, not a wait
+    cursor.execute("PRAGMA wal_autocheckpoint=0")  # see CHECKPOINT_EVERY
     cursor.close()
 
 
