@@ -18,7 +18,8 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest, values
@@ -55,6 +56,12 @@ class Recorded:
     mirror_refresh_seconds: Histogram
     mirror_nodes: Gauge
     mirror_last_refresh: Gauge
+    # (family, route, method, status) -> the request counter's and histogram's children with
+    # those labels: looking them up by labels cost more than recording (the set is bounded:
+    # route templates, never raw paths).
+    request_children: dict[tuple[str, str, str, str], tuple[Any, Any]] = field(
+        default_factory=dict, compare=False
+    )
 
 
 @functools.cache
@@ -158,8 +165,15 @@ def enable_multiprocess(path: str) -> None:
 def record_request(family: str, route: str, method: str, status: int, seconds: float) -> None:
     shown = method if method in METHODS else "other"
     found = recorded()
-    found.requests.labels(family, route, shown, str(status)).inc()
-    found.request_seconds.labels(family, route, shown).observe(seconds)
+    key = (family, route, shown, str(status))
+    children = found.request_children.get(key)
+    if children is None:
+        children = found.request_children[key] = (
+            found.requests.labels(*key),
+            found.request_seconds.labels(family, route, shown),
+        )
+    children[0].inc()
+    children[1].observe(seconds)
 
 
 class _Recorded(Collector):

@@ -80,6 +80,38 @@ def test_requests_are_counted_by_family_route_template_and_status(client: TestCl
     assert not any("12345" in str(labels) for _, labels in after)
 
 
+def test_writes_of_traits_are_counted_by_their_route_template(client: TestClient) -> None:
+    """Writes of a node's traits skip FastAPI's router (api/direct.py): they are counted and
+    answered as every other request, their errors in Ironic's body."""
+    node = client.post(
+        "/baremetal/v1/nodes", json={"driver": "fake-hardware", "name": "m1"}, headers=LATEST
+    ).json()
+    before = scrape(client)
+    url = f"/baremetal/v1/nodes/{node['uuid']}/traits"
+    assert client.put(url, json={"traits": ["CUSTOM_A"]}, headers=LATEST).status_code == 204
+    assert client.put(f"{url}/CUSTOM_B", headers=LATEST).status_code == 204
+    missing = client.put(
+        "/baremetal/v1/nodes/no-such-node/traits", json={"traits": []}, headers=LATEST
+    )
+    assert missing.status_code == 404
+    assert missing.json() == {
+        "error_message": '{"faultcode": "Client", "faultstring": "Node no-such-node could not '
+        'be found.", "debuginfo": null}'
+    }
+    assert missing.headers["x-openstack-request-id"].startswith("req-")
+    after = scrape(client)
+
+    def delta(route: str, status: str) -> float:
+        labels = {"family": "baremetal", "route": route, "method": "PUT", "status": status}
+        return value(after, "flavorsmith_http_requests_total", **labels) - value(
+            before, "flavorsmith_http_requests_total", **labels
+        )
+
+    assert delta("/baremetal/v1/nodes/{ident}/traits", "204") == 1
+    assert delta("/baremetal/v1/nodes/{ident}/traits", "404") == 1
+    assert delta("/baremetal/v1/nodes/{ident}/traits/{trait}", "204") == 1
+
+
 def test_an_unknown_method_is_counted_as_other(client: TestClient) -> None:
     before = scrape(client)
     assert client.request("BREW", "/v1/capacity", headers=ADMIN).status_code == 405

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import Engine
 
 from flavorsmith.ironic.nodes import SET_TRAITS_HOWTO
 
@@ -205,3 +209,32 @@ def test_policy(make_client: Any, token_file: Any) -> None:
     assert client.delete(url, headers=reader).status_code == 403
     assert client.get(url, headers=LATEST).status_code == 401
     assert client.put(f"{url}/traits/CUSTOM_A", headers=admin).status_code == 204
+
+
+def test_a_write_of_traits_waits_for_another_writer(
+    client: TestClient, node: dict[str, Any], migrated_engine: Engine
+) -> None:
+    """A SQLite file's traits are written on the event loop when the write lock is free; while
+    another writer holds it, the write waits for it on a worker thread (no 'database is
+    locked' 503) and lands once it is released."""
+    if migrated_engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's write lock")
+    url = f"{URL}/{node['uuid']}/traits"
+    other = sqlite3.connect(str(migrated_engine.url.database), isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        with ThreadPoolExecutor(1) as pool:
+            waiting = pool.submit(
+                client.put, url, json={"traits": ["CUSTOM_WAITED"]}, headers=LATEST
+            )
+            time.sleep(0.3)
+            assert not waiting.done()
+            other.execute("ROLLBACK")
+            response = waiting.result(timeout=30)
+    finally:
+        other.close()
+    assert (response.status_code, response.content) == (204, b"")
+    assert traits(client, node) == ["CUSTOM_WAITED"]
+    # The lock free again: written at once, on the loop.
+    assert client.put(url, json={"traits": ["CUSTOM_NOW"]}, headers=LATEST).status_code == 204
+    assert traits(client, node) == ["CUSTOM_NOW"]

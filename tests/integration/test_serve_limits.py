@@ -142,3 +142,39 @@ def test_past_the_connection_limit_a_request_is_503_logged_once(tmp_path: Path) 
         "overloaded: 3 connections open, the most served (--max-connections); answering 503"
     ], text
     assert "Exceeded concurrency limit" not in text
+
+
+def test_a_request_head_past_the_limit_is_431(tmp_path: Path) -> None:
+    """In one read or trickled, a request head larger than 32 KiB is refused with 431 and
+    the connection closed; one just under it is served."""
+    refusal = (
+        b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+        b"content-type: text/plain; charset=utf-8\r\ncontent-length: 91\r\n"
+        b"connection: close\r\n\r\n"
+        b"Request head is larger than 32768 bytes, the most accepted "
+        b"(request line and header fields)"
+    )
+
+    def answer(sock: socket.socket) -> bytes:
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+        return received
+
+    with serve(tmp_path) as (port, _log):
+        head = b"GET /healthz HTTP/1.1\r\nHost: x\r\n"
+        whole = connect(port, head + b"X-Big: " + b"a" * 40_000 + b"\r\n\r\n")
+        trickled = connect(port, head + b"X-Big: ")
+        try:
+            for _ in range(5):
+                trickled.sendall(b"a" * 10_000)
+            assert answer(whole) == refusal
+            assert answer(trickled) == refusal
+        finally:
+            whole.close()
+            trickled.close()
+        fits = connect(port, head + b"Connection: close\r\nX-Big: " + b"a" * 30_000 + b"\r\n\r\n")
+        try:
+            assert answer(fits).startswith(b"HTTP/1.1 200 OK\r\n")
+        finally:
+            fits.close()

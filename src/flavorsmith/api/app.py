@@ -28,6 +28,7 @@ from flavorsmith.api.compute import versions as compute
 from flavorsmith.api.compute.policies import KEYSTONE_POLICIES as NOVA_KEYSTONE_POLICIES
 from flavorsmith.api.compute.policies import POLICIES as COMPUTE_POLICIES
 from flavorsmith.api.csrf import CrossSiteGuard
+from flavorsmith.api.direct import DirectRoutes, writes_of
 from flavorsmith.api.families import (
     NOT_FOUND_MESSAGES,
     POLICY_MESSAGES,
@@ -179,9 +180,16 @@ def create_app(
     openapi.install(app)
     table.add("", [r for r in app.router.routes if getattr(r, "path", None) is not None])
     _install_error_handlers(app)
+    # Writes of a node's traits skip FastAPI's router: the same handlers, called directly.
+    app.add_middleware(
+        DirectRoutes,
+        routes=writes_of("/baremetal", baremetal_traits.router.routes),
+        on_error=_domain_error,
+    )
     app.add_middleware(CrossSiteGuard)  # inside ServiceMiddleware: refusals get a request id
-    # Middleware order (outermost first): ServiceMiddleware only; FastAPI's own exception
-    # middleware sits inside it and turns domain errors into each API's error body.
+    # Middleware order (outermost first): ServiceMiddleware, CrossSiteGuard, DirectRoutes;
+    # FastAPI's own exception middleware sits inside them and turns domain errors into each
+    # API's error body (DirectRoutes does the same with the same handler).
     app.add_middleware(
         ServiceMiddleware,
         authenticator=authenticator,
@@ -196,15 +204,17 @@ def _family(request: Request) -> Family:
     return found or family_of(request.url.path)
 
 
-def _install_error_handlers(app: FastAPI) -> None:
-    async def domain_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, FlavorsmithError)
-        family = _family(request)
-        message = exc.message
-        if isinstance(exc, PolicyDenied):
-            message = POLICY_MESSAGES[family].format(rule=exc.rule)
-        return error_response(family, exc.status, message, exc.headers)
+async def _domain_error(request: Request, exc: Exception) -> Response:
+    """A domain error in its API family's body (a policy refusal in the family's words)."""
+    assert isinstance(exc, FlavorsmithError)
+    family = _family(request)
+    message = exc.message
+    if isinstance(exc, PolicyDenied):
+        message = POLICY_MESSAGES[family].format(rule=exc.rule)
+    return error_response(family, exc.status, message, exc.headers)
 
+
+def _install_error_handlers(app: FastAPI) -> None:
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         family = _family(request)
@@ -223,6 +233,6 @@ def _install_error_handlers(app: FastAPI) -> None:
         message = f"Invalid request: {where}: {first.get('msg', 'invalid value')}"
         return error_response(_family(request), 400, message)
 
-    app.add_exception_handler(FlavorsmithError, domain_error)
+    app.add_exception_handler(FlavorsmithError, _domain_error)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)

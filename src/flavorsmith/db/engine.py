@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.pool import StaticPool
 
 from flavorsmith.config import ConfigError, sqlite_folder
@@ -16,14 +19,23 @@ from flavorsmith.config import ConfigError, sqlite_folder
 __all__ = [
     "Connection",
     "Engine",
+    "WriterBusy",
     "check_database_url",
+    "checkpoint",
+    "checkpoint_due",
     "describe",
+    "immediate_writer",
     "is_sqlite",
     "make_engine",
     "ping",
     "read_only_engine",
+    "write_now",
     "writer",
 ]
+
+T = TypeVar("T")
+
+log = logging.getLogger("flavorsmith.db")
 
 URL_FORMS = "sqlite:///PATH or postgresql+psycopg://USER@HOST/DATABASE"
 
@@ -130,6 +142,108 @@ def writer(engine: Engine) -> Engine:
 
 # Where ``writer`` keeps an engine's writing engine.
 _WRITER = "_flavorsmith_writer"
+
+
+def immediate_writer(engine: Engine) -> Engine | None:
+    """For a SQLite file: an engine of one connection whose writing transactions never wait,
+    for short writes made on the event loop itself (a node's traits: a few statements, a
+    fraction of a millisecond, cheaper than the hop to a worker thread and back). Its BEGIN
+    fails at once (``database is locked``) when another writer holds the lock, and its one
+    connection is never waited for (it serves one transaction at a time, on one thread): the
+    caller then does the work on a worker thread as usual. None for any other database (a
+    network round trip, or a connection pool that may make it wait, never runs on the loop)
+    and for an in-memory SQLite database (one connection, shared with the worker threads).
+    Made once per engine and kept on it."""
+    if _IMMEDIATE in engine.__dict__:
+        found: Engine | None = engine.__dict__[_IMMEDIATE]
+        return found
+    found = None
+    url = engine.url
+    database = url.database or ""
+    if url.get_backend_name() == "sqlite" and database not in ("", ":memory:"):
+        if database.startswith("file:"):  # a URI (a read-only or shared-cache one): as is
+            engine.__dict__[_IMMEDIATE] = None
+            return None
+        found = create_engine(
+            url,
+            poolclass=StaticPool,
+            connect_args={"check_same_thread": False},
+            execution_options={"writer": True},
+        )
+        event.listen(found, "connect", _sqlite_on_connect_immediate)
+        event.listen(found, "begin", _sqlite_on_begin)
+    engine.__dict__[_IMMEDIATE] = found
+    return found
+
+
+class WriterBusy(Exception):
+    """``write_now`` could not start at once: the database is not a SQLite file, or another
+    writer holds its lock. Nothing was done."""
+
+
+def write_now(engine: Engine, work: Callable[[Connection], T]) -> T:
+    """``work`` in one writing transaction on ``immediate_writer(engine)``, on this thread
+    and without waiting for anything; WriterBusy (nothing done) when that cannot be."""
+    immediate = immediate_writer(engine)
+    if immediate is None:
+        raise WriterBusy("no immediate writer for this database")
+    with immediate.connect() as connection:
+        try:
+            transaction = connection.begin()
+        except (DBAPIError, sqlite3.OperationalError) as exc:
+            # BEGIN is sent on the driver's cursor (``_sqlite_on_begin``): its own error.
+            driver = exc.orig if isinstance(exc, DBAPIError) else exc
+            if getattr(driver, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY:
+                raise WriterBusy(str(driver)) from None
+            raise
+        with transaction:
+            result = work(connection)
+    immediate.__dict__[_WRITES] = immediate.__dict__.get(_WRITES, 0) + 1
+    return result
+
+
+# How many writes of ``write_now`` between two checkpoints of the write-ahead log. Its
+# connection never checkpoints by itself (a checkpoint copies pages into the database file
+# and syncs it: milliseconds on a busy disk, which would stall the event loop); the caller
+# has ``checkpoint`` run on a worker thread instead. About SQLite's own default of 1,000
+# pages, at a few pages a write.
+CHECKPOINT_EVERY = 200
+
+# Where an immediate writer counts its writes since the last checkpoint was due.
+_WRITES = "_flavorsmith_writes"
+
+
+def checkpoint_due(engine: Engine) -> bool:
+    """Whether ``write_now`` has written enough on ``engine`` since the last time this said
+    so for ``checkpoint`` to be run."""
+    immediate = engine.__dict__.get(_IMMEDIATE)
+    if immediate is None or immediate.__dict__.get(_WRITES, 0) < CHECKPOINT_EVERY:
+        return False
+    immediate.__dict__[_WRITES] = 0
+    return True
+
+
+def checkpoint(engine: Engine) -> None:
+    """A passive checkpoint of a SQLite file's write-ahead log on one of ``engine``'s own
+    connections (it waits for no reader or writer); a failure is logged, never raised (the
+    next one, or SQLite's own on another connection, does the work)."""
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+    except Exception as exc:  # a disposed engine, a database gone: nothing to stop for
+        log.warning("checkpoint of the write-ahead log failed: %s", exc)
+
+
+# Where ``immediate_writer`` keeps an engine's never-waiting writer (None: it has none).
+_IMMEDIATE = "_flavorsmith_immediate"
+
+
+def _sqlite_on_connect_immediate(dbapi_connection: Any, record: Any) -> None:
+    _sqlite_on_connect(dbapi_connection, record)
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=0")  # a held lock is an error at once, not a wait
+    cursor.execute("PRAGMA wal_autocheckpoint=0")  # see CHECKPOINT_EVERY
+    cursor.close()
 
 
 def ping(engine: Engine) -> None:

@@ -72,7 +72,7 @@ async def set_traits(request: Request, ident: str) -> Response:
         row = _locked(connection, request, ident, rule)
         store.set_traits(connection, row, rules.traits_body(body))
 
-    await run(request, work, write=True)
+    await run(request, work, write=True, short=True)
     return Response(status_code=204)
 
 
@@ -83,6 +83,7 @@ async def clear_traits(request: Request, ident: str) -> Response:
         request,
         lambda c: store.remove_all_traits(c, _locked(c, request, ident, rule)),
         write=True,
+        short=True,
     )
     return Response(status_code=204)
 
@@ -99,6 +100,7 @@ async def add_trait(request: Request, ident: str, trait: str) -> Response:
         request,
         lambda c: store.add_trait(c, _locked(c, request, ident, rule), trait),
         write=True,
+        short=True,
     )
     location = f"{root(request)}/v1/nodes/{ident}/traits/{trait}"
     return Response(status_code=204, headers={"Location": location})
@@ -112,5 +114,6 @@ async def remove_trait(request: Request, ident: str, trait: str) -> Response:
         request,
         lambda c: store.remove_trait(c, _locked(c, request, ident, rule), trait),
         write=True,
+        short=True,
     )
     return Response(status_code=204)

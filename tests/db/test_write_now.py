@@ -1,0 +1,86 @@
+"""write_now: a short write on the calling thread that never waits for a lock or a connection."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from flavorsmith.db.engine import (
+    CHECKPOINT_EVERY,
+    WriterBusy,
+    checkpoint,
+    checkpoint_due,
+    immediate_writer,
+    make_engine,
+    write_now,
+)
+
+
+def test_writes_at_once_when_the_lock_is_free_and_refuses_while_it_is_held(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "t.db"
+    engine = make_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE t (x INTEGER)"))
+    assert write_now(engine, lambda c: c.execute(text("INSERT INTO t VALUES (1)")).rowcount) == 1
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(WriterBusy, match="database is locked"):
+            write_now(engine, lambda c: c.execute(text("INSERT INTO t VALUES (2)")))
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+    assert write_now(engine, lambda c: c.execute(text("INSERT INTO t VALUES (3)")).rowcount) == 1
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT x FROM t ORDER BY x")).scalars().all() == [1, 3]
+    # A failed work is rolled back, and the one connection is ready for the next.
+    with pytest.raises(ZeroDivisionError):
+        write_now(engine, lambda c: (c.execute(text("INSERT INTO t VALUES (4)")), 1 / 0))
+    assert write_now(engine, lambda c: c.execute(text("SELECT count(*) FROM t")).scalar()) == 2
+    assert immediate_writer(engine) is immediate_writer(engine)
+    engine.dispose()
+
+
+def test_none_for_in_memory_sqlite() -> None:
+    engine = make_engine("sqlite://")
+    assert immediate_writer(engine) is None
+    with pytest.raises(WriterBusy):
+        write_now(engine, lambda c: None)
+
+
+def test_none_for_postgresql(postgres_url: str) -> None:
+    engine = make_engine(postgres_url)
+    assert immediate_writer(engine) is None
+    engine.dispose()
+
+
+def test_its_connection_leaves_checkpoints_to_a_worker_thread(tmp_path: Path) -> None:
+    """The connection writing on the event loop never checkpoints by itself (a sync of the
+    database file); every CHECKPOINT_EVERY writes one is due, and ``checkpoint`` copies
+    the whole write-ahead log back into the database."""
+    engine = make_engine(f"sqlite:///{tmp_path / 't.db'}")
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE t (x INTEGER)"))
+    immediate = immediate_writer(engine)
+    assert immediate is not None
+    with immediate.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 0
+    due = []
+    for number in range(2 * CHECKPOINT_EVERY):
+        write_now(
+            engine, lambda c, n=number: c.execute(text("INSERT INTO t VALUES (:n)"), {"n": n})
+        )
+        due.append(checkpoint_due(engine))
+    assert [i for i, d in enumerate(due) if d] == [CHECKPOINT_EVERY - 1, 2 * CHECKPOINT_EVERY - 1]
+    checkpoint(engine)
+    with engine.connect() as connection:
+        busy, frames, copied = connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)").one()
+        assert (busy, frames) == (0, copied)
+        assert connection.execute(text("SELECT count(*) FROM t")).scalar() == 2 * CHECKPOINT_EVERY
+    engine.dispose()
+    checkpoint(engine)  # never raises (a disposed engine opens a connection again)
