@@ -27,6 +27,7 @@ from flavorsmith.catalog.model import Flavor
 from flavorsmith.matching import pools
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.index import Index, positions
+from flavorsmith.matching.provider import derived
 from flavorsmith.matching.snapshot import NodeInfo
 from flavorsmith.nova import ironic_provider
 
@@ -224,6 +225,38 @@ def node_findings(
             )
         )
     return out
+
+
+class NodeChecks:
+    """Each node against the provider Nova's ironic driver derives from it (a service's own
+    Placement), kept per node: the next call checks again only the nodes that changed (a new
+    record: an index that follows the change log keeps the others' records) and the new ones.
+    Equal to :func:`node_findings` of every node and its derived provider, as each node's checks
+    depend on that node alone (its provider has its UUID, so no provider is for no node). Not
+    thread-safe: one caller at a time."""
+
+    def __init__(self, fixes: Fixes = Fixes()) -> None:
+        self._fixes = fixes
+        self._kept: dict[str, tuple[NodeInfo, ProviderLike, list[Finding]]] = {}
+        self.checked = 0  # how many nodes were checked afresh, in all
+
+    def check(self, nodes: Sequence[NodeInfo]) -> tuple[list[ProviderLike], list[Finding]]:
+        """(every node's provider, the findings) in the nodes' order."""
+        kept = self._kept
+        now: dict[str, tuple[NodeInfo, ProviderLike, list[Finding]]] = {}
+        providers: list[ProviderLike] = []
+        findings: list[Finding] = []
+        for node in nodes:
+            entry = kept.get(node.uuid)
+            if entry is None or not (entry[0] is node or entry[0] == node):
+                provider = derived(node)
+                entry = (node, provider, node_findings([node], [provider], self._fixes))
+                self.checked += 1
+            now[node.uuid] = entry
+            providers.append(entry[1])
+            findings += entry[2]
+        self._kept = now
+        return providers, findings
 
 
 def _inventory_findings(
@@ -506,15 +539,19 @@ def verify(
     notes: Sequence[str] = (),
     flavors: Sequence[Flavor] = (),
     isolated: Iterable[str] = (),
+    node_checks: Sequence[Finding] | None = None,
 ) -> Report:
     """All the checks: flavors against Placement's candidates (when ``candidates`` is given),
     nodes against their providers, catalog flavors against Nova's, and the pools of the
-    catalog's ``flavors`` that other flavors reach on these nodes."""
+    catalog's ``flavors`` that other flavors reach on these nodes. ``node_checks``: the nodes
+    against their providers when already made (:class:`NodeChecks`)."""
     nodes = index.snapshot.nodes
     findings: list[Finding] = []
     if candidates is not None:
         findings += candidate_findings(index, rules, candidates, providers, fixes)
-    findings += node_findings(nodes, providers, fixes)
+    if node_checks is None:
+        node_checks = node_findings(nodes, providers, fixes)
+    findings += node_checks
     findings += flavor_findings(wanted, nova, fixes, marker)
     findings += pool_findings(flavors, index, isolated)
     return Report(
