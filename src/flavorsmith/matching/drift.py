@@ -184,30 +184,7 @@ def node_findings(
     out: list[Finding] = []
     matched = match_providers(nodes, providers)
     for node in nodes:
-        provider = matched.get(node.uuid)
-        label = node.label
-        if provider is None:
-            if node.placement_class is None:
-                fix = fixes.openstack(f"baremetal node set --resource-class CLASS {label}")
-                why = "the node has no resource class, so Nova makes no inventory for it"
-            else:
-                fix = fixes.openstack("compute service list --service nova-compute") + (
-                    " (a nova-compute that manages the node creates its provider on its next "
-                    "periodic update)"
-                )
-                why = "no nova-compute has reported it"
-            out.append(
-                Finding(
-                    "provider-missing",
-                    label,
-                    f"Placement has no resource provider for node {node.uuid}: {why}",
-                    fix,
-                )
-            )
-            continue
-        out += _inventory_findings(node, provider, not node.available, fixes)
-        if node.placement_class is not None:  # Nova stops at NoResourceClass, before traits
-            out += _trait_findings(node, provider, fixes)
+        out += one_node_findings(node, matched.get(node.uuid), fixes)
     known = {p.uuid for p in matched.values()}
     for provider in providers:
         if provider.uuid in known or not _is_node_provider(provider):
@@ -250,13 +227,44 @@ class NodeChecks:
             entry = kept.get(node.uuid)
             if entry is None or not (entry[0] is node or entry[0] == node):
                 provider = derived(node)
-                entry = (node, provider, node_findings([node], [provider], self._fixes))
+                entry = (node, provider, one_node_findings(node, provider, self._fixes))
                 self.checked += 1
             now[node.uuid] = entry
             providers.append(entry[1])
             findings += entry[2]
         self._kept = now
         return providers, findings
+
+
+def one_node_findings(
+    node: NodeInfo, provider: ProviderLike | None, fixes: Fixes = Fixes()
+) -> list[Finding]:
+    """One node against its provider (None: Placement has none for it)."""
+    out: list[Finding] = []
+    label = node.label
+    if provider is None:
+        if node.placement_class is None:
+            fix = fixes.openstack(f"baremetal node set --resource-class CLASS {label}")
+            why = "the node has no resource class, so Nova makes no inventory for it"
+        else:
+            fix = fixes.openstack("compute service list --service nova-compute") + (
+                " (a nova-compute that manages the node creates its provider on its next "
+                "periodic update)"
+            )
+            why = "no nova-compute has reported it"
+        out.append(
+            Finding(
+                "provider-missing",
+                label,
+                f"Placement has no resource provider for node {node.uuid}: {why}",
+                fix,
+            )
+        )
+        return out
+    out += _inventory_findings(node, provider, not node.available, fixes)
+    if node.placement_class is not None:  # Nova stops at NoResourceClass, before traits
+        out += _trait_findings(node, provider, fixes)
+    return out
 
 
 def _inventory_findings(
