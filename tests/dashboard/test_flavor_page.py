@@ -71,10 +71,17 @@ def test_the_flavor_page_shows_the_apis_answers(service: tuple[str, str], browse
     screenshot(browser, "flavor")
 
 
+# How many answers the page has shown on a node (``body[data-on-node]``, unset before the first).
+ON_NODE_SHOWN = "return Number(document.body.dataset.onNode || 0)"
+
+
 def _on_node(browser: Any, button_id: str) -> None:
-    before = browser.execute_script("return document.body.dataset.onNode || '0'")
+    """Click the button and wait until the page shows its answer. The count is read the same
+    way before and after: unset before the first answer is 0 both times, so the wait cannot be
+    satisfied before the answer is shown."""
+    before: int = browser.execute_script(ON_NODE_SHOWN)
     browser.find_element("id", button_id).click()
-    wait_until(browser, lambda d: d.execute_script("return document.body.dataset.onNode") != before)
+    wait_until(browser, lambda d: d.execute_script(ON_NODE_SHOWN) > before)
 
 
 def test_the_deploy_plan_and_explain_on_a_node(service: tuple[str, str], browser: Any) -> None:

@@ -102,6 +102,9 @@ def test_the_matrix_follows_a_node_changed_through_baremetal(
     query = f"{url}/v1/matrix?limit=25&resource_class=m1.small"
     before = _api(query)
     assert _table(browser) == _expected(before)
+    # Someone is typing a filter: the live redraw leaves the field, its text and focus alone.
+    typing = browser.find_element("id", "trait")
+    typing.send_keys("CUSTOM_")
     # A node of a flavor that asks for traits loses them all: it joins another group, and that
     # flavor's cells count one node less.
     flavor = "m1.small.nvme-cx5-no-gpu"
@@ -115,6 +118,8 @@ def test_the_matrix_follows_a_node_changed_through_baremetal(
         assert total[flavor] == {f["flavor"]: f["nodes"] for f in before["flavors"]}[flavor] - 1
         # Shown without a reload, within the page's 5 s poll (and a margin for a busy machine).
         wait_until(browser, lambda d: _table(d) == _expected(after), timeout=10)
+        assert typing.get_attribute("value") == "CUSTOM_"  # the same element: not drawn again
+        assert browser.execute_script("return document.activeElement.id") == "trait"
     finally:
         _call(f"{url}/baremetal/v1/nodes/{node}/traits", "PUT", {"traits": traits})
     wait_until(browser, lambda d: _table(d) == _expected(_api(query)), timeout=10)

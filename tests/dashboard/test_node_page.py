@@ -159,3 +159,66 @@ def test_a_trait_set_through_baremetal_appears_without_a_reload(
         lambda d: trait in [e.text for e in d.find_elements("css selector", "#traits code")],
     )
     assert console_errors(browser) == []
+
+
+def test_a_live_redraw_keeps_what_the_reader_opened(service: tuple[str, str], browser: Any) -> None:
+    """A change to another node moves only the node generation shown: the page is not drawn
+    again (an Explain answer open, the focus on its button, stay as they are). A change to
+    this node draws it again, with the Explain answer still open and the focus on the same
+    flavor's button."""
+    url, _ = service
+    ironic = {"X-OpenStack-Ironic-API-Version": "1.37"}
+    browser.get(f"{url}/ui/node.html?node={NODE}")
+    assert wait_loaded(browser) == "true"
+    first = next(iter(_why_not(browser)))
+    row = browser.find_element("css selector", f'tr[data-flavor="{first}"]')
+    row.find_element("css selector", "button").click()
+    wait_until(browser, lambda d: row.find_elements("css selector", "ul.explain li"))
+    renders = browser.execute_script("return document.body.dataset.renders")
+    generation = int(browser.find_element("id", "generation").text)
+
+    def focused_flavor(d: Any) -> str | None:
+        found: str | None = d.execute_script(
+            """const row = document.activeElement.closest("tr[data-flavor]");
+               return row && document.activeElement.tagName === "BUTTON" ? row.dataset.flavor : null;"""
+        )
+        return found
+
+    assert focused_flavor(browser) == first
+    other = next(
+        n["name"]
+        for n in _api(f"{url}/baremetal/v1/nodes?limit=5", headers=ironic)["nodes"]
+        if n["name"] != NODE
+    )
+    trait = "CUSTOM_DASHBOARD_KEEP"
+    try:
+        _api(f"{url}/baremetal/v1/nodes/{other}/traits/{trait}", "PUT", ironic)
+        wait_until(browser, lambda d: int(d.find_element("id", "generation").text) > generation)
+        assert browser.execute_script("return document.body.dataset.renders") == renders
+        assert row.find_elements("css selector", "ul.explain li")  # the same row, still open
+        assert focused_flavor(browser) == first
+
+        _api(f"{url}/baremetal/v1/nodes/{NODE}/traits/{trait}", "PUT", ironic)
+        wait_until(
+            browser,
+            lambda d: trait in [e.text for e in d.find_elements("css selector", "#traits code")],
+        )
+        assert browser.execute_script("return document.body.dataset.renders") != renders
+        explained = _api(f"{url}/v1/flavors/{first}/nodes/{NODE}/explain")
+        wait_until(
+            browser,
+            lambda d: (
+                [
+                    li.get_attribute("data-layer")
+                    for li in d.find_elements(
+                        "css selector", f'tr[data-flavor="{first}"] ul.explain li'
+                    )
+                ]
+                == [r["layer"] for r in explained["reasons"]]
+            ),
+        )
+        assert focused_flavor(browser) == first
+        assert console_errors(browser) == []
+    finally:
+        for node in (other, NODE):
+            _api(f"{url}/baremetal/v1/nodes/{node}/traits/{trait}", "DELETE", ironic)

@@ -27,6 +27,7 @@ from flavorsmith.catalog.model import Flavor
 from flavorsmith.matching import pools
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.index import Index, positions
+from flavorsmith.matching.provider import derived
 from flavorsmith.matching.snapshot import NodeInfo
 from flavorsmith.nova import ironic_provider
 
@@ -183,30 +184,7 @@ def node_findings(
     out: list[Finding] = []
     matched = match_providers(nodes, providers)
     for node in nodes:
-        provider = matched.get(node.uuid)
-        label = node.label
-        if provider is None:
-            if node.placement_class is None:
-                fix = fixes.openstack(f"baremetal node set --resource-class CLASS {label}")
-                why = "the node has no resource class, so Nova makes no inventory for it"
-            else:
-                fix = fixes.openstack("compute service list --service nova-compute") + (
-                    " (a nova-compute that manages the node creates its provider on its next "
-                    "periodic update)"
-                )
-                why = "no nova-compute has reported it"
-            out.append(
-                Finding(
-                    "provider-missing",
-                    label,
-                    f"Placement has no resource provider for node {node.uuid}: {why}",
-                    fix,
-                )
-            )
-            continue
-        out += _inventory_findings(node, provider, not node.available, fixes)
-        if node.placement_class is not None:  # Nova stops at NoResourceClass, before traits
-            out += _trait_findings(node, provider, fixes)
+        out += one_node_findings(node, matched.get(node.uuid), fixes)
     known = {p.uuid for p in matched.values()}
     for provider in providers:
         if provider.uuid in known or not _is_node_provider(provider):
@@ -223,6 +201,69 @@ def node_findings(
                 + "` shows nothing in use)",
             )
         )
+    return out
+
+
+class NodeChecks:
+    """Each node against the provider Nova's ironic driver derives from it (a service's own
+    Placement), kept per node: the next call checks again only the nodes that changed (a new
+    record: an index that follows the change log keeps the others' records) and the new ones.
+    Equal to :func:`node_findings` of every node and its derived provider, as each node's checks
+    depend on that node alone (its provider has its UUID, so no provider is for no node). Not
+    thread-safe: one caller at a time."""
+
+    def __init__(self, fixes: Fixes = Fixes()) -> None:
+        self._fixes = fixes
+        self._kept: dict[str, tuple[NodeInfo, ProviderLike, list[Finding]]] = {}
+        self.checked = 0  # how many nodes were checked afresh, in all
+
+    def check(self, nodes: Sequence[NodeInfo]) -> tuple[list[ProviderLike], list[Finding]]:
+        """(every node's provider, the findings) in the nodes' order."""
+        kept = self._kept
+        now: dict[str, tuple[NodeInfo, ProviderLike, list[Finding]]] = {}
+        providers: list[ProviderLike] = []
+        findings: list[Finding] = []
+        for node in nodes:
+            entry = kept.get(node.uuid)
+            if entry is None or not (entry[0] is node or entry[0] == node):
+                provider = derived(node)
+                entry = (node, provider, one_node_findings(node, provider, self._fixes))
+                self.checked += 1
+            now[node.uuid] = entry
+            providers.append(entry[1])
+            findings += entry[2]
+        self._kept = now
+        return providers, findings
+
+
+def one_node_findings(
+    node: NodeInfo, provider: ProviderLike | None, fixes: Fixes = Fixes()
+) -> list[Finding]:
+    """One node against its provider (None: Placement has none for it)."""
+    out: list[Finding] = []
+    label = node.label
+    if provider is None:
+        if node.placement_class is None:
+            fix = fixes.openstack(f"baremetal node set --resource-class CLASS {label}")
+            why = "the node has no resource class, so Nova makes no inventory for it"
+        else:
+            fix = fixes.openstack("compute service list --service nova-compute") + (
+                " (a nova-compute that manages the node creates its provider on its next "
+                "periodic update)"
+            )
+            why = "no nova-compute has reported it"
+        out.append(
+            Finding(
+                "provider-missing",
+                label,
+                f"Placement has no resource provider for node {node.uuid}: {why}",
+                fix,
+            )
+        )
+        return out
+    out += _inventory_findings(node, provider, not node.available, fixes)
+    if node.placement_class is not None:  # Nova stops at NoResourceClass, before traits
+        out += _trait_findings(node, provider, fixes)
     return out
 
 
@@ -506,15 +547,19 @@ def verify(
     notes: Sequence[str] = (),
     flavors: Sequence[Flavor] = (),
     isolated: Iterable[str] = (),
+    node_checks: Sequence[Finding] | None = None,
 ) -> Report:
     """All the checks: flavors against Placement's candidates (when ``candidates`` is given),
     nodes against their providers, catalog flavors against Nova's, and the pools of the
-    catalog's ``flavors`` that other flavors reach on these nodes."""
+    catalog's ``flavors`` that other flavors reach on these nodes. ``node_checks``: the nodes
+    against their providers when already made (:class:`NodeChecks`)."""
     nodes = index.snapshot.nodes
     findings: list[Finding] = []
     if candidates is not None:
         findings += candidate_findings(index, rules, candidates, providers, fixes)
-    findings += node_findings(nodes, providers, fixes)
+    if node_checks is None:
+        node_checks = node_findings(nodes, providers, fixes)
+    findings += node_checks
     findings += flavor_findings(wanted, nova, fixes, marker)
     findings += pool_findings(flavors, index, isolated)
     return Report(

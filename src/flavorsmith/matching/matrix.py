@@ -10,6 +10,7 @@ ANDs of bitmaps, and filtering and paging the columns touch groups, never nodes.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -61,16 +62,42 @@ class Groups:
     by_state: dict[str | None, int]
 
 
-_groups_cache: tuple[Index, Groups] | None = None
+# The groups of the last indexes (newest last): two, so that a request still holding the
+# previous index while the next one is grouped neither waits for nor evicts the newer groups.
+KEPT = 2
+_groups_cache: list[tuple[Index, Groups]] = []
+# Grouping is single-flight: one thread groups an index, any other asking for the same index
+# (a page request beside the warming thread) waits for that answer instead of grouping again.
+_grouping = threading.Lock()
+# How many times an index was grouped (each index once: what the single flight guarantees).
+builds = 0
+
+
+def _kept(index: Index) -> Groups | None:
+    for held, made in _groups_cache:
+        if held is index:
+            return made
+    return None
 
 
 def groups(index: Index) -> Groups:
     """Every node group of ``index``, ordered by resource class then first node, and the bitmaps
-    the filters need (made once per index; the last one is kept)."""
-    global _groups_cache
-    cached = _groups_cache
-    if cached is not None and cached[0] is index:
-        return cached[1]
+    the filters need (made once per index, by one thread at a time; the last ones are kept)."""
+    global _groups_cache, builds
+    found = _kept(index)  # without the lock: the list is replaced whole, never changed
+    if found is not None:
+        return found
+    with _grouping:
+        found = _kept(index)  # made while this thread waited
+        if found is not None:
+            return found
+        made = _group(index)
+        builds += 1
+        _groups_cache = [*_groups_cache, (index, made)][-KEPT:]
+        return made
+
+
+def _group(index: Index) -> Groups:
     by_key: dict[tuple[str | None, frozenset[str]], Group] = {}
     class_positions: dict[str | None, list[int]] = {}
     state_positions: dict[str | None, list[int]] = {}
@@ -87,13 +114,11 @@ def groups(index: Index) -> Groups:
             counts[1] += 1
         class_positions.setdefault(node.resource_class, []).append(position)
         state_positions.setdefault(node.provision_state, []).append(position)
-    made = Groups(
+    return Groups(
         sorted(by_key.values(), key=lambda g: (g.resource_class or "", g.position)),
         {key: bitmap(found) for key, found in class_positions.items()},
         {key: bitmap(found) for key, found in state_positions.items()},
     )
-    _groups_cache = (index, made)
-    return made
 
 
 @dataclass(frozen=True)

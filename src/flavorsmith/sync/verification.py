@@ -57,6 +57,10 @@ OWN_PLACEMENT = (
 )
 
 
+# The fixes a report on this service's own data names (no cloud).
+OWN_FIXES = drift.Fixes(None)
+
+
 def own_nova(engine: Engine) -> Mapping[str, Any]:
     """This service's own Nova flavors, as ``verify`` compares them."""
     store_target = FLAVORS.store_target
@@ -65,18 +69,29 @@ def own_nova(engine: Engine) -> Mapping[str, Any]:
 
 
 def own(
-    engine: Engine, catalog: Catalog, index: Index, nova: Mapping[str, Any] | None = None
+    engine: Engine,
+    catalog: Catalog,
+    index: Index,
+    nova: Mapping[str, Any] | None = None,
+    checks: drift.NodeChecks | None = None,
 ) -> drift.Report:
     """The catalog against this service's own nodes and its own Nova flavors (``nova``: as
-    :func:`own_nova` read them, when the caller already has)."""
+    :func:`own_nova` read them, when the caller already has). With ``checks`` (made with
+    ``OWN_FIXES``, kept by the caller from one report to the next) only the nodes changed since
+    its last report are checked again."""
     if nova is None:
         nova = own_nova(engine)
     nodes = index.snapshot.nodes
+    if checks is None:
+        providers: Sequence[Any] = [derived(node) for node in nodes]
+        node_checks = None
+    else:
+        providers, node_checks = checks.check(nodes)
     return report(
         catalog,
         index,
         nova,
-        [derived(node) for node in nodes],
+        providers,
         None,
         sources={
             "catalog": "the catalog repository",
@@ -84,7 +99,8 @@ def own(
             "nova": "the service's compute API flavors",
             "placement": OWN_PLACEMENT,
         },
-        fixes=drift.Fixes(None),
+        fixes=OWN_FIXES,
+        node_checks=node_checks,
     )
 
 
@@ -149,6 +165,7 @@ def report(
     sources: Mapping[str, str],
     fixes: drift.Fixes,
     notes: tuple[str, ...] = (),
+    node_checks: Sequence[drift.Finding] | None = None,
 ) -> drift.Report:
     return drift.verify(
         index=index,
@@ -162,4 +179,5 @@ def report(
         marker=FLAVOR_MARKER,
         notes=notes,
         flavors=catalog.flavors,
+        node_checks=node_checks,
     )

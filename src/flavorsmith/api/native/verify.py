@@ -6,7 +6,9 @@ for the admin role.
 The report is kept for the index, catalog and Nova flavors it was made from: an open dashboard
 asks every few seconds, and at 100,000 nodes a report takes seconds (every node's provider
 derived and compared), while reading the Nova flavors to see whether they changed takes a few
-milliseconds. A new node generation, a catalog reload or a flavor change makes a new one."""
+milliseconds. A new node generation, a catalog reload or a flavor change makes a new one; each
+node's checks are kept too, so after a node change only the changed nodes are derived and
+compared again (the rest of the report, flavors and pools, is made from bitmaps)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from flavorsmith.api.services import Services
 from flavorsmith.catalog.repo import RepoView
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import ServiceUnavailable
+from flavorsmith.matching import drift
 from flavorsmith.matching.index import Index
 from flavorsmith.sync import verification
 
@@ -47,6 +50,9 @@ class _Kept:
 
 _kept: _Kept | None = None
 _keeping = threading.Lock()
+# Each node's checks, kept from one report to the next (used under ``_keeping``): after a
+# change only the changed nodes are checked again.
+_node_checks = drift.NodeChecks(verification.OWN_FIXES)
 
 
 def report(shared: Services, view: RepoView, index: Index) -> dict[str, Any]:
@@ -60,7 +66,8 @@ def report(shared: Services, view: RepoView, index: Index) -> dict[str, Any]:
         same = kept is not None and kept.index is index and kept.view is view
         if same and kept is not None and kept.nova == fingerprint:
             return kept.body
-        body = verification.own(shared.engine, view.catalog, index, nova).as_dict()
+        made = verification.own(shared.engine, view.catalog, index, nova, _node_checks)
+        body = made.as_dict()
         _kept = _Kept(index, view, fingerprint, body)
         return body
 

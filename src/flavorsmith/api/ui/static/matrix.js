@@ -8,8 +8,20 @@ const FILTERS = ["resource_class", "trait", "provision_state"];
 const PAGE_SIZE = 25;
 const STATES = ["available", "active", "manageable", "enroll", "cleaning", "deploying", "error"];
 
+// A filter's suggestions (a datalist). A live redraw never touches the filter form itself, and
+// changes a field's suggestions only when they differ and nobody is typing in it (else once the
+// field loses focus): the suggestions shown under the field do not change under the typing.
 function options(id, values) {
-  document.getElementById(id).replaceChildren(...values.map((v) => el("option", { value: v })));
+  const list = document.getElementById(id);
+  const field = document.querySelector(`input[list="${id}"]`);
+  const put = () => {
+    const now = [...list.options].map((o) => o.value);
+    if (JSON.stringify(now) !== JSON.stringify(values)) {
+      list.replaceChildren(...values.map((v) => el("option", { value: v })));
+    }
+  };
+  if (field && document.activeElement === field) field.addEventListener("blur", put, { once: true });
+  else put();
 }
 
 function groupHeader(group) {

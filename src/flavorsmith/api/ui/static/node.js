@@ -9,14 +9,16 @@ import { api, el, explainError, flavorHref, shell, showStatus } from "/ui/common
 
 const POLL_MS = 5000;
 const ident = new URLSearchParams(location.search).get("node") || "";
-let shownGeneration = null;
+let shownAnswer = null;
 
 function fact(term, value) {
   return [el("dt", { text: term }), el("dd", { text: value === null || value === undefined ? "—" : value })];
 }
 
 async function explain(flavor, button, target) {
-  button.disabled = true;
+  // aria-disabled, not disabled: a disabled button loses the keyboard's focus.
+  if (button.getAttribute("aria-disabled") === "true") return;
+  button.setAttribute("aria-disabled", "true");
   try {
     const body = await api(
       `/v1/flavors/${encodeURIComponent(flavor)}/nodes/${encodeURIComponent(ident)}/explain`,
@@ -37,7 +39,7 @@ async function explain(flavor, button, target) {
   } catch (error) {
     target.replaceChildren(el("p", { class: "error", role: "alert", text: explainError(error) }));
   } finally {
-    button.disabled = false;
+    button.removeAttribute("aria-disabled");
   }
 }
 
@@ -157,6 +159,7 @@ function render(body) {
     ...fact("Available to schedule", node.available ? "yes" : "no"),
     ...fact("Node generation", body.generation),
   );
+  document.querySelector("#facts dd:last-of-type").id = "generation";
   renderTraits(body.trait_owners);
   const holds = document.getElementById("holds");
   holds.replaceChildren(...node.holds.map((h) => el("li", { "data-kind": h.kind, text: h.detail })));
@@ -169,12 +172,27 @@ function render(body) {
   );
   if (!serves.length) list.append(el("li", { text: "None: no flavor can land on this node." }));
 
+  // A redraw keeps what the reader opened: each Explain answer shown (asked again, as the node
+  // changed) and the focus on an Explain button.
+  const opened = new Map(
+    [...document.querySelectorAll("#whynot tr[data-flavor]")]
+      .map((tr) => [tr.dataset.flavor, tr.querySelector(".explained")])
+      .filter(([, target]) => target && target.childNodes.length),
+  );
+  const focused = document.activeElement && document.activeElement.closest("#whynot tr[data-flavor]");
+  const refocus = focused ? focused.dataset.flavor : null;
+  const buttons = new Map();
   const rows = body.flavors
     .filter((f) => !f.match)
     .map((f) => {
       const target = el("div", { class: "explained", "aria-live": "polite" });
       const button = el("button", { type: "button", text: "Explain", "aria-label": `Explain ${f.flavor} on this node` });
       button.addEventListener("click", () => explain(f.flavor, button, target));
+      buttons.set(f.flavor, button);
+      if (opened.has(f.flavor)) {
+        target.replaceChildren(...opened.get(f.flavor).childNodes);
+        explain(f.flavor, button, target);
+      }
       return el(
         "tr",
         { "data-flavor": f.flavor },
@@ -211,25 +229,36 @@ function render(body) {
       ),
     );
   }
+  if (refocus && buttons.has(refocus)) buttons.get(refocus).focus();
 }
 
+let busy = false;
+
+// Ask again; redraw only when this node's answer or its classification changed (a change to
+// another node moves the node generation alone: only that number is shown again).
 async function refresh() {
-  if (document.hidden) return;
+  if (document.hidden || busy) return;
+  busy = true;
   try {
     const path = `/v1/nodes/${encodeURIComponent(ident)}`;
     const [body, last] = await Promise.all([api(`${path}/matches`), api(`${path}/inspection`)]);
-    const shown = `${body.generation} ${last.classified_at}`;
-    if (shown !== shownGeneration) {
+    const shown = JSON.stringify([{ ...body, generation: null }, last]);
+    if (shown !== shownAnswer) {
       because = new Map(((last.classification || {}).trait_reasons || []).map((r) => [r.trait, r]));
       render(body);
       renderClassification(last);
-      shownGeneration = shown;
+      shownAnswer = shown;
+      document.body.dataset.renders = String(Number(document.body.dataset.renders || 0) + 1);
+    } else {
+      document.getElementById("generation").textContent = body.generation;
     }
     showStatus("");
     document.body.dataset.loaded = "true";
   } catch (error) {
     showStatus(explainError(error), true);
     document.body.dataset.loaded = "error";
+  } finally {
+    busy = false;
   }
 }
 
