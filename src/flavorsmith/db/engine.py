@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.pool import StaticPool
@@ -266,3 +266,25 @@ def describe(url: str) -> str:
 
 def is_sqlite(url: str) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
+
+
+def new_sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL when it does not exist yet (this command would create it)."""
+    parsed = make_url(url)
+    name = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not name or name == ":memory:":
+        return None
+    if name.startswith("file:"):
+        return None
+    path = Path(name)
+    return None if path.exists() else path
+
+
+def row_counts(engine: Engine) -> dict[str, int]:
+    """Every table's row count: what a command that wrote nothing leaves as it found it."""
+    with engine.connect() as connection:
+        names = inspect(connection).get_table_names()
+        return {
+            name: int(connection.execute(text(f'SELECT count(*) FROM "{name}"')).scalar_one())
+            for name in names
+        }

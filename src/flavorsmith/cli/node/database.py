@@ -14,10 +14,10 @@ def open_database(option: str | None, ctx: typer.Context) -> Engine:
     Its connections close when the command ends."""
     from flavorsmith.cli.options import database_url
     from flavorsmith.db import migrate
-    from flavorsmith.db.engine import describe, is_sqlite, make_engine
+    from flavorsmith.db.engine import describe, is_sqlite, make_engine, new_sqlite_file, row_counts
 
     url = database_url(option)
-    fresh = _new_sqlite_file(url)
+    fresh = new_sqlite_file(url)
     seeded: dict[str, int] = {}
     try:
         engine = make_engine(url)
@@ -33,7 +33,7 @@ def open_database(option: str | None, ctx: typer.Context) -> Engine:
             )
             raise typer.Exit(1)
         if fresh is not None:
-            seeded.update(_row_counts(engine))
+            seeded.update(row_counts(engine))
     except typer.Exit:
         raise
     except Exception as exc:
@@ -43,38 +43,14 @@ def open_database(option: str | None, ctx: typer.Context) -> Engine:
     return engine
 
 
-def _new_sqlite_file(url: str) -> Path | None:
-    """The file of a SQLite URL when it does not exist yet (this command would create it)."""
-    from sqlalchemy.engine import make_url
-
-    parsed = make_url(url)
-    name = parsed.database
-    if parsed.get_backend_name() != "sqlite" or not name or name == ":memory:":
-        return None
-    if name.startswith("file:"):
-        return None
-    path = Path(name)
-    return None if path.exists() else path
-
-
-def _row_counts(engine: Engine) -> dict[str, int]:
-    """Every table's row count: what a command that wrote nothing leaves as it found it."""
-    from sqlalchemy import inspect, text
-
-    with engine.connect() as connection:
-        names = inspect(connection).get_table_names()
-        return {
-            name: int(connection.execute(text(f'SELECT count(*) FROM "{name}"')).scalar_one())
-            for name in names
-        }
-
-
 def _remove_if_untouched(path: Path, engine: Engine, seeded: dict[str, int]) -> None:
     """A SQLite file this command created and then wrote nothing to (a read, or a failed write
     rolled back) is removed with its journal files: a missing database stays missing rather
     than turning into an empty one behind a typo or a refused import."""
+    from flavorsmith.db.engine import row_counts
+
     try:
-        untouched = bool(seeded) and _row_counts(engine) == seeded
+        untouched = bool(seeded) and row_counts(engine) == seeded
     except Exception:
         return
     engine.dispose()
