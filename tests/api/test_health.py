@@ -8,6 +8,8 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
+from flavorsmith.api import warm
+from flavorsmith.api.services import Warming
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
 from tests.api.conftest import ClientFactory, build_app
@@ -65,3 +67,38 @@ def test_readyz_reports_a_missing_or_empty_catalog(
     (repo / "hardware").rmdir()
     (tmp_path / "aside").rename(repo / "hardware")
     assert client.get("/readyz").status_code == 200
+
+
+def test_readyz_waits_for_the_first_warming_only(client: TestClient) -> None:
+    """Under ``serve`` the caches are warmed on a thread of their own: until its first round
+    ends, /readyz says what it warms (503); after it, a later warming (a node changed) never
+    makes the process unready again."""
+    shared = client.app.state.services  # type: ignore[attr-defined]
+    shared.warming = Warming()
+    ready = {"status": "ready", "database": "ok", "migrations": migrate.head()}
+    waiting = {**ready, "status": "unavailable"}
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json() == {**waiting, "warming": "warming: starting"}
+    shared.warming.doing("building the match index of 3 nodes")
+    shared.warming.failure = "OperationalError: database is locked"
+    assert client.get("/readyz").json() == {
+        **waiting,
+        "warming": "warming: building the match index of 3 nodes (the last attempt failed: "
+        "OperationalError: database is locked; trying again)",
+    }
+    warm.warm(shared)  # the first round: index, matrix groups, drift report
+    response = client.get("/readyz")
+    assert (response.status_code, response.json()) == (200, ready)
+    node = client.post(
+        "/baremetal/v1/nodes",
+        json={"name": "warm-probe", "driver": "fake-hardware", "resource_class": "baremetal"},
+        headers={"X-OpenStack-Ironic-API-Version": "1.65"},
+    )
+    assert node.status_code == 201, node.text
+    shared.warming.doing("building the match index of 4 nodes")  # what a later round does
+    assert client.get("/readyz").status_code == 200
+    warm.warm(shared)
+    assert shared.index_cache.current().snapshot.find("warm-probe") is not None
+    response = client.get("/readyz")
+    assert (response.status_code, response.json()) == (200, ready)

@@ -78,6 +78,8 @@ def test_the_install_script_makes_an_environment_that_serves(tmp_path: Path) -> 
                     pytest.fail(f"serve did not start: {process.communicate()[1]}")
                 time.sleep(0.2)
         assert status == 200 and body["status"] == "ok"
+        while (status := get(f"{url}/readyz")[0]) == 503 and time.monotonic() < deadline:
+            time.sleep(0.2)  # its first warming of the caches (a few ms on the examples)
         status, body = get(f"{url}/readyz")
         assert status == 200 and body["status"] == "ready", body
         status, body = get(f"{url}/v1/catalog")

@@ -58,10 +58,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            if get(f"{url}/healthz")[0] == 200:
+            # Ready once its first warming of the caches ended (a few ms on the examples).
+            if get(f"{url}/readyz")[0] == 200:
                 break
         except OSError:
-            time.sleep(0.1)
+            pass
+        time.sleep(0.1)
     else:
         process.kill()
         pytest.fail(f"serve did not start: {process.communicate()[1]}")

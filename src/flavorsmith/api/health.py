@@ -113,6 +113,12 @@ def readyz(request: Request) -> JSONResponse:
         if problem is not None:
             body.update(status="unavailable", nodes=problem)
             return JSONResponse(body, status_code=503)
+    # The first warming (index, matrix groups, drift report): a request before it ends would
+    # wait seconds at 100,000 nodes. Later warmings never make the process unready.
+    warming = shared.warming.pending() if shared.warming is not None else None
+    if warming is not None:
+        body.update(status="unavailable", warming=warming)
+        return JSONResponse(body, status_code=503)
     return JSONResponse(body)
 
 

@@ -64,13 +64,47 @@ class CatalogState:
         return view, registry.prepare()
 
 
+class Warming:
+    """The first warming of a served process (``api.warm``): until it has finished,
+    ``/readyz`` answers 503 with what it is doing, so a load balancer sends no request that
+    would wait seconds for the index. Later warmings (after a change) never make the process
+    unready again: the previous index, groups and report answer meanwhile."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._doing: str | None = "warming: starting"
+        self.failure: str | None = None  # the last failed attempt's error, until one succeeds
+
+    def doing(self, what: str) -> None:
+        """What the first warming does now (shown by ``/readyz``); nothing once it finished."""
+        with self._lock:
+            if self._doing is not None:
+                self._doing = f"warming: {what}"
+
+    def finished(self) -> None:
+        with self._lock:
+            self._doing = None
+            self.failure = None
+
+    def pending(self) -> str | None:
+        """Why the process is not ready yet (what it warms, and the last error, if any), or
+        None once the first warming finished."""
+        with self._lock:
+            if self._doing is None:
+                return None
+            if self.failure is not None:
+                return f"{self._doing} (the last attempt failed: {self.failure}; trying again)"
+            return self._doing
+
+
 @dataclass
 class Services:
     """Everything handlers need, reached through api.context. ``mirror`` is set when the
     nodes are a real Ironic's (``serve --ironic-endpoint`` / ``--ironic-cloud``): node writes
     are refused then, and ``/readyz`` waits for its first load (by whichever process leads).
     ``leadership`` is set when ``serve`` runs background loops: only the process that leads
-    runs them, and ``/readyz`` says which one that is."""
+    runs them, and ``/readyz`` says which one that is. ``warming`` is set when ``serve`` warms
+    the caches on a thread of its own: ``/readyz`` waits for its first round."""
 
     settings: Settings
     engine: Engine
@@ -80,6 +114,7 @@ class Services:
     providers: DriverRegistry
     mirror: Mirror | None = None
     leadership: Leadership | None = None
+    warming: Warming | None = None
     # Under Keystone: (project id, the caller's token) -> False when Keystone has no such
     # project, as Nova checks when flavor access is added. None without Keystone.
     verify_project: Callable[[str, str | None], bool] | None = None

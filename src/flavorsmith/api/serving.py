@@ -29,6 +29,7 @@ from flavorsmith.api.app import create_app
 from flavorsmith.api.auth import Authenticator
 from flavorsmith.api.keystone import KeystoneAuth
 from flavorsmith.api.server import Limits
+from flavorsmith.api.services import Warming
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.config import (
     DEFAULT_HEADER_TIMEOUT,
@@ -191,6 +192,7 @@ def build(
     app = create_app(
         config.settings(), engine=engine, authenticator=authenticator, lifespan=lifespan
     )
+    app.state.services.warming = Warming()
     loops: dict[str, Callable[[threading.Event], object]] = {}
     mirror = _mirror(config, engine, holder)
     if mirror is not None:

@@ -29,6 +29,13 @@ class IndexCache:
         self.rebuilds = 0  # indexes built from every node
         self.updates = 0  # indexes that followed the change log
 
+    def node_count(self) -> int:
+        """How many nodes the store holds (the index built, or to be built, from them)."""
+        cached = self._cached
+        if cached is not None:
+            return len(cached.index.snapshot.nodes)
+        return store.count(self.engine)
+
     def current(self) -> Index:
         generation = store.committed_generation(self.engine)
         cached = self._cached

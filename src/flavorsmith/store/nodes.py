@@ -540,6 +540,12 @@ def generation(connection: Connection) -> int:
     return generations.read(connection, GENERATION)
 
 
+def count(engine: Engine) -> int:
+    """How many nodes the store holds (one query: what a readiness reason names)."""
+    with engine.connect() as connection:
+        return int(connection.execute(select(func.count()).select_from(Node)).scalar_one())
+
+
 def committed_generation(engine: Engine) -> int:
     """The node generation as last committed, read outside any transaction: the cheap check
     a cache of the nodes makes on every request."""

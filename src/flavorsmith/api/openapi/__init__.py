@@ -141,7 +141,10 @@ def _operation_doc(generated: Schema, path: str, op: Operation) -> Schema:
         entry.setdefault("content", {}).setdefault(error_type, {"schema": error_schema})
     if path == "/readyz":
         responses["503"] = {
-            "description": "The database does not answer or its migrations are not current",
+            "description": (
+                "Not ready: the body says why (the database, its migrations, the catalog, the "
+                "mirrored nodes, or the first warming of the caches)"
+            ),
             "content": {JSON: {"schema": obj({"status": string()}, required=("status",))}},
         }
     out["responses"] = responses

@@ -116,7 +116,8 @@ def _operations() -> dict[tuple[str, str], Operation]:
         ),
         ("GET", "/readyz"): Operation(
             "Readiness: the database answers, its migrations are current, the catalog is "
-            "usable and a mirrored Ironic has been loaded once",
+            "usable, a mirrored Ironic has been loaded once and the first warming of the "
+            "caches (the match index, the matrix's groups, the drift report) has finished",
             {200: obj({"status": string()}, required=("status",))},
         ),
         ("GET", "/v1"): Operation("The Flavorsmith API's version document", {200: ANY_OBJECT}),
