@@ -35,6 +35,7 @@ def _followed(before: Index, made: matrix.Groups, index: Index) -> matrix.Groups
     followed = matrix.follow(before, made, index)
     assert followed is not None  # a change Index.updated makes is always followed
     assert followed == matrix.group_all(index)
+    assert followed.by_key == {(g.resource_class, g.trait_set): g for g in followed.groups}
     # What the matrix answers from them, too: every group's numbers in the same order.
     assert [(g.id, g.position, g.example, g.counts(None)) for g in followed.groups] == [
         (g.id, g.position, g.example, g.counts(None)) for g in matrix.group_all(index).groups

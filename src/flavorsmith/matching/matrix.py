@@ -69,6 +69,7 @@ class Groups:
     by_state: dict[str | None, int]
     # Each group's nodes (UUIDs), what the next index's groups follow from.
     members: dict[Key, frozenset[str]] = field(default_factory=dict, repr=False)
+    by_key: dict[Key, Group] = field(default_factory=dict, repr=False, compare=False)
 
 
 # The groups of the last indexes (newest last): two, so that a request still holding the
@@ -139,6 +140,7 @@ def group_all(index: Index) -> Groups:
         {key: bitmap(found) for key, found in class_positions.items()},
         {key: bitmap(found) for key, found in state_positions.items()},
         {key: frozenset(found) for key, found in members.items()},
+        by_key,
     )
 
 
@@ -166,7 +168,7 @@ def follow(before: Index, made: Groups, index: Index) -> Groups | None:
     # The groups whose nodes changed: made again from a copy of their members and counts.
     states: dict[Key, dict[str | None, list[int]]] = {}
     uuids_of: dict[Key, set[str]] = {}
-    by_key = {(g.resource_class, g.trait_set): g for g in made.groups}
+    by_key = made.by_key
 
     def touch(key: Key) -> tuple[set[str], dict[str | None, list[int]]]:
         if key not in states:
@@ -197,27 +199,28 @@ def follow(before: Index, made: Groups, index: Index) -> Groups | None:
         count(new[at], 1)
 
     positions = index.snapshot.positions
-    groups: list[Group] = []
-    for group in made.groups:
-        key = (group.resource_class, group.trait_set)
-        if key in states:
-            continue
-        if gone:
+    remade = {id(by_key[key]) for key in states if key in by_key}
+    groups = [g for g in made.groups if id(g) not in remade]
+    by_key = dict(by_key)
+    if gone:  # the groups after a removed node move down
+        for at, group in enumerate(groups):
             moved = group.position - bisect_left(gone, group.position)
             if moved != group.position:
-                group = Group(
+                groups[at] = group = Group(
                     group.resource_class, group.trait_set, moved, group.example, group.states
                 )
-        groups.append(group)
+                by_key[group.resource_class, group.trait_set] = group
     members = dict(made.members)
     for key, counts in states.items():
         uuids = uuids_of[key]
         if not uuids:
             members.pop(key, None)
+            by_key.pop(key, None)
             continue
         first = min(map(positions.__getitem__, uuids))
         members[key] = frozenset(uuids)
-        insort(groups, Group(key[0], key[1], first, new[first].label, counts), key=_sort_key)
+        group = by_key[key] = Group(key[0], key[1], first, new[first].label, counts)
+        insort(groups, group, key=_sort_key)
 
     by_class, by_state = dict(made.by_class), dict(made.by_state)
     for table in (by_class, by_state):
@@ -236,7 +239,7 @@ def follow(before: Index, made: Groups, index: Index) -> Groups | None:
     for table in (by_class, by_state):
         for name in [name for name, bits in table.items() if not bits]:
             del table[name]
-    return Groups(groups, by_class, by_state, members)
+    return Groups(groups, by_class, by_state, members, by_key)
 
 
 def _diff(
