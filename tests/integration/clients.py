@@ -21,6 +21,7 @@ from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
 from tests.api.conftest import build_app
 from tests.live import serving
+from tests.support.openstack_cli import run_openstack
 
 BIN = Path(sys.executable).parent
 OPENSTACK = shutil.which("openstack", path=str(BIN))
@@ -103,9 +104,7 @@ class OpenStack:
         env = {"PATH": str(BIN), "HOME": str(Path.home())}
         if self.config is not None:
             env["OS_CLIENT_CONFIG_FILE"] = str(self.config)
-        return subprocess.run(
-            [OPENSTACK, *self.common, *args], capture_output=True, text=True, check=False, env=env
-        )
+        return run_openstack([*self.common, *args], env)
 
     def ok(self, *args: str) -> str:
         """The output of a command that must succeed."""
