@@ -57,12 +57,20 @@ def served(folder: Path) -> Iterator[str]:
 
 
 def sdk(server: str, *services: str) -> Any:
-    """An openstacksdk connection to the named services of `server`, with no Keystone."""
+    """An openstacksdk connection to the named services of `server`, with no Keystone.
+
+    The baremetal proxy does not retry a 409 or 503: by default it retries five times with
+    a growing pause (some 15 s), as a node Ironic has locked frees itself; this server's
+    conflicts are answers that a retry never changes, and the error raised is the same."""
     overrides: dict[str, Any] = {
         f"{service}_endpoint_override": server + ENDPOINTS[service] for service in services
     }
     return openstack.connect(
-        auth_type="none", load_yaml_config=False, load_envvars=False, **overrides
+        auth_type="none",
+        load_yaml_config=False,
+        load_envvars=False,
+        baremetal_status_code_retries=0,
+        **overrides,
     )
 
 
