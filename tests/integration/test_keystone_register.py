@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,16 +25,9 @@ from tests.support.keystone_api import (
     PASSWORD,
     REGION,
     Keystone,
-    running_keystone,
 )
 
 OPENSTACK = Path(sys.executable).parent / "openstack"
-
-
-@pytest.fixture(scope="module")
-def keystone() -> Iterator[Keystone]:
-    with running_keystone() as running:
-        yield running
 
 
 @pytest.fixture(scope="module")
