@@ -26,6 +26,7 @@ from tests.support.keystone_api import (
     REGION,
     Keystone,
 )
+from tests.support.openstack_cli import run_openstack
 
 OPENSTACK = Path(sys.executable).parent / "openstack"
 
@@ -176,10 +177,9 @@ def test_the_openstack_cli_finds_the_served_apis_through_the_catalog(
             assert "load-balancer" not in catalog
 
             def openstack(cloud: str, *args: str) -> object:
-                command = [str(OPENSTACK), "--os-cloud", cloud, *args, "-f", "json"]
-                done = subprocess.run(
-                    command, capture_output=True, text=True, timeout=60, env=_env(clouds)
-                )
+                env = {"PATH": str(OPENSTACK.parent), "HOME": str(Path.home())}
+                env["OS_CLIENT_CONFIG_FILE"] = str(clouds)
+                done = run_openstack(["--os-cloud", cloud, *args, "-f", "json"], env)
                 assert done.returncode == 0, done.stderr
                 return json.loads(done.stdout or "null")
 
