@@ -36,7 +36,7 @@ CONFIG = HERE / "schemathesis.toml"
 IRONIC = {"X-OpenStack-Ironic-API-Version": "latest"}
 NOVA = {"OpenStack-API-Version": "compute latest"}
 # Bounds of the run, measured on two shared cores: see README "The OpenAPI document".
-MAX_EXAMPLES = "30"
+MAX_EXAMPLES = "15"
 # One worker thread: with two, Hypothesis (describing a filter's lambda for Schemathesis) can
 # run ast.parse in both threads at once, and CPython 3.11's AST constructor then fails with
 # "AST constructor recursion depth mismatch" — a crash of the fuzzer, not an answer of ours.

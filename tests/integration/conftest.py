@@ -10,6 +10,7 @@ from sqlalchemy import Engine
 from tests.api.conftest import build_app
 from tests.integration.clients import served
 from tests.live import serving
+from tests.support.keystone_api import Keystone, running_keystone
 
 
 @pytest.fixture(scope="module")
@@ -24,3 +25,16 @@ def backend_server(migrated_engine: Engine) -> Iterator[str]:
     """A live server on the session's migrated database: SQLite, then PostgreSQL."""
     with serving(build_app(migrated_engine)) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def keystone() -> Iterator[Keystone]:
+    """One real Keystone for the session (``running_keystone()``, its default configuration:
+    the projects and users of tests/support/keystone_api.py), shared by the modules that
+    need one, as starting it costs some 15 s. What a module adds stays its own: its services
+    and endpoints have types no other module registers (flavorsmith and the standard types
+    in test_keystone_register, placement in test_placement_support), and no module deletes
+    or changes the shared users and projects (test_keystone revokes only its own token and
+    grants the service user the system reader role, which every module may rely on)."""
+    with running_keystone() as running:
+        yield running

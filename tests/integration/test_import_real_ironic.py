@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ import pytest
 from tests.conftest import Invoke
 from tests.integration.clients import BIN, OPENSTACK
 from tests.support.ironic_api import running_ironic
+from tests.support.openstack_cli import run_openstack
 
 PASSWORD = "hunter2-never-stored"
 INSTANCE = "3f4c0c5e-9b1e-4a57-8d0e-6f1f5f0b2a11"
@@ -83,12 +83,9 @@ def wait(v1: str, node: str, field: str, value: str) -> None:
 
 def baremetal(v1: str, *args: str) -> Any:
     assert OPENSTACK is not None, "the openstack CLI is part of the test extras"
-    result = subprocess.run(
-        [OPENSTACK, "--os-endpoint", v1, "--os-auth-type", "none", "baremetal", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={"PATH": str(BIN), "HOME": str(Path.home())},
+    result = run_openstack(
+        ["--os-endpoint", v1, "--os-auth-type", "none", "baremetal", *args],
+        {"PATH": str(BIN), "HOME": str(Path.home())},
     )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)

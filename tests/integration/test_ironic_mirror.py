@@ -1,5 +1,5 @@
 """``flavorsmith serve --ironic-endpoint`` mirrors a real Ironic 39 (the example inventory's
-350 nodes created through its API): the first load equals Ironic, a trait changed in Ironic
+350 nodes written into its database, as its API would): the first load equals Ironic, a trait changed in Ironic
 reaches ``/v1/flavors/{f}/nodes`` within one refresh, a refresh without change costs one GET
 and writes nothing, node writes are refused with Ironic's error body, a refresh that would
 delete more than a tenth of the mirror changes nothing, and an Ironic stopped mid-run leaves
@@ -23,7 +23,7 @@ from typing import Any
 from tests.conftest import EXAMPLES
 from tests.live import free_port
 from tests.support.ironic_api import running_ironic
-from tests.support.ironic_fleet import IronicHttp, create_nodes, example_nodes
+from tests.support.ironic_fleet import IronicHttp, example_nodes, fill_nodes
 
 FLAVOR = "m1.small.nicX"
 NODE = "r7615-a01-u02"
@@ -137,7 +137,7 @@ def test_serve_mirrors_a_real_ironic(tmp_path: Path) -> None:
         ironic_db = tmp_path / "ironic.sqlite"
         conf = f"[database]\nconnection = sqlite:///{ironic_db}\n"
         ironic = ironic_running.enter_context(running_ironic(conf=conf))
-        create_nodes(ironic, example_nodes())
+        fill_nodes(ironic_db, ironic, example_nodes())
         with serve(tmp_path, ironic) as url:
             wait_for("ready", lambda: call(f"{url}/readyz")[0] == 200)
             status, body = call(f"{url}/readyz")

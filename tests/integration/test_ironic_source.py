@@ -1,5 +1,5 @@
 """A real Ironic 39 as the node source of match, capacity, node list and deploy plan
-(``--ironic-endpoint``): with the example inventory's 350 nodes created through Ironic's API,
+(``--ironic-endpoint``): with the example inventory's 350 nodes written into Ironic's database,
 every answer equals the answer about the same nodes dumped with the real `openstack baremetal
 node list --long -f json` and imported into the service's database; and
 a source that cannot be used is one line, exit 1 (or a usage error, exit 2)."""
@@ -17,13 +17,14 @@ import pytest
 from tests.conftest import EXAMPLES, Invoke
 from tests.integration.clients import OPENSTACK
 from tests.support.ironic_api import running_ironic
-from tests.support.ironic_fleet import IronicHttp, create_nodes, example_nodes
+from tests.support.ironic_fleet import IronicHttp, example_nodes, fill_nodes
 
 
 @pytest.fixture(scope="module")
-def ironic() -> Iterator[str]:
-    with running_ironic() as url:
-        create_nodes(url, example_nodes())
+def ironic(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    database = tmp_path_factory.mktemp("ironic") / "ironic.sqlite"
+    with running_ironic(conf=f"[database]\nconnection = sqlite:///{database}\n") as url:
+        fill_nodes(database, url, example_nodes())
         yield url
 
 

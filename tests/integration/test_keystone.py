@@ -31,17 +31,11 @@ from flavorsmith.sync.targets import store as store_target
 from tests.conftest import EXAMPLES
 from tests.live import serving
 from tests.support.catalogs import RULES
-from tests.support.keystone_api import PASSWORD, Keystone, running_keystone
+from tests.support.keystone_api import PASSWORD, Keystone
 
 CACHE_SECONDS = 5
 USERS = ("a-admin", "a-member", "a-reader", "b-member", "sys-admin", "sys-reader")
 SYSTEM_USERS = ("sys-admin", "sys-reader")
-
-
-@pytest.fixture(scope="module")
-def keystone() -> Iterator[Keystone]:
-    with running_keystone() as running:
-        yield running
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,16 +25,10 @@ from tests.support.keystone_api import (
     PASSWORD,
     REGION,
     Keystone,
-    running_keystone,
 )
+from tests.support.openstack_cli import run_openstack
 
 OPENSTACK = Path(sys.executable).parent / "openstack"
-
-
-@pytest.fixture(scope="module")
-def keystone() -> Iterator[Keystone]:
-    with running_keystone() as running:
-        yield running
 
 
 @pytest.fixture(scope="module")
@@ -184,10 +177,9 @@ def test_the_openstack_cli_finds_the_served_apis_through_the_catalog(
             assert "load-balancer" not in catalog
 
             def openstack(cloud: str, *args: str) -> object:
-                command = [str(OPENSTACK), "--os-cloud", cloud, *args, "-f", "json"]
-                done = subprocess.run(
-                    command, capture_output=True, text=True, timeout=60, env=_env(clouds)
-                )
+                env = {"PATH": str(OPENSTACK.parent), "HOME": str(Path.home())}
+                env["OS_CLIENT_CONFIG_FILE"] = str(clouds)
+                done = run_openstack(["--os-cloud", cloud, *args, "-f", "json"], env)
                 assert done.returncode == 0, done.stderr
                 return json.loads(done.stdout or "null")
 

@@ -18,7 +18,7 @@ import yaml
 from flavorsmith.matching.resource_providers import Inventory
 from flavorsmith.sync.engine import TargetError
 from flavorsmith.sync.targets import placement
-from tests.support.keystone_api import ADMIN_PASSWORD, REGION, running_keystone
+from tests.support.keystone_api import ADMIN_PASSWORD, REGION, Keystone
 from tests.support.placement_api import (
     DRIVER_TRAITS,
     NOVA_TRAITS,
@@ -242,33 +242,39 @@ class Guarded:
 
 
 @pytest.fixture(scope="module")
-def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Guarded]:
-    with running_keystone() as keystone:
+def guarded(keystone: Keystone, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Guarded]:
+    admin = keystone.admin()
+    service = admin.identity.create_service(name="placement", type="placement")
+    admin.close()
+    with running_placement(workers=1, authtoken=keystone.authtoken_section()) as running:
         admin = keystone.admin()
-        service = admin.identity.create_service(name="placement", type="placement")
-        with running_placement(workers=1, authtoken=keystone.authtoken_section()) as running:
-            admin.identity.create_endpoint(
-                service_id=service.id, interface="public", url=running.url, region_id=REGION
-            )
-            admin.close()
-            token = keystone.token("admin", project="admin")
-            seed(running.url, NODES[:10], token=token)
+        admin.identity.create_endpoint(
+            service_id=service.id, interface="public", url=running.url, region_id=REGION
+        )
+        admin.close()
+        token = keystone.token("admin", project="admin")
+        seed(running.url, NODES[:10], token=token)
 
-            def cloud(password: str) -> dict[str, object]:
-                auth = {
-                    "auth_url": keystone.url,
-                    "username": "admin",
-                    "password": password,
-                    "user_domain_id": "default",
-                    "project_name": "admin",
-                    "project_domain_id": "default",
-                }
-                return {"auth": auth, "region_name": REGION, "identity_api_version": 3}
+        def cloud(password: str) -> dict[str, object]:
+            auth = {
+                "auth_url": keystone.url,
+                "username": "admin",
+                "password": password,
+                "user_domain_id": "default",
+                "project_name": "admin",
+                "project_domain_id": "default",
+            }
+            return {"auth": auth, "region_name": REGION, "identity_api_version": 3}
 
-            clouds = tmp_path_factory.mktemp("clouds") / "clouds.yaml"
-            body = {"clouds": {"admin": cloud(ADMIN_PASSWORD), "wrong": cloud("not-it")}}
-            clouds.write_text(yaml.safe_dump(body))
+        clouds = tmp_path_factory.mktemp("clouds") / "clouds.yaml"
+        body = {"clouds": {"admin": cloud(ADMIN_PASSWORD), "wrong": cloud("not-it")}}
+        clouds.write_text(yaml.safe_dump(body))
+        try:
             yield Guarded(running.url, clouds)
+        finally:  # the session's Keystone keeps no endpoint of a stopped Placement
+            admin = keystone.admin()
+            admin.identity.delete_service(service)
+            admin.close()
 
 
 def test_a_cloud_finds_placement_in_keystones_catalog(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -25,6 +24,7 @@ from tests.api.conftest import build_app
 from tests.conftest import EXAMPLES, Invoke
 from tests.live import serving
 from tests.support.catalogs import RULES
+from tests.support.openstack_cli import run_openstack
 
 
 @pytest.fixture
@@ -214,13 +214,7 @@ def test_example_catalog_as_openstack_sees_it(cli: Invoke, tmp_path: Path) -> No
         assert OPENSTACK is not None
 
         def openstack(*args: str) -> object:
-            done = subprocess.run(
-                [OPENSTACK, "--os-cloud", "fs", "flavor", *args, "-f", "json"],
-                capture_output=True,
-                text=True,
-                env=env,
-                check=False,
-            )
+            done = run_openstack(["--os-cloud", "fs", "flavor", *args, "-f", "json"], env)
             assert done.returncode == 0, done.stderr
             return json.loads(done.stdout)
 
