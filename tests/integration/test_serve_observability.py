@@ -358,7 +358,11 @@ def test_a_taken_metrics_port_is_one_line_and_exit_1(tmp_path: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "home")}
+        # A temporary folder of its own: the metrics folder it must not leave behind is looked
+        # for there, not among other processes' in the shared /tmp.
+        scratch = tmp_path / "tmp"
+        scratch.mkdir()
+        env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "home"), "TMPDIR": str(scratch)}
         env.pop("FLAVORSMITH_DATABASE_URL", None)
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         result = subprocess.run(
@@ -385,5 +389,4 @@ def test_a_taken_metrics_port_is_one_line_and_exit_1(tmp_path: Path) -> None:
     assert result.stderr.splitlines()[-1] == (
         f"error: cannot listen on 127.0.0.1:{port}: Address already in use"
     )
-    leftovers = [p for p in Path(os.environ.get("TMPDIR", "/tmp")).glob("flavorsmith-metrics-*")]
-    assert not any(p.stat().st_mtime > time.time() - 5 for p in leftovers)
+    assert list(scratch.iterdir()) == []
