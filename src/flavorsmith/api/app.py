@@ -45,6 +45,7 @@ from flavorsmith.api.loadbalancer.policies import POLICIES as LOADBALANCER_POLIC
 from flavorsmith.api.middleware import ServiceMiddleware
 from flavorsmith.api.native import catalog as native_catalog
 from flavorsmith.api.native import inspection as native_inspection
+from flavorsmith.api.native import login as native_login
 from flavorsmith.api.native import matching as native_matching
 from flavorsmith.api.native import node_source as native_node_source
 from flavorsmith.api.native import service_flavors as native_service_flavors
@@ -93,6 +94,7 @@ ROUTERS: list[tuple[APIRouter, str]] = [
     (native_inspection.router, "/v1"),
     (native_sync.router, "/v1"),
     (native_verify.router, "/v1"),
+    (native_login.router, "/v1"),
     (ui.router, ui.PREFIX),
 ]
 
@@ -164,6 +166,7 @@ def create_app(
         index_cache=index_cache,
         providers=providers,
         verify_project=getattr(authenticator, "verify_project", None),
+        login=getattr(authenticator, "login", None),
     )
     app = FastAPI(
         title="Flavorsmith",

@@ -11,7 +11,15 @@ from typing import Protocol
 from flavorsmith.api.yamlfile import AuthConfigError, read_mapping
 from flavorsmith.errors import NotAuthenticated
 
-__all__ = ["AuthConfigError", "Authenticator", "Identity", "NoAuth", "TokenFile", "effective_roles"]
+__all__ = [
+    "AuthConfigError",
+    "Authenticator",
+    "Credentials",
+    "Identity",
+    "NoAuth",
+    "TokenFile",
+    "effective_roles",
+]
 
 # OpenStack's default role implications: admin implies member implies reader.
 _IMPLIED = {"admin": {"member", "reader"}, "member": {"reader"}}
@@ -59,6 +67,19 @@ class Identity:
             "project_name": self.project_name,
             "domain_id": self.domain_id,
         }
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """A Keystone password login (``POST /v1/login``), scoped to one project: by id, or by
+    name in its domain. ``repr`` never shows the password."""
+
+    username: str
+    password: str = field(repr=False)
+    project_name: str | None = None
+    project_id: str | None = None
+    user_domain_name: str = "Default"
+    project_domain_name: str = "Default"
 
 
 class Authenticator(Protocol):

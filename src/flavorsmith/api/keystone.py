@@ -27,9 +27,9 @@ from typing import Any
 
 from keystonemiddleware import auth_token
 
-from flavorsmith.api.auth import Identity, effective_roles
+from flavorsmith.api.auth import Credentials, Identity, effective_roles
 from flavorsmith.api.yamlfile import AuthConfigError
-from flavorsmith.errors import NotAuthenticated, ServiceUnavailable
+from flavorsmith.errors import Invalid, NotAuthenticated, ServiceUnavailable
 from flavorsmith.sync.engine import TargetError
 
 log = logging.getLogger("flavorsmith.keystone")
@@ -38,6 +38,8 @@ sync_log = logging.getLogger("flavorsmith.sync")  # serve quiets the first one, 
 SECTION = "keystone_authtoken"
 REQUIRED = ("www_authenticate_uri", "auth_url", "auth_type")
 TIMEOUT = 10.0
+# What a client is told to wait before retrying a login Keystone could not answer.
+LOGIN_RETRY_AFTER = "5"
 
 
 class KeystoneUnavailable(Exception):
@@ -305,6 +307,11 @@ class KeystoneAuth:
         self._system = (str(token), now + 600)
         return str(token)
 
+    def login(self, credentials: Credentials) -> dict[str, Any]:
+        """``POST /v1/login``: a project-scoped token for ``credentials`` from the Keystone
+        of ``auth_url`` (see ``login``)."""
+        return login(self.identity, credentials)
+
     def catalog_project(self, project_id: str) -> bool | None:
         """For ``serve --sync``: does Keystone know ``project_id``, asked as the service user
         (system-scoped when it has a role on the system, as Keystone's defaults let a system
@@ -323,3 +330,107 @@ class KeystoneAuth:
                 "--system all --user USER reader)"
             )
         return known
+
+
+def _keystone_message(error: urllib.error.HTTPError) -> str:
+    """Keystone's own reason in an error answer (``{"error": {"message": ...}}``), one short
+    line; its status phrase when the body says none."""
+    try:
+        body = json.loads(error.read())
+        message = str(body["error"]["message"])
+    except (OSError, ValueError, KeyError, TypeError):
+        message = str(error.reason or f"HTTP {error.code}")
+    line = " ".join(message.split())
+    return line if len(line) <= 300 else line[:300] + "…"
+
+
+def _named(entry: object) -> dict[str, Any]:
+    """A user or project of Keystone's token body: its id, name and domain's name."""
+    found = entry if isinstance(entry, dict) else {}
+    domain = found.get("domain")
+    return {
+        "id": found.get("id"),
+        "name": found.get("name"),
+        "domain": domain.get("name") if isinstance(domain, dict) else None,
+    }
+
+
+def login_body(credentials: Credentials) -> dict[str, Any]:
+    """Keystone's ``POST /v3/auth/tokens`` body: password auth, scoped to one project."""
+    project: dict[str, Any]
+    if credentials.project_id is not None:
+        project = {"id": credentials.project_id}
+    else:
+        project = {
+            "name": credentials.project_name,
+            "domain": {"name": credentials.project_domain_name},
+        }
+    user = {
+        "name": credentials.username,
+        "domain": {"name": credentials.user_domain_name},
+        "password": credentials.password,
+    }
+    return {
+        "auth": {
+            "identity": {"methods": ["password"], "password": {"user": user}},
+            "scope": {"project": project},
+        }
+    }
+
+
+def login(identity: str, credentials: Credentials) -> dict[str, Any]:
+    """A project-scoped token from the Keystone whose Identity v3 API is ``identity`` for
+    ``credentials``: the token, when it expires, its user, project and roles. Keystone's
+    refusal is a 401 (400 for a request it cannot read) carrying its reason, an unreachable
+    or failing Keystone a 503. No message holds the password or the token."""
+    scope = (
+        f"project id {credentials.project_id!r}"
+        if credentials.project_id is not None
+        else f"project {credentials.project_name!r} in domain {credentials.project_domain_name!r}"
+    )
+    who = f"user {credentials.username!r} of domain {credentials.user_domain_name!r}, {scope}"
+    request = urllib.request.Request(
+        f"{identity}/auth/tokens",
+        data=json.dumps(login_body(credentials)).encode(),
+        headers={"Content-Type": "application/json", "Accept": "application/json"},
+        method="POST",
+    )
+    retry = {"Retry-After": LOGIN_RETRY_AFTER}
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+            token = response.headers.get("X-Subject-Token")
+            answer = json.load(response)
+    except urllib.error.HTTPError as exc:
+        reason = _keystone_message(exc)
+        if exc.code == 400:
+            raise Invalid(f"Keystone refused the login request ({who}): {reason}") from None
+        if exc.code in (401, 403, 404):
+            raise NotAuthenticated(f"Keystone refused the login ({who}): {reason}") from None
+        raise ServiceUnavailable(
+            f"Keystone at {identity} answered {exc.code} to the login: {reason}; retry later",
+            headers=retry,
+        ) from None
+    except (OSError, ValueError) as exc:
+        cause = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc
+        raise ServiceUnavailable(
+            f"Keystone at {identity} cannot be reached for the login: {cause}; retry later",
+            headers=retry,
+        ) from None
+    body = answer.get("token") if isinstance(answer, dict) else None
+    if not token or not isinstance(body, dict):
+        raise ServiceUnavailable(
+            f"Keystone at {identity} answered the login without a token; retry later",
+            headers=retry,
+        )
+    roles = body.get("roles")
+    return {
+        "token": str(token),
+        "expires_at": body.get("expires_at"),
+        "user": _named(body.get("user")),
+        "project": _named(body.get("project")),
+        "roles": sorted(
+            str(role["name"])
+            for role in (roles if isinstance(roles, list) else [])
+            if isinstance(role, dict) and role.get("name")
+        ),
+    }

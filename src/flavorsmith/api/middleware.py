@@ -33,10 +33,13 @@ _CONTROL = re.compile("[\x00-\x1f\x7f]")
 # What a client is told to wait before retrying while the database is out of reach.
 DATABASE_RETRY_AFTER = 5
 
-# Version documents and probes answer without a token, as OpenStack services do.
+# Version documents and probes answer without a token, as OpenStack services do; so do the
+# service's auth mode and its login (which is how a caller gets a token).
 PUBLIC_PATHS = frozenset(
     {
         "/",
+        "/v1/auth",
+        "/v1/login",
         "/healthz",
         "/readyz",
         "/openapi.json",

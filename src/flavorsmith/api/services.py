@@ -7,7 +7,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from flavorsmith.api.auth import Credentials
 from flavorsmith.api.policy import Enforcer
 from flavorsmith.catalog.repo import Repository, RepoView
 from flavorsmith.config import Settings
@@ -118,3 +120,6 @@ class Services:
     # Under Keystone: (project id, the caller's token) -> False when Keystone has no such
     # project, as Nova checks when flavor access is added. None without Keystone.
     verify_project: Callable[[str, str | None], bool] | None = None
+    # Under Keystone: a password login's project-scoped token (``POST /v1/login``; it blocks
+    # on Keystone). None without Keystone: no login is offered.
+    login: Callable[[Credentials], dict[str, Any]] | None = None

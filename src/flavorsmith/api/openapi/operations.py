@@ -11,6 +11,7 @@ from flavorsmith.api.baremetal import nodes as bm_nodes
 from flavorsmith.api.compute import flavors as nova_flavors
 from flavorsmith.api.openapi.schemas import (
     ANY_OBJECT,
+    BOOLEAN,
     JSON_PATCH_BODY,
     LINKS,
     QUERY_BOOL,
@@ -35,6 +36,8 @@ from flavorsmith.api.openapi.shapes import (
     IRONIC_VERSION,
     LB_FLAVOR,
     LB_FLAVOR_WRITE_TYPES,
+    LOGIN,
+    LOGIN_BODY,
     NODE,
     NODE_CREATE,
     NODE_DETAIL_PARAMS,
@@ -569,6 +572,26 @@ def _operations() -> dict[tuple[str, str], Operation]:
             {200: obj(required=("node", "applied"))},
             body=ANY_OBJECT,
             errors=(*WRITE, 404, 409, 503),
+        ),
+        ("GET", "/v1/auth"): Operation(
+            "Which auth the service runs, and whether it offers a login (under Keystone)",
+            {
+                200: obj(
+                    {
+                        "auth": string(enum=["noauth", "static token", "keystone"]),
+                        "login": BOOLEAN,
+                    },
+                    required=("auth", "login"),
+                )
+            },
+            errors=(400,),
+        ),
+        ("POST", "/v1/login"): Operation(
+            "Log in with a Keystone password: a project-scoped token in the body, to send as "
+            "X-Auth-Token (404 when the service does not run Keystone auth)",
+            {200: LOGIN},
+            body=LOGIN_BODY,
+            errors=(400, 401, 403, 404, 413, 415, 503),
         ),
         ("GET", "/v1/nodes/source"): Operation(
             "Where the nodes come from: the database, or a real Ironic mirrored (its state)",

@@ -9,6 +9,7 @@ from flavorsmith.api.baremetal import deploy_templates as bm_templates
 from flavorsmith.api.baremetal import nodes as bm_nodes
 from flavorsmith.api.baremetal import serialize as bm_serialize
 from flavorsmith.api.loadbalancer.common import PAGING
+from flavorsmith.api.native import login as login_rules
 from flavorsmith.api.openapi.schemas import (
     ANY_OBJECT,
     BOOL_WORDS,
@@ -494,5 +495,36 @@ EXPLAIN_FLAVOR = obj(
         "reasons": array(EXPLAIN_REASON),
     },
     required=("flavor", "project", "placement", "nodes", "candidates", "summary", "counts"),
+    additional=False,
+)
+
+# POST /v1/login (api/native/login.py): Keystone password credentials scoped to one project.
+_LOGIN_TEXT = string(minLength=1, maxLength=login_rules.NAME_LENGTH)
+LOGIN_BODY = obj(
+    {
+        "username": _LOGIN_TEXT,
+        "password": string(minLength=1, maxLength=login_rules.PASSWORD_LENGTH, format="password"),
+        "project_name": _LOGIN_TEXT,
+        "project_id": _LOGIN_TEXT,
+        "user_domain_name": _LOGIN_TEXT,
+        "project_domain_name": _LOGIN_TEXT,
+    },
+    required=login_rules.REQUIRED,
+    additional=False,
+)
+_KEYSTONE_NAMED = obj(
+    {"id": nullable(string()), "name": nullable(string()), "domain": nullable(string())},
+    required=("id", "name", "domain"),
+    additional=False,
+)
+LOGIN = obj(
+    {
+        "token": string(),
+        "expires_at": nullable(string()),
+        "user": _KEYSTONE_NAMED,
+        "project": _KEYSTONE_NAMED,
+        "roles": array(string()),
+    },
+    required=("token", "expires_at", "user", "project", "roles"),
     additional=False,
 )

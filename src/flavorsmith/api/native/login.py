@@ -1,0 +1,117 @@
+"""GET /v1/auth: which auth the service runs, and whether it offers a login (the dashboard
+shows the form it says). POST /v1/login: under Keystone, a password login that returns a
+project-scoped Keystone token in the body (never a cookie), for the caller to send as
+X-Auth-Token. Both answer without a token. Neither the password nor the token is ever logged
+or put in an error message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from flavorsmith.api.auth import Credentials
+from flavorsmith.api.context import call, services
+from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.config import AuthMode
+from flavorsmith.errors import Invalid, NotFound
+
+router = APIRouter()
+
+# How each auth mode is named to callers.
+MODES: dict[AuthMode, str] = {
+    "noauth": "noauth",
+    "token-file": "static token",
+    "keystone": "keystone",
+}
+# Keystone's own limits: names and ids of at most 255 characters; a generous bound on a
+# password (Keystone truncates bcrypt input long before it).
+NAME_LENGTH = 255
+PASSWORD_LENGTH = 4096
+REQUIRED = ("username", "password")
+OPTIONAL = ("project_name", "project_id", "user_domain_name", "project_domain_name")
+FIELDS = (*REQUIRED, *OPTIONAL)
+
+
+@router.get("/auth")
+async def auth_mode(request: Request) -> dict[str, Any]:
+    check_query(request, ())
+    found = services(request)
+    return {"auth": MODES[found.settings.auth], "login": found.login is not None}
+
+
+@router.post("/login")
+async def login(request: Request) -> dict[str, Any]:
+    check_query(request, ())
+    found = services(request)
+    keystone = found.login
+    if keystone is None:
+        raise NotFound(
+            f"No login here: this service does not run Keystone auth (it runs "
+            f"{MODES[found.settings.auth]}); send a token in X-Auth-Token instead"
+        )
+    credentials = parse(await json_body(request))
+    return await call(request, lambda: keystone(credentials))
+
+
+def parse(body: object) -> Credentials:
+    """The login's fields; Invalid naming the field and what it takes (never its value: it
+    may be a password typed in the wrong box)."""
+    if not isinstance(body, dict):
+        raise Invalid(
+            f"The login body must be a JSON object with {', '.join(REQUIRED)} and "
+            "project_name or project_id"
+        )
+    unknown = sorted(set(body) - set(FIELDS))
+    if unknown:
+        raise Invalid(f"Unknown field {unknown[0]!r} in the login; allowed: {', '.join(FIELDS)}")
+    for name in REQUIRED:
+        if name not in body:
+            raise Invalid(f"The login needs {name!r} (a non-empty string)")
+    values = {name: _text(body, name) for name in FIELDS if name in body}
+    if ("project_name" in values) == ("project_id" in values):
+        raise Invalid(
+            "The login needs exactly one of 'project_name' and 'project_id' (the project "
+            "the token is scoped to)"
+        )
+    if "project_id" in values and "project_domain_name" in values:
+        raise Invalid(
+            "'project_domain_name' names the domain of 'project_name'; with 'project_id' "
+            "leave it out"
+        )
+    return Credentials(
+        username=values["username"],
+        password=values["password"],
+        project_name=values.get("project_name"),
+        project_id=values.get("project_id"),
+        user_domain_name=values.get("user_domain_name", "Default"),
+        project_domain_name=values.get("project_domain_name", "Default"),
+    )
+
+
+def _text(body: dict[str, Any], name: str) -> str:
+    value = body[name]
+    limit = PASSWORD_LENGTH if name == "password" else NAME_LENGTH
+    if not isinstance(value, str):
+        raise Invalid(f"The login's {name!r} must be a string, not {_kind(value)}")
+    if not value.strip():
+        raise Invalid(f"The login's {name!r} is empty; give a non-empty string")
+    if len(value) > limit:
+        raise Invalid(f"The login's {name!r} is longer than {limit} characters")
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        raise Invalid(f"The login's {name!r} holds a control character; it never does")
+    return value
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
