@@ -1,5 +1,6 @@
-// Shared by every page: the navigation, the token, calls to the /v1 APIs, safe DOM building.
-// The token lives in this tab's sessionStorage and goes out as X-Auth-Token; never a cookie.
+// Shared by every page: the navigation, the token, the Keystone login, calls to the /v1 APIs,
+// safe DOM building. The token (typed in, or returned by POST /v1/login) lives in this tab's
+// sessionStorage and goes out as X-Auth-Token; never a cookie.
 
 const TOKEN_KEY = "flavorsmith.token";
 
@@ -129,7 +130,9 @@ export function showStatus(text, isError = false) {
 
 export function explainError(error) {
   if (error instanceof ApiError && error.status === 401) {
-    return "The service needs a token: enter one above (it stays in this tab only).";
+    return loginOffered
+      ? "The service needs a token: log in or enter one above (it stays in this tab only)."
+      : "The service needs a token: enter one above (it stays in this tab only).";
   }
   if (error instanceof ApiError && error.status === 403) {
     return `Your token may not read this: ${error.detail}`;
@@ -172,4 +175,90 @@ export function shell(current) {
     location.reload();
   });
   header.append(nav, form);
+  offerLogin(header, form);
+}
+
+// Set once GET /v1/auth says the service offers a Keystone login.
+let loginOffered = false;
+
+// Under Keystone auth (GET /v1/auth says ``login``), a "Log in" form before the token form:
+// the service asks Keystone for a project-scoped token (POST /v1/login), which is kept where
+// the token form keeps a token; the page then reloads its data. Keystone's refusal is shown
+// beside the form. "Forget token" logs out.
+async function offerLogin(header, tokenForm) {
+  let auth;
+  try {
+    auth = await api("/v1/auth");
+  } catch {
+    return; // an older service without /v1/auth: the token form alone
+  }
+  if (!auth.login) return;
+  loginOffered = true;
+  const shown = document.getElementById("status");
+  if (shown && shown.textContent.startsWith("The service needs a token: enter")) {
+    showStatus(explainError(new ApiError(401, "")), true); // the first load was quicker
+  }
+  const field = (id, name, label, attrs) => [
+    el("label", { for: id, text: label }),
+    el("input", { id, name, required: true, ...attrs }),
+  ];
+  const status = el("span", { id: "login-status", role: "status", "aria-live": "polite" });
+  const button = el("button", { type: "submit", text: "Log in" });
+  const form = el(
+    "form",
+    { id: "login-form", "aria-label": "Keystone login" },
+    ...field("login-username", "username", "User", { autocomplete: "username" }),
+    ...field("login-password", "password", "Password", {
+      type: "password",
+      autocomplete: "current-password",
+    }),
+    ...field("login-project", "project", "Project", { autocomplete: "off" }),
+    button,
+    status,
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const value = (name) => form.elements.namedItem(name).value;
+    button.disabled = true;
+    status.classList.remove("error");
+    status.setAttribute("role", "status");
+    status.textContent = "Logging in…";
+    try {
+      const answer = await login(value("username"), value("password"), value("project"));
+      sessionStorage.setItem(TOKEN_KEY, answer.token);
+      location.reload();
+    } catch (error) {
+      status.textContent = error instanceof ApiError ? error.detail : `Login failed: ${error.message}`;
+      status.classList.add("error");
+      status.setAttribute("role", "alert");
+      button.disabled = false;
+    }
+  });
+  header.insertBefore(form, tokenForm);
+  if (token()) {
+    form.querySelector("#login-username").placeholder = "(logged in)";
+  }
+}
+
+// POST /v1/login: Keystone's token for a user, password and project name, or an ApiError
+// carrying the service's message (Keystone's refusal, or why it cannot be asked).
+async function login(username, password, project) {
+  const response = await fetch("/v1/login", {
+    method: "POST",
+    headers: { Accept: "application/json", "Content-Type": "application/json" },
+    body: JSON.stringify({ username, password, project_name: project }),
+    credentials: "omit",
+    cache: "no-store",
+  });
+  let body = null;
+  try {
+    body = await response.json();
+  } catch {
+    // not JSON: the status text says what happened
+  }
+  if (!response.ok) {
+    const detail = (body && (body.detail || body.title)) || response.statusText;
+    throw new ApiError(response.status, detail, body);
+  }
+  return body;
 }
