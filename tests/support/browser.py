@@ -157,10 +157,15 @@ def wait_loaded(driver: Any, timeout: float = 15) -> str:
 
 
 def wait_until(driver: Any, condition: Any, timeout: float = 15) -> Any:
-    """Wait until ``condition(driver)`` is true; its value."""
+    """Wait until ``condition(driver)`` is true; its value. A condition that reads an element
+    the page has just drawn again (a live redraw between finding it and reading it) is asked
+    again at the next poll, as one that finds nothing yet is."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout).until(condition)
+    return WebDriverWait(
+        driver, timeout, ignored_exceptions=(StaleElementReferenceException,)
+    ).until(condition)
 
 
 def follow(driver: Any, action: Any, timeout: float = 15) -> str:
