@@ -46,6 +46,10 @@ class NearIndex:
         self._orders: dict[str, list[int]] = {}  # the orders of each folded text
         for order, folded in enumerate(self._folded):
             self._orders.setdefault(folded, []).append(order)
+        # Each folded text's answer: the candidate given last with that fold (the tie rule).
+        self._answer = {
+            folded: self._candidates[orders[-1]] for folded, orders in self._orders.items()
+        }
         self._near: dict[int, dict[str, list[str]]] | None = None  # see _halves
         self._inner: dict[int, dict[str, list[str]]] | None = None
 
@@ -54,7 +58,103 @@ class NearIndex:
         self._halves()
 
     def closest(self, value: str, *, head: str = "", slack: int, cutoff: float) -> str | None:
-        """As described above; the answer is ``head`` and the candidate."""
+        """As described above; the answer is ``head`` and the candidate.
+
+        The usual misspelling (a letter missing, extra, wrong or moved) is answered from the
+        one-slip lookups alone, in one function: when the best candidate they find is better
+        than any candidate they cannot find could be (see :meth:`_found_best`). Otherwise
+        the general search (:meth:`_closest`) decides."""
+        if slack >= 2 and not self._refolded:
+            rest = value.casefold()
+            size = len(rest)
+            if size == len(value) and size >= 4:
+                found = self._found_best(rest, size, len(head.casefold()), cutoff)
+                if found is not None:
+                    return head + self._answer[found]
+        return self._closest(value, head=head, slack=slack, cutoff=cutoff)
+
+    def _found_best(self, word: str, size: int, shared: int, cutoff: float) -> str | None:
+        """The folded text of the answer for ``word`` (folded, ``size`` long, no length
+        changed by folding, at least 4 long; a head ``shared`` long before it; a slack of at
+        least 2, so every text the lookups below find is in the window) when the one-slip
+        lookups of :meth:`_near_ones` prove it, else None (the general search decides).
+
+        The same lookups and ratios as :meth:`_near_ones` and :meth:`_checked`, then the proof
+        :meth:`_closest` makes with :meth:`_rivals`: a candidate the lookups cannot find
+        (not one slip away) is at most ``2·(shared + size)/(X + 3)`` alike, X the value's
+        length twice with the head's, when it is three or more letters longer, and at most
+        ``2·(shared + size - 2)/(X - 2)`` when it is shorter or about as long (its common
+        subsequence leaves two letters of one of them); one two letters longer holds the
+        whole value to be better than those, and the lookups found those. When the best found
+        is above both bounds, no other length is a rival, and the answer is the best found,
+        or the best two letters longer when that is better, as :meth:`_closest` decides."""
+        if self._near is None or self._inner is None:
+            self._halves()
+        near, inner = self._near, self._inner
+        assert near is not None and inner is not None
+        distance = _distance
+        twice = 2 * shared + size  # the total of a candidate n long is twice + n
+        best_ratio = -1.0
+        best = ""
+        for n in (size - 1, size, size + 1):
+            by_text = near.get(n)
+            if by_text is None:
+                continue
+            h = n // 2
+            total = twice + n
+            for texts in (by_text.get(word[:h]), by_text.get(word[size - n + h + 1 :])):
+                if not texts:
+                    continue
+                for text in texts:
+                    d = distance(word, text, score_cutoff=2)
+                    if d <= 2:
+                        ratio = 2.0 * ((total - d) // 2) / total
+                        if ratio >= cutoff and (
+                            ratio > best_ratio or (ratio == best_ratio and text > best)
+                        ):
+                            best_ratio, best = ratio, text
+        longer_ratio = -1.0
+        longer = ""
+        if best_ratio < 0 or best_ratio <= 2.0 * (shared + size) / (twice + size + 2):
+            a = size // 2
+            longer_texts = near.get(size + 2, _NONE)
+            same = inner.get(size, _NONE)
+            for texts in (
+                longer_texts.get(word[: a + 1]),  # two longer: more after the half
+                longer_texts.get(word[a:]),  # or before
+                inner.get(size + 2, _NONE).get(word[:a]),  # or one on each side
+                same.get(word[: a - 1 if a else 0]),  # a letter moved
+                same.get(word[a + 1 :]),
+            ):
+                if not texts:
+                    continue
+                for text in texts:
+                    d = distance(word, text, score_cutoff=2)
+                    n = len(text)
+                    if d <= 2 and size - 1 <= n <= size + 2:
+                        total = twice + n
+                        ratio = 2.0 * ((total - d) // 2) / total
+                        if ratio < cutoff:
+                            continue
+                        if n == size + 2:
+                            if ratio > longer_ratio or (ratio == longer_ratio and text > longer):
+                                longer_ratio, longer = ratio, text
+                        elif ratio > best_ratio or (ratio == best_ratio and text > best):
+                            best_ratio, best = ratio, text
+        if best_ratio < 0:
+            return None
+        floor = best_ratio - 1e-12  # as _rivals compares
+        if (
+            2.0 * (shared + size) / (twice + size + 3) >= floor
+            or 2.0 * (shared + size - 2) / (twice + size - 2) >= floor
+        ):
+            return None
+        if longer_ratio > best_ratio or (longer_ratio == best_ratio and longer > best):
+            return longer
+        return best
+
+    def _closest(self, value: str, *, head: str, slack: int, cutoff: float) -> str | None:
+        """The general search: :meth:`closest` for any value, slack and candidates."""
         # The lengths there are, so that values of nearby lengths share a window.
         low = bisect_left(self._lengths, len(value) - slack)
         high = bisect_right(self._lengths, len(value) + slack) - 1
