@@ -79,68 +79,80 @@ class NearIndex:
         least 2, so every text the lookups below find is in the window) when the one-slip
         lookups of :meth:`_near_ones` prove it, else None (the general search decides).
 
-        The same lookups and ratios as :meth:`_near_ones` and :meth:`_checked`, then the proof
-        :meth:`_closest` makes with :meth:`_rivals`: a candidate the lookups cannot find
-        (not one slip away) is at most ``2·(shared + size)/(X + 3)`` alike, X the value's
-        length twice with the head's, when it is three or more letters longer, and at most
-        ``2·(shared + size - 2)/(X - 2)`` when it is shorter or about as long (its common
-        subsequence leaves two letters of one of them); one two letters longer holds the
-        whole value to be better than those, and the lookups found those. When the best found
-        is above both bounds, no other length is a rival, and the answer is the best found,
-        or the best two letters longer when that is better, as :meth:`_closest` decides."""
+        The same lookups as :meth:`_near_ones`, taken by the ratio their candidates can have:
+        a candidate's Indel distance to the value is at least the difference of their
+        lengths, and has its parity, so each length has one ratio (X the value's length twice
+        with the head's): one letter longer ``X/(X+1)``, one shorter ``(X-2)/(X-1)``, two
+        longer ``X/(X+2)``, as long ``(X-2)/X`` (the same folded text is the answer at once).
+        Among those of one ratio the greatest text wins (the lists are greatest first); a
+        ratio no better than the best found is not looked up.
+
+        Then the proof :meth:`_closest` makes with :meth:`_rivals`: a candidate the lookups
+        cannot find (not one slip away) is at most ``2·(shared + size)/(X + 3)`` alike when
+        it is three or more letters longer, and at most ``2·(shared + size - 2)/(X - 2)``
+        when it is shorter or about as long (its common subsequence leaves two letters of one
+        of them); one two letters longer holds the whole value to be better than those, and
+        the lookups found those. When the best found is above both bounds, no other length is
+        a rival, and the answer is the best found, or the best two letters longer when that
+        is better, as :meth:`_closest` decides."""
+        if word in self._answer:
+            return word if cutoff <= 1.0 else None  # ratio 1: only the same text has it
         if self._near is None or self._inner is None:
             self._halves()
         near, inner = self._near, self._inner
         assert near is not None and inner is not None
-        distance = _distance
         twice = 2 * shared + size  # the total of a candidate n long is twice + n
         best_ratio = -1.0
         best = ""
-        for n in (size - 1, size, size + 1):
-            by_text = near.get(n)
-            if by_text is None:
-                continue
-            h = n // 2
-            total = twice + n
-            for texts in (by_text.get(word[:h]), by_text.get(word[size - n + h + 1 :])):
-                if not texts:
-                    continue
-                for text in texts:
-                    d = distance(word, text, score_cutoff=2)
-                    if d <= 2:
-                        ratio = 2.0 * ((total - d) // 2) / total
-                        if ratio >= cutoff and (
-                            ratio > best_ratio or (ratio == best_ratio and text > best)
-                        ):
-                            best_ratio, best = ratio, text
+        total = twice + size + 1  # one letter longer: a letter missing from the value
+        ratio = 2.0 * ((total - 1) // 2) / total
+        by_text = near.get(size + 1)
+        if ratio >= cutoff and by_text is not None:
+            h = (size + 1) // 2
+            best = _greatest(word, 1, by_text.get(word[:h]), by_text.get(word[h:]))
+            if best:
+                best_ratio = ratio
+        total = twice + size - 1  # one letter shorter: a letter too many
+        ratio = 2.0 * ((total - 1) // 2) / total
+        by_text = near.get(size - 1)
+        if ratio >= best_ratio and ratio >= cutoff and by_text is not None:
+            h = (size - 1) // 2
+            found = _greatest(word, 1, by_text.get(word[:h]), by_text.get(word[h + 2 :]))
+            if found and (ratio > best_ratio or found > best):
+                best_ratio, best = ratio, found
         longer_ratio = -1.0
         longer = ""
         if best_ratio < 0 or best_ratio <= 2.0 * (shared + size) / (twice + size + 2):
-            a = size // 2
-            longer_texts = near.get(size + 2, _NONE)
-            same = inner.get(size, _NONE)
-            for texts in (
-                longer_texts.get(word[: a + 1]),  # two longer: more after the half
-                longer_texts.get(word[a:]),  # or before
-                inner.get(size + 2, _NONE).get(word[:a]),  # or one on each side
-                same.get(word[: a - 1 if a else 0]),  # a letter moved
-                same.get(word[a + 1 :]),
-            ):
-                if not texts:
-                    continue
-                for text in texts:
-                    d = distance(word, text, score_cutoff=2)
-                    n = len(text)
-                    if d <= 2 and size - 1 <= n <= size + 2:
-                        total = twice + n
-                        ratio = 2.0 * ((total - d) // 2) / total
-                        if ratio < cutoff:
-                            continue
-                        if n == size + 2:
-                            if ratio > longer_ratio or (ratio == longer_ratio and text > longer):
-                                longer_ratio, longer = ratio, text
-                        elif ratio > best_ratio or (ratio == best_ratio and text > best):
-                            best_ratio, best = ratio, text
+            total = twice + size  # as long: a letter wrong or moved
+            ratio = 2.0 * ((total - 2) // 2) / total
+            if ratio >= best_ratio and ratio >= cutoff:
+                h = size // 2
+                by_text = near.get(size, _NONE)
+                same = inner.get(size, _NONE)
+                found = _greatest(
+                    word,
+                    2,
+                    by_text.get(word[:h]),
+                    by_text.get(word[h + 1 :]),
+                    same.get(word[: h - 1]),
+                    same.get(word[h + 1 :]),
+                )
+                if found and (ratio > best_ratio or found > best):
+                    best_ratio, best = ratio, found
+            total = twice + size + 2  # two letters longer, holding the whole value
+            ratio = 2.0 * ((total - 2) // 2) / total
+            if ratio >= best_ratio and ratio >= cutoff:
+                a = size // 2
+                by_text = near.get(size + 2, _NONE)
+                longer = _greatest(
+                    word,
+                    2,
+                    by_text.get(word[: a + 1]),
+                    by_text.get(word[a:]),
+                    inner.get(size + 2, _NONE).get(word[:a]),
+                )
+                if longer:
+                    longer_ratio = ratio
         if best_ratio < 0:
             return None
         floor = best_ratio - 1e-12  # as _rivals compares
@@ -354,6 +366,9 @@ class NearIndex:
                         index[text] = [key]
                     else:
                         keys.append(key)
+        for index in (*near.values(), *inner.values()):
+            for keys in index.values():
+                keys.sort(reverse=True)  # greatest first: see _greatest
         self._near, self._inner = near, inner
 
     @staticmethod
@@ -370,6 +385,21 @@ class NearIndex:
             if total and 2.0 * (shared + most) / total >= best - 1e-12:
                 rivals.append(n)
         return rivals
+
+
+def _greatest(word: str, distance: int, *lists: list[str] | None) -> str:
+    """The greatest text of the lists (each greatest first) at ``distance`` from ``word``
+    or nearer, or ""."""
+    best = ""
+    for texts in lists:
+        if texts:
+            for text in texts:
+                if text <= best:
+                    break
+                if _distance(word, text, score_cutoff=distance) <= distance:
+                    best = text
+                    break
+    return best
 
 
 def _whole(size: int, shared: int, best: _Best) -> bool:
