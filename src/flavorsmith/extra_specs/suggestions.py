@@ -51,6 +51,7 @@ class NearIndex:
             folded: self._candidates[orders[-1]] for folded, orders in self._orders.items()
         }
         self._near: dict[int, dict[str, list[str]]] | None = None  # see _halves
+        self._deleted: dict[str, list[str]] | None = None
         self._inner: dict[int, dict[str, list[str]]] | None = None
 
     def prepare(self) -> None:
@@ -85,7 +86,8 @@ class NearIndex:
         with the head's): one letter longer ``X/(X+1)``, one shorter ``(X-2)/(X-1)``, two
         longer ``X/(X+2)``, as long ``(X-2)/X`` (the same folded text is the answer at once).
         Among those of one ratio the greatest text wins (the lists are greatest first); a
-        ratio no better than the best found is not looked up.
+        ratio no better than the best found is not looked up. The candidates one letter longer
+        are those the deletion index gives for the value itself (see :meth:`_halves`).
 
         Then the proof :meth:`_closest` makes with :meth:`_rivals`: a candidate the lookups
         cannot find (not one slip away) is at most ``2·(shared + size)/(X + 3)`` alike when
@@ -97,21 +99,18 @@ class NearIndex:
         is better, as :meth:`_closest` decides."""
         if word in self._answer:
             return word if cutoff <= 1.0 else None  # ratio 1: only the same text has it
-        if self._near is None or self._inner is None:
+        if self._near is None or self._inner is None or self._deleted is None:
             self._halves()
         near, inner = self._near, self._inner
-        assert near is not None and inner is not None
+        assert near is not None and inner is not None and self._deleted is not None
         twice = 2 * shared + size  # the total of a candidate n long is twice + n
         best_ratio = -1.0
         best = ""
         total = twice + size + 1  # one letter longer: a letter missing from the value
         ratio = 2.0 * ((total - 1) // 2) / total
-        by_text = near.get(size + 1)
-        if ratio >= cutoff and by_text is not None:
-            h = (size + 1) // 2
-            best = _greatest(word, 1, by_text.get(word[:h]), by_text.get(word[h:]))
-            if best:
-                best_ratio = ratio
+        longest = self._deleted.get(word)  # the candidates one letter longer, greatest first
+        if longest is not None and ratio >= cutoff:
+            best_ratio, best = ratio, longest[0]
         total = twice + size - 1  # one letter shorter: a letter too many
         ratio = 2.0 * ((total - 1) // 2) / total
         by_text = near.get(size - 1)
@@ -343,7 +342,9 @@ class NearIndex:
         but its last letter, and one deletion from the second half ``k[h:]`` but its first
         (those two are in the halves index: were they here, a family of keys that share a
         long beginning, such as the GPU resolution traits, would all answer every lookup).
-        About n texts per candidate, built on first use or by :meth:`prepare`."""
+        The deletion index: each text one deletion from a candidate, to those candidates (the
+        candidates one letter longer than a value, by one lookup of the value). About 2·n
+        texts per candidate, built on first use or by :meth:`prepare`."""
         near: dict[int, dict[str, list[str]]] = {}
         inner: dict[int, dict[str, list[str]]] = {}
         for key in self._orders:
@@ -366,10 +367,18 @@ class NearIndex:
                         index[text] = [key]
                     else:
                         keys.append(key)
-        for index in (*near.values(), *inner.values()):
+        deleted: dict[str, list[str]] = {}
+        for key in self._orders:
+            for text in {key[:i] + key[i + 1 :] for i in range(len(key))}:
+                keys = deleted.get(text)
+                if keys is None:
+                    deleted[text] = [key]
+                else:
+                    keys.append(key)
+        for index in (*near.values(), *inner.values(), deleted):
             for keys in index.values():
                 keys.sort(reverse=True)  # greatest first: see _greatest
-        self._near, self._inner = near, inner
+        self._near, self._inner, self._deleted = near, inner, deleted
 
     @staticmethod
     @functools.lru_cache(maxsize=4096)
