@@ -326,8 +326,19 @@ class Registry:
         group = groups[0]
         template = group.namespace.template
         hint = self._suggested.get(key, _UNKNOWN)
-        if hint == _UNKNOWN:
-            hint = self._suggest(key, prefix, group)
+        if hint == _UNKNOWN:  # as _suggest, with the namespace's index at hand
+            index = self._indexes.get(template) or self._index(template, group.exact)
+            head = prefix + ":"
+            hint = index.closest(
+                key[len(head) :],
+                head=head,
+                slack=len(key) // 4 if len(key) >= 12 else 2,
+                cutoff=0.8,
+            )
+            suggested = self._suggested
+            if len(suggested) >= _REMEMBERED:
+                suggested.clear()
+            suggested[key] = hint
         if hint:
             message = f"{key} is not a known key of namespace {template} (did you mean {hint!r}?)"
         else:
@@ -349,7 +360,7 @@ class Registry:
 
     def _suggest(self, key: str, prefix: str | None, group: _Group | None) -> str | None:
         # Only keys of about the same length can be 0.8 alike; skipping the rest keeps an
-        # unknown key as cheap to answer as a known one.
+        # unknown key as cheap to answer as a known one (_unmatched asks the same).
         slack = len(key) // 4 if len(key) >= 12 else 2
         if group is not None:  # the keys of the same namespace, as this key spells the prefix
             head = f"{prefix}:"
