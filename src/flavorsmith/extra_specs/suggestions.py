@@ -61,24 +61,11 @@ class NearIndex:
     def closest(self, value: str, *, head: str = "", slack: int, cutoff: float) -> str | None:
         """As described above; the answer is ``head`` and the candidate.
 
-        The usual misspelling (a letter missing, extra, wrong or moved) is answered from the
-        one-slip lookups alone, in one function: when the best candidate they find is better
-        than any candidate they cannot find could be (see :meth:`_found_best`). Otherwise
-        the general search (:meth:`_closest`) decides."""
-        if slack >= 2 and not self._refolded:
-            rest = value.casefold()
-            size = len(rest)
-            if size == len(value) and size >= 4:
-                found = self._found_best(rest, size, len(head.casefold()), cutoff)
-                if found is not None:
-                    return head + self._answer[found]
-        return self._closest(value, head=head, slack=slack, cutoff=cutoff)
-
-    def _found_best(self, word: str, size: int, shared: int, cutoff: float) -> str | None:
-        """The folded text of the answer for ``word`` (folded, ``size`` long, no length
-        changed by folding, at least 4 long; a head ``shared`` long before it; a slack of at
-        least 2, so every text the lookups below find is in the window) when the one-slip
-        lookups of :meth:`_near_ones` prove it, else None (the general search decides).
+        The usual misspelling (a letter missing, extra, wrong or moved) is answered here from
+        the one-slip lookups alone, when the best candidate they find is better than any
+        candidate they cannot find could be; otherwise the general search (:meth:`_closest`)
+        decides. This needs a value at least 4 long with no length changed by folding, and a
+        slack of at least 2, so that every text the lookups find is in the window.
 
         The same lookups as :meth:`_near_ones`, taken by the ratio their candidates can have:
         a candidate's Indel distance to the value is at least the difference of their
@@ -97,28 +84,45 @@ class NearIndex:
         the lookups found those. When the best found is above both bounds, no other length is
         a rival, and the answer is the best found, or the best two letters longer when that
         is better, as :meth:`_closest` decides."""
-        if word in self._answer:
-            return word if cutoff <= 1.0 else None  # ratio 1: only the same text has it
-        if self._near is None or self._inner is None or self._deleted is None:
+        if slack < 2 or self._refolded:
+            return self._closest(value, head=head, slack=slack, cutoff=cutoff)
+        word = value.casefold()
+        size = len(word)
+        if size != len(value) or size < 4:
+            return self._closest(value, head=head, slack=slack, cutoff=cutoff)
+        answer = self._answer
+        if word in answer and cutoff <= 1.0:  # ratio 1: only the same text has it
+            return head + answer[word]
+        deleted = self._deleted
+        if deleted is None:
             self._halves()
+            deleted = self._deleted
         near, inner = self._near, self._inner
-        assert near is not None and inner is not None and self._deleted is not None
+        assert near is not None and inner is not None and deleted is not None
+        distance = _distance
+        shared = len(head.casefold())
         twice = 2 * shared + size  # the total of a candidate n long is twice + n
-        best_ratio = -1.0
-        best = ""
         total = twice + size + 1  # one letter longer: a letter missing from the value
         ratio = 2.0 * ((total - 1) // 2) / total
-        longest = self._deleted.get(word)  # the candidates one letter longer, greatest first
-        if longest is not None and ratio >= cutoff:
-            best_ratio, best = ratio, longest[0]
+        found = deleted.get(word)  # the candidates one letter longer, greatest first
+        if found is not None and ratio >= cutoff:
+            # The best ratio there can be but 1: better than any other and the bounds below.
+            return head + answer[found[0]]
+        best_ratio = -1.0
+        best = ""
         total = twice + size - 1  # one letter shorter: a letter too many
         ratio = 2.0 * ((total - 1) // 2) / total
         by_text = near.get(size - 1)
-        if ratio >= best_ratio and ratio >= cutoff and by_text is not None:
+        if ratio >= cutoff and by_text is not None:
             h = (size - 1) // 2
-            found = _greatest(word, 1, by_text.get(word[:h]), by_text.get(word[h + 2 :]))
-            if found and (ratio > best_ratio or found > best):
-                best_ratio, best = ratio, found
+            for texts in (by_text.get(word[:h]), by_text.get(word[h + 2 :])):
+                if texts:
+                    for text in texts:  # greatest first: the first at the distance is best
+                        if text <= best:
+                            break
+                        if distance(word, text, score_cutoff=1) <= 1:
+                            best_ratio, best = ratio, text
+                            break
         longer_ratio = -1.0
         longer = ""
         if best_ratio < 0 or best_ratio <= 2.0 * (shared + size) / (twice + size + 2):
@@ -128,41 +132,49 @@ class NearIndex:
                 h = size // 2
                 by_text = near.get(size, _NONE)
                 same = inner.get(size, _NONE)
-                found = _greatest(
-                    word,
-                    2,
+                same_best = ""
+                for texts in (
                     by_text.get(word[:h]),
                     by_text.get(word[h + 1 :]),
                     same.get(word[: h - 1]),
                     same.get(word[h + 1 :]),
-                )
-                if found and (ratio > best_ratio or found > best):
-                    best_ratio, best = ratio, found
+                ):
+                    if texts:
+                        for text in texts:
+                            if text <= same_best:
+                                break
+                            if distance(word, text, score_cutoff=2) <= 2:
+                                same_best = text
+                                break
+                if same_best and (ratio > best_ratio or same_best > best):
+                    best_ratio, best = ratio, same_best
             total = twice + size + 2  # two letters longer, holding the whole value
             ratio = 2.0 * ((total - 2) // 2) / total
             if ratio >= best_ratio and ratio >= cutoff:
                 a = size // 2
                 by_text = near.get(size + 2, _NONE)
-                longer = _greatest(
-                    word,
-                    2,
+                for texts in (
                     by_text.get(word[: a + 1]),
                     by_text.get(word[a:]),
                     inner.get(size + 2, _NONE).get(word[:a]),
-                )
-                if longer:
-                    longer_ratio = ratio
-        if best_ratio < 0:
-            return None
+                ):
+                    if texts:
+                        for text in texts:
+                            if text <= longer:
+                                break
+                            if distance(word, text, score_cutoff=2) <= 2:
+                                longer_ratio, longer = ratio, text
+                                break
         floor = best_ratio - 1e-12  # as _rivals compares
         if (
-            2.0 * (shared + size) / (twice + size + 3) >= floor
+            best_ratio < 0
+            or 2.0 * (shared + size) / (twice + size + 3) >= floor
             or 2.0 * (shared + size - 2) / (twice + size - 2) >= floor
         ):
-            return None
+            return self._closest(value, head=head, slack=slack, cutoff=cutoff)
         if longer_ratio > best_ratio or (longer_ratio == best_ratio and longer > best):
-            return longer
-        return best
+            return head + answer[longer]
+        return head + answer[best]
 
     def _closest(self, value: str, *, head: str, slack: int, cutoff: float) -> str | None:
         """The general search: :meth:`closest` for any value, slack and candidates."""
@@ -377,7 +389,7 @@ class NearIndex:
                     keys.append(key)
         for index in (*near.values(), *inner.values(), deleted):
             for keys in index.values():
-                keys.sort(reverse=True)  # greatest first: see _greatest
+                keys.sort(reverse=True)  # greatest first: see closest
         self._near, self._inner, self._deleted = near, inner, deleted
 
     @staticmethod
@@ -394,21 +406,6 @@ class NearIndex:
             if total and 2.0 * (shared + most) / total >= best - 1e-12:
                 rivals.append(n)
         return rivals
-
-
-def _greatest(word: str, distance: int, *lists: list[str] | None) -> str:
-    """The greatest text of the lists (each greatest first) at ``distance`` from ``word``
-    or nearer, or ""."""
-    best = ""
-    for texts in lists:
-        if texts:
-            for text in texts:
-                if text <= best:
-                    break
-                if _distance(word, text, score_cutoff=distance) <= distance:
-                    best = text
-                    break
-    return best
 
 
 def _whole(size: int, shared: int, best: _Best) -> bool:
