@@ -110,34 +110,45 @@ class NearIndex:
             return head + answer[found[0]]
         best_ratio = -1.0
         best = ""
+        # The halves of the value the lookups below use, each made once (h = size // 2):
+        # one letter shorter looks up word[:h-1] and word[h+1:] (an even size) or word[:h]
+        # and word[h+2:] (odd); as long, word[:h], word[h+1:] and in the inner index
+        # word[:h-1]; two longer, word[:h+1], word[h:] and in the inner index word[:h].
+        h = size // 2
+        first = word[:h]
+        after = word[h + 1 :]
+        short = word[: h - 1]
         total = twice + size - 1  # one letter shorter: a letter too many
         ratio = 2.0 * ((total - 1) // 2) / total
         by_text = near.get(size - 1)
         if ratio >= cutoff and by_text is not None:
-            h = (size - 1) // 2
-            for texts in (by_text.get(word[:h]), by_text.get(word[h + 2 :])):
-                if texts:
-                    for text in texts:  # greatest first: the first at the distance is best
-                        if text <= best:
-                            break
-                        if distance(word, text, score_cutoff=1) <= 1:
-                            best_ratio, best = ratio, text
-                            break
+            if size % 2:
+                one, two = by_text.get(first), by_text.get(word[h + 2 :])
+            else:
+                one, two = by_text.get(short), by_text.get(after)
+            if one or two:
+                for texts in (one, two):
+                    if texts:
+                        for text in texts:  # greatest first: the first at the distance wins
+                            if text <= best:
+                                break
+                            if distance(word, text, score_cutoff=1) <= 1:
+                                best_ratio, best = ratio, text
+                                break
         longer_ratio = -1.0
         longer = ""
         if best_ratio < 0 or best_ratio <= 2.0 * (shared + size) / (twice + size + 2):
             total = twice + size  # as long: a letter wrong or moved
             ratio = 2.0 * ((total - 2) // 2) / total
             if ratio >= best_ratio and ratio >= cutoff:
-                h = size // 2
                 by_text = near.get(size, _NONE)
                 same = inner.get(size, _NONE)
                 same_best = ""
                 for texts in (
-                    by_text.get(word[:h]),
-                    by_text.get(word[h + 1 :]),
-                    same.get(word[: h - 1]),
-                    same.get(word[h + 1 :]),
+                    by_text.get(first),
+                    by_text.get(after),
+                    same.get(short),
+                    same.get(after),
                 ):
                     if texts:
                         for text in texts:
@@ -150,13 +161,12 @@ class NearIndex:
                     best_ratio, best = ratio, same_best
             total = twice + size + 2  # two letters longer, holding the whole value
             ratio = 2.0 * ((total - 2) // 2) / total
+            by_text = near.get(size + 2, _NONE)
             if ratio >= best_ratio and ratio >= cutoff:
-                a = size // 2
-                by_text = near.get(size + 2, _NONE)
                 for texts in (
-                    by_text.get(word[: a + 1]),
-                    by_text.get(word[a:]),
-                    inner.get(size + 2, _NONE).get(word[:a]),
+                    by_text.get(word[: h + 1]),
+                    by_text.get(word[h:]),
+                    inner.get(size + 2, _NONE).get(first),
                 ):
                     if texts:
                         for text in texts:
