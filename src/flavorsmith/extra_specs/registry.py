@@ -246,8 +246,9 @@ class Registry:
         """The verdict on ``key=value`` (remembered: a registry is checked against the same
         pairs over and over, by every flavor that sets them, until it changes).
 
-        One function for the usual verdicts (as :meth:`find`, then the value rule), with the
-        key split once: a service checks every flavor's pairs through it."""
+        One function for the usual verdicts (as :meth:`find`, then the value rule, or the
+        did-you-mean of :meth:`suggest` for a key its namespace does not have), with the key
+        split once: a service checks every flavor's pairs through it."""
         pair = (key, value)
         verdicts = self._verdicts
         found = verdicts.get(pair)
@@ -269,8 +270,31 @@ class Registry:
                     break
         else:
             validator = self._bare.get(key)
-        if validator is None:
-            found = self._unmatched(key, value, prefix if colon else None, groups)
+        if validator is None and groups:  # not a key of its namespace: the did-you-mean
+            group = groups[0]
+            template = group.namespace.template
+            hint = self._suggested.get(key, _UNKNOWN)
+            if hint == _UNKNOWN:  # as _suggest, with the namespace's index at hand
+                index = self._indexes.get(template) or self._index(template, group.exact)
+                hint = index.closest(
+                    rest,
+                    head=prefix + ":",
+                    slack=len(key) // 4 if len(key) >= 12 else 2,
+                    cutoff=0.8,
+                )
+                suggested = self._suggested
+                if len(suggested) >= _REMEMBERED:
+                    suggested.clear()
+                suggested[key] = hint
+            if hint:
+                message = (
+                    f"{key} is not a known key of namespace {template} (did you mean {hint!r}?)"
+                )
+            else:
+                message = f"{key} is not a known key of namespace {template}"
+            found = _tuple(Verdict, (key, value, "unknown-key", message, None, None, None, None))
+        elif validator is None:
+            found = self._unmatched(key, value, prefix if colon else None)
         elif validator.deprecated or validator.extension:
             found = self._checked(validator, key, value)
         else:  # the usual case, made short (the named tuple made without its keywords)
@@ -298,52 +322,29 @@ class Registry:
         verdicts[pair] = found
         return found
 
-    def _unmatched(
-        self, key: str, value: str, prefix: str | None, groups: tuple[_Group, ...]
-    ) -> Verdict:
-        """The verdict on a key no validator matches: with no namespace, in no namespace, or
-        not a key of its namespace (with the did-you-mean of :meth:`suggest`)."""
+    def _unmatched(self, key: str, value: str, prefix: str | None) -> Verdict:
+        """The verdict on a key no validator matches that is in no namespace: with none, or
+        with one that is not registered (a malformed variant of a family's prefix is an
+        unknown key)."""
         if prefix is None:
             return Verdict(key, value, "unregistered", f"{key} has no namespace; nothing checks it")
-        if not groups:
-            family = next(
-                (n for n in self.namespaces if n.family and prefix.startswith(n.family)), None
-            )
-            if family is not None:
-                return Verdict(
-                    key,
-                    value,
-                    "unknown-key",
-                    f"{prefix!r} is not a valid {family.template} prefix (expected "
-                    f"{family.pattern}); Nova would skip validating {key} entirely",
-                )
+        family = next(
+            (n for n in self.namespaces if n.family and prefix.startswith(n.family)), None
+        )
+        if family is not None:
             return Verdict(
                 key,
                 value,
-                "unregistered",
-                f"namespace {prefix!r} is not registered; nothing checks it",
+                "unknown-key",
+                f"{prefix!r} is not a valid {family.template} prefix (expected "
+                f"{family.pattern}); Nova would skip validating {key} entirely",
             )
-        group = groups[0]
-        template = group.namespace.template
-        hint = self._suggested.get(key, _UNKNOWN)
-        if hint == _UNKNOWN:  # as _suggest, with the namespace's index at hand
-            index = self._indexes.get(template) or self._index(template, group.exact)
-            head = prefix + ":"
-            hint = index.closest(
-                key[len(head) :],
-                head=head,
-                slack=len(key) // 4 if len(key) >= 12 else 2,
-                cutoff=0.8,
-            )
-            suggested = self._suggested
-            if len(suggested) >= _REMEMBERED:
-                suggested.clear()
-            suggested[key] = hint
-        if hint:
-            message = f"{key} is not a known key of namespace {template} (did you mean {hint!r}?)"
-        else:
-            message = f"{key} is not a known key of namespace {template}"
-        return _tuple(Verdict, (key, value, "unknown-key", message, None, None, None, None))
+        return Verdict(
+            key,
+            value,
+            "unregistered",
+            f"namespace {prefix!r} is not registered; nothing checks it",
+        )
 
     def suggest(self, key: str) -> str | None:
         """The registered key nearest to a misspelt one: among the exact keys of the namespace
