@@ -14,7 +14,8 @@ from rapidfuzz.process import extract, extractOne
 
 _Best = tuple[float, str, int]  # a ratio, the folded text after the head, the order given
 _distance = Indel.distance
-_NONE: dict[str, list[str]] = {}  # no texts (never changed)
+_Texts = tuple[str, ...]  # folded candidates, greatest first
+_NONE: dict[str, _Texts] = {}  # no texts (never changed)
 
 
 class NearIndex:
@@ -50,9 +51,9 @@ class NearIndex:
         self._answer = {
             folded: self._candidates[orders[-1]] for folded, orders in self._orders.items()
         }
-        self._near: dict[int, dict[str, list[str]]] | None = None  # see _halves
-        self._deleted: dict[str, list[str]] | None = None
-        self._inner: dict[int, dict[str, list[str]]] | None = None
+        self._near: dict[int, dict[str, _Texts]] | None = None  # see _halves
+        self._deleted: dict[str, _Texts] | None = None
+        self._inner: dict[int, dict[str, _Texts]] | None = None
 
     def prepare(self) -> None:
         """Build the index of one-slip neighbours now rather than on first use."""
@@ -397,10 +398,11 @@ class NearIndex:
                     deleted[text] = [key]
                 else:
                     keys.append(key)
-        for index in (*near.values(), *inner.values(), deleted):
-            for keys in index.values():
-                keys.sort(reverse=True)  # greatest first: see closest
-        self._near, self._inner, self._deleted = near, inner, deleted
+        # Greatest first (see closest), as tuples: the collector stops following a tuple of
+        # strings, where it would walk tens of thousands of lists in each of its passes.
+        self._near = {n: _ranked(index) for n, index in near.items()}
+        self._inner = {n: _ranked(index) for n, index in inner.items()}
+        self._deleted = _ranked(deleted)
 
     @staticmethod
     @functools.lru_cache(maxsize=4096)
@@ -416,6 +418,11 @@ class NearIndex:
             if total and 2.0 * (shared + most) / total >= best - 1e-12:
                 rivals.append(n)
         return rivals
+
+
+def _ranked(index: dict[str, list[str]]) -> dict[str, _Texts]:
+    """Each text's candidates, greatest first."""
+    return {text: tuple(sorted(keys, reverse=True)) for text, keys in index.items()}
 
 
 def _whole(size: int, shared: int, best: _Best) -> bool:
