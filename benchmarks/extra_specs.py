@@ -29,8 +29,9 @@ processor time: on a shared machine the processor times are the steady ones), en
 and end to end after start-up. The targets (issue 19): at least 100,000 pairs per second end
 to end after start-up, and at least 100x Nova with the enlarged cache in process. An unknown
 key's did-you-mean is found among the keys one slip away by a few lookups in an index of
-half-keys, checked with rapidfuzz's C distance; only when none is found are the other keys
-about as long scanned (flavorsmith.extra_specs.suggestions). The command reads a repeated
+one-letter deletions and one of half-keys, checked with rapidfuzz's C distance; only when
+those cannot prove the answer are the other keys about as long scanned
+(flavorsmith.extra_specs.suggestions). The command reads a repeated
 line once and writes each distinct answer once. Not run in CI.
 """
 

@@ -217,3 +217,36 @@ def test_the_halves_index_finds_what_the_rule_finds(seed: int) -> None:
         expected = ruled(head + value, near, 0.8)
         assert built.closest(value, head=head, slack=slack, cutoff=0.8) == expected, value
         assert lazy.closest(value, head=head, slack=slack, cutoff=0.8) == expected, value
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_one_slip_answer_is_the_general_searchs(seed: int) -> None:
+    """closest answers the usual misspelling from its lookups alone; the general search over
+    every length that could compete gives the same answer, for one to three slips, on a
+    small alphabet where many candidates tie."""
+    rng = random.Random(seed)
+    alphabet = "abcAB_1"
+    candidates = [
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(3, 14))) for _ in range(400)
+    ]
+    index = NearIndex(candidates)
+    index.prepare()
+    for _ in range(600):
+        value = rng.choice(candidates)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(value) + 1)
+            letter = rng.choice(alphabet)
+            value = rng.choice(
+                [
+                    value[:at] + letter + value[at + 1 :],
+                    value[:at] + value[at + 1 :],
+                    value[:at] + letter + value[at:],
+                    value[:at] + value[at + 1 : at + 2] + value[at : at + 1] + value[at + 2 :],
+                ]
+            )
+        head = rng.choice(["", "ns:"])
+        slack = rng.randint(2, 4)
+        cutoff = rng.choice([0.6, 0.8])
+        assert index.closest(value, head=head, slack=slack, cutoff=cutoff) == index._closest(
+            value, head=head, slack=slack, cutoff=cutoff
+        ), (head, value, slack, cutoff)

@@ -14,7 +14,8 @@ from rapidfuzz.process import extract, extractOne
 
 _Best = tuple[float, str, int]  # a ratio, the folded text after the head, the order given
 _distance = Indel.distance
-_NONE: dict[str, list[str]] = {}  # no texts (never changed)
+_Texts = tuple[str, ...]  # folded candidates, greatest first
+_NONE: dict[str, _Texts] = {}  # no texts (never changed)
 
 
 class NearIndex:
@@ -46,15 +47,148 @@ class NearIndex:
         self._orders: dict[str, list[int]] = {}  # the orders of each folded text
         for order, folded in enumerate(self._folded):
             self._orders.setdefault(folded, []).append(order)
-        self._near: dict[int, dict[str, list[str]]] | None = None  # see _halves
-        self._inner: dict[int, dict[str, list[str]]] | None = None
+        # Each folded text's answer: the candidate given last with that fold (the tie rule).
+        self._answer = {
+            folded: self._candidates[orders[-1]] for folded, orders in self._orders.items()
+        }
+        self._near: dict[int, dict[str, _Texts]] | None = None  # see _halves
+        self._deleted: dict[str, _Texts] | None = None
+        self._inner: dict[int, dict[str, _Texts]] | None = None
 
     def prepare(self) -> None:
         """Build the index of one-slip neighbours now rather than on first use."""
         self._halves()
 
     def closest(self, value: str, *, head: str = "", slack: int, cutoff: float) -> str | None:
-        """As described above; the answer is ``head`` and the candidate."""
+        """As described above; the answer is ``head`` and the candidate.
+
+        The usual misspelling (a letter missing, extra, wrong or moved) is answered here from
+        the one-slip lookups alone, when the best candidate they find is better than any
+        candidate they cannot find could be; otherwise the general search (:meth:`_closest`)
+        decides. This needs a value at least 4 long with no length changed by folding, and a
+        slack of at least 2, so that every text the lookups find is in the window.
+
+        The same lookups as :meth:`_near_ones`, taken by the ratio their candidates can have:
+        a candidate's Indel distance to the value is at least the difference of their
+        lengths, and has its parity, so each length has one ratio (X the value's length twice
+        with the head's): one letter longer ``X/(X+1)``, one shorter ``(X-2)/(X-1)``, two
+        longer ``X/(X+2)``, as long ``(X-2)/X`` (the same folded text is the answer at once).
+        Among those of one ratio the greatest text wins (the lists are greatest first); a
+        ratio no better than the best found is not looked up. The candidates one letter longer
+        are those the deletion index gives for the value itself (see :meth:`_halves`).
+
+        Then the proof :meth:`_closest` makes with :meth:`_rivals`: a candidate the lookups
+        cannot find (not one slip away) is at most ``2·(shared + size)/(X + 3)`` alike when
+        it is three or more letters longer, and at most ``2·(shared + size - 2)/(X - 2)``
+        when it is shorter or about as long (its common subsequence leaves two letters of one
+        of them); one two letters longer holds the whole value to be better than those, and
+        the lookups found those. When the best found is above both bounds, no other length is
+        a rival, and the answer is the best found, or the best two letters longer when that
+        is better, as :meth:`_closest` decides."""
+        if slack < 2 or self._refolded:
+            return self._closest(value, head=head, slack=slack, cutoff=cutoff)
+        word = value.casefold()
+        size = len(word)
+        if size != len(value) or size < 4:
+            return self._closest(value, head=head, slack=slack, cutoff=cutoff)
+        answer = self._answer
+        if word in answer and cutoff <= 1.0:  # ratio 1: only the same text has it
+            return head + answer[word]
+        deleted = self._deleted
+        if deleted is None:
+            self._halves()
+            deleted = self._deleted
+        near, inner = self._near, self._inner
+        assert near is not None and inner is not None and deleted is not None
+        distance = _distance
+        shared = len(head.casefold())
+        twice = 2 * shared + size  # the total of a candidate n long is twice + n
+        total = twice + size + 1  # one letter longer: a letter missing from the value
+        ratio = 2.0 * ((total - 1) // 2) / total
+        found = deleted.get(word)  # the candidates one letter longer, greatest first
+        if found is not None and ratio >= cutoff:
+            # The best ratio there can be but 1: better than any other and the bounds below.
+            return head + answer[found[0]]
+        best_ratio = -1.0
+        best = ""
+        # The halves of the value the lookups below use, each made once (h = size // 2):
+        # one letter shorter looks up word[:h-1] and word[h+1:] (an even size) or word[:h]
+        # and word[h+2:] (odd); as long, word[:h], word[h+1:] and in the inner index
+        # word[:h-1]; two longer, word[:h+1], word[h:] and in the inner index word[:h].
+        h = size // 2
+        first = word[:h]
+        after = word[h + 1 :]
+        short = word[: h - 1]
+        total = twice + size - 1  # one letter shorter: a letter too many
+        ratio = 2.0 * ((total - 1) // 2) / total
+        by_text = near.get(size - 1)
+        if ratio >= cutoff and by_text is not None:
+            if size % 2:
+                one, two = by_text.get(first), by_text.get(word[h + 2 :])
+            else:
+                one, two = by_text.get(short), by_text.get(after)
+            if one or two:
+                for texts in (one, two):
+                    if texts:
+                        for text in texts:  # greatest first: the first at the distance wins
+                            if text <= best:
+                                break
+                            if distance(word, text, score_cutoff=1) <= 1:
+                                best_ratio, best = ratio, text
+                                break
+        longer_ratio = -1.0
+        longer = ""
+        if best_ratio < 0 or best_ratio <= 2.0 * (shared + size) / (twice + size + 2):
+            total = twice + size  # as long: a letter wrong or moved
+            ratio = 2.0 * ((total - 2) // 2) / total
+            if ratio >= best_ratio and ratio >= cutoff:
+                by_text = near.get(size, _NONE)
+                same = inner.get(size, _NONE)
+                same_best = ""
+                for texts in (
+                    by_text.get(first),
+                    by_text.get(after),
+                    same.get(short),
+                    same.get(after),
+                ):
+                    if texts:
+                        for text in texts:
+                            if text <= same_best:
+                                break
+                            if distance(word, text, score_cutoff=2) <= 2:
+                                same_best = text
+                                break
+                if same_best and (ratio > best_ratio or same_best > best):
+                    best_ratio, best = ratio, same_best
+            total = twice + size + 2  # two letters longer, holding the whole value
+            ratio = 2.0 * ((total - 2) // 2) / total
+            by_text = near.get(size + 2, _NONE)
+            if ratio >= best_ratio and ratio >= cutoff:
+                for texts in (
+                    by_text.get(word[: h + 1]),
+                    by_text.get(word[h:]),
+                    inner.get(size + 2, _NONE).get(first),
+                ):
+                    if texts:
+                        for text in texts:
+                            if text <= longer:
+                                break
+                            if distance(word, text, score_cutoff=2) <= 2:
+                                longer_ratio, longer = ratio, text
+                                break
+        floor = best_ratio - 1e-12  # as _rivals compares
+        if (
+            best_ratio < 0
+            or 2.0 * (shared + size) / (twice + size + 3) >= floor
+            or 2.0 * (shared + size - 2) / (twice + size - 2) >= floor
+        ):
+            return self._closest(value, head=head, slack=slack, cutoff=cutoff)
+        if longer_ratio > best_ratio or (longer_ratio == best_ratio and longer > best):
+            return head + answer[longer]
+        return head + answer[best]
+
+    def _closest(self, value: str, *, head: str, slack: int, cutoff: float) -> str | None:
+        """The general search: :meth:`closest` for any value, slack and candidates."""
         # The lengths there are, so that values of nearby lengths share a window.
         low = bisect_left(self._lengths, len(value) - slack)
         high = bisect_right(self._lengths, len(value) + slack) - 1
@@ -231,7 +365,9 @@ class NearIndex:
         but its last letter, and one deletion from the second half ``k[h:]`` but its first
         (those two are in the halves index: were they here, a family of keys that share a
         long beginning, such as the GPU resolution traits, would all answer every lookup).
-        About n texts per candidate, built on first use or by :meth:`prepare`."""
+        The deletion index: each text one deletion from a candidate, to those candidates (the
+        candidates one letter longer than a value, by one lookup of the value). About 2·n
+        texts per candidate, built on first use or by :meth:`prepare`."""
         near: dict[int, dict[str, list[str]]] = {}
         inner: dict[int, dict[str, list[str]]] = {}
         for key in self._orders:
@@ -254,7 +390,19 @@ class NearIndex:
                         index[text] = [key]
                     else:
                         keys.append(key)
-        self._near, self._inner = near, inner
+        deleted: dict[str, list[str]] = {}
+        for key in self._orders:
+            for text in {key[:i] + key[i + 1 :] for i in range(len(key))}:
+                keys = deleted.get(text)
+                if keys is None:
+                    deleted[text] = [key]
+                else:
+                    keys.append(key)
+        # Greatest first (see closest), as tuples: the collector stops following a tuple of
+        # strings, where it would walk tens of thousands of lists in each of its passes.
+        self._near = {n: _ranked(index) for n, index in near.items()}
+        self._inner = {n: _ranked(index) for n, index in inner.items()}
+        self._deleted = _ranked(deleted)
 
     @staticmethod
     @functools.lru_cache(maxsize=4096)
@@ -270,6 +418,11 @@ class NearIndex:
             if total and 2.0 * (shared + most) / total >= best - 1e-12:
                 rivals.append(n)
         return rivals
+
+
+def _ranked(index: dict[str, list[str]]) -> dict[str, _Texts]:
+    """Each text's candidates, greatest first."""
+    return {text: tuple(sorted(keys, reverse=True)) for text, keys in index.items()}
 
 
 def _whole(size: int, shared: int, best: _Best) -> bool:

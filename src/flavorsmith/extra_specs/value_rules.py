@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 # oslo.utils' strict boolean words, which Nova uses (compared after strip + lower).
 TRUE_WORDS = ("1", "t", "true", "on", "y", "yes")
 FALSE_WORDS = ("0", "f", "false", "off", "n", "no")
+_BOOL_WORDS = TRUE_WORDS + FALSE_WORDS
+_NOT_BOOL = f" is not a boolean; use one of {', '.join(_BOOL_WORDS)}"
 
 # Nova's CPU-set pattern (\^?\d+((-\d+)?(,\^?\d+(-\d+)?)?)*) backtracks exponentially; this
 # one accepts the same strings (a first number, then any run of -N and ,[^]N) unambiguously.
@@ -43,14 +45,25 @@ class ValueRule:
     pattern: str | None = None  # the language, as a (linear) regular expression
     check: Callable[[str], bool] | None = field(default=None, compare=False)
     _compiled: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
+    _not_one_of: str = field(default="", compare=False, repr=False)  # an enum's refusal
 
     def __post_init__(self) -> None:
         if self.pattern is not None and self.check is None:
             object.__setattr__(self, "_compiled", re.compile(self.pattern))
+        if self.kind == "enum":
+            choices = ", ".join(repr(c) for c in self.choices)
+            object.__setattr__(self, "_not_one_of", f" is not one of {choices}")
 
     def problem(self, key: str, value: str) -> str | None:
         """Why ``value`` is not allowed for ``key``, or None when it is."""
-        if self.kind == "int":
+        kind = self.kind
+        if kind == "enum":  # the most common kind first (a rule has one kind)
+            if value in self.choices:
+                return None
+            return f"{value!r}{self._not_one_of}"
+        if kind == "int":
+            if value.isalpha():  # letters only: never an integer (int() needs a digit)
+                return f"{value!r} is not an integer"
             try:
                 number = int(value)
             except ValueError:
@@ -60,14 +73,10 @@ class ValueRule:
             if self.maximum is not None and number > self.maximum:
                 return f"{number} is more than the maximum {self.maximum}"
             return None
-        if self.kind == "bool":
-            if value.strip().lower() in TRUE_WORDS + FALSE_WORDS:
+        if kind == "bool":
+            if value.strip().lower() in _BOOL_WORDS:
                 return None
-            return f"{value!r} is not a boolean; use one of {', '.join(TRUE_WORDS + FALSE_WORDS)}"
-        if self.kind == "enum":
-            if value in self.choices:
-                return None
-            return f"{value!r} is not one of {', '.join(repr(c) for c in self.choices)}"
+            return f"{value!r}{_NOT_BOOL}"
         if self.check is not None:
             return None if self.check(value) else f"{value!r} does not match {self.pattern}"
         if self._compiled is not None:
