@@ -187,6 +187,8 @@ def write_now(engine: Engine, work: Callable[[Connection], T]) -> T:
     immediate = immediate_writer(engine)
     if immediate is None:
         raise WriterBusy("no immediate writer for this database")
+    if immediate.__dict__.get(_CHECKPOINTING):
+        raise WriterBusy("a checkpoint of the write-ahead log is due")
     with immediate.connect() as connection:
         try:
             transaction = connection.begin()
@@ -209,29 +211,53 @@ def write_now(engine: Engine, work: Callable[[Connection], T]) -> T:
 # pages, at a few pages a write.
 CHECKPOINT_EVERY = 200
 
-# Where an immediate writer counts its writes since the last checkpoint was due.
+# How long a checkpoint waits for a writer to finish, or for readers to leave the pages it
+# copies, before it gives up until the next one (it holds the write lock while it waits for
+# readers: writes wait at most this long for it).
+CHECKPOINT_WAIT_MS = 20
+
+# Where an immediate writer counts its writes since the last checkpoint was due, and says
+# whether that checkpoint is still to run.
 _WRITES = "_flavorsmith_writes"
+_CHECKPOINTING = "_flavorsmith_checkpointing"
 
 
 def checkpoint_due(engine: Engine) -> bool:
     """Whether ``write_now`` has written enough on ``engine`` since the last time this said
-    so for ``checkpoint`` to be run."""
+    so for ``checkpoint`` to be run. When it says so, ``write_now`` refuses (WriterBusy)
+    until that checkpoint has run: the checkpoint then finds the write lock free, and copies
+    a log that no write on the event loop lengthens meanwhile."""
     immediate = engine.__dict__.get(_IMMEDIATE)
     if immediate is None or immediate.__dict__.get(_WRITES, 0) < CHECKPOINT_EVERY:
         return False
     immediate.__dict__[_WRITES] = 0
+    immediate.__dict__[_CHECKPOINTING] = True
     return True
 
 
 def checkpoint(engine: Engine) -> None:
-    """A passive checkpoint of a SQLite file's write-ahead log on one of ``engine``'s own
-    connections (it waits for no reader or writer); a failure is logged, never raised (the
-    next one, or SQLite's own on another connection, does the work)."""
+    """A restarting checkpoint of a SQLite file's write-ahead log on one of ``engine``'s own
+    connections: every page copied back into the database, and the next write starts the
+    log again from its beginning. A passive one (which never takes the write lock) cannot
+    end with the log reset while writes keep coming: the log then grows without end (hundreds
+    of megabytes after a few thousand trait writes) and every commit appends to a longer
+    file. This one waits at most CHECKPOINT_WAIT_MS for a writer or readers, else gives up
+    until the next one, with as much copied as it could (writes on the event loop meanwhile
+    go to a worker thread, as when any other writer holds the lock). A failure is logged,
+    never raised (the next one, or SQLite's own on another connection, does the work)."""
     try:
         with engine.connect() as connection:
-            connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+            connection.exec_driver_sql(f"PRAGMA busy_timeout={CHECKPOINT_WAIT_MS}")
+            try:
+                connection.exec_driver_sql("PRAGMA wal_checkpoint(RESTART)")
+            finally:
+                connection.exec_driver_sql(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     except Exception as exc:  # a disposed engine, a database gone: nothing to stop for
         log.warning("checkpoint of the write-ahead log failed: %s", exc)
+    finally:
+        immediate = engine.__dict__.get(_IMMEDIATE)
+        if immediate is not None:
+            immediate.__dict__[_CHECKPOINTING] = False
 
 
 # Where ``immediate_writer`` keeps an engine's never-waiting writer (None: it has none).
