@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -215,6 +216,9 @@ CHECKPOINT_EVERY = 200
 # copies, before it gives up until the next one (it holds the write lock while it waits for
 # readers: writes wait at most this long for it).
 CHECKPOINT_WAIT_MS = 20
+# How many times a checkpoint is tried while another connection's is running (a writer on a
+# worker thread checkpoints by itself, as SQLite does, once the log is long), a while apart.
+CHECKPOINT_TRIES = 4
 
 # Where an immediate writer counts its writes since the last checkpoint was due, and says
 # whether that checkpoint is still to run.
@@ -241,15 +245,20 @@ def checkpoint(engine: Engine) -> None:
     log again from its beginning. A passive one (which never takes the write lock) cannot
     end with the log reset while writes keep coming: the log then grows without end (hundreds
     of megabytes after a few thousand trait writes) and every commit appends to a longer
-    file. This one waits at most CHECKPOINT_WAIT_MS for a writer or readers, else gives up
-    until the next one, with as much copied as it could (writes on the event loop meanwhile
-    go to a worker thread, as when any other writer holds the lock). A failure is logged,
-    never raised (the next one, or SQLite's own on another connection, does the work)."""
+    file. This one waits at most CHECKPOINT_WAIT_MS for a writer or readers (or, a few
+    times, for another connection's checkpoint to end), else gives up until the next one
+    with as much copied as it could. ``write_now`` refuses from ``checkpoint_due`` until
+    this has run (the API's short writes wait for it). A failure is logged, never raised
+    (the next one, or SQLite's own on another connection, does the work)."""
     try:
         with engine.connect() as connection:
             connection.exec_driver_sql(f"PRAGMA busy_timeout={CHECKPOINT_WAIT_MS}")
             try:
-                connection.exec_driver_sql("PRAGMA wal_checkpoint(RESTART)")
+                for _ in range(CHECKPOINT_TRIES):
+                    _, pages, _ = connection.exec_driver_sql("PRAGMA wal_checkpoint(RESTART)").one()
+                    if pages != -1:  # -1: another connection's checkpoint was running
+                        break
+                    time.sleep(CHECKPOINT_WAIT_MS / 1000 / CHECKPOINT_TRIES)
             finally:
                 connection.exec_driver_sql(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     except Exception as exc:  # a disposed engine, a database gone: nothing to stop for
