@@ -30,6 +30,8 @@ from flavorsmith.db.engine import (
     WriterBusy,
     checkpoint,
     checkpoint_due,
+    copy_log,
+    hold_writes,
     write_now,
     writer,
 )
@@ -127,10 +129,17 @@ _CHECKPOINTS: weakref.WeakKeyDictionary[Engine, asyncio.Future[None]] = weakref.
 
 
 def _checkpoint(engine: Engine) -> None:
-    """Start ``checkpoint`` on a worker thread; short writes wait for it (``run``)."""
-    running = asyncio.get_running_loop().run_in_executor(None, checkpoint, engine)
-    _CHECKPOINTS[engine] = running
-    running.add_done_callback(lambda _: _CHECKPOINTS.pop(engine, None))
+    """Checkpoint the log on worker threads: first the copy, while writes go on; then the
+    restart of the log, which short writes wait for (``run``): a few milliseconds."""
+    loop = asyncio.get_running_loop()
+
+    def restart(_: object) -> None:
+        hold_writes(engine)
+        running = loop.run_in_executor(None, checkpoint, engine)
+        _CHECKPOINTS[engine] = running
+        running.add_done_callback(lambda _: _CHECKPOINTS.pop(engine, None))
+
+    loop.run_in_executor(None, copy_log, engine).add_done_callback(restart)
 
 
 def context(request: Request) -> RequestContext:

@@ -24,7 +24,9 @@ __all__ = [
     "check_database_url",
     "checkpoint",
     "checkpoint_due",
+    "copy_log",
     "describe",
+    "hold_writes",
     "immediate_writer",
     "is_sqlite",
     "make_engine",
@@ -218,7 +220,7 @@ def write_now(engine: Engine, work: Callable[[Connection], T]) -> T:
 # How many writes of ``write_now`` between two checkpoints of the write-ahead log. Its
 # connection never checkpoints by itself (a checkpoint copies pages into the database file
 # and syncs it: milliseconds on a busy disk, which would stall the event loop); the caller
-# has ``checkpoint`` run on a worker thread instead. About SQLite's own default of 1,000
+# has the checkpoint run on a worker thread instead. About SQLite's own default of 1,000
 # pages, at a few pages a write.
 CHECKPOINT_EVERY = 200
 
@@ -238,15 +240,32 @@ _CHECKPOINTING = "_flavorsmith_checkpointing"
 
 def checkpoint_due(engine: Engine) -> bool:
     """Whether ``write_now`` has written enough on ``engine`` since the last time this said
-    so for ``checkpoint`` to be run. When it says so, ``write_now`` refuses (WriterBusy)
-    until that checkpoint has run: the checkpoint then finds the write lock free, and copies
-    a log that no write on the event loop lengthens meanwhile."""
+    so for a checkpoint to be run: ``copy_log``, then ``hold_writes`` and ``checkpoint``."""
     immediate = engine.__dict__.get(_IMMEDIATE)
     if immediate is None or immediate.__dict__.get(_WRITES, 0) < CHECKPOINT_EVERY:
         return False
     immediate.__dict__[_WRITES] = 0
-    immediate.__dict__[_CHECKPOINTING] = True
     return True
+
+
+def copy_log(engine: Engine) -> None:
+    """A passive checkpoint of a SQLite file's write-ahead log on one of ``engine``'s own
+    connections: most of a checkpoint's work (copying pages back into the database file and
+    syncing it) while writes go on, so that ``checkpoint`` after it holds writes only briefly.
+    A failure is logged, never raised."""
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+    except Exception as exc:  # a disposed engine, a database gone: nothing to stop for
+        log.warning("checkpoint of the write-ahead log failed: %s", exc)
+
+
+def hold_writes(engine: Engine) -> None:
+    """``write_now`` refuses (WriterBusy) until ``checkpoint`` has run: the checkpoint then
+    finds the write lock free, and no write on the event loop lengthens the log meanwhile."""
+    immediate = immediate_writer(engine)
+    if immediate is not None:
+        immediate.__dict__[_CHECKPOINTING] = True
 
 
 def checkpoint(engine: Engine) -> None:
@@ -257,9 +276,9 @@ def checkpoint(engine: Engine) -> None:
     of megabytes after a few thousand trait writes) and every commit appends to a longer
     file. This one waits at most CHECKPOINT_WAIT_MS for a writer or readers (or, a few
     times, for another connection's checkpoint to end), else gives up until the next one
-    with as much copied as it could. ``write_now`` refuses from ``checkpoint_due`` until
-    this has run (the API's short writes wait for it). A failure is logged, never raised
-    (the next one, or SQLite's own on another connection, does the work)."""
+    with as much copied as it could. ``write_now`` refuses from ``hold_writes`` until this
+    has run (the API's short writes wait for it). A failure is logged, never raised (the
+    next one, or SQLite's own on another connection, does the work)."""
     try:
         with engine.connect() as connection:
             connection.exec_driver_sql(f"PRAGMA busy_timeout={CHECKPOINT_WAIT_MS}")
