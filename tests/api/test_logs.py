@@ -122,3 +122,21 @@ def test_every_line_logged_while_serving_names_the_request(
     assert "RuntimeError" in unhandled["exception"]
     assert request["event"] == "request" and request["request_id"] == request_id
     assert (request["route"], request["status"]) == ("/v1/probe/boom", 500)
+
+
+def test_the_time_is_the_records_own_to_the_millisecond() -> None:
+    """Each line's time is its record's, in UTC, whichever second the line before was in."""
+    times = [1_790_000_000.5, 1_790_000_000.999, 1_790_000_001.0, 1_790_000_000.25, 59.0]
+    shown = []
+    for created in times:
+        record = logging.LogRecord("x", logging.INFO, __file__, 1, "m", None, None)
+        record.created = created
+        record.msecs = (created - int(created)) * 1000
+        shown.append(logs.timestamp(record))
+    assert shown == [
+        "2026-09-21T14:13:20.500Z",
+        "2026-09-21T14:13:20.999Z",
+        "2026-09-21T14:13:21.000Z",
+        "2026-09-21T14:13:20.250Z",
+        "1970-01-01T00:00:59.000Z",
+    ]

@@ -7,12 +7,14 @@ import sqlite3
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
+from flavorsmith.db.engine import CHECKPOINT_EVERY
 from flavorsmith.ironic.nodes import SET_TRAITS_HOWTO
 
 LATEST = {"X-OpenStack-Ironic-API-Version": "latest"}
@@ -209,6 +211,27 @@ def test_policy(make_client: Any, token_file: Any) -> None:
     assert client.delete(url, headers=reader).status_code == 403
     assert client.get(url, headers=LATEST).status_code == 401
     assert client.put(f"{url}/traits/CUSTOM_A", headers=admin).status_code == 204
+
+
+def test_writes_of_traits_go_on_through_checkpoints(
+    client: TestClient, node: dict[str, Any], migrated_engine: Engine
+) -> None:
+    """Every CHECKPOINT_EVERY writes on the event loop, the write-ahead log is checkpointed on
+    a worker thread while the next writes wait for it: every write lands, in order, and the
+    log starts again from its beginning instead of growing with every write."""
+    if migrated_engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's write-ahead log")
+    url = f"{URL}/{node['uuid']}/traits"
+    wal = Path(f"{migrated_engine.url.database}-wal")
+    largest = 0
+    for number in range(3 * CHECKPOINT_EVERY):
+        body = {"traits": [f"CUSTOM_W{number}", "CUSTOM_ALWAYS"]}
+        assert client.put(url, json=body, headers=LATEST).status_code == 204
+        largest = max(largest, wal.stat().st_size)
+    assert traits(client, node) == ["CUSTOM_ALWAYS", f"CUSTOM_W{3 * CHECKPOINT_EVERY - 1}"]
+    # A write of traits is a few pages; the log never holds much more than one
+    # checkpoint's worth of writes.
+    assert largest < 2 * CHECKPOINT_EVERY * 8 * (4096 + 24)
 
 
 def test_a_write_of_traits_waits_for_another_writer(

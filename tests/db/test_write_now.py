@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -13,9 +15,12 @@ from flavorsmith.db.engine import (
     WriterBusy,
     checkpoint,
     checkpoint_due,
+    copy_log,
+    hold_writes,
     immediate_writer,
     make_engine,
     write_now,
+    writer,
 )
 
 
@@ -76,6 +81,13 @@ def test_its_connection_leaves_checkpoints_to_a_worker_thread(tmp_path: Path) ->
             engine, lambda c, n=number: c.execute(text("INSERT INTO t VALUES (:n)"), {"n": n})
         )
         due.append(checkpoint_due(engine))
+        if due[-1] and number < CHECKPOINT_EVERY:
+            copy_log(engine)
+            hold_writes(engine)
+            # Until the checkpoint has run, writes go elsewhere (a worker thread).
+            with pytest.raises(WriterBusy, match="checkpoint"):
+                write_now(engine, lambda c: None)
+            checkpoint(engine)
     assert [i for i, d in enumerate(due) if d] == [CHECKPOINT_EVERY - 1, 2 * CHECKPOINT_EVERY - 1]
     checkpoint(engine)
     with engine.connect() as connection:
@@ -84,3 +96,43 @@ def test_its_connection_leaves_checkpoints_to_a_worker_thread(tmp_path: Path) ->
         assert connection.execute(text("SELECT count(*) FROM t")).scalar() == 2 * CHECKPOINT_EVERY
     engine.dispose()
     checkpoint(engine)  # never raises (a disposed engine opens a connection again)
+
+
+def test_checkpoints_during_writes_let_the_log_start_again(tmp_path: Path) -> None:
+    """Writes that keep coming while a checkpoint copies the log on another thread (as
+    trait writes do, one after another) do not keep the log from starting again from its
+    beginning: it stays about as long as what is written between two checkpoints, instead
+    of growing with every write made since the service started."""
+    path = tmp_path / "t.db"
+    engine = make_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE t (x INTEGER, y TEXT)"))
+    writes = 10 * CHECKPOINT_EVERY
+    copies: list[threading.Thread] = []
+    checkpoints: list[threading.Thread] = []
+    largest = 0
+    done = 0
+    while done < writes:
+        time.sleep(0.0002)  # the next request's round trip
+        row = {"x": done, "y": "y" * 3000}
+        try:
+            write_now(engine, lambda c, r=row: c.execute(text("INSERT INTO t VALUES (:x, :y)"), r))
+        except WriterBusy:  # a checkpoint holds writes: the service's worker thread
+            with writer(engine).begin() as connection:
+                connection.execute(text("INSERT INTO t VALUES (:x, :y)"), row)
+        done += 1
+        if checkpoint_due(engine):  # as the service does: the copy, then the restart
+            copies.append(threading.Thread(target=copy_log, args=(engine,)))
+            copies[-1].start()
+        if copies and not copies[-1].is_alive() and len(checkpoints) < len(copies):
+            hold_writes(engine)
+            checkpoints.append(threading.Thread(target=checkpoint, args=(engine,)))
+            checkpoints[-1].start()
+        largest = max(largest, (tmp_path / "t.db-wal").stat().st_size)
+    for thread in [*copies, *checkpoints]:
+        thread.join()
+    # A write here is a page or two; the log holds at most a few checkpoints' worth.
+    assert largest < 4 * CHECKPOINT_EVERY * 2 * (4096 + 24)
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM t")).scalar() == writes
+    engine.dispose()

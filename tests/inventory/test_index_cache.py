@@ -156,6 +156,7 @@ def test_rebuilds_when_the_log_cannot_say(engine: Engine, monkeypatch: pytest.Mo
     assert (cache.rebuilds, cache.updates) == (2, 0)
     monkeypatch.setattr(store, "LOG_LIMIT", 1000)
     monkeypatch.setattr(store, "LOG_KEEP", 2)  # the log forgets what this process needs
+    monkeypatch.setattr(store, "PRUNE_EVERY", 1)
     for spec in many[:3]:
         with writer(engine).begin() as connection:
             node = store.find(connection, str(spec.uuid), by_name=False)

@@ -104,6 +104,28 @@ def test_every_write_bumps_the_generation(connection: Connection) -> None:
     assert not bumped(lambda: store.save(connection, other, {}))
 
 
+def test_the_change_log_keeps_at_least_its_generations(
+    connection: Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log keeps the last LOG_KEEP generations (a reader that far behind is told what
+    changed), and is pruned every PRUNE_EVERY generations, so it never holds more than
+    LOG_KEEP + PRUNE_EVERY of them."""
+    monkeypatch.setattr(store, "LOG_KEEP", 5)
+    monkeypatch.setattr(store, "PRUNE_EVERY", 3)
+    node = _node(connection)
+    held: set[int] = set()
+    for number in range(20):
+        store.set_traits(connection, node, [f"CUSTOM_{number}"])
+        current = store.generation(connection)
+        logged = connection.execute(text("SELECT count(DISTINCT generation) FROM node_changes"))
+        held.add(logged.scalar_one())
+        changes = store.changes_since(connection, max(current - 5, 0))
+        assert changes is not None
+        assert [info.uuid for info in changes.nodes] == [node["uuid"]]
+    assert max(held) <= 5 + 3
+    assert store.changes_since(connection, store.generation(connection) - 9) is None
+
+
 # Trait names as a mirrored Ironic may hold them (the mirror takes any string): quotes,
 # backslashes, commas, brackets, control characters, non-ASCII, upper and lower case.
 ODD_TRAITS = [

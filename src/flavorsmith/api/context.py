@@ -13,6 +13,7 @@ A handler keeps the shape authorize → parse → one call → serialize::
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
@@ -25,9 +26,12 @@ from flavorsmith.api.requests import identity
 from flavorsmith.api.services import Services
 from flavorsmith.db.engine import (
     Connection,
+    Engine,
     WriterBusy,
     checkpoint,
     checkpoint_due,
+    copy_log,
+    hold_writes,
     write_now,
     writer,
 )
@@ -95,13 +99,18 @@ class RequestContext:
             self.check_writable()
         engine = self.services.engine
         if write and short:
+            running = _CHECKPOINTS.get(engine)
+            if running is not None:
+                # A few milliseconds, as a worker thread would wait for the write lock;
+                # writes elsewhere meanwhile would keep the checkpoint from restarting the log.
+                await asyncio.shield(running)
             try:
                 result = write_now(engine, work)
             except WriterBusy:
                 pass
             else:
                 if checkpoint_due(engine):  # off the loop, and after this answer
-                    asyncio.get_running_loop().run_in_executor(None, checkpoint, engine)
+                    _checkpoint(engine)
                 return result
 
         def transaction() -> T:
@@ -113,6 +122,24 @@ class RequestContext:
     async def call(self, work: Callable[[], T]) -> T:
         """``work`` on a worker thread, for blocking work that opens no transaction here."""
         return await run_in_threadpool(work)
+
+
+# The checkpoint of each engine's write-ahead log that is running on a worker thread.
+_CHECKPOINTS: weakref.WeakKeyDictionary[Engine, asyncio.Future[None]] = weakref.WeakKeyDictionary()
+
+
+def _checkpoint(engine: Engine) -> None:
+    """Checkpoint the log on worker threads: first the copy, while writes go on; then the
+    restart of the log, which short writes wait for (``run``): a few milliseconds."""
+    loop = asyncio.get_running_loop()
+
+    def restart(_: object) -> None:
+        hold_writes(engine)
+        running = loop.run_in_executor(None, checkpoint, engine)
+        _CHECKPOINTS[engine] = running
+        running.add_done_callback(lambda _: _CHECKPOINTS.pop(engine, None))
+
+    loop.run_in_executor(None, copy_log, engine).add_done_callback(restart)
 
 
 def context(request: Request) -> RequestContext:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,7 +24,9 @@ __all__ = [
     "check_database_url",
     "checkpoint",
     "checkpoint_due",
+    "copy_log",
     "describe",
+    "hold_writes",
     "immediate_writer",
     "is_sqlite",
     "make_engine",
@@ -187,7 +190,15 @@ def write_now(engine: Engine, work: Callable[[Connection], T]) -> T:
     immediate = immediate_writer(engine)
     if immediate is None:
         raise WriterBusy("no immediate writer for this database")
-    with immediate.connect() as connection:
+    if immediate.__dict__.get(_CHECKPOINTING):
+        raise WriterBusy("a checkpoint of the write-ahead log is due")
+    # One Connection kept from write to write (its pool has the one driver connection
+    # anyway): a checkout and a return cost a short write a tenth of its time. Any failure
+    # closes it, and the next write opens another.
+    connection: Connection | None = immediate.__dict__.get(_CONNECTION)
+    if connection is None or connection.closed or connection.invalidated:
+        connection = immediate.__dict__[_CONNECTION] = immediate.connect()
+    try:
         try:
             transaction = connection.begin()
         except (DBAPIError, sqlite3.OperationalError) as exc:
@@ -198,6 +209,10 @@ def write_now(engine: Engine, work: Callable[[Connection], T]) -> T:
             raise
         with transaction:
             result = work(connection)
+    except BaseException:
+        immediate.__dict__.pop(_CONNECTION, None)
+        connection.close()
+        raise
     immediate.__dict__[_WRITES] = immediate.__dict__.get(_WRITES, 0) + 1
     return result
 
@@ -205,17 +220,27 @@ def write_now(engine: Engine, work: Callable[[Connection], T]) -> T:
 # How many writes of ``write_now`` between two checkpoints of the write-ahead log. Its
 # connection never checkpoints by itself (a checkpoint copies pages into the database file
 # and syncs it: milliseconds on a busy disk, which would stall the event loop); the caller
-# has ``checkpoint`` run on a worker thread instead. About SQLite's own default of 1,000
+# has the checkpoint run on a worker thread instead. About SQLite's own default of 1,000
 # pages, at a few pages a write.
 CHECKPOINT_EVERY = 200
 
-# Where an immediate writer counts its writes since the last checkpoint was due.
+# How long a checkpoint waits for a writer to finish, or for readers to leave the pages it
+# copies, before it gives up until the next one (it holds the write lock while it waits for
+# readers: writes wait at most this long for it).
+CHECKPOINT_WAIT_MS = 20
+# How many times a checkpoint is tried while another connection's is running (a writer on a
+# worker thread checkpoints by itself, as SQLite does, once the log is long), a while apart.
+CHECKPOINT_TRIES = 4
+
+# Where an immediate writer counts its writes since the last checkpoint was due, and says
+# whether that checkpoint is still to run.
 _WRITES = "_flavorsmith_writes"
+_CHECKPOINTING = "_flavorsmith_checkpointing"
 
 
 def checkpoint_due(engine: Engine) -> bool:
     """Whether ``write_now`` has written enough on ``engine`` since the last time this said
-    so for ``checkpoint`` to be run."""
+    so for a checkpoint to be run: ``copy_log``, then ``hold_writes`` and ``checkpoint``."""
     immediate = engine.__dict__.get(_IMMEDIATE)
     if immediate is None or immediate.__dict__.get(_WRITES, 0) < CHECKPOINT_EVERY:
         return False
@@ -223,10 +248,11 @@ def checkpoint_due(engine: Engine) -> bool:
     return True
 
 
-def checkpoint(engine: Engine) -> None:
+def copy_log(engine: Engine) -> None:
     """A passive checkpoint of a SQLite file's write-ahead log on one of ``engine``'s own
-    connections (it waits for no reader or writer); a failure is logged, never raised (the
-    next one, or SQLite's own on another connection, does the work)."""
+    connections: most of a checkpoint's work (copying pages back into the database file and
+    syncing it) while writes go on, so that ``checkpoint`` after it holds writes only briefly.
+    A failure is logged, never raised."""
     try:
         with engine.connect() as connection:
             connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
@@ -234,8 +260,48 @@ def checkpoint(engine: Engine) -> None:
         log.warning("checkpoint of the write-ahead log failed: %s", exc)
 
 
-# Where ``immediate_writer`` keeps an engine's never-waiting writer (None: it has none).
+def hold_writes(engine: Engine) -> None:
+    """``write_now`` refuses (WriterBusy) until ``checkpoint`` has run: the checkpoint then
+    finds the write lock free, and no write on the event loop lengthens the log meanwhile."""
+    immediate = immediate_writer(engine)
+    if immediate is not None:
+        immediate.__dict__[_CHECKPOINTING] = True
+
+
+def checkpoint(engine: Engine) -> None:
+    """A restarting checkpoint of a SQLite file's write-ahead log on one of ``engine``'s own
+    connections: every page copied back into the database, and the next write starts the
+    log again from its beginning. A passive one (which never takes the write lock) cannot
+    end with the log reset while writes keep coming: the log then grows without end (hundreds
+    of megabytes after a few thousand trait writes) and every commit appends to a longer
+    file. This one waits at most CHECKPOINT_WAIT_MS for a writer or readers (or, a few
+    times, for another connection's checkpoint to end), else gives up until the next one
+    with as much copied as it could. ``write_now`` refuses from ``hold_writes`` until this
+    has run (the API's short writes wait for it). A failure is logged, never raised (the
+    next one, or SQLite's own on another connection, does the work)."""
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql(f"PRAGMA busy_timeout={CHECKPOINT_WAIT_MS}")
+            try:
+                for _ in range(CHECKPOINT_TRIES):
+                    _, pages, _ = connection.exec_driver_sql("PRAGMA wal_checkpoint(RESTART)").one()
+                    if pages != -1:  # -1: another connection's checkpoint was running
+                        break
+                    time.sleep(CHECKPOINT_WAIT_MS / 1000 / CHECKPOINT_TRIES)
+            finally:
+                connection.exec_driver_sql(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    except Exception as exc:  # a disposed engine, a database gone: nothing to stop for
+        log.warning("checkpoint of the write-ahead log failed: %s", exc)
+    finally:
+        immediate = engine.__dict__.get(_IMMEDIATE)
+        if immediate is not None:
+            immediate.__dict__[_CHECKPOINTING] = False
+
+
+# Where ``immediate_writer`` keeps an engine's never-waiting writer (None: it has none), and
+# that writer the Connection ``write_now`` uses.
 _IMMEDIATE = "_flavorsmith_immediate"
+_CONNECTION = "_flavorsmith_connection"
 
 
 def _sqlite_on_connect_immediate(dbapi_connection: Any, record: Any) -> None:

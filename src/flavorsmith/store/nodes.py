@@ -57,9 +57,12 @@ from flavorsmith.store.plumbing import (
 
 GENERATION = "nodes"
 # The change log (NodeChange): a write that changes more nodes than this logs "*" instead (a
-# reader rebuilds), and the log keeps this many generations.
+# reader rebuilds), and the log keeps at least this many generations: every PRUNE_EVERY
+# generations, the older ones are deleted (a delete with every write cost a write of one
+# node's traits a tenth of its database time; it kept the log no shorter than this does).
 LOG_LIMIT = 1000
 LOG_KEEP = 1000
+PRUNE_EVERY = 100
 EVERYTHING = "*"
 COLUMNS = list(Node.__table__.columns)
 # The longest text each column holds, for rules.checked_node (PostgreSQL refuses longer text).
@@ -485,7 +488,7 @@ def _changed(
 ) -> int:
     """Bump the node generation and log which nodes it changed (``created``: new nodes, which
     may reuse the UUID of a node deleted earlier; ``everything``: more than the log keeps,
-    whatever the lists hold); prune the log's old generations."""
+    whatever the lists hold); prune the log's old generations every PRUNE_EVERY."""
     value = bump(connection, GENERATION)
     new = set(created)
     others = set(uuids) - new
@@ -497,7 +500,8 @@ def _changed(
     if not rows:  # every generation has a row, so a reader can tell a pruned log from a quiet one
         rows = [{"generation": value, "uuid": "", "created": False}]
     _LOG.run_many(connection, rows)
-    _PRUNE.run(connection, {"oldest": value - LOG_KEEP})
+    if value % PRUNE_EVERY == 0:
+        _PRUNE.run(connection, {"oldest": value - LOG_KEEP})
     return value
 
 
