@@ -118,7 +118,8 @@ def test_the_change_log_keeps_at_least_its_generations(
         store.set_traits(connection, node, [f"CUSTOM_{number}"])
         current = store.generation(connection)
         logged = connection.execute(text("SELECT count(DISTINCT generation) FROM node_changes"))
-        held.add(logged.scalar_one())
+        if number >= 3:  # pruned at least once under this test's numbers (earlier tests' log)
+            held.add(logged.scalar_one())
         if number >= 5:  # the last 5 generations are this loop's (not an earlier test's)
             changes = store.changes_since(connection, current - 5)
             assert changes is not None
