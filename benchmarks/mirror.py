@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -36,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
 from tests.support.ironic_api import running_ironic  # noqa: E402
-from tests.support.ironic_fleet import IronicHttp, example_nodes  # noqa: E402
+from tests.support.ironic_fleet import IronicHttp, copy_template_node, example_nodes  # noqa: E402
 
 from flavorsmith.db import migrate  # noqa: E402
 from flavorsmith.db.engine import make_engine  # noqa: E402
@@ -52,49 +51,22 @@ EXAMPLES = ROOT / "examples"
 
 def populate(database: Path, url: str, count: int) -> None:
     """``count`` nodes in the Ironic at ``url`` whose SQLite file is ``database``."""
-    client = IronicHttp(url)
-    try:
-        template = client.call("POST", "/nodes", {"driver": "fake-hardware", "name": "template"})
-        client.call("PUT", f"/nodes/{template['uuid']}/traits", {"traits": ["CUSTOM_TEMPLATE"]})
-    finally:
-        client.close()
     examples = example_nodes()
-    with sqlite3.connect(database, timeout=30) as db:
-        db.row_factory = sqlite3.Row
-        row = dict(db.execute("SELECT * FROM nodes WHERE uuid = ?", (template["uuid"],)).fetchone())
-        trait_row = dict(db.execute("SELECT * FROM node_traits").fetchone())
-        db.execute("DELETE FROM node_traits")
-        db.execute("DELETE FROM nodes")
-        columns = [c for c in row if c != "id"]
-        nodes, traits = [], []
-        for i in range(count):
-            example = examples[i % len(examples)]
-            node_id = i + 1
-            values = {
-                **row,
-                "id": node_id,
-                "uuid": str(uuidlib.UUID(int=i + 1, version=4)),
-                "name": f"{example['name']}-{i // len(examples):03d}",
-                "resource_class": example.get("resource_class"),
-                "properties": json.dumps(example.get("properties") or {}),
-                "maintenance": bool(example.get("maintenance")),
-                "instance_uuid": (
-                    str(uuidlib.uuid4()) if example.get("provision_state") == "active" else None
-                ),
-            }
-            nodes.append([node_id, *(values[c] for c in columns)])
-            traits += [
-                {**trait_row, "node_id": node_id, "trait": trait}
-                for trait in example.get("traits") or []
-            ]
-        marks = ", ".join("?" for _ in range(len(columns) + 1))
-        db.executemany(f"INSERT INTO nodes (id, {', '.join(columns)}) VALUES ({marks})", nodes)
-        trait_columns = list(trait_row)
-        db.executemany(
-            f"INSERT INTO node_traits ({', '.join(trait_columns)}) "
-            f"VALUES ({', '.join('?' for _ in trait_columns)})",
-            [[t[c] for c in trait_columns] for t in traits],
-        )
+    nodes = []
+    for i in range(count):
+        example = examples[i % len(examples)]
+        values = {
+            "uuid": str(uuidlib.UUID(int=i + 1, version=4)),
+            "name": f"{example['name']}-{i // len(examples):03d}",
+            "resource_class": example.get("resource_class"),
+            "properties": json.dumps(example.get("properties") or {}),
+            "maintenance": bool(example.get("maintenance")),
+            "instance_uuid": (
+                str(uuidlib.uuid4()) if example.get("provision_state") == "active" else None
+            ),
+        }
+        nodes.append((values, list(example.get("traits") or [])))
+    copy_template_node(database, url, nodes)
 
 
 def timed_cli(*command: str) -> tuple[float, subprocess.CompletedProcess[str]]:

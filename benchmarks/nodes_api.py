@@ -37,7 +37,6 @@ import json
 import os
 import random
 import socket
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -54,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
 from tests.support.ironic_api import running_ironic  # noqa: E402
-from tests.support.ironic_fleet import IronicHttp  # noqa: E402
+from tests.support.ironic_fleet import copy_template_node  # noqa: E402
 
 HEADERS = {"X-OpenStack-Ironic-API-Version": "latest"}
 POOL = [f"CUSTOM_T{i:02d}" for i in range(60)]
@@ -86,37 +85,17 @@ def inventory(count: int, per_node: int) -> list[dict[str, Any]]:
 def fill_ironic(database: Path, url: str, nodes: list[dict[str, Any]]) -> None:
     """``nodes`` in the Ironic at ``url`` whose SQLite file is ``database``: a template node
     made through the API, its row (and its trait's row) copied for every node."""
-    client = IronicHttp(url)
-    try:
-        template = client.call("POST", "/nodes", {"driver": "fake-hardware", "name": "template"})
-        client.call("PUT", f"/nodes/{template['uuid']}/traits", {"traits": ["CUSTOM_TEMPLATE"]})
-    finally:
-        client.close()
-    with sqlite3.connect(database, timeout=30) as db:
-        db.row_factory = sqlite3.Row
-        row = dict(db.execute("SELECT * FROM nodes WHERE uuid = ?", (template["uuid"],)).fetchone())
-        trait_row = dict(db.execute("SELECT * FROM node_traits").fetchone())
-        db.execute("DELETE FROM node_traits")
-        db.execute("DELETE FROM nodes")
-        columns = [c for c in row if c != "id"]
-        rows, traits = [], []
-        for number, node in enumerate(nodes, start=1):
-            values = {
-                **row,
-                "uuid": node["uuid"],
-                "name": node["name"],
-                "resource_class": node["resource_class"],
-            }
-            rows.append([number, *(values[c] for c in columns)])
-            traits += [{**trait_row, "node_id": number, "trait": t} for t in node["traits"]]
-        marks = ", ".join("?" for _ in range(len(columns) + 1))
-        db.executemany(f"INSERT INTO nodes (id, {', '.join(columns)}) VALUES ({marks})", rows)
-        trait_columns = list(trait_row)
-        db.executemany(
-            f"INSERT INTO node_traits ({', '.join(trait_columns)}) "
-            f"VALUES ({', '.join('?' for _ in trait_columns)})",
-            [[t[c] for c in trait_columns] for t in traits],
-        )
+    copy_template_node(
+        database,
+        url,
+        (
+            (
+                {"uuid": n["uuid"], "name": n["name"], "resource_class": n["resource_class"]},
+                n["traits"],
+            )
+            for n in nodes
+        ),
+    )
 
 
 def start_flavorsmith(

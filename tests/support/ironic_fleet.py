@@ -84,16 +84,41 @@ def create_nodes(url: str, nodes: Iterable[dict[str, Any]]) -> dict[str, str]:
 def fill_nodes(database: Path, url: str, nodes: Iterable[dict[str, Any]]) -> dict[str, str]:
     """Each node (the format of ``create_nodes``) in the Ironic at ``url`` whose SQLite file is
     ``database`` (start it with ``conf=f"[database]\\nconnection = sqlite:///{database}\\n"``),
-    in its own tables: a template node enrolled through the API, its row (and its trait's row)
-    copied for every node, in one transaction; the template is gone afterwards. Returns
-    name -> UUID. Ironic reads its database on every request, so the nodes are there at once."""
+    in its own tables, by ``copy_template_node``. Returns name -> UUID. Ironic reads its
+    database on every request, so the nodes are there at once."""
+    made: dict[str, str] = {}
+    rows: list[tuple[dict[str, Any], list[str]]] = []
+    for node in nodes:
+        uuid = str(uuidlib.uuid4())
+        made[node["name"]] = uuid
+        active = node.get("provision_state") == "active"
+        values = {
+            "uuid": uuid,
+            "name": node["name"],
+            "resource_class": node.get("resource_class"),
+            "properties": json.dumps(node.get("properties") or {}),
+            "instance_uuid": str(uuidlib.uuid4()) if active else None,
+            "maintenance": bool(node.get("maintenance")),
+            "maintenance_reason": "test" if node.get("maintenance") else None,
+        }
+        rows.append((values, list(node.get("traits") or [])))
+    copy_template_node(database, url, rows)
+    return made
+
+
+def copy_template_node(
+    database: Path, url: str, nodes: Iterable[tuple[dict[str, Any], list[str]]]
+) -> None:
+    """Nodes in the Ironic at ``url`` whose SQLite file is ``database``, in one transaction: a
+    template node enrolled through the API, then its row (and its trait's row) copied for each
+    ``(columns, traits)`` given, with those columns replaced; the template is gone afterwards,
+    so every other column is as Ironic itself writes it."""
     client = IronicHttp(url)
     try:
         template = client.call("POST", "/nodes", {"driver": "fake-hardware", "name": "template"})
         client.call("PUT", f"/nodes/{template['uuid']}/traits", {"traits": ["CUSTOM_TEMPLATE"]})
     finally:
         client.close()
-    made: dict[str, str] = {}
     with sqlite3.connect(database, timeout=30) as db:
         db.row_factory = sqlite3.Row
         query = "SELECT * FROM nodes WHERE uuid = ?"
@@ -103,24 +128,10 @@ def fill_nodes(database: Path, url: str, nodes: Iterable[dict[str, Any]]) -> dic
         db.execute("DELETE FROM nodes")
         columns = [c for c in row if c != "id"]
         rows, traits = [], []
-        for number, node in enumerate(nodes, start=1):
-            uuid = str(uuidlib.uuid4())
-            made[node["name"]] = uuid
-            active = node.get("provision_state") == "active"
-            values = {
-                **row,
-                "uuid": uuid,
-                "name": node["name"],
-                "resource_class": node.get("resource_class"),
-                "properties": json.dumps(node.get("properties") or {}),
-                "instance_uuid": str(uuidlib.uuid4()) if active else None,
-                "maintenance": bool(node.get("maintenance")),
-                "maintenance_reason": "test" if node.get("maintenance") else None,
-            }
+        for number, (replaced, node_traits) in enumerate(nodes, start=1):
+            values = {**row, **replaced}
             rows.append([number, *(values[c] for c in columns)])
-            traits += [
-                {**trait_row, "node_id": number, "trait": t} for t in node.get("traits") or []
-            ]
+            traits += [{**trait_row, "node_id": number, "trait": t} for t in node_traits]
         marks = ", ".join("?" for _ in range(len(columns) + 1))
         db.executemany(f"INSERT INTO nodes (id, {', '.join(columns)}) VALUES ({marks})", rows)
         trait_columns = list(trait_row)
@@ -129,7 +140,6 @@ def fill_nodes(database: Path, url: str, nodes: Iterable[dict[str, Any]]) -> dic
             f"VALUES ({', '.join('?' for _ in trait_columns)})",
             [[t[c] for c in trait_columns] for t in traits],
         )
-    return made
 
 
 def set_traits(url: str, node: str, traits: list[str]) -> None:
