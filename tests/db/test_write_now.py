@@ -15,6 +15,7 @@ from flavorsmith.db.engine import (
     WriterBusy,
     checkpoint,
     checkpoint_due,
+    checkpoint_held,
     copy_log,
     hold_writes,
     immediate_writer,
@@ -83,11 +84,15 @@ def test_its_connection_leaves_checkpoints_to_a_worker_thread(tmp_path: Path) ->
         due.append(checkpoint_due(engine))
         if due[-1] and number < CHECKPOINT_EVERY:
             copy_log(engine)
+            assert checkpoint_held(engine) is None
             hold_writes(engine)
-            # Until the checkpoint has run, writes go elsewhere (a worker thread).
+            # Until the checkpoint has run, writes go elsewhere (a worker thread), or wait.
+            held = checkpoint_held(engine)
+            assert held is not None and not held.done() and not held.cancel()
             with pytest.raises(WriterBusy, match="checkpoint"):
                 write_now(engine, lambda c: None)
             checkpoint(engine)
+            assert held.done() and checkpoint_held(engine) is None
     assert [i for i, d in enumerate(due) if d] == [CHECKPOINT_EVERY - 1, 2 * CHECKPOINT_EVERY - 1]
     checkpoint(engine)
     with engine.connect() as connection:

@@ -11,7 +11,6 @@ it fail."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -29,7 +28,7 @@ from ruamel.yaml import YAML
 
 from tests.conftest import EXAMPLES
 from tests.database import throwaway_postgres
-from tests.live import free_port
+from tests.support.serve import serve_process
 
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "schemathesis.toml"
@@ -226,26 +225,9 @@ def _database(backend: str, folder: Path, stack: ExitStack) -> str:
 
 def _serve(database: str, folder: Path, stack: ExitStack) -> tuple[str, Path]:
     """``flavorsmith serve`` in a subprocess: noauth, the default body limit, the examples."""
-    port = free_port()
-    log = folder / "serve.log"
-    with log.open("w") as sink:
-        process = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "flavorsmith", "serve", "--port", str(port)),
-                *("--database", database, "--repo", str(EXAMPLES), "--auth", "noauth"),
-            ],
-            env={**os.environ, "XDG_DATA_HOME": str(folder / "home")},
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
-    stack.callback(_stop, process)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while not _healthy(base):
-        if time.monotonic() > deadline or process.poll() is not None:
-            pytest.fail(f"serve did not start:\n{log.read_text()}")
-        time.sleep(0.1)
-    return base, log
+    options = ("--database", database, "--auth", "noauth")
+    served = stack.enter_context(serve_process(folder, *options, ready="/healthz", timeout=30))
+    return served.url, served.log_path
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -256,13 +238,6 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-
-
-def _healthy(base: str) -> bool:
-    try:
-        return call(base, "GET", "/healthz")[0] == 200
-    except OSError:
-        return False
 
 
 def _fuzz(base: str, log: Path, folder: Path, stack: ExitStack) -> Fuzzing:

@@ -8,10 +8,7 @@ the mirror intact while ``/readyz`` and ``/v1/nodes/source`` say why."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -20,10 +17,9 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import EXAMPLES
-from tests.live import free_port
 from tests.support.ironic_api import running_ironic
 from tests.support.ironic_fleet import IronicHttp, example_nodes, fill_nodes
+from tests.support.serve import serve_process
 
 FLAVOR = "m1.small.nicX"
 NODE = "r7615-a01-u02"
@@ -53,45 +49,10 @@ def wait_for(what: str, check: Callable[[], Any], timeout: float = 30.0) -> Any:
 
 @contextmanager
 def serve(tmp: Path, ironic: str) -> Iterator[str]:
-    port = free_port()
     database = f"sqlite:///{tmp / 'flavorsmith.db'}"
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "flavorsmith",
-            "serve",
-            "--port",
-            str(port),
-            "--repo",
-            str(EXAMPLES),
-            "--database",
-            database,
-            "--ironic-endpoint",
-            ironic,
-            "--ironic-refresh",
-            "1",
-        ],
-        env={**os.environ, "XDG_DATA_HOME": str(tmp)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-
-        def up() -> bool:
-            try:
-                return call(f"{url}/healthz")[0] == 200
-            except OSError:
-                assert process.poll() is None, process.communicate()[1]
-                return False
-
-        wait_for("serve answers", up)
-        yield url
-    finally:
-        process.terminate()
-        process.communicate(timeout=15)
+    mirror = ("--ironic-endpoint", ironic, "--ironic-refresh", "1")
+    with serve_process(tmp, "--database", database, *mirror, home=tmp, ready="/healthz") as served:
+        yield served.url
 
 
 def source(url: str) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from tests.conftest import EXAMPLES
 from tests.live import serving
 from tests.support.catalogs import RULES
 from tests.support.keystone_api import PASSWORD, Keystone
+from tests.support.serve import serve_process
 
 CACHE_SECONDS = 5
 USERS = ("a-admin", "a-member", "a-reader", "b-member", "sys-admin", "sys-reader")
@@ -466,24 +467,18 @@ def test_serve_sync_under_keystone_logs_the_refused_flavor_and_id(
     dedicated.write_text(
         text.replace("9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a", keystone.projects["project-a"])
     )
-    log = tmp_path / "serve.log"
-    command = [
-        *(sys.executable, "-m", "flavorsmith", "serve", "--port", "0", "--repo", str(repo)),
+    options = [
         *("--database", f"sqlite:///{tmp_path / 'serve.db'}", "--auth", "keystone"),
         *("--keystone-config", str(keystone_conf), "--sync"),
     ]
-    with log.open("w") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, text=True)
-        try:
-            deadline = time.monotonic() + 40
-            while '"kind": "flavors"' not in log.read_text():
-                assert process.poll() is None, log.read_text()
-                assert time.monotonic() < deadline, log.read_text()
-                time.sleep(0.2)
-        finally:
-            process.terminate()
-            process.wait(20)
-    line = next(json.loads(t) for t in log.read_text().splitlines() if '"kind": "flavors"' in t)
+    with serve_process(tmp_path, *options, repo=repo, ready="/healthz") as served:
+        deadline = time.monotonic() + 40
+        while '"kind": "flavors"' not in served.log():
+            assert served.process.poll() is None, served.log()
+            assert time.monotonic() < deadline, served.log()
+            time.sleep(0.2)
+    log = served.log()
+    line = next(json.loads(t) for t in log.splitlines() if '"kind": "flavors"' in t)
     assert line["failed"] == 1, line
     assert line["errors"] == [
         "flavor 'm1.medium.dedicated': projects: 'typo-project' is not a Keystone project "

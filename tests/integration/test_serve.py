@@ -3,11 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,13 +11,7 @@ import openstack
 import pytest
 
 from flavorsmith.db import migrate
-from tests.conftest import EXAMPLES
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.support.serve import serve_process
 
 
 def get(url: str) -> tuple[int, dict[str, object]]:
@@ -35,44 +24,14 @@ def get(url: str) -> tuple[int, dict[str, object]]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    home = tmp_path_factory.mktemp("home")
-    env = {**os.environ, "XDG_DATA_HOME": str(home)}  # the embedded default, in a scratch home
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "flavorsmith",
-            "serve",
-            "--port",
-            str(port),
-            "--repo",
-            str(EXAMPLES),
-        ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            # Ready once its first warming of the caches ended (a few ms on the examples).
-            if get(f"{url}/readyz")[0] == 200:
-                break
-        except OSError:
-            pass
-        time.sleep(0.1)
-    else:
-        process.kill()
-        pytest.fail(f"serve did not start: {process.communicate()[1]}")
-    yield url
-    process.terminate()
-    _, stderr = process.communicate(timeout=10)
-    assert f"database: sqlite:///{home}/flavorsmith/flavorsmith.db" in stderr
-    assert f"serving on {url}/" in stderr
-    assert '"event": "request"' in stderr and '"request_id": "req-' in stderr
+    home = tmp_path_factory.mktemp("home")  # the embedded default database, in a scratch home
+    # Ready once its first warming of the caches ended (a few ms on the examples).
+    with serve_process(tmp_path_factory.mktemp("serve"), home=home) as served:
+        yield served.url
+    log = served.log()
+    assert f"database: sqlite:///{home}/flavorsmith/flavorsmith.db" in log
+    assert f"serving on {served.url}/" in log
+    assert '"event": "request"' in log and '"request_id": "req-' in log
     assert Path(home, "flavorsmith", "flavorsmith.db").is_file()
 
 

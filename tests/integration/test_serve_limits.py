@@ -4,13 +4,8 @@ answers 503 past its connection limit with one overload line in its log, not one
 from __future__ import annotations
 
 import json
-import os
-import re
 import select
-import signal
 import socket
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -18,44 +13,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.conftest import EXAMPLES
+from tests.support.serve import serve_process
 
 N = 50  # idle sockets, and as many half-sent ones
-PORT = ("--port", "0")
 
 
 @contextmanager
 def serve(folder: Path, *options: str) -> Iterator[tuple[int, Path]]:
     """A real `flavorsmith serve` on a free port; yields the port and its log file."""
-    log = folder / "serve.log"
-    env = {**os.environ, "XDG_DATA_HOME": str(folder / "home")}
-    env.pop("FLAVORSMITH_DATABASE_URL", None)
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "flavorsmith",
-                "serve",
-                "--repo",
-                str(EXAMPLES),
-                *PORT,
-                *options,
-            ],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=out,
-        )
-    try:
-        deadline = time.monotonic() + 60
-        while not (found := re.search(r"serving on http://127\.0\.0\.1:(\d+)/", log.read_text())):
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
-        yield int(found.group(1)), log
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=20)
+    with serve_process(folder, *options, ready="/healthz") as served:
+        yield served.port, served.log_path
 
 
 def connect(port: int, data: bytes = b"") -> socket.socket:

@@ -12,9 +12,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
-import time
-import urllib.request
 import venv
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES, ROOT
-from tests.live import free_port
 from tests.support.ironic_api import CACHE
+from tests.support.serve import serve_process
 from tests.support.wheels import INPUTS, build_wheel
 
 pytestmark = pytest.mark.slow
@@ -60,39 +57,10 @@ def fresh_venv(wheel: Path) -> Path:
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "flavorsmith",
-            "serve",
-            "--repo",
-            str(EXAMPLES),
-            "--port",
-            str(port),
-        ],
-        env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "server")},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=2):
-                break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail(f"serve did not start: {process.communicate()[1]}")
-            time.sleep(0.1)
-    try:
-        yield url
-    finally:
-        process.terminate()
-        process.communicate(timeout=20)
+    folder = tmp_path / "server"
+    folder.mkdir()
+    with serve_process(folder, home=folder, ready="/healthz") as served:
+        yield served.url
 
 
 def test_a_plain_install_can_sync_plan_against_an_endpoint(tmp_path: Path, served: str) -> None:

@@ -10,21 +10,19 @@ from __future__ import annotations
 
 import atexit
 import base64
-import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.serve import serve_process
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -219,12 +217,6 @@ def screenshot(driver: Any, name: str, max_height: int = 2000) -> Path:
     return path
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def flavorsmith(*args: str | Path, env: dict[str, str] | None = None) -> str:
     """Run the CLI (as an operator would) and return its output; fail the test on an error."""
     done = subprocess.run(
@@ -247,52 +239,9 @@ def example_service(
     the example nodes (none without ``nodes``), with the example catalog: (its URL, the
     database URL)."""
     database = f"sqlite:///{folder / 'flavorsmith.db'}"
-    env = {**os.environ, "XDG_DATA_HOME": str(folder / "home")}
+    home = folder / "home"
+    env = {**os.environ, "XDG_DATA_HOME": str(home)}
     if nodes:
         flavorsmith("node", "import", EXAMPLES / "nodes.yaml", "--database", database, env=env)
-    port = _free_port()
-    # The service's log goes to a file, never to a pipe nobody reads while it runs: a full pipe
-    # (64 KiB of log lines: the live pages poll) would block the service on its next line.
-    log_path = folder / "serve.log"
-    with log_path.open("w", encoding="utf-8") as log:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "flavorsmith",
-                "serve",
-                "--port",
-                str(port),
-                "--repo",
-                str(EXAMPLES),
-                "--database",
-                database,
-                *serve_args,
-            ],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-        )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/readyz", timeout=5) as response:
-                if json.loads(response.read()).get("status") == "ready":
-                    break
-        except OSError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            process.wait()
-            pytest.fail(f"serve did not start: {log_path.read_text(encoding='utf-8')}")
-        time.sleep(0.1)
-    try:
-        yield url, database
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    with serve_process(folder, "--database", database, *serve_args, home=home) as served:
+        yield served.url, database

@@ -13,7 +13,6 @@ A handler keeps the shape authorize → parse → one call → serialize::
 from __future__ import annotations
 
 import asyncio
-import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
@@ -30,6 +29,7 @@ from flavorsmith.db.engine import (
     WriterBusy,
     checkpoint,
     checkpoint_due,
+    checkpoint_held,
     copy_log,
     hold_writes,
     write_now,
@@ -99,11 +99,11 @@ class RequestContext:
             self.check_writable()
         engine = self.services.engine
         if write and short:
-            running = _CHECKPOINTS.get(engine)
-            if running is not None:
+            held = checkpoint_held(engine)
+            if held is not None:
                 # A few milliseconds, as a worker thread would wait for the write lock;
                 # writes elsewhere meanwhile would keep the checkpoint from restarting the log.
-                await asyncio.shield(running)
+                await asyncio.shield(asyncio.wrap_future(held))
             try:
                 result = write_now(engine, work)
             except WriterBusy:
@@ -124,20 +124,17 @@ class RequestContext:
         return await run_in_threadpool(work)
 
 
-# The checkpoint of each engine's write-ahead log that is running on a worker thread.
-_CHECKPOINTS: weakref.WeakKeyDictionary[Engine, asyncio.Future[None]] = weakref.WeakKeyDictionary()
-
-
 def _checkpoint(engine: Engine) -> None:
     """Checkpoint the log on worker threads: first the copy, while writes go on; then the
     restart of the log, which short writes wait for (``run``): a few milliseconds."""
     loop = asyncio.get_running_loop()
 
     def restart(_: object) -> None:
-        hold_writes(engine)
-        running = loop.run_in_executor(None, checkpoint, engine)
-        _CHECKPOINTS[engine] = running
-        running.add_done_callback(lambda _: _CHECKPOINTS.pop(engine, None))
+        hold_writes(engine)  # until ``checkpoint`` has run (``checkpoint_held``)
+        try:
+            loop.run_in_executor(None, checkpoint, engine)
+        except RuntimeError:  # the loop is ending (its executor shut down): here, then,
+            checkpoint(engine)  # as the hold must end and no request waits on this loop
 
     loop.run_in_executor(None, copy_log, engine).add_done_callback(restart)
 

@@ -281,21 +281,9 @@ class KeystoneAuth:
             user["domain"] = {"id": options["user_domain_id"]}
         else:
             user["domain"] = {"name": options.get("user_domain_name", "Default")}
-        body = {
-            "auth": {
-                "identity": {"methods": ["password"], "password": {"user": user}},
-                "scope": {"system": {"all": True}},
-            }
-        }
-        request = urllib.request.Request(
-            f"{self.identity}/auth/tokens",
-            data=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json"},
-            method="POST",
-        )
+        body = password_body(user, {"system": {"all": True}})
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
-                token = response.headers.get("X-Subject-Token")
+            token, _ = _password_token(self.identity, body)
         except urllib.error.HTTPError:
             return None  # no role on the system: the project-scoped service token is used
         except OSError as exc:
@@ -304,8 +292,8 @@ class KeystoneAuth:
             ) from None
         if not token:
             return None
-        self._system = (str(token), now + 600)
-        return str(token)
+        self._system = (token, now + 600)
+        return token
 
     def login(self, credentials: Credentials) -> dict[str, Any]:
         """``POST /v1/login``: a project-scoped token for ``credentials`` from the Keystone
@@ -355,8 +343,20 @@ def _named(entry: object) -> dict[str, Any]:
     }
 
 
+def password_body(user: Mapping[str, Any], scope: Mapping[str, Any]) -> dict[str, Any]:
+    """Keystone's ``POST /v3/auth/tokens`` body: password auth of ``user`` (its name, domain
+    and password), scoped to ``scope`` (``{"project": ...}`` or ``{"system": ...}``)."""
+    return {
+        "auth": {
+            "identity": {"methods": ["password"], "password": {"user": dict(user)}},
+            "scope": dict(scope),
+        }
+    }
+
+
 def login_body(credentials: Credentials) -> dict[str, Any]:
-    """Keystone's ``POST /v3/auth/tokens`` body: password auth, scoped to one project."""
+    """Keystone's ``POST /v3/auth/tokens`` body for ``credentials``: password auth, scoped to
+    one project."""
     project: dict[str, Any]
     if credentials.project_id is not None:
         project = {"id": credentials.project_id}
@@ -370,12 +370,23 @@ def login_body(credentials: Credentials) -> dict[str, Any]:
         "domain": {"name": credentials.user_domain_name},
         "password": credentials.password,
     }
-    return {
-        "auth": {
-            "identity": {"methods": ["password"], "password": {"user": user}},
-            "scope": {"project": project},
-        }
-    }
+    return password_body(user, {"project": project})
+
+
+def _password_token(identity: str, body: Mapping[str, Any]) -> tuple[str | None, bytes]:
+    """``POST /auth/tokens`` with ``body`` (``password_body``) to the Keystone whose Identity
+    v3 API is ``identity``: the token it gives (``X-Subject-Token``; None when the answer has
+    none) and the answer's body. Keystone's refusal is its HTTPError, an unreachable Keystone
+    an OSError: each caller words them."""
+    request = urllib.request.Request(
+        f"{identity}/auth/tokens",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "Accept": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+        token = response.headers.get("X-Subject-Token")
+        return (str(token) if token else None), response.read()
 
 
 def login(identity: str, credentials: Credentials) -> dict[str, Any]:
@@ -389,17 +400,10 @@ def login(identity: str, credentials: Credentials) -> dict[str, Any]:
         else f"project {credentials.project_name!r} in domain {credentials.project_domain_name!r}"
     )
     who = f"user {credentials.username!r} of domain {credentials.user_domain_name!r}, {scope}"
-    request = urllib.request.Request(
-        f"{identity}/auth/tokens",
-        data=json.dumps(login_body(credentials)).encode(),
-        headers={"Content-Type": "application/json", "Accept": "application/json"},
-        method="POST",
-    )
     retry = {"Retry-After": LOGIN_RETRY_AFTER}
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
-            token = response.headers.get("X-Subject-Token")
-            answer = json.load(response)
+        token, raw = _password_token(identity, login_body(credentials))
+        answer = json.loads(raw)
     except urllib.error.HTTPError as exc:
         reason = _keystone_message(exc)
         if exc.code == 400:
@@ -424,7 +428,7 @@ def login(identity: str, credentials: Credentials) -> dict[str, Any]:
         )
     roles = body.get("roles")
     return {
-        "token": str(token),
+        "token": token,
         "expires_at": body.get("expires_at"),
         "user": _named(body.get("user")),
         "project": _named(body.get("project")),

@@ -6,6 +6,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,6 +25,7 @@ __all__ = [
     "check_database_url",
     "checkpoint",
     "checkpoint_due",
+    "checkpoint_held",
     "copy_log",
     "describe",
     "hold_writes",
@@ -190,7 +192,7 @@ def write_now(engine: Engine, work: Callable[[Connection], T]) -> T:
     immediate = immediate_writer(engine)
     if immediate is None:
         raise WriterBusy("no immediate writer for this database")
-    if immediate.__dict__.get(_CHECKPOINTING):
+    if immediate.__dict__.get(_HELD) is not None:
         raise WriterBusy("a checkpoint of the write-ahead log is due")
     # One Connection kept from write to write (its pool has the one driver connection
     # anyway): a checkout and a return cost a short write a tenth of its time. Any failure
@@ -232,10 +234,11 @@ CHECKPOINT_WAIT_MS = 20
 # worker thread checkpoints by itself, as SQLite does, once the log is long), a while apart.
 CHECKPOINT_TRIES = 4
 
-# Where an immediate writer counts its writes since the last checkpoint was due, and says
-# whether that checkpoint is still to run.
+# Where an immediate writer counts its writes since the last checkpoint was due, and keeps
+# the Future of the checkpoint that holds its writes (from ``hold_writes`` until
+# ``checkpoint`` has run): the one record of a checkpoint to wait for.
 _WRITES = "_flavorsmith_writes"
-_CHECKPOINTING = "_flavorsmith_checkpointing"
+_HELD = "_flavorsmith_held"
 
 
 def checkpoint_due(engine: Engine) -> bool:
@@ -262,10 +265,23 @@ def copy_log(engine: Engine) -> None:
 
 def hold_writes(engine: Engine) -> None:
     """``write_now`` refuses (WriterBusy) until ``checkpoint`` has run: the checkpoint then
-    finds the write lock free, and no write on the event loop lengthens the log meanwhile."""
+    finds the write lock free, and no write on the event loop lengthens the log meanwhile.
+    ``checkpoint_held`` says so meanwhile, for writers that would rather wait."""
     immediate = immediate_writer(engine)
-    if immediate is not None:
-        immediate.__dict__[_CHECKPOINTING] = True
+    if immediate is not None and immediate.__dict__.get(_HELD) is None:
+        held: Future[None] = Future()
+        held.set_running_or_notify_cancel()  # never cancelled by one who waits for it
+        immediate.__dict__[_HELD] = held
+
+
+def checkpoint_held(engine: Engine) -> Future[None] | None:
+    """While ``hold_writes`` holds ``engine``'s writes: a Future done once ``checkpoint`` has
+    run (a few milliseconds), for a writer to wait for before it writes; else None."""
+    immediate = engine.__dict__.get(_IMMEDIATE)
+    if immediate is None:
+        return None
+    held: Future[None] | None = immediate.__dict__.get(_HELD)
+    return held
 
 
 def checkpoint(engine: Engine) -> None:
@@ -277,8 +293,8 @@ def checkpoint(engine: Engine) -> None:
     file. This one waits at most CHECKPOINT_WAIT_MS for a writer or readers (or, a few
     times, for another connection's checkpoint to end), else gives up until the next one
     with as much copied as it could. ``write_now`` refuses from ``hold_writes`` until this
-    has run (the API's short writes wait for it). A failure is logged, never raised (the
-    next one, or SQLite's own on another connection, does the work)."""
+    has run (the API's short writes wait for it: ``checkpoint_held``). A failure is logged,
+    never raised (the next one, or SQLite's own on another connection, does the work)."""
     try:
         with engine.connect() as connection:
             connection.exec_driver_sql(f"PRAGMA busy_timeout={CHECKPOINT_WAIT_MS}")
@@ -294,8 +310,9 @@ def checkpoint(engine: Engine) -> None:
         log.warning("checkpoint of the write-ahead log failed: %s", exc)
     finally:
         immediate = engine.__dict__.get(_IMMEDIATE)
-        if immediate is not None:
-            immediate.__dict__[_CHECKPOINTING] = False
+        held = None if immediate is None else immediate.__dict__.pop(_HELD, None)
+        if held is not None:
+            held.set_result(None)
 
 
 # Where ``immediate_writer`` keeps an engine's never-waiting writer (None: it has none), and
