@@ -169,9 +169,11 @@ def follow_ups(port: str, repo: Path, database: str) -> str:
 # may use; 0 runs them all in pytest's own process. `dev.py test -n N` (pytest-xdist's own
 # option, given after ours) wins over both.
 WORKERS_ENV = "FLAVORSMITH_TEST_WORKERS"
-# Each test file stays on one worker: the services its module fixtures start (a real Ironic,
-# Nova, a live server) start once, as in a single process (--dist loadfile).
-DISTRIBUTION = ("--dist", "loadfile")
+# Each worker starts with one half of the tests in their usual order, and one that is done
+# takes half of what the other has left: few test files are split between the two (their
+# module fixtures then start twice), and the session fixtures' SQLite and PostgreSQL halves
+# stay apart. Measured on two cores: 9.5 min, against 12.5 with whole files (loadfile).
+DISTRIBUTION = ("--dist", "worksteal")
 
 
 def test_workers() -> list[str]:
