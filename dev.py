@@ -165,10 +165,34 @@ def follow_ups(port: str, repo: Path, database: str) -> str:
     )
 
 
+# How many processes run the tests: $FLAVORSMITH_TEST_WORKERS, else one per core this script
+# may use; 0 runs them all in pytest's own process. `dev.py test -n N` (pytest-xdist's own
+# option, given after ours) wins over both.
+WORKERS_ENV = "FLAVORSMITH_TEST_WORKERS"
+# Each worker starts with one half of the tests in their usual order, and one that is done
+# takes half of what the other has left: few test files are split between the two (their
+# module fixtures then start twice), and the session fixtures' SQLite and PostgreSQL halves
+# stay apart. Measured on two cores: 9.5 min, against 12.5 with whole files (loadfile).
+DISTRIBUTION = ("--dist", "worksteal")
+
+
+def test_workers() -> list[str]:
+    """pytest-xdist's arguments for the test run, from $FLAVORSMITH_TEST_WORKERS or the cores."""
+    chosen = os.environ.get(WORKERS_ENV, "").strip()
+    if chosen:
+        if not chosen.isdigit():
+            sys.exit(f"{WORKERS_ENV} must be a number of processes (0: no workers), not {chosen!r}")
+        workers = int(chosen)
+    else:
+        cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+        workers = len(cores) if cores else os.cpu_count() or 1
+    return ["-n", str(workers), *DISTRIBUTION] if workers > 1 else ["-n", "0"]
+
+
 def test(extra: list[str]) -> int:
     failures = []
     # pytest exits 5 when it collected no test: that is a failure too.
-    if run(PY, "-m", "pytest", "-q", *extra) != 0:
+    if run(PY, "-m", "pytest", "-q", *test_workers(), *extra) != 0:
         failures.append("pytest")
     if run(PY, "-m", "ruff", "check", "src", "tests", "benchmarks", "dev.py") != 0:
         failures.append("ruff check")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -11,6 +12,7 @@ from hypothesis import settings
 from sqlalchemy import Engine
 from typer.testing import CliRunner, Result
 
+from flavorsmith import logs
 from flavorsmith.cli import build
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
@@ -33,6 +35,29 @@ def _no_repo_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests choose their repository explicitly; a developer's environment must not leak in."""
     for var in ("FLAVORSMITH_REPO", "UC_DEPLOY", "NO_COLOR"):
         monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_it_was() -> Iterator[None]:
+    """A command run in-process (``serve``, ``sync apply --watch``) configures logging for the
+    whole process (flavorsmith.logs.configure: a root handler on stderr, our loggers at INFO).
+    Undo that after each test, so what a test sees on stderr never depends on which tests ran
+    before it in the same process. (pytest's own capture handlers are left alone.)"""
+    root = logging.getLogger()
+    ours = [h for h in root.handlers if getattr(h, "flavorsmith", False)]
+    loggers = [logging.getLogger(name) for name in ("flavorsmith", *logs.ROUTED)]
+    saved = [(logger, logger.level, list(logger.handlers), logger.propagate) for logger in loggers]
+    yield
+    for handler in root.handlers[:]:
+        if getattr(handler, "flavorsmith", False) and handler not in ours:
+            root.removeHandler(handler)
+    for handler in ours:
+        if handler not in root.handlers:
+            root.addHandler(handler)
+    for logger, level, handlers, propagate in saved:
+        logger.setLevel(level)
+        logger.handlers[:] = handlers
+        logger.propagate = propagate
 
 
 @pytest.fixture

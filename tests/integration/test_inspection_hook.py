@@ -25,9 +25,9 @@ from flavorsmith.classify.classification import classify
 from flavorsmith.classify.inspection import parse
 from tests.conftest import EXAMPLES, ROOT
 from tests.integration.test_wheel_install import build_wheel
+from tests.support.cache import CACHE, install_lock
 from tests.support.catalogs import repository
 from tests.support.ironic_api import (
-    CACHE,
     inspect_with_inventory,
     running_ironic,
     sdk_connection,
@@ -59,7 +59,11 @@ def hook_dependencies(pip: Path) -> Path:
     key = hashlib.sha256("\n".join(pins).encode()).hexdigest()[:16]
     home = CACHE / f"ironic-hook-deps-{key}"
     marker = home / ".flavorsmith-installed"
-    if not marker.exists():
+    if marker.exists():
+        return home
+    with install_lock(home.name):
+        if marker.exists():
+            return home  # another process installed them while this one waited
         shutil.rmtree(home, ignore_errors=True)
         install = [str(pip), "install", "-q", "--disable-pip-version-check", "--no-deps"]
         subprocess.run([*install, "--target", str(home), *pins], check=True, timeout=600)

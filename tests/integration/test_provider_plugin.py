@@ -11,6 +11,7 @@ cannot, and then pip builds it in an isolated environment with setuptools from P
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
@@ -31,6 +32,7 @@ from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
 from flavorsmith.providers.registry import GROUP
 from tests.api.conftest import build_app
+from tests.support.cache import install_lock
 
 PLUGIN = Path(__file__).resolve().parent.parent / "plugins" / "flavorsmith_example_provider"
 DISTRIBUTION = "flavorsmith-example-provider"
@@ -75,20 +77,26 @@ def forget_plugin() -> None:
 
 @pytest.fixture(scope="module")
 def installed_plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    # A leftover from an interrupted run would hide whether this install works.
-    pip("uninstall", "-y", "-q", DISTRIBUTION)
-    source = tmp_path_factory.mktemp("plugin") / PLUGIN.name
-    shutil.copytree(PLUGIN, source)
-    isolation = ["--no-build-isolation"] if venv_setuptools_builds_wheels() else []
-    result = pip("install", "--no-deps", *isolation, "-q", str(source))
-    assert result.returncode == 0, result.stderr
-    forget_plugin()
-    try:
-        yield DISTRIBUTION
-    finally:
-        removed = pip("uninstall", "-y", "-q", DISTRIBUTION)
+    # The plugin goes into the virtual environment every test process shares: when this
+    # module's tests are split between two of them, the second waits until the first has
+    # uninstalled it again, so neither sees the other's install or uninstall.
+    with install_lock(
+        f"example-provider-in-{hashlib.sha256(sys.prefix.encode()).hexdigest()[:12]}"
+    ):
+        # A leftover from an interrupted run would hide whether this install works.
+        pip("uninstall", "-y", "-q", DISTRIBUTION)
+        source = tmp_path_factory.mktemp("plugin") / PLUGIN.name
+        shutil.copytree(PLUGIN, source)
+        isolation = ["--no-build-isolation"] if venv_setuptools_builds_wheels() else []
+        result = pip("install", "--no-deps", *isolation, "-q", str(source))
+        assert result.returncode == 0, result.stderr
         forget_plugin()
-        assert removed.returncode == 0, removed.stderr
+        try:
+            yield DISTRIBUTION
+        finally:
+            removed = pip("uninstall", "-y", "-q", DISTRIBUTION)
+            forget_plugin()
+            assert removed.returncode == 0, removed.stderr
 
 
 @pytest.fixture(scope="module")

@@ -283,6 +283,7 @@ def test_the_openstack_cli_calls_the_api_over_https(tmp_path: Path, pki: Pki) ->
         listed = compute.json("flavor", "list")
         assert "m1.small" in {flavor["Name"] for flavor in listed}
         # Without the CA the certificate is refused: the CLI really verified it.
+        wait_for_request(served, "/flavors")  # its log line read: the count is complete
         answered = len(requests(served.lines))
         unverified = OpenStack.noauth(served.url, "compute").run("flavor", "list")
         assert unverified.returncode != 0 and "version discovery" in unverified.stderr
@@ -293,6 +294,16 @@ def test_the_openstack_cli_calls_the_api_over_https(tmp_path: Path, pki: Pki) ->
         samples = scrape(served.metrics, trusted)
         key = ("flavorsmith_sync_rounds_total", frozenset({("kind", "flavors"), ("result", "ok")}))
         assert samples[key] == 1
+
+
+def wait_for_request(served: Served, path: str, timeout: float = 30) -> None:
+    """Until the log line of a request whose path contains ``path`` has been read: the server
+    logs a request once it has answered, and the reader thread follows its stderr a little
+    behind, further on a busy machine."""
+    deadline = time.monotonic() + timeout
+    while not any(path in str(event.get("path")) for event in requests(served.lines)):
+        assert time.monotonic() < deadline, served.lines
+        time.sleep(0.05)
 
 
 def requests(lines: list[str]) -> list[dict[str, object]]:

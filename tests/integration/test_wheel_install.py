@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES, ROOT
-from tests.support.ironic_api import CACHE
+from tests.support.cache import CACHE, install_lock
 from tests.support.serve import serve_process
 from tests.support.wheels import INPUTS, build_wheel
 
@@ -34,24 +34,26 @@ def fresh_venv(wheel: Path) -> Path:
     stamp = home / ".installed"
     pip = [str(python), "-m", "pip", "--disable-pip-version-check", "-q"]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_REQUIRE_VIRTUALENV")}
-    if not stamp.exists():
-        for stale in CACHE.glob("wheel-venv-*"):  # built for other dependencies
-            shutil.rmtree(stale, ignore_errors=True)
-        venv.create(home, with_pip=True)
-        subprocess.run(
-            [*pip, "install", "-c", str(ROOT / "constraints.txt"), str(wheel)],
-            check=True,
-            env=env,
-            timeout=900,
-        )
-        stamp.write_text(key)
-    else:  # dependencies unchanged: only this build of the package itself
-        subprocess.run(
-            [*pip, "install", "--no-deps", "--force-reinstall", str(wheel)],
-            check=True,
-            env=env,
-            timeout=300,
-        )
+    with install_lock("wheel-venv"):  # another process may be installing into it
+        if not stamp.exists():
+            for stale in CACHE.glob("wheel-venv-*"):  # built for other dependencies
+                if stale.is_dir():
+                    shutil.rmtree(stale, ignore_errors=True)
+            venv.create(home, with_pip=True)
+            subprocess.run(
+                [*pip, "install", "-c", str(ROOT / "constraints.txt"), str(wheel)],
+                check=True,
+                env=env,
+                timeout=900,
+            )
+            stamp.write_text(key)
+        else:  # dependencies unchanged: only this build of the package itself
+            subprocess.run(
+                [*pip, "install", "--no-deps", "--force-reinstall", str(wheel)],
+                check=True,
+                env=env,
+                timeout=300,
+            )
     return home
 
 

@@ -47,10 +47,11 @@ from pathlib import Path
 
 import openstack.connection
 
+from tests.support.cache import CACHE, install_lock
+
 VERSION = "30.0.0"
 HERE = Path(__file__).resolve().parent
 CONSTRAINTS = HERE / "keystone-constraints.txt"
-CACHE = Path(os.environ.get("FLAVORSMITH_TEST_CACHE", Path.home() / ".cache" / "flavorsmith-tests"))
 START_TIMEOUT = 90.0
 STOP_TIMEOUT = 20.0
 PASSWORD = "secret-for-tests"
@@ -117,12 +118,21 @@ def _install_key() -> str:
 
 def venv() -> Path:
     """The virtual environment with Keystone and gunicorn, made on first use and then cached;
-    the marker file is written only after a complete install."""
+    the marker file is written only after a complete install. Processes that start at once
+    wait for one another (``install_lock``)."""
     home = CACHE / f"keystone-{VERSION}"
     marker = home / ".flavorsmith-installed"
     key = _install_key()
     if marker.exists() and marker.read_text().splitlines()[:1] == [key]:
         return home
+    with install_lock(home.name):
+        if marker.exists() and marker.read_text().splitlines()[:1] == [key]:
+            return home  # another process installed it while this one waited
+        _install(home)
+        return home
+
+
+def _install(home: Path) -> None:
     shutil.rmtree(home, ignore_errors=True)
     started = time.monotonic()
     install = [
@@ -146,9 +156,10 @@ def venv() -> Path:
             f" is PyPI reachable?\n$ {' '.join(install)}\n{_tail(result.stdout + result.stderr)}"
         )
     seconds = time.monotonic() - started
-    marker.write_text(f"{key}\ninstall-seconds={seconds:.1f}\n")
+    (home / ".flavorsmith-installed").write_text(
+        f"{_install_key()}\ninstall-seconds={seconds:.1f}\n"
+    )
     print(f"installed keystone {VERSION} into {home} in {seconds:.1f}s", file=sys.stderr)
-    return home
 
 
 def _tail(text: str, lines: int = 40) -> str:

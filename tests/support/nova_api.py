@@ -19,9 +19,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.support.cache import CACHE, install_lock
+
 VERSION = "34.0.0"
 HERE = Path(__file__).resolve().parent
-CACHE = Path(os.environ.get("FLAVORSMITH_TEST_CACHE", Path.home() / ".cache" / "flavorsmith-tests"))
 
 AUTH_SHIM = '''
 """Test-only stand-in for keystonemiddleware: X-Auth-Token "user:project"."""
@@ -131,7 +132,8 @@ endpoint_override = http://127.0.0.1:9/identity/v3
 
 
 def venv() -> Path:
-    """The virtual environment with Nova, made on first use (about a minute)."""
+    """The virtual environment with Nova, made on first use (about a minute; processes that
+    start at once wait for one another)."""
     home = CACHE / f"nova-{VERSION}"
     python = home / "bin" / "python"
     probe = [
@@ -141,12 +143,14 @@ def venv() -> Path:
     ]
     if python.exists() and subprocess.run(probe, capture_output=True, check=False).returncode == 0:
         return home
-    shutil.rmtree(home, ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)
-    pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    subprocess.run(
-        [*pip, "-c", str(HERE / "nova-constraints.txt"), f"nova=={VERSION}", "gunicorn"], check=True
-    )
+    with install_lock(home.name):
+        if python.exists() and subprocess.run(probe, capture_output=True).returncode == 0:
+            return home  # another process installed it while this one waited
+        shutil.rmtree(home, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)
+        pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        constraints = str(HERE / "nova-constraints.txt")
+        subprocess.run([*pip, "-c", constraints, f"nova=={VERSION}", "gunicorn"], check=True)
     return home
 
 

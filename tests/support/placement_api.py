@@ -33,7 +33,6 @@ driver and resource tracker report them (read from ``nova/virt/ironic/driver.py`
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import http.client
 import json
@@ -57,10 +56,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from tests.support.cache import CACHE, install_lock
+
 VERSION = "16.0.0"
 HERE = Path(__file__).resolve().parent
 CONSTRAINTS = HERE / "placement-constraints.txt"
-CACHE = Path(os.environ.get("FLAVORSMITH_TEST_CACHE", Path.home() / ".cache" / "flavorsmith-tests"))
 START_TIMEOUT = 90.0
 STOP_TIMEOUT = 20.0
 TOKEN = "admin"  # noauth2: the user "admin" has the admin role
@@ -154,9 +154,7 @@ def venv() -> Path:
     key = _install_key()
     if marker.exists() and marker.read_text().splitlines()[:1] == [key]:
         return home
-    CACHE.mkdir(parents=True, exist_ok=True)
-    with (CACHE / f"placement-{VERSION}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+    with install_lock(home.name):
         if marker.exists() and marker.read_text().splitlines()[:1] == [key]:
             return home  # another process installed it while this one waited
         shutil.rmtree(home, ignore_errors=True)

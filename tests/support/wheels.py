@@ -3,7 +3,7 @@ Flavorsmith as an operator does (into a fresh virtual environment, never the dev
 
 The wheelhouse is cached under ~/.cache/flavorsmith-tests (or $FLAVORSMITH_TEST_CACHE), keyed by
 pyproject.toml and constraints.txt: the first run downloads every dependency from the package
-index, later runs install from it without the network."""
+index, later runs install from it without the network. Made under the cache's install lock."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import ROOT
-from tests.support.ironic_api import CACHE
+from tests.support.cache import CACHE, install_lock
 
 INPUTS = ("pyproject.toml", "constraints.txt")
 
@@ -55,9 +55,14 @@ def wheelhouse(wheel: Path) -> Path:
     """Wheels of every dependency of ``wheel``, pinned by constraints.txt (cached)."""
     home = CACHE / f"wheelhouse-{inputs_key()}"
     stamp = home / ".complete"
-    if not stamp.exists():
+    if stamp.exists():
+        return home
+    with install_lock("wheelhouse"):
+        if stamp.exists():
+            return home  # another process made it while this one waited
         for stale in CACHE.glob("wheelhouse-*"):  # built for other dependencies
-            shutil.rmtree(stale, ignore_errors=True)
+            if stale.is_dir():
+                shutil.rmtree(stale, ignore_errors=True)
         pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
         subprocess.run(
             [*pip, "wheel", "-c", str(ROOT / "constraints.txt"), "-w", str(home), str(wheel)],
