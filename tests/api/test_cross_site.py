@@ -253,3 +253,34 @@ def test_the_refusal_escapes_what_it_quotes() -> None:
     assert reason is not None
     assert "\x1b" not in reason and "\\x1b" in reason
     assert len(reason) < 400
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({"Origin": FOREIGN}, 403),
+        ({"Sec-Fetch-Site": "cross-site"}, 403),
+        ({"Origin": OWN}, 204),
+        ({}, 204),
+    ],
+    ids=["foreign-origin", "cross-site-fetch", "same-origin", "api-client"],
+)
+def test_trait_writes_served_outside_the_router_are_guarded_too(
+    client: TestClient, headers: dict[str, str], status: int
+) -> None:
+    """Writes of a node's traits take their own short way to their handler (api/direct.py):
+    the same refusal, in Ironic's body with a request id, and nothing written."""
+    made = client.post(
+        "/baremetal/v1/nodes", json={"driver": "fake-hardware", "name": _name()}, headers=IRONIC
+    )
+    assert made.status_code == 201
+    url = f"/baremetal/v1/nodes/{made.json()['uuid']}/traits"
+    response = client.put(url, json={"traits": ["CUSTOM_X"]}, headers={**IRONIC, **headers})
+    assert response.status_code == status
+    assert response.headers["x-openstack-request-id"].startswith("req-")
+    traits = client.get(url, headers=IRONIC).json()["traits"]
+    if status == 403:
+        assert "Cross-site request refused" in _ironic_message(response.json())
+        assert traits == []
+    else:
+        assert traits == ["CUSTOM_X"]

@@ -86,6 +86,31 @@ def test_traits(connection: Connection) -> None:
         store.set_traits(connection, node, [f"CUSTOM_T{i}" for i in range(51)])
 
 
+def test_replacing_traits_keeps_some_drops_some_and_adds_some(connection: Connection) -> None:
+    node = _node(connection)
+    other = _node(connection)
+    store.set_traits(connection, other, ["CUSTOM_A", "CUSTOM_KEEP"])
+    store.set_traits(connection, node, ["CUSTOM_A", "CUSTOM_B", "CUSTOM_KEEP"])
+    # The rows of the traits kept are left as they are; the rest go or come.
+    assert store.set_traits(connection, node, ["CUSTOM_KEEP", "CUSTOM_C", "CUSTOM_KEEP"]) == [
+        "CUSTOM_KEEP",
+        "CUSTOM_C",
+    ]
+    assert store.traits_of(connection, [node["id"], other["id"]]) == {
+        node["id"]: ["CUSTOM_C", "CUSTOM_KEEP"],
+        other["id"]: ["CUSTOM_A", "CUSTOM_KEEP"],
+    }
+    before = store.generation(connection)
+    store.set_traits(connection, node, ["CUSTOM_C", "CUSTOM_KEEP"])  # the same set again
+    assert store.generation(connection) > before  # still a write of the node, as in Ironic
+    assert store.traits_of(connection, [node["id"]]) == {node["id"]: ["CUSTOM_C", "CUSTOM_KEEP"]}
+    store.set_traits(connection, node, [])
+    assert store.traits_of(connection, [node["id"], other["id"]]) == {
+        node["id"]: [],
+        other["id"]: ["CUSTOM_A", "CUSTOM_KEEP"],
+    }
+
+
 def test_every_write_bumps_the_generation(connection: Connection) -> None:
     def bumped(write: Any) -> bool:
         before = store.generation(connection)

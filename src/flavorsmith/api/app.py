@@ -28,7 +28,7 @@ from flavorsmith.api.compute import versions as compute
 from flavorsmith.api.compute.policies import KEYSTONE_POLICIES as NOVA_KEYSTONE_POLICIES
 from flavorsmith.api.compute.policies import POLICIES as COMPUTE_POLICIES
 from flavorsmith.api.csrf import CrossSiteGuard
-from flavorsmith.api.direct import DirectRoutes, writes_of
+from flavorsmith.api.direct import Application, DirectRoutes, writes_of
 from flavorsmith.api.families import (
     NOT_FOUND_MESSAGES,
     POLICY_MESSAGES,
@@ -42,6 +42,7 @@ from flavorsmith.api.loadbalancer import providers as lb_providers
 from flavorsmith.api.loadbalancer import versions as loadbalancer
 from flavorsmith.api.loadbalancer.policies import KEYSTONE_POLICIES as OCTAVIA_KEYSTONE_POLICIES
 from flavorsmith.api.loadbalancer.policies import POLICIES as LOADBALANCER_POLICIES
+from flavorsmith.api.log_throttle import LogThrottle
 from flavorsmith.api.middleware import ServiceMiddleware
 from flavorsmith.api.native import catalog as native_catalog
 from flavorsmith.api.native import inspection as native_inspection
@@ -168,7 +169,7 @@ def create_app(
         verify_project=getattr(authenticator, "verify_project", None),
         login=getattr(authenticator, "login", None),
     )
-    app = FastAPI(
+    app = Application(
         title="Flavorsmith",
         docs_url=None,
         redoc_url=None,
@@ -184,20 +185,32 @@ def create_app(
     table.add("", [r for r in app.router.routes if getattr(r, "path", None) is not None])
     _install_error_handlers(app)
     # Writes of a node's traits skip FastAPI's router: the same handlers, called directly.
-    app.add_middleware(
-        DirectRoutes,
-        routes=writes_of("/baremetal", baremetal_traits.router.routes),
-        on_error=_domain_error,
-    )
+    direct_writes = writes_of("/baremetal", baremetal_traits.router.routes)
+    app.add_middleware(DirectRoutes, routes=direct_writes, on_error=_domain_error)
     app.add_middleware(CrossSiteGuard)  # inside ServiceMiddleware: refusals get a request id
     # Middleware order (outermost first): ServiceMiddleware, CrossSiteGuard, DirectRoutes;
     # FastAPI's own exception middleware sits inside them and turns domain errors into each
     # API's error body (DirectRoutes does the same with the same handler).
+    outage_log = LogThrottle()
     app.add_middleware(
         ServiceMiddleware,
         authenticator=authenticator,
         max_body_bytes=settings.max_body_bytes,
         routes=table,
+        outage_log=outage_log,
+    )
+    # The same chain once more, outside FastAPI, for requests DirectRoutes serves (see
+    # Application): it reaches nothing else, so anything else is a 404 of FastAPI's.
+    direct = DirectRoutes(app.router, direct_writes, _domain_error)
+    app.hot = (
+        direct,
+        ServiceMiddleware(
+            CrossSiteGuard(direct),
+            authenticator=authenticator,
+            max_body_bytes=settings.max_body_bytes,
+            routes=table,
+            outage_log=outage_log,
+        ),
     )
     return app
 

@@ -53,14 +53,17 @@ class CrossSiteGuard:
 def refusal(scope: Scope) -> str | None:
     """Why this state-changing request looks sent by another site's page, or None."""
     headers = Headers(scope=scope)
-    own = own_origin(scope, headers)
-    for origin in headers.getlist("origin"):
-        if _normalise(origin) != own:
-            return (
-                f"Cross-site request refused: Origin {_shown(origin)} is not this service's "
-                f"origin ({_format(own)}); {scope['method']} requests are accepted only from "
-                "the service's own origin or from clients that send no Origin"
-            )
+    origins = headers.getlist("origin")
+    if origins:  # (the service's own origin worked out only when there is one to compare)
+        own = own_origin(scope, headers)
+        for origin in origins:
+            if _normalise(origin) != own:
+                return (
+                    f"Cross-site request refused: Origin {_shown(origin)} is not this "
+                    f"service's origin ({_format(own)}); {scope['method']} requests are "
+                    "accepted only from the service's own origin or from clients that send "
+                    "no Origin"
+                )
     for site in headers.getlist("sec-fetch-site"):
         if site.strip().lower() not in TRUSTED_FETCH_SITES:
             return (

@@ -15,7 +15,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from fastapi import Request
+from fastapi import FastAPI, Request
 from fastapi.routing import APIRoute
 from starlette.convertors import Convertor
 from starlette.responses import Response
@@ -54,17 +54,24 @@ class DirectRoutes:
         self.routes = [_Direct(prefix, route) for prefix, route in routes]
         self.on_error = on_error
 
+    def match(self, scope: Scope) -> tuple[_Direct, re.Match[str]] | None:
+        """The route (and its path match) of an HTTP request this serves, else None."""
+        method = scope["method"]
+        path = scope["path"]
+        for direct in self.routes:
+            if direct.method != method:
+                continue
+            found = direct.regex.match(path)
+            if found is not None:
+                return direct, found
+        return None
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            method = scope["method"]
-            path = scope["path"]
-            for direct in self.routes:
-                if direct.method != method:
-                    continue
-                found = direct.regex.match(path)
-                if found is not None:
-                    await self._serve(direct, found, scope, receive, send)
-                    return
+            matched = self.match(scope)
+            if matched is not None:
+                await self._serve(*matched, scope, receive, send)
+                return
         await self.app(scope, receive, send)
 
     async def _serve(
@@ -102,3 +109,24 @@ def writes_of(prefix: str, routes: Sequence[Any]) -> list[tuple[str, APIRoute]]:
 
 
 WRITES = frozenset({"PUT", "DELETE"})
+
+
+class Application(FastAPI):
+    """FastAPI, with the direct routes' requests also kept out of FastAPI's own outer
+    middleware (its server-error page, OpenTelemetry hook and body limit, each of which the
+    service middleware does for every request in its own way) when ``hot`` is set: a second
+    chain of the service's middleware (the same request id, limits, authentication,
+    microversion, cross-site refusal, access log and metrics) ending in DirectRoutes.
+
+    A request whose path only matches once the service middleware has normalised it (a
+    trailing slash) takes FastAPI's way, where the same DirectRoutes serves it."""
+
+    hot: tuple[DirectRoutes, ASGIApp] | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        hot = self.hot
+        if hot is not None and scope["type"] == "http" and hot[0].match(scope) is not None:
+            scope["app"] = self  # as Starlette records it: handlers find the services there
+            await hot[1](scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)

@@ -86,11 +86,12 @@ class ServiceMiddleware:
         authenticator: Authenticator,
         max_body_bytes: int,
         routes: RouteTable | None = None,
+        outage_log: LogThrottle | None = None,
     ) -> None:
         self.app = app
         self.authenticator = authenticator
         self.max_body_bytes = max_body_bytes
-        self.outage_log = LogThrottle()
+        self.outage_log = outage_log or LogThrottle()
         self.routes = routes or RouteTable()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -209,8 +209,22 @@ def check_trait_list(values: Any) -> list[str]:
         raise Invalid(f"'traits' must be a list of trait names, not {type(values).__name__}")
     seen: dict[str, None] = {}
     for value in values:
-        seen[check_trait(value)] = None
+        known = type(value) is str and value in _GOOD_TRAITS
+        seen[value if known else _remember(check_trait(value))] = None
     return list(seen)
+
+
+# Trait names found valid, so a name an inventory tool sends again and again is checked once
+# (a set lookup rather than the pattern); kept at most _REMEMBERED long.
+_GOOD_TRAITS: set[str] = set()
+_REMEMBERED = 10_000
+
+
+def _remember(trait: str) -> str:
+    if len(_GOOD_TRAITS) >= _REMEMBERED:
+        _GOOD_TRAITS.clear()
+    _GOOD_TRAITS.add(trait)
+    return trait
 
 
 def check_trait_count(node_uuid: str, traits: Iterable[str]) -> None:

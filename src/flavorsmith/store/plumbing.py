@@ -325,3 +325,11 @@ class Prepared:
         finally:
             cursor.close()
         return None if row is None else row[0]
+
+    def column(self, connection: Connection, params: Mapping[str, Any] | None = None) -> list[Any]:
+        """The first column of every row."""
+        cursor = self._cursor(connection, params)
+        try:
+            return [row[0] for row in cursor.fetchall()]
+        finally:
+            cursor.close()
