@@ -176,7 +176,49 @@ def _fill(browser: Any, password: str) -> None:
     field.send_keys("\ue007")  # Enter: the form is submitted from the keyboard
 
 
-def test_the_dashboard_logs_in_through_keystone(dashboard: tuple[str, Path]) -> None:
+# Who the header says is logged in, its <time>'s datetime, and the line's role.
+_WHO = (
+    "const w = document.getElementById('who'); const t = w && w.querySelector('time');"
+    "return w && [w.textContent, t ? t.getAttribute('datetime') : null, w.getAttribute('role'),"
+    " w.closest('header') !== null];"
+)
+# Whatever this page keeps outside this tab's sessionStorage: cookies and localStorage.
+_KEPT = "return [document.cookie, Object.keys(localStorage)];"
+
+
+def _who(browser: Any) -> Any:
+    return browser.execute_script(_WHO)
+
+
+def _logged_in_line(browser: Any) -> str:
+    """The who-line's text once a login's token is held and the page has loaded with it."""
+    wait_until(
+        browser,
+        lambda d: d.execute_script(
+            "return sessionStorage.getItem('flavorsmith.token')"
+            " && document.body.dataset.loaded === 'true'"
+            " && document.getElementById('who').textContent.startsWith('Logged in')"
+        ),
+        timeout=30,
+    )
+    held = json.loads(browser.execute_script("return sessionStorage.getItem('flavorsmith.who')"))
+    text, when, role, in_header = _who(browser)
+    assert (role, in_header) == ("status", True)
+    assert held["expires_at"] and when == held["expires_at"]
+    assert held == {
+        "user": "a-reader",
+        "project": "project-a",
+        "roles": ["reader"],
+        "expires_at": when,
+    }
+    assert text.startswith("Logged in as a-reader (project project-a; roles: reader), until ")
+    assert browser.execute_script(_KEPT) == ["", []]
+    return str(text)
+
+
+def test_the_dashboard_logs_in_through_keystone(
+    dashboard: tuple[str, Path], keystone: Keystone
+) -> None:
     url, log = dashboard
     with chromium() as browser:
         browser.get(f"{url}/ui/")
@@ -211,22 +253,20 @@ def test_the_dashboard_logs_in_through_keystone(dashboard: tuple[str, Path]) -> 
         assert shown.startswith("Keystone refused the login (user 'a-reader'")
         assert browser.find_element("id", "login-status").get_attribute("role") == "alert"
         assert browser.execute_script("return sessionStorage.length") == 0
+        assert _who(browser)[0] == ""  # nobody is logged in
         assert accessibility_violations(browser) == []
 
         _fill(browser, PASSWORD)
-        wait_until(
-            browser,
-            lambda d: d.execute_script(
-                "return sessionStorage.getItem('flavorsmith.token')"
-                " && document.body.dataset.loaded === 'true'"
-            ),
-            timeout=30,
-        )
+        shown = _logged_in_line(browser)
         assert browser.find_element("id", "summary").text  # the capacity data is shown
-        assert browser.execute_script("return document.cookie") == ""
         wait_until(browser, lambda d: d.find_elements("id", "login-form"))
         assert accessibility_violations(browser) == []
         console_errors(browser)  # the first load's 401 and the refused login are logged
+
+        browser.refresh()  # the same tab: the login and who it is for are kept
+        assert _logged_in_line(browser) == shown
+        wait_until(browser, lambda d: d.find_elements("id", "login-form"))
+        assert accessibility_violations(browser) == []
 
         browser.find_element("id", "token-forget").click()  # log out
         wait_until(
@@ -235,6 +275,45 @@ def test_the_dashboard_logs_in_through_keystone(dashboard: tuple[str, Path]) -> 
                 "return sessionStorage.length === 0 && document.body.dataset.loaded === 'error'"
             ),
         )
+        assert _who(browser)[0] == ""
+        assert browser.execute_script(_KEPT) == ["", []]
+
+        # A token typed in by hand: set, but whose it is is not known here.
+        typed = keystone.token("a-reader", project="project-a")
+        browser.find_element("id", "token").send_keys(typed, "\ue007")
+        wait_until(
+            browser,
+            lambda d: d.execute_script(
+                "return sessionStorage.getItem('flavorsmith.token')"
+                " && document.body.dataset.loaded === 'true'"
+            ),
+        )
+        assert _who(browser)[0] == "A token entered by hand is set"
+        assert browser.execute_script("return sessionStorage.getItem('flavorsmith.who')") is None
+        browser.find_element("id", "token-forget").click()
+        wait_until(browser, lambda d: d.execute_script("return sessionStorage.length === 0"))
+
+        # Logged in again, then the token is revoked: once the service refuses it (401), the
+        # header no longer says who is logged in; the page says a token is needed.
+        _fill(browser, PASSWORD)
+        _logged_in_line(browser)
+        keystone.revoke(
+            browser.execute_script("return sessionStorage.getItem('flavorsmith.token')")
+        )
+        wait_until(
+            browser,
+            lambda d: d.execute_script(
+                "return document.body.dataset.loaded === 'error'"
+                " && document.getElementById('who').textContent === ''"
+                " && sessionStorage.getItem('flavorsmith.who') === null"
+            ),
+            timeout=40,
+        )
+        assert browser.execute_script(
+            "return document.getElementById('status').textContent"
+        ).startswith("The service needs a token: log in")
+        assert accessibility_violations(browser) == []
+        console_errors(browser)  # the revoked token's 401s
     served = log.read_text(encoding="utf-8")
     assert '"path": "/v1/login"' in served  # the access lines of the two logins
     assert PASSWORD not in served and WRONG not in served

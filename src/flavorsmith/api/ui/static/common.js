@@ -1,8 +1,11 @@
 // Shared by every page: the navigation, the token, the Keystone login, calls to the /v1 APIs,
 // safe DOM building. The token (typed in, or returned by POST /v1/login) lives in this tab's
-// sessionStorage and goes out as X-Auth-Token; never a cookie.
+// sessionStorage and goes out as X-Auth-Token; never a cookie. Beside it, after a login, who it
+// is for (user, project, roles, expiry), which the header shows until the token is forgotten
+// or refused.
 
 const TOKEN_KEY = "flavorsmith.token";
+const WHO_KEY = "flavorsmith.who";
 
 const PAGES = [
   ["capacity", "/ui/", "Capacity"],
@@ -23,6 +26,69 @@ export function token() {
   return sessionStorage.getItem(TOKEN_KEY) || "";
 }
 
+// Who the held token is for, as the login answered ({user, project, roles, expires_at}), or
+// null: no login (a token entered by hand, or none), the token was refused, or it expired.
+function who() {
+  if (!token()) return null;
+  let held = null;
+  try {
+    held = JSON.parse(sessionStorage.getItem(WHO_KEY) || "null");
+  } catch {
+    return null;
+  }
+  if (!held || typeof held !== "object" || typeof held.user !== "string") return null;
+  const expires = Date.parse(held.expires_at);
+  if (!Number.isNaN(expires) && expires <= Date.now()) return null;
+  return held;
+}
+
+// Keep who a login's token is for (names, falling back to ids).
+function rememberWho(answer) {
+  const named = (part) => (part && (part.name || part.id)) || "unknown";
+  const roles = Array.isArray(answer.roles) ? answer.roles.map(String) : [];
+  const held = {
+    user: String(named(answer.user)),
+    project: String(named(answer.project)),
+    roles,
+    expires_at: typeof answer.expires_at === "string" ? answer.expires_at : null,
+  };
+  sessionStorage.setItem(WHO_KEY, JSON.stringify(held));
+}
+
+// The service refused the token (401: expired or revoked): the header stops saying who is
+// logged in. The token itself stays until it is forgotten or replaced, as before.
+function forgetWho() {
+  tokenRefused = true;
+  sessionStorage.removeItem(WHO_KEY);
+  showWho();
+  const username = document.getElementById("login-username");
+  if (username) username.placeholder = "";
+}
+
+let tokenRefused = false;
+
+// The header's who-line: "Logged in as USER (project P; roles: R), until TIME" after a login,
+// "A token entered by hand is set" for a typed token, empty otherwise. Text only.
+function showWho() {
+  const line = document.getElementById("who");
+  if (!line) return;
+  const held = who();
+  line.replaceChildren();
+  if (held) {
+    const roles = held.roles.length ? held.roles.join(", ") : "none";
+    line.append(`Logged in as ${held.user} (project ${held.project}; roles: ${roles})`);
+    const expires = held.expires_at ? new Date(held.expires_at) : null;
+    if (expires && !Number.isNaN(expires.getTime())) {
+      line.append(
+        ", until ",
+        el("time", { datetime: held.expires_at, text: expires.toLocaleString() }),
+      );
+    }
+  } else if (token() && !tokenRefused && !sessionStorage.getItem(WHO_KEY)) {
+    line.append("A token entered by hand is set");
+  }
+}
+
 // Call a /v1 path (GET unless ``method`` says otherwise); the parsed JSON, or an ApiError
 // carrying the service's own message and its answer.
 export async function api(path, method = "GET") {
@@ -30,6 +96,7 @@ export async function api(path, method = "GET") {
   const held = token();
   if (held) headers["X-Auth-Token"] = held;
   const response = await fetch(path, { method, headers, credentials: "omit", cache: "no-store" });
+  if (response.status === 401 && held) forgetWho();
   if (!response.ok) {
     let detail = response.statusText;
     let body = null;
@@ -167,14 +234,20 @@ export function shell(current) {
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (input.value) sessionStorage.setItem(TOKEN_KEY, input.value);
+    if (input.value) {
+      sessionStorage.setItem(TOKEN_KEY, input.value);
+      sessionStorage.removeItem(WHO_KEY); // typed in: who it is for is not known here
+    }
     location.reload();
   });
   form.querySelector("#token-forget").addEventListener("click", () => {
     sessionStorage.removeItem(TOKEN_KEY);
+    sessionStorage.removeItem(WHO_KEY);
     location.reload();
   });
-  header.append(nav, form);
+  const whoLine = el("p", { id: "who", role: "status", "aria-live": "polite" });
+  header.append(nav, whoLine, form);
+  showWho();
   offerLogin(header, form);
 }
 
@@ -226,6 +299,7 @@ async function offerLogin(header, tokenForm) {
     try {
       const answer = await login(value("username"), value("password"), value("project"));
       sessionStorage.setItem(TOKEN_KEY, answer.token);
+      rememberWho(answer);
       location.reload();
     } catch (error) {
       status.textContent = error instanceof ApiError ? error.detail : `Login failed: ${error.message}`;
@@ -235,7 +309,7 @@ async function offerLogin(header, tokenForm) {
     }
   });
   header.insertBefore(form, tokenForm);
-  if (token()) {
+  if (token() && !tokenRefused) {
     form.querySelector("#login-username").placeholder = "(logged in)";
   }
 }
