@@ -11,22 +11,34 @@ import importlib.metadata
 import sys
 from importlib.metadata import EntryPoints
 
-_NONE = EntryPoints(())
-
 
 def entry_points(*, group: str) -> EntryPoints:
     """The entry points of ``group``, as :func:`importlib.metadata.entry_points` gives them."""
-    return _by_group(tuple(sys.path)).get(group, _NONE)
+    return _installed(tuple(sys.path)).group(group)
 
 
 def forget() -> None:
     """Read the installed packages again on the next lookup."""
-    _by_group.cache_clear()
+    _installed.cache_clear()
+
+
+class _Installed:
+    """One reading of every installed package's entry points; a group is selected from it
+    the first time it is asked for, and kept."""
+
+    def __init__(self) -> None:
+        self._found = importlib.metadata.entry_points()
+        self._groups: dict[str, EntryPoints] = {}
+
+    def group(self, name: str) -> EntryPoints:
+        selected = self._groups.get(name)
+        if selected is None:
+            selected = self._groups[name] = self._found.select(group=name)
+        return selected
 
 
 @functools.lru_cache(maxsize=1)
-def _by_group(path: tuple[str, ...]) -> dict[str, EntryPoints]:
-    """Every group's entry points, from one reading of the packages on ``path`` (the key:
-    the reading is of ``sys.path``, which is ``path`` when it is called)."""
-    found = importlib.metadata.entry_points()
-    return {group: found.select(group=group) for group in sorted(found.groups)}
+def _installed(path: tuple[str, ...]) -> _Installed:
+    """The packages on ``path`` (the key only: the reading is of ``sys.path``, which is
+    ``path`` when this is called)."""
+    return _Installed()
