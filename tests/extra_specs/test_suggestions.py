@@ -9,10 +9,12 @@ import random
 
 import pytest
 
+from flavorsmith.catalog.model import ExtraSpecSet
 from flavorsmith.extra_specs.builtin import build
+from flavorsmith.extra_specs.factory import completed
 from flavorsmith.extra_specs.model import Validator
 from flavorsmith.extra_specs.registry import Registry
-from flavorsmith.extra_specs.suggestions import NearIndex
+from flavorsmith.extra_specs.suggestions import NearIndex, near_index
 from flavorsmith.extra_specs.value_rules import ValueRule
 from flavorsmith.hints import closest
 
@@ -131,6 +133,32 @@ def test_a_key_added_later_is_suggested(registry: Registry) -> None:
     twin.add(Validator("hw:frobnicate", "a test key", ValueRule("str")))
     assert twin.suggest("hw:frobnicat") == "hw:frobnicate"
     assert registry.suggest("hw:frobnicat") is None
+
+
+def test_registries_with_the_same_keys_share_an_index() -> None:
+    keys = ("hw:cpu_policy", "hw:cpu_thread_policy", "hw:mem_page_size")
+    index = near_index(keys)
+    index.prepare()
+    assert near_index(tuple(keys)) is index
+    index.prepare()  # prepared once; preparing again keeps what it built
+    assert index.closest("hw:cpu_polcy", slack=3, cutoff=0.8) == "hw:cpu_policy"
+    other = near_index((*keys, "hw:cpu_policies"))
+    assert other is not index
+    assert other.closest("hw:cpu_policie", slack=3, cutoff=0.8) == "hw:cpu_policies"
+    assert index.closest("hw:cpu_policie", slack=3, cutoff=0.8) == "hw:cpu_policy"
+
+
+def test_a_catalog_key_is_suggested_after_the_base_was_prepared() -> None:
+    base = build().prepare()
+    assert base.suggest("hw:frobnicat") is None
+    data = {
+        "namespace": "hw",
+        "validators": [{"name": "hw:frobnicate", "description": "x", "value": {"type": "bool"}}],
+    }
+    catalog, refused = completed(base, [ExtraSpecSet("hw", data)])
+    assert refused == {}
+    assert catalog.prepare().suggest("hw:frobnicat") == "hw:frobnicate"
+    assert build().prepare().suggest("hw:frobnicat") is None
 
 
 @pytest.mark.parametrize("seed", range(5))

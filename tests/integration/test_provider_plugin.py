@@ -28,6 +28,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
+from flavorsmith import entry_points
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
 from flavorsmith.providers.registry import GROUP
@@ -72,6 +73,7 @@ def pip(*args: str) -> subprocess.CompletedProcess[str]:
 
 def forget_plugin() -> None:
     importlib.invalidate_caches()
+    entry_points.forget()  # the installed packages are read once per process
     sys.modules.pop(MODULE, None)
 
 

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from flavorsmith.catalog.model import ExtraSpecSet
 from flavorsmith.extra_specs.builtin import build
 from flavorsmith.extra_specs.declarative import definitions
 from flavorsmith.extra_specs.plugins import load_plugins
 from flavorsmith.extra_specs.registry import Registry
 from flavorsmith.extra_specs.validation import Problem, validate
+
+if TYPE_CHECKING:  # the catalog's model (and its YAML) is not loaded to check pairs alone
+    from flavorsmith.catalog.model import ExtraSpecSet
 
 
 def base_registry(*, plugins: bool = True) -> Registry:

@@ -8,9 +8,9 @@ that fails to load is reported the same way and skipped.
 
 from __future__ import annotations
 
-from importlib.metadata import entry_points
 from typing import Any
 
+from flavorsmith.entry_points import entry_points
 from flavorsmith.extra_specs.model import Validator
 from flavorsmith.extra_specs.registry import Namespace, Registry
 

@@ -13,7 +13,7 @@ from typing import Literal, NamedTuple
 
 from flavorsmith.extra_specs.model import Validator
 from flavorsmith.extra_specs.safety import Matcher
-from flavorsmith.extra_specs.suggestions import NearIndex
+from flavorsmith.extra_specs.suggestions import NearIndex, near_index
 
 _REMEMBERED = 32_768  # verdicts and suggestions remembered per registry
 _UNKNOWN = ""  # not a registered key, so never a suggestion: "not remembered yet"
@@ -388,5 +388,5 @@ class Registry:
     def _index(self, template: str | None, candidates: Iterable[str]) -> NearIndex:
         index = self._indexes.get(template)
         if index is None:
-            index = self._indexes[template] = NearIndex(list(candidates))
+            index = self._indexes[template] = near_index(tuple(candidates))
         return index

@@ -56,8 +56,10 @@ class NearIndex:
         self._inner: dict[int, dict[str, _Texts]] | None = None
 
     def prepare(self) -> None:
-        """Build the index of one-slip neighbours now rather than on first use."""
-        self._halves()
+        """Build the index of one-slip neighbours now rather than on first use (once: an
+        index shared by registries is prepared by each of them)."""
+        if self._deleted is None:  # set last by _halves
+            self._halves()
 
     def closest(self, value: str, *, head: str = "", slack: int, cutoff: float) -> str | None:
         """As described above; the answer is ``head`` and the candidate.
@@ -418,6 +420,16 @@ class NearIndex:
             if total and 2.0 * (shared + most) / total >= best - 1e-12:
                 rivals.append(n)
         return rivals
+
+
+@functools.lru_cache(maxsize=64)
+def near_index(candidates: tuple[str, ...]) -> NearIndex:
+    """The index of ``candidates``, one per process for the same candidates in the same order:
+    an index depends on nothing else, and what it builds later it builds from them alone. So
+    every registry with the same keys in a namespace (each application a process composes
+    from the built-ins, each load of an unchanged catalog) shares one, built once; a namespace
+    a catalog adds keys to gets its own."""
+    return NearIndex(candidates)
 
 
 def _ranked(index: dict[str, list[str]]) -> dict[str, _Texts]:

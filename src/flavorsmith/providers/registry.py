@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import Any
 
+from flavorsmith.entry_points import entry_points
 from flavorsmith.errors import Invalid
 from flavorsmith.providers.driver import ProviderContext
 
