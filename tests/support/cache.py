@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -26,3 +26,24 @@ def install_lock(name: str) -> Iterator[None]:
     with (CACHE / f"{name}.lock").open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         yield
+
+
+# The file an install writes last, its first line the key of what it installed.
+MARKER = ".flavorsmith-installed"
+
+
+def cached_install(home: Path, key: str, install: Callable[[Path], None]) -> Path:
+    """``home``, installed by ``install(home)`` unless its marker already names ``key``; under
+    :func:`install_lock`, checking the marker again once inside (another process may have
+    installed it while this one waited). ``install`` writes the marker last."""
+
+    def current() -> bool:
+        marker = home / MARKER
+        return marker.exists() and marker.read_text().splitlines()[:1] == [key]
+
+    if current():
+        return home
+    with install_lock(home.name):
+        if not current():
+            install(home)
+    return home

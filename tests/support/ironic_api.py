@@ -38,7 +38,7 @@ from typing import Any
 
 import openstack.connection
 
-from tests.support.cache import CACHE, install_lock
+from tests.support.cache import CACHE, MARKER, cached_install
 
 VERSION = "39.0.0"
 HERE = Path(__file__).resolve().parent
@@ -125,15 +125,7 @@ def venv() -> Path:
     the marker file is written only after a complete install. Processes that start at once
     wait for one another (``install_lock``)."""
     home = CACHE / f"ironic-{VERSION}"
-    marker = home / ".flavorsmith-installed"
-    key = _install_key()
-    if marker.exists() and marker.read_text().splitlines()[:1] == [key]:
-        return home
-    with install_lock(home.name):
-        if marker.exists() and marker.read_text().splitlines()[:1] == [key]:
-            return home  # another process installed it while this one waited
-        _install(home)
-        return home
+    return cached_install(home, _install_key(), _install)
 
 
 def _install(home: Path) -> None:
@@ -159,9 +151,7 @@ def _install(home: Path) -> None:
             f" is PyPI reachable?\n$ {' '.join(install)}\n{_tail(result.stdout + result.stderr)}"
         )
     seconds = time.monotonic() - started
-    (home / ".flavorsmith-installed").write_text(
-        f"{_install_key()}\ninstall-seconds={seconds:.1f}\n"
-    )
+    (home / MARKER).write_text(f"{_install_key()}\ninstall-seconds={seconds:.1f}\n")
     print(f"installed ironic {VERSION} into {home} in {seconds:.1f}s", file=sys.stderr)
 
 

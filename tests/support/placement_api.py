@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from tests.support.cache import CACHE, install_lock
+from tests.support.cache import CACHE, MARKER, cached_install
 
 VERSION = "16.0.0"
 HERE = Path(__file__).resolve().parent
@@ -150,43 +150,39 @@ def venv() -> Path:
     minute with a warm pip cache) and then cached. Test processes that start at once wait for
     one another on a lock file, and the marker is written only after a complete install."""
     home = CACHE / f"placement-{VERSION}"
-    marker = home / ".flavorsmith-installed"
-    key = _install_key()
-    if marker.exists() and marker.read_text().splitlines()[:1] == [key]:
-        return home
-    with install_lock(home.name):
-        if marker.exists() and marker.read_text().splitlines()[:1] == [key]:
-            return home  # another process installed it while this one waited
-        shutil.rmtree(home, ignore_errors=True)
-        started = time.monotonic()
-        install = [
-            str(home / "bin" / "pip"),
-            "install",
-            "-q",
-            "--disable-pip-version-check",
-            "-c",
-            str(CONSTRAINTS),
-            f"openstack-placement=={VERSION}",
-            "gunicorn",
-        ]
-        try:
-            subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)
-            result = subprocess.run(install, capture_output=True, text=True, check=False)
-        except OSError as error:
-            raise RuntimeError(f"could not create the Placement venv in {home}: {error}") from error
-        if result.returncode != 0:
-            raise RuntimeError(
-                f"installing openstack-placement=={VERSION} into {home} failed"
-                f" (exit {result.returncode}); is PyPI reachable?\n$ {' '.join(install)}\n"
-                f"{_tail(result.stdout + result.stderr)}"
-            )
-        seconds = time.monotonic() - started
-        marker.write_text(f"{key}\ninstall-seconds={seconds:.1f}\n")
-        print(
-            f"installed openstack-placement {VERSION} into {home} in {seconds:.1f}s",
-            file=sys.stderr,
+    return cached_install(home, _install_key(), _install)
+
+
+def _install(home: Path) -> None:
+    shutil.rmtree(home, ignore_errors=True)
+    started = time.monotonic()
+    install = [
+        str(home / "bin" / "pip"),
+        "install",
+        "-q",
+        "--disable-pip-version-check",
+        "-c",
+        str(CONSTRAINTS),
+        f"openstack-placement=={VERSION}",
+        "gunicorn",
+    ]
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)
+        result = subprocess.run(install, capture_output=True, text=True, check=False)
+    except OSError as error:
+        raise RuntimeError(f"could not create the Placement venv in {home}: {error}") from error
+    if result.returncode != 0:
+        raise RuntimeError(
+            f"installing openstack-placement=={VERSION} into {home} failed"
+            f" (exit {result.returncode}); is PyPI reachable?\n$ {' '.join(install)}\n"
+            f"{_tail(result.stdout + result.stderr)}"
         )
-    return home
+    seconds = time.monotonic() - started
+    (home / MARKER).write_text(f"{_install_key()}\ninstall-seconds={seconds:.1f}\n")
+    print(
+        f"installed openstack-placement {VERSION} into {home} in {seconds:.1f}s",
+        file=sys.stderr,
+    )
 
 
 def _tail(text: str, lines: int = 40) -> str:
