@@ -28,7 +28,7 @@ from ruamel.yaml import YAML
 
 from tests.conftest import EXAMPLES
 from tests.database import throwaway_postgres
-from tests.support.serve import serve_process
+from tests.support.serve import serve_process, stop
 
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "schemathesis.toml"
@@ -230,16 +230,6 @@ def _serve(database: str, folder: Path, stack: ExitStack) -> tuple[str, Path]:
     return served.url, served.log_path
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 def _fuzz(base: str, log: Path, folder: Path, stack: ExitStack) -> Fuzzing:
     status, document = call(base, "GET", "/v1/openapi.json")
     assert status == 200
@@ -260,7 +250,7 @@ def _fuzz(base: str, log: Path, folder: Path, stack: ExitStack) -> Fuzzing:
             stderr=subprocess.STDOUT,
             cwd=folder,
         )
-    stack.callback(_stop, process)
+    stack.callback(stop, process, 30)
     return Fuzzing(base, log, output, process, time.monotonic())
 
 
@@ -292,7 +282,7 @@ def test_no_server_error_and_every_answer_as_documented(
     try:
         code = run.process.wait(timeout=max(1.0, run.started + RUN_TIMEOUT - time.monotonic()))
     except subprocess.TimeoutExpired:
-        _stop(run.process)
+        stop(run.process, 30)
         code = -1
     elapsed = time.monotonic() - run.started
     assert code == 0, (

@@ -81,9 +81,15 @@ def serve_process(
             time.sleep(0.1)
         yield served
     finally:
+        stop(process)
+
+
+def stop(process: subprocess.Popen[bytes], timeout: float = 20) -> None:
+    """End ``process`` if it still runs: SIGTERM, then SIGKILL after ``timeout`` seconds."""
+    if process.poll() is None:
         process.terminate()
         try:
-            process.wait(timeout=20)
+            process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
