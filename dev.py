@@ -4,6 +4,8 @@
     python3 dev.py demo    # set up, check the example catalog, load it into .demo/, serve
     python3 dev.py demo --reset   # the same, loading the examples again over earlier changes
     python3 dev.py test    # set up, run the whole test suite, ruff, mypy and the import contracts
+    python3 dev.py audit   # check the pinned versions (constraints.txt) for known vulnerabilities
+    python3 dev.py audit --vulnerability-service=osv tests/support/nova-constraints.txt
 
 Needs only python3 (with venv and pip, as CPython ships them); packages come from PyPI.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -210,10 +213,71 @@ def test(extra: list[str]) -> int:
     return 0
 
 
+# pip-audit (the PyPA's auditor) in a virtual environment of its own, so that its dependencies
+# never enter the project's pins; pinned like everything else.
+AUDIT_VENV = ROOT / ".venv-audit"
+AUDIT_TOOL = "pip-audit==2.10.1"
+
+
+def audit(extra: list[str]) -> int:
+    """Check every version pinned in constraints.txt (or the requirement files named after
+    ``audit``) against the Python Packaging Advisory Database, as PyPI serves it, and print one
+    line per finding. A pin that could not be looked up fails the audit too, so an unreachable
+    database is never mistaken for a clean report."""
+    tool = AUDIT_VENV / BIN.name / "pip-audit"
+    if not tool.exists():
+        print(f"+ creating {AUDIT_VENV}", flush=True)
+        venv.create(AUDIT_VENV, with_pip=True)
+        python = AUDIT_VENV / BIN.name / "python"
+        if run(python, "-m", "pip", "install", "--disable-pip-version-check", "-q", AUDIT_TOOL):
+            sys.exit(f"audit failed: could not install {AUDIT_TOOL} (is PyPI reachable?)")
+    options = [
+        arg for arg in extra if arg.startswith("-")
+    ]  # pip-audit's own, e.g. --vulnerability-service=osv
+    files = [arg for arg in extra if not arg.startswith("-")] or ["constraints.txt"]
+    requirements = [arg for name in files for arg in ("-r", name)]
+    report = AUDIT_VENV / "report.json"
+    report.unlink(missing_ok=True)
+    # --no-deps: the files pin every package already; --disable-pip: nothing is installed.
+    run(tool, *requirements, "--no-deps", "--disable-pip", "--progress-spinner", "off",
+        "-f", "json", "-o", report, *options)  # fmt: skip
+    if not report.exists():
+        print("audit failed: pip-audit wrote no report (its messages above say why)", flush=True)
+        return 1
+    found = json.loads(report.read_text())["dependencies"]
+    vulnerable = [d for d in found if d.get("vulns")]
+    unchecked = [d for d in found if "skip_reason" in d]
+    for dep in vulnerable:
+        for vuln in dep["vulns"]:
+            fixed = ", ".join(vuln.get("fix_versions") or []) or "no fixed release yet"
+            print(f"VULNERABLE {dep['name']}=={dep['version']}: {vuln['id']} (fixed in: {fixed})")
+    for dep in unchecked:
+        print(f"NOT CHECKED {dep['name']}: {dep['skip_reason']}")
+    print(
+        f"{len(found)} pins: {len(vulnerable)} with known vulnerabilities, "
+        f"{len(unchecked)} could not be looked up",
+        flush=True,
+    )
+    if unchecked and len(unchecked) == len(found):
+        print(
+            "nothing could be looked up: the vulnerability service did not answer for any pin "
+            "(PyPI's per-release JSON, or OSV with --vulnerability-service=osv, must be "
+            "reachable from here)",
+            flush=True,
+        )
+    if vulnerable or unchecked:
+        print("audit failed; README, 'Refreshing the pins', says what to do", flush=True)
+        return 1
+    print("audit passed", flush=True)
+    return 0
+
+
 def main() -> int:
-    if len(sys.argv) < 2 or sys.argv[1] not in ("demo", "test", "setup"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("demo", "test", "setup", "audit"):
         print(__doc__)
         return 2
+    if sys.argv[1] == "audit":
+        return audit(sys.argv[2:])
     setup()
     if sys.argv[1] == "demo":
         return demo(sys.argv[2:])
