@@ -320,3 +320,33 @@ def test_add_registers_a_file_already_in_place(example_repo: Path, cli: Invoke) 
     assert result.exit_code == 0, result.output
     assert cli("validate").stdout == "28 files: 0 errors, 0 warnings\n"
     assert path.read_text().startswith("# yaml-language-server: $schema=")
+
+
+NAMES_WITH_A_NUL = {
+    "flavor": 'name: "m1.bad\\0name"\nresource_class: m1.medium\n',
+    "trait-rule": (
+        'name: "bad\\0rules"\nprefix: CUSTOM_BAD\nrules:\n'
+        "  - name: any\n    when:\n      pci: {vendor: '10de'}\n    add: [CUSTOM_BAD]\n"
+    ),
+    "deploy-template": (
+        'name: "CUSTOM_BAD\\0NAME"\nsteps:\n'
+        "  - {interface: bios, step: apply_configuration, args: {}, priority: 150}\n"
+    ),
+}
+
+
+def test_add_names_the_field_of_a_name_that_cannot_be_a_file(
+    example_repo: Path, tmp_path: Path, cli: Invoke
+) -> None:
+    """A NUL byte in a definition's name (which becomes its file name) is a diagnostic on
+    that field and nothing is written: never "internal error: ValueError: embedded null byte"."""
+    before = KUST.read_text()
+    for kind, text in NAMES_WITH_A_NUL.items():
+        source = write(tmp_path / f"{kind}.yaml", text)
+        result = cli(kind, "add", str(source))
+        assert result.exit_code == 1, (kind, result.output)
+        assert "internal error" not in result.output, (kind, result.output)
+        assert f"{source}:1:7: name: " in result.stderr, (kind, result.stderr)
+        assert "\\x00" in result.stderr, (kind, result.stderr)
+        assert f"error: {source} was not added" in result.stderr, (kind, result.stderr)
+    assert KUST.read_text() == before

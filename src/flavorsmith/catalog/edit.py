@@ -17,7 +17,7 @@ from flavorsmith.catalog.model import (
     TraitRuleSet,
 )
 from flavorsmith.catalog.repo import Repository, with_modeline, write_atomic
-from flavorsmith.diagnostics import Diagnostic, has_errors
+from flavorsmith.diagnostics import Diagnostic, excerpt, has_errors
 from flavorsmith.resource_classes import placement_name
 
 
@@ -44,6 +44,10 @@ def add(repo: Repository, kind: Kind, source: Path, *, force: bool = False) -> A
     if candidate.model is None:
         return AddResult(None, diagnostics)
     model = candidate.model
+    unusable = _unusable_file_name(candidate, model)
+    if unusable is not None:
+        # Nothing below may touch a path made of this name (a NUL in it crashes the OS call).
+        return AddResult(None, sorted(diagnostics if has_errors(diagnostics) else [unusable]))
     target = repo.folder(kind) / model.canonical_file
     in_place = _same_path(source, target)
     clashes = [c for c in _same_definitions(repo, kind, model) if not _same_path(c.path, source)]
@@ -120,6 +124,32 @@ def _relocated(repo: Repository, candidate: Loaded, target: Path, raw: bytes) ->
     shown = candidate.doc.display if candidate.doc is not None else display_path(target)
     moved = load_bytes(raw, candidate.kind, target, shown, rules=repo.rules)
     return moved
+
+
+# What a file name in the catalog's folders may not hold (the definition's name becomes one).
+_NOT_IN_FILE_NAMES = ("\x00", "/", "\\")
+
+
+def _unusable_file_name(candidate: Loaded, model: Definition) -> Diagnostic | None:
+    """A diagnostic when the definition's canonical file name cannot be a file in its folder
+    (a NUL byte, a path separator, a dot name), naming the field the name comes from."""
+    name = model.canonical_file
+    stem = name.removesuffix(".yaml")
+    if stem not in ("", ".", "..") and not any(c in name for c in _NOT_IN_FILE_NAMES):
+        return None
+    field = "namespace" if isinstance(model, ExtraSpecSet) else "name"
+    if isinstance(model, DeviceType):
+        field = "model"
+    doc = candidate.doc
+    line, column = doc.position((field,)) if doc is not None else (1, 1)
+    return Diagnostic(
+        doc.display if doc is not None else display_path(candidate.path),
+        line,
+        column,
+        field,
+        f"{excerpt(stem)} cannot name a file in the catalog, which the definition is saved as: "
+        "no NUL byte, '/' or '\\', and not '.' or '..'",
+    )
 
 
 def _same_path(a: Path, b: Path) -> bool:
