@@ -158,6 +158,20 @@ EXPECTED: dict[str, tuple[int, list[str]]] = {
             "found the string '16'",
         ],
     ),
+    "kustomization-outside-repository": (
+        1,
+        [
+            "hardware/base/kustomization.yaml:4:3: resources: '/etc' is outside the repository; "
+            "kustomize build refuses files that are not in or below the repository, and nothing "
+            "there is read",
+            "hardware/base/kustomization.yaml:16:5: configMapGenerator[flavors].files: "
+            "'../../../../../../../../etc/passwd' is outside the repository; kustomize build "
+            "refuses files that are not in or below the repository, and nothing there is read",
+            "hardware/base/kustomization.yaml:19:5: configMapGenerator[host].files: "
+            "'/etc/hostname' is outside the repository; kustomize build refuses files that are "
+            "not in or below the repository, and nothing there is read",
+        ],
+    ),
     "kustomization-missing-file": (
         1,
         [

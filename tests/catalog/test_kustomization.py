@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import difflib
+import json
+from pathlib import Path
 
 from flavorsmith.catalog import kustomization
 from flavorsmith.catalog.document import parse
 from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR
+from tests.conftest import Invoke
 
 SEED_STYLE = """\
 ---
@@ -131,3 +134,39 @@ def test_entry_matching() -> None:
     assert entry.names("flavors", "m1.small.yaml")
     assert not entry.names("device-types", "m1.small.yaml")
     assert kustomization.Entry("../flavors/x.yaml", 1, 1).names("flavors", "x.yaml")
+
+
+def test_entries_that_leave_the_repository_are_errors_inside_ones_are_not(
+    example_repo: Path, tmp_path: Path, cli: Invoke
+) -> None:
+    """A files entry that is a link out of the repository is refused like one written with
+    ``..`` or an absolute path; ``..`` that stays inside, and a link inside, are fine."""
+    kust = example_repo / "hardware/base/kustomization.yaml"
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("name: x\n")
+    (example_repo / "hardware/flavors/leak.yaml").symlink_to(secret)
+    (example_repo / "hardware/extra").symlink_to("flavors")
+    text = kust.read_text()
+    kust.write_text(
+        text.replace(
+            "  - c2.diskless.yaml=../flavors/c2.diskless.yaml\n",
+            "  - c2.diskless.yaml=../flavors/../flavors/c2.diskless.yaml\n"
+            "  - leak.yaml=../flavors/leak.yaml\n"
+            "  - other=../extra/m1.small.yaml\n",
+        )
+    )
+    result = cli("validate", "-f", "json")
+    errors = [d for d in json.loads(result.stdout) if d["severity"] == "error"]
+    assert [(d["field"], d["message"]) for d in errors if d["code"] != "outside-repository"] == [
+        (
+            "configMapGenerator[flavors].files",
+            "'../flavors/leak.yaml' leads outside the repository through a symbolic link; "
+            "kustomize build refuses files that are not in or below the repository, and "
+            "nothing there is read",
+        )
+    ], result.stdout
+    assert all(
+        d["path"] == "hardware/base/kustomization.yaml"
+        for d in errors
+        if d["code"] == "kustomization-outside"
+    )

@@ -97,6 +97,33 @@ def entries(doc: Document, configmap: str) -> list[Entry] | None:
     return out
 
 
+def local_paths(doc: Document) -> list[tuple[str, Entry]]:
+    """Every path the kustomization names on this disk, with the field it is in: the files of
+    each ``configMapGenerator`` (whichever kind it holds) and the local ``resources`` (a remote
+    base, ``https://…`` or ``github.com/…``, is not a path here)."""
+    data = doc.data if isinstance(doc.data, dict) else {}
+    out: list[tuple[str, Entry]] = []
+    generators = data.get("configMapGenerator")
+    for at, generator in enumerate(generators if isinstance(generators, list) else []):
+        files = generator.get("files") if isinstance(generator, dict) else None
+        name = generator.get("name") if isinstance(generator, dict) else None
+        for index, item in enumerate(files if isinstance(files, list) else []):
+            if isinstance(item, str):
+                line, col = doc.position(["configMapGenerator", at, "files", index])
+                out.append((f"configMapGenerator[{name}].files", Entry(item, line, col)))
+    resources = data.get("resources")
+    for index, item in enumerate(resources if isinstance(resources, list) else []):
+        if isinstance(item, str) and not _remote(item):
+            line, col = doc.position(["resources", index])
+            out.append(("resources", Entry(f"={item}", line, col)))
+    return out
+
+
+def _remote(target: str) -> bool:
+    """Whether a ``resources`` entry is a remote base kustomize fetches, not a local path."""
+    return "://" in target or target.startswith(("git@", "github.com/", "gitlab.com/"))
+
+
 def _tree(text: str) -> CommentedMap | None:
     """ruamel's round-trip tree of a kustomization that parsed, for the line editor."""
     try:

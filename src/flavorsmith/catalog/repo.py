@@ -10,6 +10,7 @@ from pathlib import Path
 
 from flavorsmith.catalog import checks, kustomization, volume
 from flavorsmith.catalog import root as root_folder
+from flavorsmith.catalog.document import Document
 from flavorsmith.catalog.injected import CatalogRules
 from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR, KINDS, Kind
 from flavorsmith.catalog.load import (
@@ -30,7 +31,7 @@ from flavorsmith.catalog.model import (
     TraitRuleSet,
 )
 from flavorsmith.catalog.root import resolve_root
-from flavorsmith.diagnostics import Diagnostic, Severity
+from flavorsmith.diagnostics import Diagnostic, Severity, excerpt
 
 W = Severity.WARNING
 MODELINE_PREFIX = "# yaml-language-server: $schema="
@@ -313,11 +314,16 @@ class Repository:
         if doc is None:
             return out
         base = self.kustomization_path.parent
+        outside = self._outside_entries(doc, shown)
+        out += outside
+        refused = {(d.line, d.column) for d in outside}
         for kind in KINDS:
             names = {p.name for p in self.definition_files(kind)}
             listed = kustomization.entries(doc, kind.configmap) or []
             for entry in listed:
                 # The system resolves links and ``..`` as Path.resolve does, in one call.
+                if (entry.line, entry.column) in refused:
+                    continue
                 if not os.path.isfile(base / entry.target):
                     out.append(
                         Diagnostic(
@@ -349,6 +355,40 @@ class Repository:
                         )
                     )
         return out
+
+    def _outside_entries(self, doc: Document, shown: str) -> list[Diagnostic]:
+        """The kustomization's paths that lead out of the repository, by their text (an
+        absolute path, ``..`` past the root) or through a symbolic link: kustomize refuses
+        them ("security; file … is not in or below …"), and nothing there is read."""
+        base = self.kustomization_path.parent
+        written_roots = [os.path.abspath(r) for r in self.roots]
+        inside = [os.path.realpath(r) for r in self.roots]
+        out = []
+        for where, entry in kustomization.local_paths(doc):
+            target = entry.target
+            written = os.path.abspath(os.path.join(base, target))
+            real = os.path.realpath(written)
+            if not any(_within(written, r) for r in (*written_roots, *inside)):
+                why = "is outside the repository"
+            elif not any(_within(real, r) for r in inside):
+                why = "leads outside the repository through a symbolic link"
+            else:
+                continue
+            message = (
+                f"{excerpt(target)} {why}; kustomize build refuses files that are not in "
+                "or below the repository, and nothing there is read"
+            )
+            out.append(
+                Diagnostic(
+                    shown, entry.line, entry.column, where, message, code="kustomization-outside"
+                )
+            )
+        return out
+
+
+def _within(path: str, root: str) -> bool:
+    """Whether the absolute ``path`` is ``root`` or below it."""
+    return os.path.commonpath([path, root]) == root
 
 
 def _canonical(loaded: Loaded) -> bool:
