@@ -98,7 +98,7 @@ def check_value(field: str, value: Any) -> None:
 
 def check_text(field: str, value: str) -> None:
     """Refuse text that no column can hold: NUL characters and lone surrogates."""
-    problem = _text_problem(value)
+    problem = text_problem(value)
     if problem:
         raise Invalid(f"Invalid value: {field}: {problem}")
 
@@ -128,7 +128,8 @@ def _parse_int(text: str) -> int | _Refused:
     return _Refused(digits) if digits > 19 else int(text)
 
 
-def _text_problem(value: str) -> str | None:
+def text_problem(value: str) -> str | None:
+    """Why no column can hold ``value`` (a NUL, a lone surrogate), or None when one can."""
     if "\x00" in value:
         return "a NUL character (\\u0000) is not allowed in text"
     if not value.isascii():
@@ -144,7 +145,7 @@ def _text_problem(value: str) -> str | None:
 def _scalar_problem(value: Any) -> str | None:
     kind = type(value)
     if kind is str:
-        return _text_problem(value)
+        return text_problem(value)
     if kind is int:
         return None if INT_MIN <= value <= INT_MAX else f"{value} is out of range: {INT_RULE}"
     if kind is float:
@@ -155,7 +156,7 @@ def _scalar_problem(value: Any) -> str | None:
     if kind is _Refused:
         return f"an integer of {value.digits} digits is out of range: {INT_RULE}"
     if isinstance(value, str):
-        return _text_problem(value)
+        return text_problem(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return _scalar_problem(int(value))
     if isinstance(value, float):
@@ -181,7 +182,7 @@ def _walk(value: Any, root: str, prefix: str) -> None:
                     text = key
                 else:
                     text = key if isinstance(key, str) else str(key)
-                    problem = _text_problem(text)
+                    problem = text_problem(text)
                     if problem:
                         _refuse(prefix, root, entry, f"the key {excerpt(text)}: {problem}")
                 if not _plain(child):

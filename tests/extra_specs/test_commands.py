@@ -113,3 +113,42 @@ def test_validate_stdin_whole_output(cli: Invoke) -> None:
             1,
             (here / expected).read_text(encoding="utf-8"),
         )
+
+
+def test_validate_stdin_gives_a_nul_its_verdict(cli: Invoke) -> None:
+    """A line that is a JSON object with a key and a value gets a verdict even when the text
+    holds a NUL: Flavorsmith cannot store it (PostgreSQL text cannot hold one), and the verdict
+    says so, and whether Nova 34 would have accepted the pair."""
+    lines = (
+        '{"key": "capabilities:vcpus", "value": "\\u0000"}\n'
+        '{"key": "capabilities:x\\u0000", "value": "1"}\n'
+        '{"key": "a", "value": NaN}\n'
+    )
+    result = cli("extra-specs", "validate", "--stdin", "-f", "json", input=lines)
+    assert result.exit_code == 1
+    assert [json.loads(line) for line in result.stdout.splitlines()] == [
+        {
+            "key": "capabilities:vcpus",
+            "value": "\x00",
+            "status": "invalid-value",
+            "valid": False,
+            "message": "capabilities:vcpus: the value cannot be stored: a NUL character "
+            "(\\u0000) is not allowed in text (Nova 34 would accept this pair; Flavorsmith "
+            "cannot store it)",
+        },
+        {
+            "key": "capabilities:x\x00",
+            "value": "1",
+            "status": "invalid-value",
+            "valid": False,
+            "message": "capabilities:x\x00: the key cannot be stored: a NUL character "
+            "(\\u0000) is not allowed in text (capabilities:x\x00 is not a known key of "
+            "namespace capabilities (did you mean 'capabilities:id'?))",
+        },
+        {
+            "error": "Invalid JSON in line 3: value: NaN is not allowed: numbers must be "
+            "finite: NaN, Infinity and numbers beyond 1.8e308 are refused"
+        },
+    ]
+    text = cli("extra-specs", "validate", "capabilities:vcpus=a\x00b")
+    assert text.stdout.startswith("capabilities:vcpus=a\\x00b: rejected (invalid-value): ")

@@ -14,6 +14,7 @@ from typing import Literal, NamedTuple
 from flavorsmith.extra_specs.model import Validator
 from flavorsmith.extra_specs.safety import Matcher
 from flavorsmith.extra_specs.suggestions import NearIndex, near_index
+from flavorsmith.jsonsafe import text_problem
 
 _REMEMBERED = 32_768  # verdicts and suggestions remembered per registry
 _UNKNOWN = ""  # not a registered key, so never a suggestion: "not remembered yet"
@@ -24,6 +25,24 @@ Mode = Literal["nova", "strict", "permissive", "off"]
 MODES: tuple[Mode, ...] = ("nova", "strict", "permissive", "off")
 # Other words for a mode: "disabled" is the design's word for "off".
 MODE_ALIASES: dict[str, Mode] = {"disabled": "off"}
+
+
+def _unstorable(verdict: Verdict) -> Verdict:
+    """``verdict``, refused when the key or the value holds text no database column can hold
+    (a NUL, a lone UTF-16 surrogate): Flavorsmith cannot store it, whatever its validator says.
+    Nova 34 stores a NUL in the value of a key it does not check (``capabilities:``, an
+    unregistered namespace), so the message says which of the two answers differs."""
+    for part, text in (("key", verdict.key), ("value", verdict.value)):
+        problem = text_problem(text)
+        if problem is None:
+            continue
+        if verdict.status in ("valid", "unregistered"):
+            nova = "Nova 34 would accept this pair; Flavorsmith cannot store it"
+        else:
+            nova = verdict.message
+        message = f"{verdict.key}: the {part} cannot be stored: {problem} ({nova})"
+        return verdict._replace(status="invalid-value", message=message, nova_status=None)
+    return verdict
 
 
 def parse_mode(word: str) -> Mode | None:
@@ -317,6 +336,8 @@ class Registry:
                         None,
                     ),
                 )
+        if "\x00" in key or "\x00" in value or not (key.isascii() and value.isascii()):
+            found = _unstorable(found)
         if len(verdicts) >= _REMEMBERED:
             verdicts.clear()
         verdicts[pair] = found
