@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from fastapi import Request
 
 from flavorsmith import params
+from flavorsmith.api.families import Family
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic.nodes import is_uuid
 from flavorsmith.jsonsafe import excerpt
@@ -57,6 +58,38 @@ class Dialect:
     bad_sort_dir: str  # {value}
     sort_dir_first: bool  # which of two bad sort parameters is named
     fields_repeat: bool  # every ``fields`` parameter counts, or only the last one
+    # A parameter sent more than once: the refusal's text from its name and every value sent,
+    # or None where the real service reads the last one (and so do we).
+    repeated: Callable[[str, list[str]], str] | None = None
+    repeatable: frozenset[str] = frozenset()  # lists: every value counts, never refused
+
+
+# Ironic 39 refuses a repeated scalar parameter with a message by the parameter's type (pecan
+# hands it a list); ``fields`` and ``shard`` are lists, and every one sent counts.
+_IRONIC_INTEGERS = frozenset({"limit"})
+_IRONIC_UUIDS = frozenset({"marker", "instance_uuid"})
+_IRONIC_BOOLEANS = frozenset(
+    {"associated", "detail", "include_children", "maintenance", "retired", "sharded"}
+)
+
+
+def _ironic_repeated(name: str, values: list[str]) -> str:
+    sent = params.shown_repr(values)
+    if name in _IRONIC_INTEGERS:
+        return f"Expected an integer for {name}: {sent}"
+    if name in _IRONIC_UUIDS:
+        return f"Expected UUID for {name}: {sent}"
+    if name in _IRONIC_BOOLEANS:
+        allowed = ", ".join(f"'{word}'" for word in sorted(params.TRUE_WORDS + params.FALSE_WORDS))
+        return f"Invalid {name}: Unrecognized value '{sent}', acceptable values are: {allowed}"
+    return f"Expected string for {name}: {sent}"
+
+
+def _native_repeated(name: str, values: list[str]) -> str:
+    return (
+        f"Query parameter {name!r} was given {len(values)} times ({params.shown_repr(values)}); "
+        "it takes one value (a list is one value, comma-separated)"
+    )
 
 
 IRONIC = Dialect(
@@ -72,7 +105,11 @@ IRONIC = Dialect(
     ),
     bad_sort_dir="Invalid sort direction {value!r}: choose asc or desc",
     sort_dir_first=True,
-    fields_repeat=False,
+    fields_repeat=True,
+    repeated=_ironic_repeated,
+    repeatable=frozenset(
+        {"fields", "shard", "traits", "traits-any", "not-traits", "not-traits-any"}
+    ),
 )
 # Nova's words for a value that is not a boolean (a body field's or a query parameter's).
 NOVA_BAD_BOOL = "Invalid input for field/attribute {name}. Value: {value}. Expected true or false"
@@ -91,6 +128,10 @@ NOVA = Dialect(
     bad_sort_dir="Invalid input for query parameters sort_dir. Value: {value}. Use asc or desc",
     sort_dir_first=False,
     fields_repeat=False,
+    # Nova 34 reads the last of a repeated parameter (webob's MultiDict): ``limit=1&limit=2``
+    # pages by 2, ``marker=a&marker=b`` looks for b. Its single_param schemas, which refuse a
+    # second value, cover no route served here.
+    repeated=None,
 )
 OCTAVIA = Dialect(
     true_words=("true", "1", "yes", "on"),
@@ -104,6 +145,8 @@ OCTAVIA = Dialect(
     bad_sort_dir="Invalid sort direction {value!r}: use asc or desc",
     sort_dir_first=False,
     fields_repeat=True,
+    repeated=lambda name, values: "One or more arguments are either duplicate or invalid",
+    repeatable=frozenset({"fields"}),
 )
 NATIVE = Dialect(
     true_words=params.TRUE_WORDS,
@@ -117,7 +160,30 @@ NATIVE = Dialect(
     bad_sort_dir=IRONIC.bad_sort_dir,
     sort_dir_first=True,
     fields_repeat=False,
+    repeated=_native_repeated,
 )
+DIALECTS = {
+    Family.IRONIC: IRONIC,
+    Family.NOVA: NOVA,
+    Family.OCTAVIA: OCTAVIA,
+    Family.NATIVE: NATIVE,
+}
+
+
+def check_repeats(request: Request, family: Family) -> None:
+    """400 for a parameter sent more than once where the family's service refuses that,
+    naming it and every value sent; where the service reads the last one, nothing."""
+    dialect = DIALECTS[family]
+    refusal = dialect.repeated
+    if refusal is None:
+        return
+    query = request.query_params
+    if len(query) == len(query.multi_items()):
+        return  # no name twice: the usual case, one comparison
+    for name in query:
+        values = query.getlist(name)
+        if len(values) > 1 and name not in dialect.repeatable:
+            raise Invalid(refusal(name, values))
 
 
 def boolean(dialect: Dialect, name: str, raw: str) -> bool:

@@ -12,6 +12,7 @@ from flavorsmith import jsonsafe
 from flavorsmith.api.auth import Identity
 from flavorsmith.api.families import Family
 from flavorsmith.api.microversions import Version
+from flavorsmith.api.query import check_repeats
 from flavorsmith.errors import Invalid, NotAuthenticated, UnsupportedMediaType
 
 JSON_TYPES = ("application/json", "application/json-patch+json")
@@ -33,12 +34,14 @@ async def json_body(request: Request) -> Any:
 
 
 def check_query(request: Request, allowed: Iterable[str]) -> None:
-    """400 for a query parameter the endpoint does not take, naming it and what is allowed."""
+    """400 for a query parameter the endpoint does not take, naming it and what is allowed,
+    and for one sent twice where the family's service refuses that (query.check_repeats)."""
     allowed_set = set(allowed)
     for name in request.query_params:
         if name not in allowed_set:
             choices = ", ".join(sorted(allowed_set)) or "none"
             raise Invalid(f"Unknown query parameter {name!r}; allowed: {choices}")
+    check_repeats(request, family(request))
 
 
 def identity(request: Request) -> Identity:

@@ -63,7 +63,7 @@ def _query(request: Request) -> NodeQuery:
     query = Query(request, IRONIC)
 
     def traits(name: str) -> tuple[str, ...]:
-        values = parse_list(params[name]) if name in params else ()
+        values = parse_list(",".join(params.getlist(name)))  # every one sent counts
         for value in values:
             rules.check_trait(value)
         return values
@@ -87,7 +87,7 @@ def _query(request: Request) -> NodeQuery:
         lessee=params.get("lessee"),
         project=params.get("project"),
         retired=query.flag("retired"),
-        shards=parse_list(params["shard"]) if "shard" in params else (),
+        shards=parse_list(",".join(params.getlist("shard"))),
         sharded=query.flag("sharded"),
         include_children=bool(query.flag("include_children")),
         parent_node=rules.canonical_uuid(parent) if parent else None,

@@ -13,9 +13,10 @@ from typing import Any
 from fastapi import Request
 
 from flavorsmith.api.context import run
+from flavorsmith.api.families import Family
 from flavorsmith.api.links import base
 from flavorsmith.api.paging import Page, octavia_links
-from flavorsmith.api.query import OCTAVIA, Query, boolean
+from flavorsmith.api.query import OCTAVIA, Query, boolean, check_repeats
 from flavorsmith.api.requests import json_body
 from flavorsmith.errors import Invalid
 from flavorsmith.store import service_flavors
@@ -82,8 +83,7 @@ async def listing(
     for name in params:
         if name not in (*PAGING, *filterable):
             raise Invalid("One or more arguments are either duplicate or invalid")
-        if name not in ("fields",) and len(params.getlist(name)) > 1:
-            raise Invalid("One or more arguments are either duplicate or invalid")
+    check_repeats(request, Family.OCTAVIA)
     query = Query(request, OCTAVIA)
     fields = fields_of(request, known)
     filters: dict[str, str | bool] = {
