@@ -69,6 +69,9 @@ class Settings:
     # The drivers a node created through the Ironic API may use; None: those whose deploy
     # steps ship (ironic.nodes.DRIVERS).
     enabled_drivers: tuple[str, ...] | None = None
+    # The Host names answered besides serve's defaults (api/hosts.py; "*": any); None: no
+    # Host check at all (an application built without serve, as the in-process tests do).
+    allowed_hosts: tuple[str, ...] | None = None
 
 
 # The HTTP server's limits (flavorsmith serve --idle-timeout, --header-timeout,

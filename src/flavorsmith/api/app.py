@@ -36,6 +36,7 @@ from flavorsmith.api.families import (
     error_response,
     family_of,
 )
+from flavorsmith.api.hosts import AllowedHosts, HostGuard
 from flavorsmith.api.loadbalancer import flavorprofiles as lb_profiles
 from flavorsmith.api.loadbalancer import flavors as lb_flavors
 from flavorsmith.api.loadbalancer import providers as lb_providers
@@ -188,7 +189,14 @@ def create_app(
     direct_writes = writes_of("/baremetal", baremetal_traits.router.routes)
     app.add_middleware(DirectRoutes, routes=direct_writes, on_error=_domain_error)
     app.add_middleware(CrossSiteGuard)  # inside ServiceMiddleware: refusals get a request id
-    # Middleware order (outermost first): ServiceMiddleware, CrossSiteGuard, DirectRoutes;
+    hosts = (
+        AllowedHosts.for_bind(settings.host, settings.allowed_hosts)
+        if settings.allowed_hosts is not None
+        else None
+    )
+    app.add_middleware(HostGuard, allowed=hosts)  # before routing, every method
+    # Middleware order (outermost first): ServiceMiddleware, HostGuard, CrossSiteGuard,
+    # DirectRoutes;
     # FastAPI's own exception middleware sits inside them and turns domain errors into each
     # API's error body (DirectRoutes does the same with the same handler).
     outage_log = LogThrottle()
@@ -205,7 +213,7 @@ def create_app(
     app.hot = (
         direct,
         ServiceMiddleware(
-            CrossSiteGuard(direct),
+            HostGuard(CrossSiteGuard(direct), hosts),
             authenticator=authenticator,
             max_body_bytes=settings.max_body_bytes,
             routes=table,

@@ -72,6 +72,7 @@ class ServeConfig:
     idle_timeout: int = DEFAULT_IDLE_TIMEOUT
     header_timeout: int = DEFAULT_HEADER_TIMEOUT
     max_connections: int = DEFAULT_MAX_CONNECTIONS
+    allowed_hosts: tuple[str, ...] = ()  # --allowed-host: besides the defaults (api/hosts.py)
     providers: str = DEFAULT_PROVIDERS
     enabled_drivers: str | None = None  # comma-separated; None: ironic.nodes.DRIVERS
     sync: bool = False
@@ -97,6 +98,7 @@ class ServeConfig:
             max_body_bytes=self.max_body_bytes,
             providers=self.providers,
             enabled_drivers=parse_list(self.enabled_drivers) if self.enabled_drivers else None,
+            allowed_hosts=tuple(self.allowed_hosts),
         )
 
     def limits(self) -> Limits:

@@ -95,6 +95,15 @@ def serve(
             min=1,
         ),
     ] = DEFAULT_MAX_CONNECTIONS,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="NAME[:PORT]",
+            help="A Host name the service answers to besides localhost, 127.0.0.1, [::1] and "
+            "the bound address (repeatable; no port: any); '*' turns the check off behind a "
+            "proxy that checks Host. Other hosts are refused with 400 (DNS rebinding).",
+        ),
+    ] = None,
     sync: Annotated[
         bool,
         typer.Option(
@@ -219,6 +228,7 @@ def serve(
     from flavorsmith import logs, metrics, tls
     from flavorsmith.api import server
     from flavorsmith.api.auth import AuthConfigError
+    from flavorsmith.api.hosts import HostSyntaxError, parse_rule
     from flavorsmith.api.metrics import collectors
     from flavorsmith.api.serving import ENV, ServeConfig, build
     from flavorsmith.cli.ironic_source import ironic_nodes
@@ -258,6 +268,12 @@ def serve(
     # The Ironic options are checked here, once, with their one-line errors (each process
     # connects again when it builds the app).
     ironic_nodes(ironic_cloud, ironic_endpoint, cloud_option="--ironic-cloud")
+    for value in allowed_host or []:
+        if value.strip() != "*":
+            try:
+                parse_rule(value)
+            except HostSyntaxError as exc:
+                raise typer.BadParameter(str(exc), param_hint="'--allowed-host'") from None
     url = database_url(database)
     # A path that is not a catalog is a usage error before anything is served: served, it
     # would look like an empty catalog, and a sync with prune would delete every flavor.
@@ -274,6 +290,7 @@ def serve(
         idle_timeout=idle_timeout,
         header_timeout=header_timeout,
         max_connections=max_connections,
+        allowed_hosts=tuple(allowed_host or ()),
         max_body_bytes=max_body_bytes,
         providers=providers,
         enabled_drivers=enabled_drivers,
