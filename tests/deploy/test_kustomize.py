@@ -102,6 +102,7 @@ def test_the_deployment(rendered: dict[tuple[str, str], Object]) -> None:
     assert container["image"] == "localhost/flavorsmith:0.1.0"
     args = container["args"]
     assert args[0] == "serve" and "--host=0.0.0.0" in args and "--port=8780" in args
+    assert "--allowed-host=flavorsmith" in args  # the Service's name, as a Host
     assert f"--repo={CATALOG}" in args and "--sync" in args
     assert "--metrics-host=0.0.0.0" in args and "--metrics-port=9180" in args
     assert container["ports"] == [
