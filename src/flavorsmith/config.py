@@ -75,11 +75,15 @@ class Settings:
 
 
 # The HTTP server's limits (flavorsmith serve --idle-timeout, --header-timeout,
-# --max-connections): a connection with no request under way is closed after the idle
-# timeout, one whose request head has not fully arrived after the header timeout, and past
-# the connection limit a request is answered 503.
+# --body-timeout, --max-connections): a connection with no request under way is closed after
+# the idle timeout, one whose request head has not fully arrived after the header timeout, one
+# whose body has not after the body timeout (408), and past the connection limit a request is
+# answered 503 (but /healthz and /readyz).
 DEFAULT_IDLE_TIMEOUT = 5
 DEFAULT_HEADER_TIMEOUT = 10
+# A request body must have arrived in full this long after its head (serve --body-timeout):
+# a drip of a byte every few seconds is cut off; 1 MiB (the body limit) needs 35 KB/s.
+DEFAULT_BODY_TIMEOUT = 30
 DEFAULT_MAX_CONNECTIONS = 1000
 # How much of a request head (request line and headers) may be buffered before it is
 # complete; past it, 400. Room for Keystone tokens and long query strings.

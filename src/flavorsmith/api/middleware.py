@@ -12,6 +12,7 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, QueryParams
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from flavorsmith import metrics
@@ -32,6 +33,11 @@ _CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 # What a client is told to wait before retrying while the database is out of reach.
 DATABASE_RETRY_AFTER = 5
+# A request whose client went away before its body arrived is no server error: recorded with
+# nginx's 499 ("client closed request"), or the 408 the server answered when the body took
+# longer than --body-timeout (it sets BODY_TIMED_OUT in the request's state).
+CLIENT_CLOSED_REQUEST = 499
+BODY_TIMED_OUT = "body_timed_out"
 
 # Version documents and probes answer without a token, as OpenStack services do; so do the
 # service's auth mode and its login (which is how a caller gets a token).
@@ -167,6 +173,10 @@ class ServiceMiddleware:
             return scope
         try:
             await self.app(scope, self._limited(receive), send_wrapper)
+        except ClientDisconnect:
+            # Nothing to answer (the socket is gone) and nothing to log as an error.
+            timed_out = state.get(BODY_TIMED_OUT, False)
+            status_seen[0] = 408 if timed_out else CLIENT_CLOSED_REQUEST
         except Exception as exc:
             await self._unhandled(exc, scope, receive, send_wrapper, family, request_id)
         return scope

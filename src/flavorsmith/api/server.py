@@ -1,10 +1,14 @@
 """The HTTP server: uvicorn with the limits a service on a network needs. A connection that
 sends nothing is closed after the idle timeout (uvicorn arms its keep-alive timer only after
 a first response), one that sends part of a request head and stalls after the header timeout
-(uvicorn has no such timer), a request head larger than MAX_HEADER_BYTES is a 431, and past
-the connection limit a request gets uvicorn's 503; the overload is logged once a minute, not
-once per socket. Requests are parsed by uvicorn's httptools protocol (llhttp, Node.js's C
-parser): a round trip costs a third less than on its pure-Python h11 one. The event loop is
+(uvicorn has no such timer), one whose request body has not arrived in full within the body
+timeout of its head gets a 408 in its API family's body (when no response has begun) and is
+closed, a request head larger than MAX_HEADER_BYTES is a 431, and past the connection limit a
+request gets uvicorn's 503 — but for ``/healthz`` and ``/readyz``, which are answered past
+the limit, so that slow clients filling it never make a replica look dead; the overload is
+logged once a minute, not once per socket. Requests are parsed by uvicorn's httptools
+protocol (llhttp, Node.js's C parser): a round trip costs a third less than on its
+pure-Python h11 one. The event loop is
 uvloop's where it is installed (a dependency; uvicorn's "auto" picks it), asyncio's otherwise:
 the protocol only uses what both loops offer."""
 
@@ -16,12 +20,16 @@ import socket
 from dataclasses import dataclass
 from typing import Any
 
+import httptools
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
+from flavorsmith.api.families import error_response, family_of
 from flavorsmith.api.log_throttle import LogThrottle, left_out_note
+from flavorsmith.api.middleware import BODY_TIMED_OUT
 from flavorsmith.config import (
+    DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS,
@@ -30,6 +38,8 @@ from flavorsmith.config import (
 
 # What uvicorn logs, once per refused request, when its concurrency limit is exceeded.
 _UVICORN_OVERLOAD = "Exceeded concurrency limit."
+# Answered past the connection limit: a load balancer's and a kubelet's probes.
+PROBE_PATHS = frozenset({b"/healthz", b"/readyz"})
 
 
 @dataclass(frozen=True)
@@ -37,6 +47,7 @@ class Limits:
     idle_timeout: int = DEFAULT_IDLE_TIMEOUT
     header_timeout: int = DEFAULT_HEADER_TIMEOUT
     max_connections: int = DEFAULT_MAX_CONNECTIONS
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
 
 
 class ServerConfig(uvicorn.Config):
@@ -73,7 +84,9 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().__init__(config, server_state, app_state, _loop)
         limits = config.limits if isinstance(config, ServerConfig) else Limits()
         self.header_timeout = limits.header_timeout
+        self.body_timeout = limits.body_timeout
         self.head_timer: asyncio.TimerHandle | None = None
+        self.body_timer: asyncio.TimerHandle | None = None
         # Bytes of the request head being received: as they arrive (bounds what a head that
         # never ends may make the parser keep) and as parsed (a head received in one read).
         self.head_received = 0
@@ -89,6 +102,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_head_timer()
+        self._stop_body_timer()
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -121,7 +135,26 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         if self.head_parsed > MAX_HEADER_BYTES:
             self.head_too_large = True
             raise HeadTooLarge  # the parser stops; uvicorn answers with send_400_response
-        super().on_headers_complete()
+        limit = self.limit_concurrency
+        if limit is not None and httptools.parse_url(self.url).path in PROBE_PATHS:
+            self.limit_concurrency = None  # probes are answered past the connection limit
+        try:
+            super().on_headers_complete()
+        finally:
+            self.limit_concurrency = limit
+        if self._has_body():
+            # The whole body is timed from the end of the head: more bytes do not restart it.
+            self.body_timer = self.loop.call_later(self.body_timeout, self._body_timed_out)
+
+    def on_message_complete(self) -> None:
+        self._stop_body_timer()
+        super().on_message_complete()
+
+    def _has_body(self) -> bool:
+        for name, value in self.headers:
+            if name == b"transfer-encoding" or (name == b"content-length" and value != b"0"):
+                return True
+        return False
 
     def send_400_response(self, msg: str) -> None:
         if self.head_too_large:
@@ -153,6 +186,38 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self.head_timer = None
         if not self.transport.is_closing():
             self.transport.close()
+
+    def _stop_body_timer(self) -> None:
+        if self.body_timer is not None:
+            self.body_timer.cancel()
+            self.body_timer = None
+
+    def _body_timed_out(self) -> None:
+        """The body has not arrived in full: a 408 in the family's error body when no
+        response has begun, then the connection is closed. The handler waiting for the body
+        sees the client gone; the service records the request as this 408."""
+        self.body_timer = None
+        if self.transport.is_closing():
+            return
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_started:
+            cycle.response_started = True  # nothing the handler sends now reaches the socket
+            state = cycle.scope.get("state")
+            if isinstance(state, dict):
+                state[BODY_TIMED_OUT] = True
+            path = str(cycle.scope.get("path", "/"))
+            message = (
+                f"The request body did not arrive within {self.body_timeout:g} seconds of its "
+                "head (--body-timeout); send it at once, or in fewer, larger writes"
+            )
+            response = error_response(family_of(path), 408, message)
+            head = [b"HTTP/1.1 408 Request Timeout"]
+            for name, value in response.raw_headers:
+                if name not in (b"connection",):
+                    head.append(name + b": " + value)
+            head.append(b"connection: close")
+            self.transport.write(b"\r\n".join(head) + b"\r\n\r\n" + bytes(response.body))
+        self.transport.close()
 
 
 class OverloadLog(logging.Filter):

@@ -32,6 +32,7 @@ from flavorsmith.api.server import Limits
 from flavorsmith.api.services import Warming
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.config import (
+    DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_BODY_BYTES,
@@ -71,6 +72,7 @@ class ServeConfig:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     idle_timeout: int = DEFAULT_IDLE_TIMEOUT
     header_timeout: int = DEFAULT_HEADER_TIMEOUT
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     allowed_hosts: tuple[str, ...] = ()  # --allowed-host: besides the defaults (api/hosts.py)
     providers: str = DEFAULT_PROVIDERS
@@ -105,6 +107,7 @@ class ServeConfig:
         return Limits(
             idle_timeout=self.idle_timeout,
             header_timeout=self.header_timeout,
+            body_timeout=self.body_timeout,
             max_connections=self.max_connections,
         )
 

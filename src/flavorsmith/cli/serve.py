@@ -15,6 +15,7 @@ import typer
 
 from flavorsmith.cli.options import DatabaseOption, LogFormatOption, RepoOption
 from flavorsmith.config import (
+    DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_BODY_BYTES,
@@ -87,6 +88,14 @@ def serve(
             min=1,
         ),
     ] = DEFAULT_HEADER_TIMEOUT,
+    body_timeout: Annotated[
+        float,
+        typer.Option(
+            metavar="SECONDS",
+            help="Seconds a request's body may take to arrive in full after its head (408).",
+            min=0.1,
+        ),
+    ] = DEFAULT_BODY_TIMEOUT,
     max_connections: Annotated[
         int,
         typer.Option(
@@ -289,6 +298,7 @@ def serve(
         policy_file=str(policy_file) if policy_file else None,
         idle_timeout=idle_timeout,
         header_timeout=header_timeout,
+        body_timeout=body_timeout,
         max_connections=max_connections,
         allowed_hosts=tuple(allowed_host or ()),
         max_body_bytes=max_body_bytes,
@@ -398,7 +408,7 @@ def serve(
         )
     typer.echo(
         f"limits: idle {idle_timeout} s, request head {header_timeout} s, "
-        f"{max_connections} connections",
+        f"request body {body_timeout:g} s, {max_connections} connections",
         err=True,
     )
     # log_config=None: uvicorn's lines go through the handler logs.configure installed.
