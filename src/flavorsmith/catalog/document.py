@@ -12,7 +12,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from flavorsmith.catalog import libyaml_nodes
+from flavorsmith.catalog import libyaml_nodes, nesting
 from flavorsmith.diagnostics import Diagnostic, Severity
 
 # A catalog file is a few kilobytes; anything this large is a mistake, not a definition.
@@ -150,6 +150,9 @@ def parse(
         line = raw.count(b"\n", 0, exc.start) + 1
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         return fail(line, col, f"not UTF-8 text (byte 0x{raw[exc.start]:02x})", "encoding")
+    deep = nesting.too_deep(text)
+    if deep is not None:  # before any parser recurses into it
+        return fail(*deep, nesting.message(), "too-deep")
     read = libyaml_nodes.load_nodes(raw) if fast else None
     # Each value takes at least one byte, so a smaller file cannot hold too many of them.
     if read is not None and (

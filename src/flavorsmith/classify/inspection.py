@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from flavorsmith import jsonsafe
 from flavorsmith.errors import Invalid
 
 # Where the memory size came from: the agent's installed size (from lshw), else the kernel's
@@ -69,7 +70,10 @@ def hex_id(value: Any) -> str:
 
 
 def parse(data: Any) -> Inspection:
-    """From Ironic's stored inspection data ({inventory, plugin_data}) or a bare inventory."""
+    """From Ironic's stored inspection data ({inventory, plugin_data}) or a bare inventory.
+    The rules every JSON document here is read with apply whoever parsed it (Ironic, for the
+    inspection hook): nesting bounded, walked without recursion, before any field is read."""
+    jsonsafe.check_value("inspection data", data)
     if not isinstance(data, dict):
         raise Invalid("Inspection data must be a JSON object (an inventory, or {inventory: ...})")
     inventory = data.get("inventory", data)

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from flavorsmith import jsonsafe
+from flavorsmith.errors import Invalid
 from flavorsmith.sync.report import FORMAT_VERSION, Round, action_dict
 
 
@@ -30,9 +32,12 @@ class SavedPlan:
 def parse(text: str, source: str) -> SavedPlan:
     """The plan in ``text`` (read from ``source``), or BadPlan."""
     try:
-        body = json.loads(text)
-    except ValueError as exc:
-        raise BadPlan(f"{source}: not a plan (not JSON: {exc})") from None
+        # The strict reader: nesting is bounded before the parser recurses into it.
+        body = jsonsafe.loads(text, what=source)
+    except jsonsafe.Malformed as exc:
+        raise BadPlan(f"{source}: not a plan (not JSON: {exc.detail})") from None
+    except Invalid as exc:
+        raise BadPlan(f"{source}: not a plan ({exc.message})") from None
     if not isinstance(body, dict) or "format_version" not in body:
         raise BadPlan(f"{source}: not a plan (no format_version; write one with sync plan --out)")
     if body["format_version"] != FORMAT_VERSION:
