@@ -78,7 +78,7 @@ def test_sync_apply_shows_a_bar_per_write_and_nothing_when_piped(tmp_path: Path)
     args = ["sync", "apply", "--yes", "--repo", str(EXAMPLES), "--database"]
     code, stdout, terminal = stderr_on_a_terminal([*args, f"sqlite:///{tmp_path / 'a.db'}"])
     assert code == 0
-    assert stdout.endswith("12 changes, 0 failed, 27 API calls\n")
+    assert stdout.endswith("12 changes, 0 failed, 13 API calls\n")
     lines = redraws(terminal)
     assert lines[0] == "applying  [" + "-" * 36 + "]  0/12    0%"
     assert [int(re.split(r"\s+", line)[2].split("/")[0]) for line in lines] == list(range(13))

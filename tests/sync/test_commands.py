@@ -50,7 +50,8 @@ def test_cli_plan_apply_and_idempotence(cli: Invoke, repo: Path, database: str) 
     )
     applied = cli("sync", "apply", *args, "--yes")
     assert applied.exit_code == 0
-    assert applied.stdout.splitlines()[-1] == "12 changes, 0 failed, 27 API calls"
+    # One observation, then one transaction a flavor (with its extra specs and access).
+    assert applied.stdout.splitlines()[-1] == "12 changes, 0 failed, 13 API calls"
     again = cli("sync", "apply", *args, "--yes", "-f", "json")
     body = json.loads(again.stdout)
     assert body["writes"] == 0 and body["api_calls"] == 1

@@ -86,3 +86,4 @@ def test_an_interrupted_create_is_adopted() -> None:
     bare = have(managed=False, extra_specs={})
     (action,) = plan([want()], {"m1.small": bare})
     assert action.kind == "update" and action.set_specs[MARKER] == "true"
+    assert action.reason.startswith("half-made by an interrupted sync (no extra specs): ")

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote
 
 from flavorsmith.catalog.model import Catalog
@@ -230,7 +230,7 @@ def plan(
                 )
             )
             continue
-        actions += _in_place(want, have)
+        actions += _in_place(want, have, repair=not have.managed)
     for have in sorted(observed.values(), key=lambda o: o.id):
         if have.id in wanted_ids:
             continue
@@ -256,12 +256,15 @@ def plan(
     return actions
 
 
-def _in_place(want: DerivedFlavor, have: ObservedFlavor) -> list[Action]:
+def _in_place(want: DerivedFlavor, have: ObservedFlavor, *, repair: bool = False) -> list[Action]:
+    """The update and access actions that make ``have`` ``want``; ``repair``: ``have`` is a
+    half-made flavor of ours (a create cut off before its extra specs, recognised by its id,
+    name and sizes: ``_interrupted``), which these finish."""
     actions: list[Action] = []
     specs = desired_specs(want)
     to_set = {k: v for k, v in specs.items() if have.extra_specs.get(k) != v}
     to_unset = tuple(sorted(k for k in have.extra_specs if k not in specs))
-    reasons = []
+    reasons = ["half-made by an interrupted sync (no extra specs): finish it"] if repair else []
     if want.description != have.description:
         reasons.append("description changed")
     if to_set:
@@ -322,6 +325,14 @@ class FlavorTarget(Protocol):
     def servers_using(self, flavor_id: str) -> Servers: ...
 
 
+@runtime_checkable
+class WholeFlavors(Protocol):
+    """A target that writes a whole flavor (with its extra specs and its access) in one
+    transaction: the service's own database. A real Nova cannot; it gets one call a piece."""
+
+    def put(self, flavor: DerivedFlavor, *, replace: bool) -> None: ...
+
+
 def count_servers(actions: Sequence[Action], target: FlavorTarget) -> list[Action]:
     """``actions``, each delete and replace with the servers that use its flavor."""
     return [
@@ -348,10 +359,18 @@ def steps(action: Action, target: FlavorTarget) -> list[Step]:
     elif action.kind == "access" and action.add_projects:
         name = want.name if want is not None else flavor_id
         out.append(partial(target.check_projects, name, action.add_projects))
-    if action.kind in ("create", "replace"):
+    if action.kind in ("create", "replace") and isinstance(target, WholeFlavors):
+        assert want is not None
+        # The flavor, its extra specs and its access at once: a crash leaves none of it.
+        out.append(partial(target.put, want, replace=action.kind == "replace"))
+    elif action.kind in ("create", "replace"):
         assert want is not None
         if action.kind == "replace":
             out.append(partial(target.delete, flavor_id))
+        # A real Nova takes a flavor in pieces. The extra specs come right after the create
+        # (the scheduling rule and the managed marker), access last: a private flavor is
+        # visible to no project until then. A crash in between leaves a flavor the next
+        # plan repairs (see ``plan``: recognised by its name, its specs then set).
         out.append(partial(target.create, want))
         out.append(partial(target.set_specs, flavor_id, desired_specs(want)))
         if not want.is_public:
@@ -368,6 +387,21 @@ def steps(action: Action, target: FlavorTarget) -> list[Step]:
     elif action.kind == "delete":
         out.append(partial(target.delete, flavor_id))
     return out
+
+
+def _values(flavor: DerivedFlavor) -> dict[str, Any]:
+    """A derived flavor's row, as the store takes it."""
+    return {
+        "flavorid": flavor.id,
+        "name": flavor.name,
+        "memory_mb": flavor.ram,
+        "vcpus": flavor.vcpus,
+        "root_gb": flavor.disk,
+        "swap": flavor.swap,
+        "ephemeral_gb": flavor.ephemeral,
+        "is_public": flavor.is_public,
+        "description": flavor.description,
+    }
 
 
 class StoreFlavors(StoreTarget):
@@ -407,18 +441,25 @@ class StoreFlavors(StoreTarget):
         return result
 
     def create(self, flavor: DerivedFlavor) -> None:
-        values = {
-            "flavorid": flavor.id,
-            "name": flavor.name,
-            "memory_mb": flavor.ram,
-            "vcpus": flavor.vcpus,
-            "root_gb": flavor.disk,
-            "swap": flavor.swap,
-            "ephemeral_gb": flavor.ephemeral,
-            "is_public": flavor.is_public,
-            "description": flavor.description,
-        }
-        self._run(lambda c: flavor_store.create(c, values))
+        self._run(lambda c: flavor_store.create(c, _values(flavor)))
+
+    def put(self, flavor: DerivedFlavor, *, replace: bool) -> None:
+        """The flavor with its extra specs and its access, in one transaction (after the
+        one it replaces is deleted, in the same one): no one ever sees a flavor without its
+        scheduling rule, its managed marker or its access, and a crash leaves the old one."""
+        specs = desired_specs(flavor)
+        refusals = [why for k, v in specs.items() if (why := self.spec_check(k, v)) is not None]
+        if refusals:  # what the compute API answers for the same request, and nothing stored
+            raise TargetError("Validation failed; " + "; ".join(refusals), status=400)
+
+        def work(connection: Any) -> None:
+            if replace:
+                flavor_store.remove(connection, self._locked(connection, flavor.id))
+            row = flavor_store.create(connection, _values(flavor), specs)
+            for project in () if flavor.is_public else flavor.projects:
+                flavor_store.add_project(connection, row, project)
+
+        self._run(work)
 
     def _locked(self, connection: Any, flavor_id: str) -> dict[str, Any]:
         return flavor_store.get(connection, flavor_id, lock=True)
