@@ -86,4 +86,15 @@ def test_an_interrupted_create_is_adopted() -> None:
     bare = have(managed=False, extra_specs={})
     (action,) = plan([want()], {"m1.small": bare})
     assert action.kind == "update" and action.set_specs[MARKER] == "true"
-    assert action.reason.startswith("half-made by an interrupted sync (no extra specs): ")
+    assert action.reason.startswith("half-made by an interrupted sync (not marked): ")
+    # Cut off between a real Nova's two extra-spec requests: some of ours, no marker.
+    partly = have(managed=False, extra_specs={"resources:VCPU": "0"})
+    (action,) = plan([want()], {"m1.small": partly})
+    assert action.kind == "update" and action.set_specs == {
+        "resources:CUSTOM_M1_SMALL": "1",
+        MARKER: "true",
+    }
+    # A spec of someone else's: not ours to finish.
+    foreign = have(managed=False, extra_specs={"resources:VCPU": "0", "other:key": "1"})
+    (action,) = plan([want()], {"m1.small": foreign})
+    assert action.kind == "conflict"

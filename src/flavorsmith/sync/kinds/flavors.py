@@ -173,10 +173,13 @@ def _observed_immutable(flavor: ObservedFlavor) -> dict[str, Any]:
 
 
 def _interrupted(want: DerivedFlavor, have: ObservedFlavor) -> bool:
-    """A bare flavor exactly like ours, with no extra specs at all: our own create that was
-    cut off before it could mark the flavor. Adopting it lets a killed sync converge."""
+    """A flavor with our id, name and sizes whose extra specs are some of ours and nothing
+    else (none at all, or the first of the two requests a real Nova takes them in): our own
+    create cut off before it could mark the flavor. Finishing it lets a killed sync converge;
+    a flavor with any spec of someone else's stays a conflict."""
+    specs = desired_specs(want)
     return (
-        not have.extra_specs
+        all(specs.get(key) == value for key, value in have.extra_specs.items())
         and _immutable(want) == _observed_immutable(have)
         and have.name == want.name
     )
@@ -264,7 +267,7 @@ def _in_place(want: DerivedFlavor, have: ObservedFlavor, *, repair: bool = False
     specs = desired_specs(want)
     to_set = {k: v for k, v in specs.items() if have.extra_specs.get(k) != v}
     to_unset = tuple(sorted(k for k in have.extra_specs if k not in specs))
-    reasons = ["half-made by an interrupted sync (no extra specs): finish it"] if repair else []
+    reasons = ["half-made by an interrupted sync (not marked): finish it"] if repair else []
     if want.description != have.description:
         reasons.append("description changed")
     if to_set:
