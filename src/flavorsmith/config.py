@@ -85,6 +85,12 @@ DEFAULT_HEADER_TIMEOUT = 10
 # a drip of a byte every few seconds is cut off; 1 MiB (the body limit) needs 35 KB/s.
 DEFAULT_BODY_TIMEOUT = 30
 DEFAULT_MAX_CONNECTIONS = 1000
+# The service's bounds on PostgreSQL waits (serve --db-statement-timeout, --db-connect-timeout,
+# --db-pool-timeout; db/deadline.py): a request that meets a stalled database answers 503
+# within about 15 s (a ping cut 2 s after the statement timeout, then 5 s for a new connection).
+DEFAULT_DB_STATEMENT_TIMEOUT = 8.0
+DEFAULT_DB_CONNECT_TIMEOUT = 5
+DEFAULT_DB_POOL_TIMEOUT = 10.0
 # How much of a request head (request line and headers) may be buffered before it is
 # complete; past it, 400. Room for Keystone tokens and long query strings.
 MAX_HEADER_BYTES = 32 * 1024

@@ -33,6 +33,9 @@ from flavorsmith.api.services import Warming
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.config import (
     DEFAULT_BODY_TIMEOUT,
+    DEFAULT_DB_CONNECT_TIMEOUT,
+    DEFAULT_DB_POOL_TIMEOUT,
+    DEFAULT_DB_STATEMENT_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_BODY_BYTES,
@@ -40,6 +43,7 @@ from flavorsmith.config import (
     DEFAULT_PROVIDERS,
     Settings,
 )
+from flavorsmith.db.deadline import Timeouts
 from flavorsmith.db.engine import Engine, make_engine
 from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.params import parse_list
@@ -74,6 +78,9 @@ class ServeConfig:
     header_timeout: int = DEFAULT_HEADER_TIMEOUT
     body_timeout: float = DEFAULT_BODY_TIMEOUT
     max_connections: int = DEFAULT_MAX_CONNECTIONS
+    db_statement_timeout: float = DEFAULT_DB_STATEMENT_TIMEOUT
+    db_connect_timeout: int = DEFAULT_DB_CONNECT_TIMEOUT
+    db_pool_timeout: float = DEFAULT_DB_POOL_TIMEOUT
     allowed_hosts: tuple[str, ...] = ()  # --allowed-host: besides the defaults (api/hosts.py)
     providers: str = DEFAULT_PROVIDERS
     enabled_drivers: str | None = None  # comma-separated; None: ironic.nodes.DRIVERS
@@ -101,6 +108,13 @@ class ServeConfig:
             providers=self.providers,
             enabled_drivers=parse_list(self.enabled_drivers) if self.enabled_drivers else None,
             allowed_hosts=tuple(self.allowed_hosts),
+        )
+
+    def database_timeouts(self) -> Timeouts:
+        return Timeouts(
+            statement=self.db_statement_timeout,
+            connect=self.db_connect_timeout,
+            pool=self.db_pool_timeout,
         )
 
     def limits(self) -> Limits:
@@ -157,7 +171,7 @@ def build(
     """The application with its background loops, started with the app and stopped with it.
     ``authenticator``: one ``serve`` already checked; a worker makes its own (Keystone's from
     the same configuration file)."""
-    engine = engine or make_engine(config.database_url)
+    engine = engine or make_engine(config.database_url, config.database_timeouts())
     if authenticator is None and config.auth == "keystone" and config.keystone_config:
         authenticator = KeystoneAuth.load(Path(config.keystone_config))
         for name in ("keystonemiddleware", "flavorsmith.keystone"):

@@ -16,6 +16,9 @@ import typer
 from flavorsmith.cli.options import DatabaseOption, LogFormatOption, RepoOption
 from flavorsmith.config import (
     DEFAULT_BODY_TIMEOUT,
+    DEFAULT_DB_CONNECT_TIMEOUT,
+    DEFAULT_DB_POOL_TIMEOUT,
+    DEFAULT_DB_STATEMENT_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_BODY_BYTES,
@@ -96,6 +99,29 @@ def serve(
             min=0.1,
         ),
     ] = DEFAULT_BODY_TIMEOUT,
+    db_statement_timeout: Annotated[
+        float,
+        typer.Option(
+            metavar="SECONDS",
+            help="PostgreSQL: the longest a statement, commit or ping may wait for the "
+            "database (the server's statement_timeout; the connection is dropped 2 s later).",
+            min=0.1,
+        ),
+    ] = DEFAULT_DB_STATEMENT_TIMEOUT,
+    db_connect_timeout: Annotated[
+        int,
+        typer.Option(
+            metavar="SECONDS", help="PostgreSQL: the longest a connection may take.", min=1
+        ),
+    ] = DEFAULT_DB_CONNECT_TIMEOUT,
+    db_pool_timeout: Annotated[
+        float,
+        typer.Option(
+            metavar="SECONDS",
+            help="PostgreSQL: the longest a request waits for a free pooled connection.",
+            min=0.1,
+        ),
+    ] = DEFAULT_DB_POOL_TIMEOUT,
     max_connections: Annotated[
         int,
         typer.Option(
@@ -299,6 +325,9 @@ def serve(
         idle_timeout=idle_timeout,
         header_timeout=header_timeout,
         body_timeout=body_timeout,
+        db_statement_timeout=db_statement_timeout,
+        db_connect_timeout=db_connect_timeout,
+        db_pool_timeout=db_pool_timeout,
         max_connections=max_connections,
         allowed_hosts=tuple(allowed_host or ()),
         max_body_bytes=max_body_bytes,
@@ -338,7 +367,7 @@ def serve(
             raise typer.Exit(1) from None
         for name in ("keystonemiddleware", "flavorsmith.keystone"):
             logging.getLogger(name).setLevel(logging.ERROR)  # bad tokens are 401s, not news
-    engine = make_engine(url)
+    engine = make_engine(url, config.database_timeouts())
     try:
         if is_sqlite(url):
             migrate.upgrade(engine)  # the embedded default keeps itself current

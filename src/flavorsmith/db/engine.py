@@ -16,6 +16,8 @@ from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.pool import StaticPool
 
 from flavorsmith.config import ConfigError, sqlite_folder
+from flavorsmith.db import deadline
+from flavorsmith.db.deadline import Timeouts
 
 # The handles the layers above the stores pass around without speaking SQL themselves.
 __all__ = [
@@ -75,13 +77,23 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 PG_CONNECT_TIMEOUT_S = 5
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, timeouts: Timeouts | None = None) -> Engine:
+    """An engine for ``url``. On PostgreSQL: TCP keepalives and ``tcp_user_timeout`` always;
+    with ``timeouts`` (the service's), every wait bounded as well — connecting, a free pooled
+    connection, each statement on the server and each call on the client (db/deadline.py).
+    What the URL's query sets wins over both."""
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        connect_args = (
-            {} if "connect_timeout" in parsed.query else {"connect_timeout": PG_CONNECT_TIMEOUT_S}
-        )
-        return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+        connect = timeouts.connect if timeouts is not None else PG_CONNECT_TIMEOUT_S
+        wanted: dict[str, Any] = {"connect_timeout": connect, **deadline.KEEPALIVES}
+        if timeouts is not None:
+            wanted["options"] = timeouts.server_options()
+        connect_args = {k: v for k, v in wanted.items() if k not in parsed.query}
+        pool: dict[str, Any] = {"pool_timeout": timeouts.pool} if timeouts is not None else {}
+        engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
+        if timeouts is not None:
+            deadline.bound(engine, timeouts)
+        return engine
     database = parsed.database or ""
     in_memory = database in ("", ":memory:")
     sqlite_folder(database, create=True)  # ConfigError unless it exists or is the default
