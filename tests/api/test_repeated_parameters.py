@@ -4,6 +4,8 @@ Each case was checked against the real service."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -64,33 +66,39 @@ def test_a_repeated_scalar_is_refused_in_the_family_words(
 
 def test_ironic_lists_count_every_value_sent(client: TestClient) -> None:
     """``fields`` and ``shard`` are lists in Ironic 39: every one sent counts."""
-    for name in ("n1", "n2"):
+    tag = uuid.uuid4().hex[:8]
+    names = [f"rp-{tag}-1", f"rp-{tag}-2"]
+    for name in names:
         created = client.post(
             "/baremetal/v1/nodes",
             json={"name": name, "driver": "fake-hardware", "shard": name},
             headers=IRONIC,
         )
         assert created.status_code == 201, created.text
-    listed = client.get("/baremetal/v1/nodes?fields=name&fields=uuid", headers=IRONIC)
+    listed = client.get(
+        f"/baremetal/v1/nodes?fields=name&fields=uuid&shard={names[0]}", headers=IRONIC
+    )
     assert listed.status_code == 200, listed.text
-    assert {frozenset(node) - {"links"} for node in listed.json()["nodes"]} == {
-        frozenset({"name", "uuid"})
-    }
-    sharded = client.get("/baremetal/v1/nodes?shard=n1&shard=n2&fields=name", headers=IRONIC)
-    assert sorted(n["name"] for n in sharded.json()["nodes"]) == ["n1", "n2"]
+    assert [sorted(set(node) - {"links"}) for node in listed.json()["nodes"]] == [["name", "uuid"]]
+    sharded = client.get(
+        f"/baremetal/v1/nodes?shard={names[0]}&shard={names[1]}&fields=name", headers=IRONIC
+    )
+    assert sorted(n["name"] for n in sharded.json()["nodes"]) == names
 
 
 def test_nova_reads_the_last_of_a_repeated_parameter(client: TestClient) -> None:
     """As Nova 34 does: ``limit=1&limit=2`` pages by 2, ``minRam`` and ``name`` filter by the
     last value sent."""
+    tag = uuid.uuid4().hex[:8]
+    base = 900_000_000 + int(tag, 16) % 1_000_000 * 10  # MB no other test's flavor has
     for number in (1, 2, 3):
         created = client.post(
             "/compute/v2.1/flavors",
             json={
                 "flavor": {
-                    "name": f"f{number}",
-                    "id": f"f{number}",
-                    "ram": number * 1024,
+                    "name": f"rp-{tag}-{number}",
+                    "id": f"rp-{tag}-{number}",
+                    "ram": base + number,
                     "vcpus": 1,
                     "disk": 1,
                 }
@@ -100,11 +108,12 @@ def test_nova_reads_the_last_of_a_repeated_parameter(client: TestClient) -> None
         assert created.status_code == 200, created.text
 
     def names(query: str) -> list[str]:
-        response = client.get(f"/compute/v2.1/flavors?{query}", headers=NOVA)
+        response = client.get(f"/compute/v2.1/flavors?minRam={base}&{query}", headers=NOVA)
         assert response.status_code == 200, response.text
         return [flavor["name"] for flavor in response.json()["flavors"]]
 
-    assert names("limit=1&limit=2") == ["f1", "f2"]
-    assert names("limit=2&limit=1") == ["f1"]
-    assert names("minRam=3000&minRam=1") == ["f1", "f2", "f3"]
-    assert names("name=f1&name=f2") == ["f2"]
+    ours = [f"rp-{tag}-{n}" for n in (1, 2, 3)]
+    assert names("limit=1&limit=2") == ours[:2]
+    assert names("limit=2&limit=1") == ours[:1]
+    assert names(f"minRam={base + 3}&minRam={base}") == ours
+    assert names(f"name=rp-{tag}-1&name=rp-{tag}-2") == ours[1:2]
