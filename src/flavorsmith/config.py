@@ -91,6 +91,9 @@ DEFAULT_MAX_CONNECTIONS = 1000
 DEFAULT_DB_STATEMENT_TIMEOUT = 8.0
 DEFAULT_DB_CONNECT_TIMEOUT = 5
 DEFAULT_DB_POOL_TIMEOUT = 10.0
+# SQLite: how long a writer waits for another's lock (serve --db-busy-timeout). A local file,
+# so no network stall: a wait is another writer, whose transactions take milliseconds.
+DEFAULT_DB_BUSY_TIMEOUT = 30.0
 # How much of a request head (request line and headers) may be buffered before it is
 # complete; past it, 400. Room for Keystone tokens and long query strings.
 MAX_HEADER_BYTES = 32 * 1024

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -144,3 +145,14 @@ def test_the_leader_loop_notices_a_stall_once_and_leads_again_after(
         proxy.thaw()
         thread.join(timeout=30)
         engine.dispose()
+
+
+def test_sqlite_waits_for_a_writer_as_long_as_configured(tmp_path: Path) -> None:
+    """SQLite's wait for another writer's lock is the service's --db-busy-timeout."""
+    for timeouts, expected in ((Timeouts(busy=0.5), 500), (None, 30_000)):
+        engine = make_engine(f"sqlite:///{tmp_path / 'busy.db'}", timeouts)
+        try:
+            with engine.connect() as connection:
+                assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == expected
+        finally:
+            engine.dispose()

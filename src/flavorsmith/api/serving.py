@@ -33,6 +33,7 @@ from flavorsmith.api.services import Warming
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.config import (
     DEFAULT_BODY_TIMEOUT,
+    DEFAULT_DB_BUSY_TIMEOUT,
     DEFAULT_DB_CONNECT_TIMEOUT,
     DEFAULT_DB_POOL_TIMEOUT,
     DEFAULT_DB_STATEMENT_TIMEOUT,
@@ -81,6 +82,7 @@ class ServeConfig:
     db_statement_timeout: float = DEFAULT_DB_STATEMENT_TIMEOUT
     db_connect_timeout: int = DEFAULT_DB_CONNECT_TIMEOUT
     db_pool_timeout: float = DEFAULT_DB_POOL_TIMEOUT
+    db_busy_timeout: float = DEFAULT_DB_BUSY_TIMEOUT
     allowed_hosts: tuple[str, ...] = ()  # --allowed-host: besides the defaults (api/hosts.py)
     providers: str = DEFAULT_PROVIDERS
     enabled_drivers: str | None = None  # comma-separated; None: ironic.nodes.DRIVERS
@@ -115,6 +117,7 @@ class ServeConfig:
             statement=self.db_statement_timeout,
             connect=self.db_connect_timeout,
             pool=self.db_pool_timeout,
+            busy=self.db_busy_timeout,
         )
 
     def limits(self) -> Limits:

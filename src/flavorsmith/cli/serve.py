@@ -16,6 +16,7 @@ import typer
 from flavorsmith.cli.options import DatabaseOption, LogFormatOption, RepoOption
 from flavorsmith.config import (
     DEFAULT_BODY_TIMEOUT,
+    DEFAULT_DB_BUSY_TIMEOUT,
     DEFAULT_DB_CONNECT_TIMEOUT,
     DEFAULT_DB_POOL_TIMEOUT,
     DEFAULT_DB_STATEMENT_TIMEOUT,
@@ -122,6 +123,14 @@ def serve(
             min=0.1,
         ),
     ] = DEFAULT_DB_POOL_TIMEOUT,
+    db_busy_timeout: Annotated[
+        float,
+        typer.Option(
+            metavar="SECONDS",
+            help="SQLite: the longest a write waits for another writer's lock.",
+            min=0.1,
+        ),
+    ] = DEFAULT_DB_BUSY_TIMEOUT,
     max_connections: Annotated[
         int,
         typer.Option(
@@ -328,6 +337,7 @@ def serve(
         db_statement_timeout=db_statement_timeout,
         db_connect_timeout=db_connect_timeout,
         db_pool_timeout=db_pool_timeout,
+        db_busy_timeout=db_busy_timeout,
         max_connections=max_connections,
         allowed_hosts=tuple(allowed_host or ()),
         max_body_bytes=max_body_bytes,

@@ -30,6 +30,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from flavorsmith.config import (
+    DEFAULT_DB_BUSY_TIMEOUT,
     DEFAULT_DB_CONNECT_TIMEOUT,
     DEFAULT_DB_POOL_TIMEOUT,
     DEFAULT_DB_STATEMENT_TIMEOUT,
@@ -61,6 +62,7 @@ class Timeouts:
     statement: float = DEFAULT_DB_STATEMENT_TIMEOUT
     connect: int = DEFAULT_DB_CONNECT_TIMEOUT
     pool: float = DEFAULT_DB_POOL_TIMEOUT
+    busy: float = DEFAULT_DB_BUSY_TIMEOUT  # SQLite's busy_timeout
 
     def server_options(self) -> str:
         """libpq's ``options``: the server-side statement and idle-transaction timeouts."""

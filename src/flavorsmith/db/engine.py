@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import sqlite3
 import time
@@ -101,7 +102,9 @@ def make_engine(url: str, timeouts: Timeouts | None = None) -> Engine:
     if in_memory:
         kwargs["poolclass"] = StaticPool
     engine = create_engine(url, **kwargs)
-    event.listen(engine, "connect", _sqlite_on_connect)
+    busy_ms = int(timeouts.busy * 1000) if timeouts is not None else SQLITE_BUSY_TIMEOUT_MS
+    engine.__dict__[_BUSY] = busy_ms
+    event.listen(engine, "connect", functools.partial(_sqlite_on_connect, busy_ms=busy_ms))
     event.listen(engine, "begin", _sqlite_on_begin)
     return engine
 
@@ -124,12 +127,18 @@ def read_only_engine(url: str, *, timeout_s: int = 1) -> Engine | None:
     )
 
 
-def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
+# Where make_engine keeps a SQLite engine's busy timeout, in milliseconds.
+_BUSY = "_flavorsmith_busy_ms"
+
+
+def _sqlite_on_connect(
+    dbapi_connection: Any, _record: Any, busy_ms: int = SQLITE_BUSY_TIMEOUT_MS
+) -> None:
     # Let SQLAlchemy's "begin" event issue BEGIN itself, so writers can take the lock up front.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.execute(f"PRAGMA busy_timeout={int(busy_ms)}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
@@ -317,7 +326,8 @@ def checkpoint(engine: Engine) -> None:
                         break
                     time.sleep(CHECKPOINT_WAIT_MS / 1000 / CHECKPOINT_TRIES)
             finally:
-                connection.exec_driver_sql(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+                busy_ms = int(engine.__dict__.get(_BUSY, SQLITE_BUSY_TIMEOUT_MS))
+                connection.exec_driver_sql(f"PRAGMA busy_timeout={busy_ms}")
     except Exception as exc:  # a disposed engine, a database gone: nothing to stop for
         log.warning("checkpoint of the write-ahead log failed: %s", exc)
     finally:
