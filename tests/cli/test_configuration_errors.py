@@ -56,8 +56,13 @@ COMMANDS = [
             "postgresql+psycopg://alice:***@db.example/fs (the psycopg 3 driver this service ships)",
         ),
         ("mysql://db/fs", "mysql://db/fs: unsupported database 'mysql'"),
+        (
+            "postgresql+psycopg://postgres@127.0.0.1/te%00st",
+            "a NUL character (%00) cannot be part of a database URL",
+        ),
+        ("sqlite:////tmp/x%00y.db", "a NUL character (%00) cannot be part of a database URL"),
     ],
-    ids=["not-a-url", "postgres-scheme", "mysql"],
+    ids=["not-a-url", "postgres-scheme", "mysql", "nul-postgresql", "nul-sqlite"],
 )
 def test_a_bad_database_url_is_a_usage_error(
     cli: Invoke, command: tuple[str, ...], url: str, expected: str

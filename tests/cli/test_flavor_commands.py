@@ -350,3 +350,15 @@ def test_add_names_the_field_of_a_name_that_cannot_be_a_file(
         assert "\\x00" in result.stderr, (kind, result.stderr)
         assert f"error: {source} was not added" in result.stderr, (kind, result.stderr)
     assert KUST.read_text() == before
+
+
+def test_add_refuses_a_name_too_long_for_a_file(
+    example_repo: Path, tmp_path: Path, cli: Invoke
+) -> None:
+    """A 250-character name is a valid Nova flavor name but no file name (255 bytes, less the
+    temporary file's additions): a diagnostic, not ``OSError: File name too long``."""
+    source = write(tmp_path / "long.yaml", f"name: {'a' * 250}\nresource_class: m1.medium\n")
+    result = cli("flavor", "add", str(source))
+    assert result.exit_code == 1, result.output
+    assert "at most 245 bytes with its .yaml" in result.stderr, result.stderr
+    assert f"error: {source} was not added" in result.stderr

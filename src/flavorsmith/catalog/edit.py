@@ -126,6 +126,9 @@ def _relocated(repo: Repository, candidate: Loaded, target: Path, raw: bytes) ->
     return moved
 
 
+# The longest canonical file name: 255 bytes, less what the temporary file written beside it
+# adds (a dot before, a dot and eight characters after).
+MAX_FILE_NAME_BYTES = 255 - 10
 # What a file name in the catalog's folders may not hold (the definition's name becomes one).
 _NOT_IN_FILE_NAMES = ("\x00", "/", "\\")
 
@@ -135,7 +138,12 @@ def _unusable_file_name(candidate: Loaded, model: Definition) -> Diagnostic | No
     (a NUL byte, a path separator, a dot name), naming the field the name comes from."""
     name = model.canonical_file
     stem = name.removesuffix(".yaml")
-    if stem not in ("", ".", "..") and not any(c in name for c in _NOT_IN_FILE_NAMES):
+    too_long = len(name.encode("utf-8")) > MAX_FILE_NAME_BYTES
+    if (
+        stem not in ("", ".", "..")
+        and not too_long
+        and not any(c in name for c in _NOT_IN_FILE_NAMES)
+    ):
         return None
     field = "namespace" if isinstance(model, ExtraSpecSet) else "name"
     if isinstance(model, DeviceType):
@@ -148,7 +156,8 @@ def _unusable_file_name(candidate: Loaded, model: Definition) -> Diagnostic | No
         column,
         field,
         f"{excerpt(stem)} cannot name a file in the catalog, which the definition is saved as: "
-        "no NUL byte, '/' or '\\', and not '.' or '..'",
+        f"no NUL byte, '/' or '\\', not '.' or '..', and at most {MAX_FILE_NAME_BYTES} bytes "
+        "with its .yaml (a file name holds 255, and a file is written beside a temporary one)",
     )
 
 

@@ -55,6 +55,10 @@ def check_database_url(url: str) -> str:
     except ArgumentError:
         raise ConfigError(f"{url!r} is not a database URL: write {URL_FORMS}") from None
     shown = parsed.render_as_string(hide_password=True)
+    parts = [parsed.username, parsed.host, parsed.database, *map(str, parsed.query.values())]
+    if any("\x00" in part for part in parts if part):
+        # libpq would stop at it and open the database named by what comes before.
+        raise ConfigError(f"{shown}: a NUL character (%00) cannot be part of a database URL")
     backend, _, driver = parsed.drivername.partition("+")
     if backend in ("postgres", "postgresql") and (backend, driver) != ("postgresql", "psycopg"):
         fixed = parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=True)
