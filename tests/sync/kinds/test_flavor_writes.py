@@ -1,26 +1,17 @@
 """A flavor the sync writes into the service's own database is whole or absent: created,
 replaced (and deleted) in one transaction with its extra specs and its access, so a failure
-or a crash part-way leaves no flavor that is public, unmarked or without its scheduling
-rule, on SQLite and PostgreSQL."""
+part-way leaves no flavor that is public, unmarked or without its scheduling rule, on SQLite
+and PostgreSQL. (A process killed part-way: tests/sync/test_killed_apply.py.)"""
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import subprocess
-import sys
-import time
 import uuid
-from pathlib import Path
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine
 
-from flavorsmith.db.engine import make_engine
 from flavorsmith.nova.derive import DerivedFlavor
 from flavorsmith.sync.engine import carry_out
-from flavorsmith.sync.kinds.flavors import MARKER, Action, StoreFlavors, plan, steps
-from tests.conftest import EXAMPLES
+from flavorsmith.sync.kinds.flavors import Action, StoreFlavors, plan, steps
 
 
 def _flavor(name: str, *, specs: dict[str, str], projects: tuple[str, ...] = ()) -> DerivedFlavor:
@@ -63,58 +54,3 @@ def test_a_replace_that_fails_keeps_the_old_flavor(migrated_engine: Engine) -> N
     assert action.kind == "replace"
     assert all(_apply(target, action))
     assert target.observe()[name] == before
-
-
-def _count(engine: Engine, sql: str) -> int:
-    with engine.connect() as connection:
-        return int(connection.execute(text(sql)).scalar_one())
-
-
-COMMAND = [sys.executable, "-m", "flavorsmith", "sync", "apply", "--yes"]
-
-
-def _many_flavors(repo: Path, count: int) -> None:
-    flavors = repo / "hardware/flavors"
-    for number in range(count):
-        (flavors / f"bulk-{number:04}.yaml").write_text(
-            f"name: bulk-{number:04}\nresource_class: m1.small\n"
-            f"traits:\n- trait: BULK_{number:04}\n  state: required\n"
-        )
-
-
-def test_sync_apply_killed_mid_way_leaves_only_whole_flavors(backend: str, tmp_path: Path) -> None:
-    """``kill -9`` of ``sync apply`` creating a thousand flavors: every flavor there is has its
-    extra specs and its managed marker."""
-    repo = tmp_path / "repo"
-    shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
-    _many_flavors(repo, 1000)
-    engine = make_engine(backend)
-    bulk = "FROM flavors f WHERE f.flavorid LIKE 'bulk-%'"
-    env = {**os.environ}
-    env.pop("FLAVORSMITH_DATABASE_URL", None)
-    process = subprocess.Popen(
-        [*COMMAND, "--repo", str(repo), "--database", backend],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while _count(engine, f"SELECT count(*) {bulk}") < 100:
-            assert process.poll() is None, "finished before it could be interrupted"
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=10)
-        created = _count(engine, f"SELECT count(*) {bulk}")
-        assert 100 <= created < 1000
-        unmarked = _count(
-            engine,
-            f"SELECT count(*) {bulk} AND NOT EXISTS (SELECT 1 FROM flavor_extra_specs s "
-            f"WHERE s.flavor_id = f.id AND s.key = '{MARKER}')",
-        )
-        assert unmarked == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-        engine.dispose()

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from flavorsmith.nova.derive import DerivedFlavor
 from flavorsmith.sync.kinds.flavors import MARKER, ObservedFlavor, plan
+from flavorsmith.sync.report import Change
 
 SPECS = {"resources:CUSTOM_M1_SMALL": "1", "resources:VCPU": "0"}
 
@@ -82,19 +83,45 @@ def test_unmanaged_flavor_in_the_way_is_a_conflict() -> None:
     assert by_name.kind == "conflict" and "named 'm1.small' with id 'other-id'" in by_name.reason
 
 
-def test_an_interrupted_create_is_adopted() -> None:
+def test_an_interrupted_create_is_repaired() -> None:
     bare = have(managed=False, extra_specs={})
     (action,) = plan([want()], {"m1.small": bare})
-    assert action.kind == "update" and action.set_specs[MARKER] == "true"
-    assert action.reason.startswith("half-made by an interrupted sync (not marked): ")
-    # Cut off between a real Nova's two extra-spec requests: some of ours, no marker.
-    partly = have(managed=False, extra_specs={"resources:VCPU": "0"})
-    (action,) = plan([want()], {"m1.small": partly})
-    assert action.kind == "update" and action.set_specs == {
-        "resources:CUSTOM_M1_SMALL": "1",
-        MARKER: "true",
+    assert action.kind == "repair" and action.set_specs == {**SPECS, MARKER: "true"}
+    assert action.writes and [c.field for c in action.changes] == [
+        "extra_specs.flavorsmith:managed",
+        "extra_specs.resources:CUSTOM_M1_SMALL",
+        "extra_specs.resources:VCPU",
+    ]
+    some = have(managed=False, extra_specs={"resources:VCPU": "0"}, description="Old")
+    (partly,) = plan([want()], {"m1.small": some})
+    assert partly.kind == "repair" and partly.change_description
+    assert partly.set_specs == {"resources:CUSTOM_M1_SMALL": "1", MARKER: "true"}
+    assert partly.reason.endswith("set its extra specs; change its description")
+
+
+def test_a_half_made_private_flavor_gets_its_missing_projects() -> None:
+    desired = want(is_public=False, projects=("p1", "p2"))
+    some = have(managed=False, extra_specs={}, is_public=False, projects=("p2",))
+    (action,) = plan([desired], {"m1.small": some})
+    assert (action.kind, action.add_projects) == ("repair", ("p1",))
+    assert action.changes[-1] == Change("add", "access", new="p1")
+
+
+def test_only_what_the_catalog_would_write_is_half_made() -> None:
+    foreign = {
+        "a spec of its own": have(managed=False, extra_specs={"x": "y"}),
+        "another value": have(managed=False, extra_specs={"resources:VCPU": "1"}),
+        "another name": have(managed=False, extra_specs={}, name="small"),
+        "other properties": have(managed=False, extra_specs={}, ram=1),
+        "public": have(managed=False, extra_specs={}, is_public=True),
     }
-    # A spec of someone else's: not ours to finish.
-    foreign = have(managed=False, extra_specs={"resources:VCPU": "0", "other:key": "1"})
-    (action,) = plan([want()], {"m1.small": foreign})
+    private = want(is_public=False, projects=("p1",))
+    for why, observed in foreign.items():
+        if why == "public":
+            (action,) = plan([private], {"m1.small": observed})
+        else:
+            (action,) = plan([want()], {"m1.small": observed})
+        assert action.kind == "conflict", why
+    stranger = have(managed=False, extra_specs={}, is_public=False, projects=("p9",))
+    (action,) = plan([private], {"m1.small": stranger})
     assert action.kind == "conflict"

@@ -1,9 +1,10 @@
 """A sync plan as a diff an operator reviews in a pull request (pure: text in, text out).
 
-Each action that writes is a header (``+ create``, ``~ update``, ``~ access``, ``-/+ replace``,
-``- delete``) and one line per attribute it sets or changes (``old → new``); a replace names
-the fields that force it; a delete or a replace says how many servers use the object (and, on a
-line of its own, why that count is partial or unknown); conflicts and kept objects say why;
+Each action that writes is a header (``+ create``, ``~ update``, ``~ repair``, ``~ access``,
+``-/+ replace``, ``- delete``) and one line per attribute it sets or changes (``old → new``); a
+replace names the fields that force it; a delete or a replace says how many servers use the
+object (and, on a line of its own, why that count is partial or unknown); conflicts and kept
+objects say why;
 unmanaged objects are listed by name; a last line counts them. Colour (green +, red -,
 yellow ~) only when asked for."""
 
@@ -20,6 +21,7 @@ from flavorsmith.sync.report import Change, Planned, changes_of, servers_of
 SIGNS = {
     "create": "+",
     "update": "~",
+    "repair": "~",
     "access": "~",
     "replace": "-/+",
     "delete": "-",
@@ -31,6 +33,7 @@ QUIET = ("noop",)  # counted, not listed
 WORDS = {
     "create": "to create",
     "update": "to update",
+    "repair": "to repair",
     "access": "to change access",
     "replace": "to replace",
     "delete": "to delete",

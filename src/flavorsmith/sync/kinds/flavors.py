@@ -6,6 +6,14 @@ Identity is the flavor id (= the catalog name); ownership is the extra spec
 restarts. Nova cannot change vcpus, ram, disk, swap, ephemeral or is_public in place, so
 those are a replace: delete and create again with the same id.
 
+A flavor is written whole where the target allows it: the service's own database creates,
+replaces and repairs a flavor with its extra specs and its access in one transaction
+(``WholeFlavors.put``). A real Nova takes them as separate calls, in the order that shows no
+project a flavor before it is complete where Nova allows it (``SdkFlavors``). What an
+interrupted sync leaves there — a flavor with the catalog's id, name and properties, without
+the marker, and only some of the catalog's extra specs and access — is ours, half-made, and
+the next plan repairs it (``half_made``, action ``repair``).
+
 A plan that deletes or replaces a flavor says how many servers use it (``count_servers``): a
 real Nova is asked (``GET /servers?all_tenants=1&flavor=ID``, paged; the credential's own
 project only when it may not list every project's); the service's own compute API holds no
@@ -55,8 +63,9 @@ class ObservedFlavor:
 
 @dataclass(frozen=True)
 class Action:
-    """One step. ``kind``: create, update, access, replace, delete, keep (managed, gone from
-    the catalog, no --prune), unmanaged, conflict, noop."""
+    """One step. ``kind``: create, update, access, replace, delete, repair (a half-made flavor
+    completed), keep (managed, gone from the catalog, no --prune), unmanaged, conflict,
+    noop."""
 
     kind: str
     flavor: str
@@ -102,18 +111,22 @@ class Action:
                 tuple(sorted(k for k in have.extra_specs if k not in desired_specs(want))),
             )
             return forced + rest
-        if self.kind == "update" and have is not None:
+        if self.kind in ("update", "repair") and have is not None:
             described = _description(want, have) if self.change_description else ()
-            return described + _spec_changes(self.set_specs, have.extra_specs, self.unset_specs)
+            specs = _spec_changes(self.set_specs, have.extra_specs, self.unset_specs)
+            return described + specs + self._access_changes()
         if self.kind == "access":
-            return tuple(Change("add", "access", new=p) for p in self.add_projects) + tuple(
-                Change("remove", "access", old=p) for p in self.remove_projects
-            )
+            return self._access_changes()
         return ()
+
+    def _access_changes(self) -> tuple[Change, ...]:
+        return tuple(Change("add", "access", new=p) for p in self.add_projects) + tuple(
+            Change("remove", "access", old=p) for p in self.remove_projects
+        )
 
     @property
     def writes(self) -> bool:
-        return self.kind in ("create", "update", "access", "replace", "delete")
+        return self.kind in ("create", "update", "access", "replace", "delete", "repair")
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"action": self.kind, "flavor": self.flavor, "reason": self.reason}
@@ -172,16 +185,46 @@ def _observed_immutable(flavor: ObservedFlavor) -> dict[str, Any]:
     return {k: getattr(flavor, k) for k in IMMUTABLE}
 
 
-def _interrupted(want: DerivedFlavor, have: ObservedFlavor) -> bool:
-    """A flavor with our id, name and sizes whose extra specs are some of ours and nothing
-    else (none at all, or the first of the two requests a real Nova takes them in): our own
-    create cut off before it could mark the flavor. Finishing it lets a killed sync converge;
-    a flavor with any spec of someone else's stays a conflict."""
+def half_made(want: DerivedFlavor, have: ObservedFlavor) -> bool:
+    """Whether ``have`` is ``want`` as a sync interrupted between its steps left it: not
+    marked (the marker is written with the last extra specs), the catalog's id, name and
+    every property Nova cannot change (vcpus, ram, disk, swap, ephemeral, is_public), and
+    nothing but some of the catalog's own extra specs (with the catalog's values) and
+    projects. Nothing foreign on it, so completing it is what the catalog asks for anyway."""
     specs = desired_specs(want)
     return (
-        all(specs.get(key) == value for key, value in have.extra_specs.items())
-        and _immutable(want) == _observed_immutable(have)
+        not have.managed
+        and have.id == want.id
         and have.name == want.name
+        and _immutable(want) == _observed_immutable(have)
+        and all(specs.get(k) == v for k, v in have.extra_specs.items())
+        and set(have.projects) <= set(want.projects)
+    )
+
+
+def _repair(want: DerivedFlavor, have: ObservedFlavor) -> Action:
+    """Complete a half-made flavor in place: its missing extra specs (the marker among
+    them), its description, its missing projects."""
+    specs = desired_specs(want)
+    to_set = {k: v for k, v in specs.items() if have.extra_specs.get(k) != v}
+    add = tuple(sorted(set(want.projects) - set(have.projects))) if not want.is_public else ()
+    described = want.description != have.description
+    todo = ["set its extra specs"]
+    if described:
+        todo.append("change its description")
+    if add:
+        todo.append("give it its projects")
+    return Action(
+        "repair",
+        want.id,
+        f"half-made: the catalog's name and properties without the marker {MARKER}="
+        f"{MARKER_VALUE} (a sync interrupted between its steps); {'; '.join(todo)}",
+        want,
+        set_specs=to_set,
+        description=want.description,
+        change_description=described,
+        add_projects=add,
+        observed=have,
     )
 
 
@@ -209,7 +252,10 @@ def plan(
             else:
                 actions.append(Action("create", want.id, "in the catalog, not in Nova", want))
             continue
-        if not have.managed and not _interrupted(want, have):
+        if half_made(want, have):
+            actions.append(_repair(want, have))
+            continue
+        if not have.managed:
             actions.append(
                 Action(
                     "conflict",
@@ -233,7 +279,7 @@ def plan(
                 )
             )
             continue
-        actions += _in_place(want, have, repair=not have.managed)
+        actions += _in_place(want, have)
     for have in sorted(observed.values(), key=lambda o: o.id):
         if have.id in wanted_ids:
             continue
@@ -259,15 +305,13 @@ def plan(
     return actions
 
 
-def _in_place(want: DerivedFlavor, have: ObservedFlavor, *, repair: bool = False) -> list[Action]:
-    """The update and access actions that make ``have`` ``want``; ``repair``: ``have`` is a
-    half-made flavor of ours (a create cut off before its extra specs, recognised by its id,
-    name and sizes: ``_interrupted``), which these finish."""
+def _in_place(want: DerivedFlavor, have: ObservedFlavor) -> list[Action]:
+    """The update and access actions that make a managed ``have`` ``want``."""
     actions: list[Action] = []
     specs = desired_specs(want)
     to_set = {k: v for k, v in specs.items() if have.extra_specs.get(k) != v}
     to_unset = tuple(sorted(k for k in have.extra_specs if k not in specs))
-    reasons = ["half-made by an interrupted sync (not marked): finish it"] if repair else []
+    reasons = []
     if want.description != have.description:
         reasons.append("description changed")
     if to_set:
@@ -359,31 +403,33 @@ def steps(action: Action, target: FlavorTarget) -> list[Step]:
     if action.kind in ("create", "replace") and shared:
         assert want is not None
         out.append(partial(target.check_projects, want.name, shared))
-    elif action.kind == "access" and action.add_projects:
+    elif action.kind in ("access", "repair") and action.add_projects:
         name = want.name if want is not None else flavor_id
         out.append(partial(target.check_projects, name, action.add_projects))
-    if action.kind in ("create", "replace") and isinstance(target, WholeFlavors):
+    if action.kind in ("create", "replace", "repair") and isinstance(target, WholeFlavors):
         assert want is not None
-        # The flavor, its extra specs and its access at once: a crash leaves none of it.
-        out.append(partial(target.put, want, replace=action.kind == "replace"))
+        # The flavor, its extra specs and its access at once: a crash leaves none of it (a
+        # half-made flavor is replaced by the whole one, in the same transaction).
+        out.append(partial(target.put, want, replace=action.kind != "create"))
     elif action.kind in ("create", "replace"):
         assert want is not None
         if action.kind == "replace":
             out.append(partial(target.delete, flavor_id))
         # A real Nova takes a flavor in pieces. The extra specs come right after the create
-        # (the scheduling rule and the managed marker), access last: a private flavor is
-        # visible to no project until then. A crash in between leaves a flavor the next
-        # plan repairs (see ``plan``: recognised by its name, its specs then set).
+        # (the scheduling rule, the managed marker in the last call), access last: a private
+        # flavor is visible to no project until then. A crash in between leaves a flavor the
+        # next plan repairs (``half_made``: recognised by its name and properties).
         out.append(partial(target.create, want))
         out.append(partial(target.set_specs, flavor_id, desired_specs(want)))
         if not want.is_public:
             out += [partial(target.add_project, flavor_id, p) for p in want.projects]
-    elif action.kind == "update":
+    elif action.kind in ("update", "repair"):
         if action.change_description:
             out.append(partial(target.set_description, flavor_id, action.description))
         if action.set_specs:
             out.append(partial(target.set_specs, flavor_id, action.set_specs))
         out += [partial(target.unset_spec, flavor_id, k) for k in action.unset_specs]
+        out += [partial(target.add_project, flavor_id, p) for p in action.add_projects]
     elif action.kind == "access":
         out += [partial(target.add_project, flavor_id, p) for p in action.add_projects]
         out += [partial(target.remove_project, flavor_id, p) for p in action.remove_projects]
@@ -512,6 +558,25 @@ class SdkFlavors(SdkTarget):
     Flavors are created at microversion 2.55 (to carry the description); extra specs are
     written at 2.86 so Nova validates them too, except keys stock Nova refuses (Ironic's
     capabilities), which go at 2.85, where Nova stores extra specs without validating.
+
+    Nova has no transaction over a flavor, its extra specs and its access, and cannot make a
+    flavor public after its creation (is_public, like vcpus, ram and disk, is fixed; only the
+    description changes), nor take extra specs in ``POST /flavors``. So a create is: the
+    flavor (``POST /flavors``), its extra specs with the marker in the last call, then each
+    project's access. What a process killed after each call leaves, until the next plan
+    repairs it (``repair``):
+
+    - after ``POST /flavors`` of a public flavor: a public flavor without extra specs, which
+      every project sees and may boot with — its Placement request asks for VCPU, MEMORY_MB
+      and DISK_GB, which no Ironic node offers (NoValidHost), but a hypervisor of the same
+      cloud might; the only window a real Nova leaves open, one call long;
+    - after ``POST /flavors`` of a private flavor: a private flavor with no specs and no
+      access, which only admins see;
+    - between the extra-spec calls (2.86, then 2.85 for the keys stock Nova refuses): some of
+      the specs, no marker;
+    - between two access grants: a complete flavor that some of its projects see yet;
+    - a replace killed after its ``DELETE``: no flavor with that id (servers keep their copy
+      of it), created by the next round.
     """
 
     service = "compute"
@@ -559,7 +624,9 @@ class SdkFlavors(SdkTarget):
                 break
             params = {"is_public": "None", "limit": 1000, "marker": body["flavors"][-1]["id"]}
         for flavor_id, flavor in list(out.items()):
-            if not flavor.is_public and flavor.managed:
+            # A private flavor of ours: managed, or half-made (its id is its name, as every
+            # catalog flavor's; Nova's own ids are UUIDs).
+            if not flavor.is_public and (flavor.managed or flavor.id == flavor.name):
                 access = self.request(
                     "GET", f"/flavors/{quote(flavor_id, safe='')}/os-flavor-access", (2, 1)
                 )
@@ -594,8 +661,11 @@ class SdkFlavors(SdkTarget):
         )
 
     def set_specs(self, flavor_id: str, specs: Mapping[str, str]) -> None:
+        """At most two calls, the marker in the last: a flavor with the marker has them all."""
         refused = {k: v for k, v in specs.items() if self.spec_check(k, v) is not None}
         accepted = {k: v for k, v in specs.items() if k not in refused}
+        if refused and MARKER in accepted:
+            refused[MARKER] = accepted.pop(MARKER)
         path = f"/flavors/{quote(flavor_id, safe='')}/os-extra_specs"
         if accepted:
             self.request("POST", path, (2, 86), body={"extra_specs": accepted})
