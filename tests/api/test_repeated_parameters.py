@@ -31,6 +31,10 @@ BOOL_WORDS = "'0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 
         ),
         ("/baremetal/v1/nodes?marker=a&marker=b", "Expected UUID for marker: ['a', 'b']"),
         (
+            "/baremetal/v1/deploy_templates?marker=a&marker=b",
+            "Expected name for marker: ['a', 'b']",
+        ),
+        (
             "/baremetal/v1/nodes?maintenance=true&maintenance=false",
             f"Invalid maintenance: Unrecognized value '['true', 'false']', acceptable values "
             f"are: {BOOL_WORDS}",

@@ -8,7 +8,8 @@ could otherwise read and delete anything.
 
 Allowed by default: ``localhost``, ``127.0.0.1``, ``[::1]`` and the address ``serve`` binds
 (with a wildcard bind, ``0.0.0.0`` or ``::``, this machine's host name instead) and the
-address the request arrived at, each on the port the request arrived on.
+address the request arrived at, on any port (a port-forward changes it; a page on another
+name gains nothing from a port).
 ``serve --allowed-host`` adds more: ``NAME`` (any port) or ``NAME:PORT``; ``*`` turns the
 check off, for a proxy in front that checks ``Host`` itself.
 ``/healthz`` and ``/readyz`` answer whatever the ``Host``: probes address a pod or host by its
@@ -81,7 +82,7 @@ def _split(text: str) -> tuple[str, int | None] | None:
 
 @dataclass(frozen=True)
 class AllowedHosts:
-    """The defaults (on the port a request arrived on) and the operator's own rules."""
+    """The defaults (on any port) and the operator's own rules."""
 
     defaults: frozenset[str]
     extra: tuple[HostRule, ...] = ()
@@ -102,25 +103,23 @@ class AllowedHosts:
 
     def allows(self, host: str, scheme: str, server: tuple[str, int] | None) -> bool:
         """Whether ``host`` (a ``Host`` header) is allowed on a request that arrived at the
-        local address ``server``: a default name, or that very address, on the port it
-        arrived on; or one of the operator's rules."""
+        local address ``server``: a default name, or that very address; or one of the
+        operator's rules."""
         parsed = _split(host)
         if parsed is None:
             return False
         name, port = parsed
         if port is None:
             port = _DEFAULT_PORTS.get(scheme)
-        if server is None:
-            if name in self.defaults:
-                return True
-        elif port == server[1] and (name in self.defaults or name == server[0].lower()):
+        # The service's own names on any port: a port-forward (``ssh -L``, ``kubectl
+        # port-forward``) changes it, and a rebinding page cannot use these names at all.
+        if name in self.defaults or (server is not None and name == server[0].lower()):
             return True
         return any(r.name == name and (r.port is None or r.port == port) for r in self.extra)
 
-    def shown(self, arrived_on: int | None) -> str:
-        port = f":{arrived_on}" if arrived_on is not None else ""
+    def shown(self) -> str:
         names = sorted(f"[{n}]" if ":" in n else n for n in self.defaults)
-        return ", ".join([*(f"{n}{port}" for n in names), *(r.shown() for r in self.extra)])
+        return ", ".join([*names, *(r.shown() for r in self.extra)])
 
 
 class HostGuard:
@@ -135,12 +134,11 @@ class HostGuard:
         if allowed is not None and scope["type"] == "http" and scope["path"] not in PROBES:
             host = Headers(scope=scope).get("host")
             server = scope.get("server")
-            arrived_on = server[1] if server else None
             scheme = str(scope.get("scheme", "http"))
             if host is not None and not allowed.allows(host, scheme, server):
                 message = (
                     f"Host {shown_repr(host)} is not a name this service answers to; allowed: "
-                    f"{allowed.shown(arrived_on)} (flavorsmith serve --allowed-host NAME[:PORT] "
+                    f"{allowed.shown()} (flavorsmith serve --allowed-host NAME[:PORT] "
                     "adds one; --allowed-host '*' turns the check off behind a proxy that "
                     "checks Host)"
                 )

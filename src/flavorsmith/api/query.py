@@ -60,7 +60,7 @@ class Dialect:
     fields_repeat: bool  # every ``fields`` parameter counts, or only the last one
     # A parameter sent more than once: the refusal's text from its name and every value sent,
     # or None where the real service reads the last one (and so do we).
-    repeated: Callable[[str, list[str]], str] | None = None
+    repeated: Callable[[str, list[str], str], str] | None = None  # name, values, path
     repeatable: frozenset[str] = frozenset()  # lists: every value counts, never refused
 
 
@@ -73,10 +73,12 @@ _IRONIC_BOOLEANS = frozenset(
 )
 
 
-def _ironic_repeated(name: str, values: list[str]) -> str:
+def _ironic_repeated(name: str, values: list[str], path: str) -> str:
     sent = params.shown_repr(values)
     if name in _IRONIC_INTEGERS:
         return f"Expected an integer for {name}: {sent}"
+    if name == "marker" and "/deploy_templates" in path:
+        return f"Expected name for {name}: {sent}"  # a template's marker is its name or uuid
     if name in _IRONIC_UUIDS:
         return f"Expected UUID for {name}: {sent}"
     if name in _IRONIC_BOOLEANS:
@@ -85,7 +87,7 @@ def _ironic_repeated(name: str, values: list[str]) -> str:
     return f"Expected string for {name}: {sent}"
 
 
-def _native_repeated(name: str, values: list[str]) -> str:
+def _native_repeated(name: str, values: list[str], path: str) -> str:
     return (
         f"Query parameter {name!r} was given {len(values)} times ({params.shown_repr(values)}); "
         "it takes one value (a list is one value, comma-separated)"
@@ -145,7 +147,7 @@ OCTAVIA = Dialect(
     bad_sort_dir="Invalid sort direction {value!r}: use asc or desc",
     sort_dir_first=False,
     fields_repeat=True,
-    repeated=lambda name, values: "One or more arguments are either duplicate or invalid",
+    repeated=lambda name, values, path: "One or more arguments are either duplicate or invalid",
     repeatable=frozenset({"fields"}),
 )
 NATIVE = Dialect(
@@ -183,7 +185,7 @@ def check_repeats(request: Request, family: Family) -> None:
     for name in query:
         values = query.getlist(name)
         if len(values) > 1 and name not in dialect.repeatable:
-            raise Invalid(refusal(name, values))
+            raise Invalid(refusal(name, values, request.url.path))
 
 
 def boolean(dialect: Dialect, name: str, raw: str) -> bool:
