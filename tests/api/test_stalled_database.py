@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from flavorsmith.api.app import create_app
 from flavorsmith.config import Settings
-from flavorsmith.db import migrate
+from flavorsmith.db import locks, migrate
 from flavorsmith.db.deadline import Timeouts
 from flavorsmith.db.engine import make_engine
 from flavorsmith.logs import fields_of
@@ -156,3 +157,38 @@ def test_sqlite_waits_for_a_writer_as_long_as_configured(tmp_path: Path) -> None
                 assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == expected
         finally:
             engine.dispose()
+
+
+def test_waiting_for_the_sync_lock_is_not_cut_and_the_block_is_no_idle_transaction(
+    postgres_url: str,
+) -> None:
+    """A process waiting for another's sync lock waits past the statement deadline (that
+    wait is wanted), and holding it is no open transaction the server would end."""
+    engine = make_engine(postgres_url, SMALL)
+    other = make_engine(postgres_url)
+    got: list[float] = []
+    try:
+        with locks.exclusive(other, "stall-test", wait=True):
+
+            def wait_for_it() -> None:
+                started = time.monotonic()
+                with locks.exclusive(engine, "stall-test", wait=True) as held:
+                    assert held
+                    got.append(time.monotonic() - started)
+
+            waiter = threading.Thread(target=wait_for_it, daemon=True)
+            waiter.start()
+            time.sleep(SMALL.cut_after + 1.5)  # past the deadline and the server's timeout
+        waiter.join(10)
+        assert got and got[0] >= SMALL.cut_after, got
+        with locks.exclusive(engine, "stall-test", wait=True), engine.connect() as look:
+            states = look.execute(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND state = 'idle in transaction' AND query LIKE '%advisory_lock%'"
+                )
+            ).scalar_one()
+            assert states == 0
+    finally:
+        engine.dispose()
+        other.dispose()

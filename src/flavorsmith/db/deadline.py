@@ -51,6 +51,8 @@ KEEPALIVES = {
     "keepalives_count": 3,
     "tcp_user_timeout": 15_000,
 }
+# The execution option that exempts a statement from the deadline (a lock waited for).
+NO_DEADLINE = "flavorsmith_no_deadline"
 # One warning a minute while connections are being cut.
 _LOG_EVERY = 60.0
 
@@ -155,6 +157,10 @@ WATCHDOG = Watchdog()
 
 def _bounded(call: Callable[..., Any], connection_of: Callable[..., Any], seconds: float) -> Any:
     def bounded(*args: Any, **kwargs: Any) -> Any:
+        context = args[-1] if len(args) >= 3 else None
+        options = getattr(context, "execution_options", None) or {}
+        if options.get(NO_DEADLINE):
+            return call(*args, **kwargs)
         connection = connection_of(*args)
         token = WATCHDOG.arm(connection, seconds)
         try:

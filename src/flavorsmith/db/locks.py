@@ -18,6 +18,8 @@ from pathlib import Path
 from sqlalchemy import Engine, text
 from sqlalchemy.engine import Connection, make_url
 
+from flavorsmith.db import deadline
+
 # Server-side TCP keepalives of a lock's own session: a holder whose host vanished without
 # closing its socket is noticed within about idle + interval x count seconds.
 KEEPALIVE = {"tcp_keepalives_idle": 5, "tcp_keepalives_interval": 2, "tcp_keepalives_count": 3}
@@ -36,7 +38,11 @@ def exclusive(engine: Engine, name: str, *, wait: bool) -> Iterator[bool]:
         number = key(name)
         with engine.connect() as connection:
             if wait:
-                connection.execute(text("SELECT pg_advisory_lock(:k)"), {"k": number})
+                # Waiting for another holder is the point here: no statement deadline
+                # (db/deadline.py) and no server statement_timeout on this one.
+                waiting = connection.execution_options(**{deadline.NO_DEADLINE: True})
+                waiting.execute(text("SET LOCAL statement_timeout = 0"))
+                waiting.execute(text("SELECT pg_advisory_lock(:k)"), {"k": number})
                 got = True
             else:
                 got = bool(
@@ -44,6 +50,9 @@ def exclusive(engine: Engine, name: str, *, wait: bool) -> Iterator[bool]:
                         text("SELECT pg_try_advisory_lock(:k)"), {"k": number}
                     ).scalar()
                 )
+            # A session lock outlives the transaction: end it, so the block's work is not an
+            # idle transaction (which the server ends after idle_in_transaction_session_timeout).
+            connection.commit()
             try:
                 yield got
             finally:
