@@ -327,6 +327,11 @@ def running_placement(
                 _stop(process)
 
 
+def _transient(raw: bytes) -> bool:
+    """A 500 from SQLite's contention, rolled back and worth one more try."""
+    return b"database is locked" in raw or b"disk I/O error" in raw
+
+
 class PlacementHttp:
     """A tiny client on one kept-alive HTTP connection to the Placement at ``url``, as the
     admin, at microversion ``version``."""
@@ -343,11 +348,14 @@ class PlacementHttp:
 
     def call(self, method: str, path: str, body: Any = None) -> Any:
         """One call; its JSON answer. SQLite refuses a write that meets another worker's
-        ("database is locked", a 500 whose transaction was rolled back): it is tried again."""
+        ("database is locked", a 500 whose transaction was rolled back): it is tried again.
+        So is SQLite's "disk I/O error", which two gunicorn workers writing one rollback-journal
+        database at once can meet (seen once in CI while seeding); the commit had not happened
+        (SQLite commits by deleting the journal), so trying again is safe."""
         data = None if body is None else json.dumps(body)
         for attempt in range(LOCKED_RETRIES + 1):
             status, raw = self._send(method, path, data)
-            if status == 500 and b"database is locked" in raw and attempt < LOCKED_RETRIES:
+            if status == 500 and _transient(raw) and attempt < LOCKED_RETRIES:
                 time.sleep(0.01 * (attempt + 1))
                 continue
             break
