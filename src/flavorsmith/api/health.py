@@ -9,7 +9,9 @@ from fastapi.responses import JSONResponse
 
 from flavorsmith import __version__
 from flavorsmith.api.context import services
+from flavorsmith.api.contract import Contract, declare
 from flavorsmith.api.middleware import DATABASE_RETRY_AFTER
+from flavorsmith.api.schema import ANY_OBJECT, LINKS, array, obj, string
 from flavorsmith.api.services import CatalogState
 from flavorsmith.catalog.kinds import KINDS
 from flavorsmith.db import migrate
@@ -25,8 +27,25 @@ APIS = (
     ("/v1", "Flavorsmith", "catalog, matches, capacity, classification, sync"),
 )
 
+ROOT_DOC = obj(
+    {
+        "name": string(),
+        "version": string(),
+        "apis": array(ANY_OBJECT),
+        "links": LINKS,
+    },
+    required=("name", "version", "apis"),
+)
+
+
+ROOT = Contract(
+    "The APIs this service serves, and where to find this document",
+    {200: ROOT_DOC},
+)
+
 
 @router.get("/")
+@declare(ROOT)
 async def root(request: Request) -> dict[str, Any]:
     base = str(request.base_url).rstrip("/")
     return {
@@ -47,7 +66,11 @@ async def root(request: Request) -> dict[str, Any]:
     }
 
 
+NATIVE_V1 = Contract("The Flavorsmith API's version document", {200: ANY_OBJECT})
+
+
 @router.get("/v1")
+@declare(NATIVE_V1)
 async def native_v1(request: Request) -> dict[str, Any]:
     """The native API's version document, pointing at the OpenAPI document."""
     base = str(request.base_url).rstrip("/")
@@ -61,12 +84,25 @@ async def native_v1(request: Request) -> dict[str, Any]:
     }
 
 
+HEALTHZ = Contract("Liveness", {200: obj({"status": string()}, required=("status",))})
+
+
 @router.get("/healthz")
+@declare(HEALTHZ)
 async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
+READYZ = Contract(
+    "Readiness: the database answers, its migrations are current, the catalog is "
+    "usable, a mirrored Ironic has been loaded once and the first warming of the "
+    "caches (the match index, the matrix's groups, the drift report) has finished",
+    {200: obj({"status": string()}, required=("status",))},
+)
+
+
 @router.get("/readyz")
+@declare(READYZ)
 def readyz(request: Request) -> JSONResponse:
     shared = services(request)
     try:

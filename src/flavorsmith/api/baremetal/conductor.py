@@ -13,8 +13,10 @@ from collections.abc import Awaitable, Callable
 from fastapi import APIRouter, Request
 
 from flavorsmith.api.baremetal.common import load
+from flavorsmith.api.baremetal.schemas import IRONIC_READ, IRONIC_WRITE
 from flavorsmith.api.context import authorize, run
-from flavorsmith.api.requests import check_query
+from flavorsmith.api.contract import Contract, declare
+from flavorsmith.api.schema import ANY_OBJECT
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid
 
@@ -68,10 +70,24 @@ def message(node: str, action: str) -> str:
     )
 
 
-def _route(action: str, path: str) -> Callable[..., Awaitable[None]]:
+def _contract(action: str, method: str) -> Contract:
+    writes = method in ("POST", "PUT", "PATCH")
+    return Contract(
+        f"Not served: {action} is Ironic's conductor's work (400 saying so)",
+        {},
+        body=ANY_OBJECT if writes else None,
+        body_required=False,
+        errors=(*IRONIC_WRITE, 404) if method != "GET" else (*IRONIC_READ, 404),
+    )
+
+
+def _route(action: str, path: str, method: str) -> Callable[..., Awaitable[None]]:
+    contract = _contract(action, method)
+
+    @declare(contract)
     async def refuse(request: Request, ident: str, **_: str) -> None:
         authorize(request, "baremetal:node:get")
-        check_query(request, ())
+        contract.check_query(request)
 
         def work(connection: Connection) -> str:
             return str(load(connection, request, ident)["uuid"])
@@ -99,7 +115,7 @@ for _methods, _path, _action in ACTIONS:
     for _method in _methods:
         router.add_api_route(
             _path,
-            _route(_action, _path),
+            _route(_action, _path, _method),
             methods=[_method],
             name=f"not served: {_action} ({_method})",
         )

@@ -12,14 +12,25 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from flavorsmith.api.baremetal.common import root
+from flavorsmith.api.baremetal.schemas import (
+    FIELDS_LIST,
+    IRONIC_READ,
+    IRONIC_WRITE,
+    TEMPLATE,
+    TEMPLATE_CREATE,
+    TEMPLATE_FIELDS,
+    TEMPLATE_QUERY,
+)
 from flavorsmith.api.baremetal.serialize import timestamp
 from flavorsmith.api.context import authorize, run
+from flavorsmith.api.contract import Contract, declare
 from flavorsmith.api.links import link
 from flavorsmith.api.microversions import Version
 from flavorsmith.api.paging import is_full, next_href
 from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.query import IRONIC, Query
-from flavorsmith.api.requests import check_query, json_body, microversion
+from flavorsmith.api.requests import json_body, microversion
+from flavorsmith.api.schema import JSON_PATCH_BODY, array, obj, string
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, MethodNotAllowed, NotFound
 from flavorsmith.ironic.deploy_templates import apply_patch, check_ident, checked
@@ -28,7 +39,7 @@ from flavorsmith.store import deploy_templates as store
 
 router = APIRouter()
 SINCE = Version(1, 55)
-FIELDS = ("uuid", "name", "description", "steps", "extra", "created_at", "updated_at")
+FIELDS = TEMPLATE_FIELDS
 CREATE_FIELDS = {"uuid", "name", "description", "steps", "extra"}
 POLICIES = [
     RuleDefault("baremetal:deploy_template:get", "role:reader", "Show a deploy template."),
@@ -70,10 +81,25 @@ def _fields(query: Query) -> list[str] | None:
     return None if wanted is None else [f for f in wanted if f != "links"]
 
 
+LIST_TEMPLATES = Contract(
+    "List deploy templates (from 1.55)",
+    {
+        200: obj(
+            {"deploy_templates": array(TEMPLATE), "next": string()},
+            required=("deploy_templates",),
+            additional=False,
+        )
+    },
+    query=TEMPLATE_QUERY,
+    errors=(*IRONIC_READ, 404),
+)
+
+
 @router.get("/v1/deploy_templates")
+@declare(LIST_TEMPLATES)
 async def list_templates(request: Request) -> dict[str, Any]:
     _require(request, "baremetal:deploy_template:get")
-    check_query(request, ("detail", "fields", "limit", "marker", "sort_dir", "sort_key"))
+    LIST_TEMPLATES.check_query(request)
     query = Query(request, IRONIC)
     detail = query.flag("detail") or False
     fields = _fields(query)
@@ -95,10 +121,19 @@ async def list_templates(request: Request) -> dict[str, Any]:
     return body
 
 
+SHOW_TEMPLATE = Contract(
+    "Show a deploy template (by UUID or name)",
+    {200: TEMPLATE},
+    query={"fields": FIELDS_LIST},
+    errors=(*IRONIC_READ, 404),
+)
+
+
 @router.get("/v1/deploy_templates/{ident}")
+@declare(SHOW_TEMPLATE)
 async def show_template(request: Request, ident: str) -> dict[str, Any]:
     _require(request, "baremetal:deploy_template:get")
-    check_query(request, ("fields",))
+    SHOW_TEMPLATE.check_query(request)
     asked = _fields(Query(request, IRONIC))
     fields = asked or list(FIELDS)
     check_ident(ident)
@@ -106,10 +141,19 @@ async def show_template(request: Request, ident: str) -> dict[str, Any]:
     return _body(row, fields, root(request), asked is not None)
 
 
+CREATE_TEMPLATE = Contract(
+    "Create a deploy template",
+    {201: TEMPLATE},
+    body=TEMPLATE_CREATE,
+    errors=(*IRONIC_WRITE, 405, 409),
+)
+
+
 @router.post("/v1/deploy_templates", status_code=201)
+@declare(CREATE_TEMPLATE)
 async def create_template(request: Request, response: Response) -> dict[str, Any]:
     _require(request, "baremetal:deploy_template:create")
-    check_query(request, ())
+    CREATE_TEMPLATE.check_query(request)
     body = await json_body(request)
     if not isinstance(body, dict):
         raise Invalid("The request body must be a JSON object describing the deploy template")
@@ -136,10 +180,20 @@ async def create_template(request: Request, response: Response) -> dict[str, Any
     return out
 
 
+UPDATE_TEMPLATE = Contract(
+    "Update a deploy template with a JSON patch",
+    {200: TEMPLATE},
+    body=JSON_PATCH_BODY,
+    patch=True,
+    errors=(*IRONIC_WRITE, 404, 405, 409),
+)
+
+
 @router.patch("/v1/deploy_templates/{ident}")
+@declare(UPDATE_TEMPLATE)
 async def update_template(request: Request, ident: str) -> dict[str, Any]:
     _require(request, "baremetal:deploy_template:update")
-    check_query(request, ())
+    UPDATE_TEMPLATE.check_query(request)
     check_ident(ident)
     patch = await json_body(request)
 
@@ -151,10 +205,14 @@ async def update_template(request: Request, ident: str) -> dict[str, Any]:
     return _body(row, list(FIELDS), root(request))
 
 
+DELETE_TEMPLATE = Contract("Delete a deploy template", {204: None}, errors=(*IRONIC_READ, 404, 405))
+
+
 @router.delete("/v1/deploy_templates/{ident}", status_code=204)
+@declare(DELETE_TEMPLATE)
 async def delete_template(request: Request, ident: str) -> Response:
     _require(request, "baremetal:deploy_template:delete")
-    check_query(request, ())
+    DELETE_TEMPLATE.check_query(request)
     check_ident(ident)
     await run(request, lambda c: store.remove(c, store.find(c, ident, lock=True)), write=True)
     return Response(status_code=204)

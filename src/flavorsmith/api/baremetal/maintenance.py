@@ -10,8 +10,11 @@ from fastapi.routing import APIRouter
 
 from flavorsmith import jsonsafe
 from flavorsmith.api.baremetal.common import load
+from flavorsmith.api.baremetal.schemas import IRONIC_READ, IRONIC_WRITE
 from flavorsmith.api.context import authorize, run
-from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.api.contract import Contract, declare
+from flavorsmith.api.requests import json_body
+from flavorsmith.api.schema import nullable, obj, string
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid
 from flavorsmith.store import nodes as store
@@ -37,10 +40,21 @@ async def _reason(request: Request) -> str | None:
     return reason
 
 
+SET_MAINTENANCE = Contract(
+    "Put a node in maintenance, with an optional reason (202, no body)",
+    {202: None},
+    query={"reason": string()},
+    body=obj({"reason": nullable(string())}, additional=False),
+    body_required=False,
+    errors=(*IRONIC_WRITE, 404, 409),
+)
+
+
 @router.put("/v1/nodes/{ident}/maintenance", status_code=202)
+@declare(SET_MAINTENANCE)
 async def set_maintenance(request: Request, ident: str) -> Response:
     authorize(request, "baremetal:node:set_maintenance")
-    check_query(request, ("reason",))
+    SET_MAINTENANCE.check_query(request)
     reason = await _reason(request)
     changes = {"maintenance": True, "maintenance_reason": reason}
 
@@ -52,10 +66,18 @@ async def set_maintenance(request: Request, ident: str) -> Response:
     return Response(status_code=202)
 
 
+CLEAR_MAINTENANCE = Contract(
+    "Take a node out of maintenance (202, no body)",
+    {202: None},
+    errors=(*IRONIC_READ, 404, 409),
+)
+
+
 @router.delete("/v1/nodes/{ident}/maintenance", status_code=202)
+@declare(CLEAR_MAINTENANCE)
 async def clear_maintenance(request: Request, ident: str) -> Response:
     authorize(request, "baremetal:node:clear_maintenance")
-    check_query(request, ())
+    CLEAR_MAINTENANCE.check_query(request)
     changes = {"maintenance": False, "maintenance_reason": None}
 
     def work(connection: Connection) -> None:

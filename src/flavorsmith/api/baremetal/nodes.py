@@ -10,11 +10,23 @@ from fastapi import APIRouter, Request, Response
 from flavorsmith.api.baremetal import gates, serialize
 from flavorsmith.api.baremetal.common import authorized_node, may_act_on_some_node, root
 from flavorsmith.api.baremetal.policies import FIELD_RULES, node_target, patch_rules
+from flavorsmith.api.baremetal.schemas import (
+    FIELDS_LIST,
+    IRONIC_READ,
+    IRONIC_WRITE,
+    NODE,
+    NODE_CREATE,
+    NODE_LIST,
+    NODE_QUERY_TYPES,
+    VALIDATION,
+)
 from flavorsmith.api.context import context, run
+from flavorsmith.api.contract import Contract, declare, params
 from flavorsmith.api.microversions import Version
 from flavorsmith.api.paging import is_full, next_href
 from flavorsmith.api.query import IRONIC, Query
-from flavorsmith.api.requests import check_query, json_body, microversion
+from flavorsmith.api.requests import json_body, microversion
+from flavorsmith.api.schema import JSON_PATCH_BODY
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.ironic import nodes as rules
@@ -55,6 +67,8 @@ LIST_PARAMS = (
     "description_contains",
     "fault",
 )
+# /nodes/detail: the list's parameters but fields and detail.
+DETAIL_PARAMS = tuple(p for p in LIST_PARAMS if p not in ("fields", "detail"))
 
 
 def _query(request: Request) -> NodeQuery:
@@ -119,10 +133,9 @@ def _listing_project(request: Request) -> str | None:
     return None
 
 
-async def _list(request: Request, detail: bool) -> dict[str, Any]:
+async def _list(request: Request, contract: Contract, detail: bool) -> dict[str, Any]:
     project = _listing_project(request)
-    allowed = [p for p in LIST_PARAMS if not (detail and p in ("fields", "detail"))]
-    check_query(request, allowed)
+    contract.check_query(request)
     version = microversion(request)
     query = dataclasses.replace(_query(request), visible_to=project)
     if not detail and Query(request, IRONIC).flag("detail") and "fields" in request.query_params:
@@ -153,20 +166,44 @@ async def _list(request: Request, detail: bool) -> dict[str, Any]:
     return body
 
 
+LIST_NODES = Contract(
+    "List nodes", {200: NODE_LIST}, query=params(LIST_PARAMS, NODE_QUERY_TYPES), errors=IRONIC_READ
+)
+
+
 @router.get("/v1/nodes")
+@declare(LIST_NODES)
 async def list_nodes(request: Request) -> dict[str, Any]:
-    return await _list(request, detail=False)
+    return await _list(request, LIST_NODES, detail=False)
+
+
+LIST_NODES_DETAIL = Contract(
+    "List nodes with every field",
+    {200: NODE_LIST},
+    query=params(DETAIL_PARAMS, NODE_QUERY_TYPES),
+    errors=IRONIC_READ,
+)
 
 
 @router.get("/v1/nodes/detail")
+@declare(LIST_NODES_DETAIL)
 async def list_nodes_detail(request: Request) -> dict[str, Any]:
-    return await _list(request, detail=True)
+    return await _list(request, LIST_NODES_DETAIL, detail=True)
+
+
+SHOW_NODE = Contract(
+    "Show a node (by UUID, or by name from 1.5)",
+    {200: NODE},
+    query={"fields": FIELDS_LIST},
+    errors=(*IRONIC_READ, 404),
+)
 
 
 @router.get("/v1/nodes/{ident}")
+@declare(SHOW_NODE)
 async def show_node(request: Request, ident: str) -> dict[str, Any]:
     may_act_on_some_node(request, "baremetal:node:get")
-    check_query(request, ("fields",))
+    SHOW_NODE.check_query(request)
     version = microversion(request)
     fields = serialize.fields(Query(request, IRONIC), version) or serialize.available(version)
 
@@ -178,14 +215,18 @@ async def show_node(request: Request, ident: str) -> dict[str, Any]:
     return serialize.node(row, traits, fields, root(request))
 
 
+CREATE_NODE = Contract("Enroll a node", {201: NODE}, body=NODE_CREATE, errors=(*IRONIC_WRITE, 409))
+
+
 @router.post("/v1/nodes", status_code=201)
+@declare(CREATE_NODE)
 async def create_node(request: Request, response: Response) -> dict[str, Any]:
     ctx = context(request)
     # As Ironic: a project admin (not system-scoped) creates nodes its own project owns.
     self_owned = ctx.allowed("baremetal:node:create:self_owned_node")
     if not self_owned:
         ctx.authorize("baremetal:node:create")
-    check_query(request, ())
+    CREATE_NODE.check_query(request)
     body = await json_body(request)
     version = microversion(request)
     gates.check_body(body, version)
@@ -221,10 +262,20 @@ def _parent(connection: Connection, ident: str) -> str:
         ) from None
 
 
+UPDATE_NODE = Contract(
+    "Update a node with a JSON patch",
+    {200: NODE},
+    body=JSON_PATCH_BODY,
+    patch=True,
+    errors=(*IRONIC_WRITE, 404, 409),
+)
+
+
 @router.patch("/v1/nodes/{ident}")
+@declare(UPDATE_NODE)
 async def update_node(request: Request, ident: str) -> dict[str, Any]:
     may_act_on_some_node(request, "baremetal:node:update", *FIELD_RULES)
-    check_query(request, ())
+    UPDATE_NODE.check_query(request)
     patch = await json_body(request)
     version = microversion(request)
     gates.check_patch(patch, version)
@@ -247,10 +298,14 @@ async def update_node(request: Request, ident: str) -> dict[str, Any]:
     return serialize.node(row, traits, serialize.available(version), root(request))
 
 
+DELETE_NODE = Contract("Delete a node", {204: None}, errors=(*IRONIC_READ, 404, 409))
+
+
 @router.delete("/v1/nodes/{ident}", status_code=204)
+@declare(DELETE_NODE)
 async def delete_node(request: Request, ident: str) -> Response:
     may_act_on_some_node(request, "baremetal:node:delete", "baremetal:node:delete:self_owned_node")
-    check_query(request, ())
+    DELETE_NODE.check_query(request)
     ctx = context(request)
 
     def work(connection: Connection) -> None:
@@ -264,10 +319,16 @@ async def delete_node(request: Request, ident: str) -> Response:
     return Response(status_code=204)
 
 
+VALIDATE_NODE = Contract(
+    "Validate a node's interfaces", {200: VALIDATION}, errors=(*IRONIC_READ, 404)
+)
+
+
 @router.get("/v1/nodes/{ident}/validate")
+@declare(VALIDATE_NODE)
 async def validate_node(request: Request, ident: str) -> dict[str, Any]:
     may_act_on_some_node(request, "baremetal:node:validate")
-    check_query(request, ())
+    VALIDATE_NODE.check_query(request)
 
     def work(connection: Connection) -> dict[str, Any]:
         row = authorized_node(connection, request, ident, ("baremetal:node:validate",))

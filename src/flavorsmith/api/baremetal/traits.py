@@ -15,8 +15,11 @@ from flavorsmith.api.baremetal.common import (
     require,
     root,
 )
+from flavorsmith.api.baremetal.schemas import IRONIC_READ, IRONIC_WRITE, TRAIT
 from flavorsmith.api.context import run
-from flavorsmith.api.requests import check_query, json_body, microversion
+from flavorsmith.api.contract import Contract, declare
+from flavorsmith.api.requests import json_body, microversion
+from flavorsmith.api.schema import array, obj, string
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.ironic import nodes as rules
@@ -33,12 +36,12 @@ def _put_not_allowed() -> Response:
     return JSONResponse(body, status_code=405, headers={"Allow": "DELETE, GET, PATCH, POST"})
 
 
-def _prepare(request: Request, rule: str) -> str:
+def _prepare(request: Request, rule: str, contract: Contract) -> str:
     if request.method == "DELETE" and microversion(request) < TRAITS_SINCE:
         raise NotFound("Resource could not be found.")  # as Ironic: no such resource yet
     require(request, TRAITS_SINCE)
     may_act_on_some_node(request, rule)
-    check_query(request, ())
+    contract.check_query(request)
     return rule
 
 
@@ -49,9 +52,17 @@ def _locked(connection: Connection, request: Request, ident: str, rule: str) -> 
     )
 
 
+LIST_TRAITS = Contract(
+    "List a node's traits (from 1.37)",
+    {200: obj({"traits": array(string())}, required=("traits",), additional=False)},
+    errors=(*IRONIC_READ, 404),
+)
+
+
 @router.get("/v1/nodes/{ident}/traits")
+@declare(LIST_TRAITS)
 async def list_traits(request: Request, ident: str) -> dict[str, Any]:
-    rule = _prepare(request, "baremetal:node:traits:list")
+    rule = _prepare(request, "baremetal:node:traits:list", LIST_TRAITS)
 
     def work(connection: Connection) -> list[str]:
         row = authorized_node(connection, request, ident, (rule,), columns=store.KEY_COLUMNS)
@@ -60,11 +71,20 @@ async def list_traits(request: Request, ident: str) -> dict[str, Any]:
     return {"traits": await run(request, work, write=False)}
 
 
+SET_TRAITS = Contract(
+    "Replace a node's traits",
+    {204: None},
+    body=obj({"traits": array(TRAIT, maxItems=50)}, required=("traits",), additional=False),
+    errors=(*IRONIC_WRITE, 404, 409),
+)
+
+
 @router.put("/v1/nodes/{ident}/traits", status_code=204)
+@declare(SET_TRAITS)
 async def set_traits(request: Request, ident: str) -> Response:
     if microversion(request) < TRAITS_SINCE:
         return _put_not_allowed()
-    rule = _prepare(request, "baremetal:node:traits:set")
+    rule = _prepare(request, "baremetal:node:traits:set", SET_TRAITS)
     body = await json_body(request) if await request.body() else None
 
     def work(connection: Connection) -> None:
@@ -76,9 +96,15 @@ async def set_traits(request: Request, ident: str) -> Response:
     return Response(status_code=204)
 
 
+CLEAR_TRAITS = Contract(
+    "Remove all of a node's traits", {204: None}, errors=(*IRONIC_READ, 404, 409)
+)
+
+
 @router.delete("/v1/nodes/{ident}/traits", status_code=204)
+@declare(CLEAR_TRAITS)
 async def clear_traits(request: Request, ident: str) -> Response:
-    rule = _prepare(request, "baremetal:node:traits:delete")
+    rule = _prepare(request, "baremetal:node:traits:delete", CLEAR_TRAITS)
     await run(
         request,
         lambda c: store.remove_all_traits(c, _locked(c, request, ident, rule)),
@@ -88,11 +114,15 @@ async def clear_traits(request: Request, ident: str) -> Response:
     return Response(status_code=204)
 
 
+ADD_TRAIT = Contract("Add one trait", {204: None}, errors=(*IRONIC_READ, 404, 409))
+
+
 @router.put("/v1/nodes/{ident}/traits/{trait}", status_code=204)
+@declare(ADD_TRAIT)
 async def add_trait(request: Request, ident: str, trait: str) -> Response:
     if microversion(request) < TRAITS_SINCE:
         return _put_not_allowed()
-    rule = _prepare(request, "baremetal:node:traits:set")
+    rule = _prepare(request, "baremetal:node:traits:set", ADD_TRAIT)
     rules.check_trait(trait)
     if await request.body():
         raise Invalid("Adding one trait takes no request body")
@@ -106,9 +136,13 @@ async def add_trait(request: Request, ident: str, trait: str) -> Response:
     return Response(status_code=204, headers={"Location": location})
 
 
+REMOVE_TRAIT = Contract("Remove one trait", {204: None}, errors=(*IRONIC_READ, 404, 409))
+
+
 @router.delete("/v1/nodes/{ident}/traits/{trait}", status_code=204)
+@declare(REMOVE_TRAIT)
 async def remove_trait(request: Request, ident: str, trait: str) -> Response:
-    rule = _prepare(request, "baremetal:node:traits:delete")
+    rule = _prepare(request, "baremetal:node:traits:delete", REMOVE_TRAIT)
     # As Ironic: a malformed name is one no node has (404), not a 400.
     await run(
         request,

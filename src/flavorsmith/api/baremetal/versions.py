@@ -6,8 +6,11 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from flavorsmith.api.baremetal.schemas import IRONIC_VERSION
+from flavorsmith.api.contract import Contract, declare
 from flavorsmith.api.links import base, link
 from flavorsmith.api.microversions import IRONIC
+from flavorsmith.api.schema import LINKS, array, obj, string
 
 router = APIRouter()
 
@@ -27,8 +30,16 @@ def _version(request: Request) -> dict[str, Any]:
     }
 
 
+VERSIONS = Contract(
+    "Ironic's API versions",
+    {200: obj({"default_version": IRONIC_VERSION, "versions": array(IRONIC_VERSION)})},
+    errors=(406,),
+)
+
+
 @router.get("")
 @router.get("/")
+@declare(VERSIONS)
 async def versions(request: Request) -> dict[str, Any]:
     version = _version(request)
     return {
@@ -39,8 +50,16 @@ async def versions(request: Request) -> dict[str, Any]:
     }
 
 
+V1 = Contract(
+    "Ironic's v1 document",
+    {200: obj({"id": string(), "links": LINKS}, required=("id", "links"))},
+    errors=(406,),
+)
+
+
 @router.get("/v1")
 @router.get("/v1/")
+@declare(V1)
 async def v1(request: Request) -> dict[str, Any]:
     root = f"{base(request)}/baremetal"
     resources = {

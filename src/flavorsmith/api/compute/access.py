@@ -6,9 +6,11 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from flavorsmith.api.compute.schemas import ACCESS_ACTION, ACCESS_LIST, NOVA_READ, NOVA_WRITE
 from flavorsmith.api.context import authorize, call, run, services
+from flavorsmith.api.contract import Contract, declare
 from flavorsmith.api.policy import PolicyDenied
-from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.api.requests import json_body
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.store import nova_flavors as store
@@ -37,10 +39,16 @@ def _authorize_any(request: Request) -> None:
     raise denied
 
 
+LIST_ACCESS = Contract(
+    "List the projects of a private flavor", {200: ACCESS_LIST}, errors=(*NOVA_READ, 404)
+)
+
+
 @router.get("/v2.1/flavors/{flavorid}/os-flavor-access")
+@declare(LIST_ACCESS)
 async def list_access(request: Request, flavorid: str) -> dict[str, Any]:
     authorize(request, "os_compute_api:os-flavor-access")
-    check_query(request, ())
+    LIST_ACCESS.check_query(request)
 
     def work(connection: Connection) -> list[str]:
         row = store.get(connection, flavorid)
@@ -51,11 +59,20 @@ async def list_access(request: Request, flavorid: str) -> dict[str, Any]:
     return _body(flavorid, await run(request, work, write=False))
 
 
+FLAVOR_ACTION = Contract(
+    "addTenantAccess or removeTenantAccess",
+    {200: ACCESS_LIST},
+    body=ACCESS_ACTION,
+    errors=(*NOVA_WRITE, 404, 409),
+)
+
+
 @router.post("/v2.1/flavors/{flavorid}/action")
+@declare(FLAVOR_ACTION)
 async def flavor_action(request: Request, flavorid: str) -> dict[str, Any]:
     # Policy before the body: a caller allowed neither action learns nothing from parsing.
     _authorize_any(request)
-    check_query(request, ())
+    FLAVOR_ACTION.check_query(request)
     body = await json_body(request)
     if not isinstance(body, dict) or len(body) != 1:
         raise Invalid("The body must be one action: addTenantAccess or removeTenantAccess")

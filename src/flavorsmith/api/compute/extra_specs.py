@@ -10,11 +10,20 @@ from fastapi import APIRouter, Request, Response
 
 from flavorsmith.api.compute import bodies
 from flavorsmith.api.compute.common import at_least, viewer
+from flavorsmith.api.compute.schemas import (
+    EXTRA_SPECS,
+    EXTRA_SPECS_BODY,
+    NOVA_READ,
+    NOVA_WRITE,
+    SPEC_VALUE,
+)
 from flavorsmith.api.context import authorize, run, services
-from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.api.contract import Contract, declare
+from flavorsmith.api.requests import json_body
+from flavorsmith.api.schema import obj, string
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, NotFound
-from flavorsmith.extra_specs.registry import MODES, Mode, parse_mode
+from flavorsmith.extra_specs.registry import MODE_ALIASES, MODES, Mode, parse_mode
 from flavorsmith.extra_specs.validation import validate
 from flavorsmith.store import nova_flavors as store
 
@@ -23,9 +32,9 @@ log = logging.getLogger("flavorsmith.api")
 PATH = "/v2.1/flavors/{flavorid}/os-extra_specs"
 
 
-def _mode(request: Request) -> Mode | None:
+def _mode(request: Request, contract: Contract) -> Mode | None:
     """The validation mode: the parameter if given (any microversion), else nova from 2.86."""
-    check_query(request, ("validation",))
+    contract.check_query(request)
     value = request.query_params.get("validation")
     if value is None:
         return "nova" if at_least(request, 2, 86) else None
@@ -56,10 +65,18 @@ def check(request: Request, specs: dict[str, str], mode: Mode | None) -> None:
             )
 
 
+LIST_SPECS = Contract(
+    "List a flavor's extra specs",
+    {200: obj({"extra_specs": EXTRA_SPECS}, required=("extra_specs",), additional=False)},
+    errors=(*NOVA_READ, 404),
+)
+
+
 @router.get(PATH)
+@declare(LIST_SPECS)
 async def list_specs(request: Request, flavorid: str) -> dict[str, Any]:
     authorize(request, "os_compute_api:os-flavor-extra-specs:index")
-    check_query(request, ())
+    LIST_SPECS.check_query(request)
     who = viewer(request)
 
     def work(connection: Connection) -> dict[str, str]:
@@ -69,10 +86,14 @@ async def list_specs(request: Request, flavorid: str) -> dict[str, Any]:
     return {"extra_specs": await run(request, work, write=False)}
 
 
+SHOW_SPEC = Contract("Show one extra spec", {200: EXTRA_SPECS}, errors=(*NOVA_READ, 404))
+
+
 @router.get(PATH + "/{key}")
+@declare(SHOW_SPEC)
 async def show_spec(request: Request, flavorid: str, key: str) -> dict[str, str]:
     authorize(request, "os_compute_api:os-flavor-extra-specs:show")
-    check_query(request, ())
+    SHOW_SPEC.check_query(request)
     who = viewer(request)
 
     def work(connection: Connection) -> dict[str, str]:
@@ -85,10 +106,20 @@ async def show_spec(request: Request, flavorid: str, key: str) -> dict[str, str]
     return await run(request, work, write=False)
 
 
+CREATE_SPECS = Contract(
+    "Set extra specs (merged with the flavor's)",
+    {200: obj({"extra_specs": EXTRA_SPECS}, required=("extra_specs",), additional=False)},
+    query={"validation": string(enum=[*MODES, *MODE_ALIASES])},
+    body=EXTRA_SPECS_BODY,
+    errors=(*NOVA_WRITE, 404, 409),
+)
+
+
 @router.post(PATH)
+@declare(CREATE_SPECS)
 async def create_specs(request: Request, flavorid: str) -> dict[str, Any]:
     authorize(request, "os_compute_api:os-flavor-extra-specs:create")
-    mode = _mode(request)
+    mode = _mode(request, CREATE_SPECS)
     body = await json_body(request)
     specs = bodies.extra_specs(body)
     check(request, specs, mode)
@@ -101,10 +132,20 @@ async def create_specs(request: Request, flavorid: str) -> dict[str, Any]:
     return {"extra_specs": body["extra_specs"]}
 
 
+UPDATE_SPEC = Contract(
+    "Set one extra spec: the body holds exactly the key in the path",
+    {200: EXTRA_SPECS},
+    query={"validation": string(enum=[*MODES, *MODE_ALIASES])},
+    body=obj(additional=SPEC_VALUE) | {"minProperties": 1, "maxProperties": 1},
+    errors=(*NOVA_WRITE, 404, 409),
+)
+
+
 @router.put(PATH + "/{key}")
+@declare(UPDATE_SPEC)
 async def update_spec(request: Request, flavorid: str, key: str) -> dict[str, Any]:
     authorize(request, "os_compute_api:os-flavor-extra-specs:update")
-    mode = _mode(request)
+    mode = _mode(request, UPDATE_SPEC)
     body = await json_body(request)
     if not isinstance(body, dict):
         raise Invalid(f"The body must hold exactly the key in the URL: {{{key!r}: value}}")
@@ -122,10 +163,14 @@ async def update_spec(request: Request, flavorid: str, key: str) -> dict[str, An
     return body
 
 
+DELETE_SPEC = Contract("Remove one extra spec", {200: None}, errors=(*NOVA_READ, 404, 409))
+
+
 @router.delete(PATH + "/{key}")
+@declare(DELETE_SPEC)
 async def delete_spec(request: Request, flavorid: str, key: str) -> Response:
     authorize(request, "os_compute_api:os-flavor-extra-specs:delete")
-    check_query(request, ())
+    DELETE_SPEC.check_query(request)
     await run(
         request,
         lambda c: store.delete_extra_spec(c, store.get(c, flavorid, lock=True), key),

@@ -8,10 +8,21 @@ from fastapi import APIRouter, Request, Response
 
 from flavorsmith.api.compute import bodies, serialize
 from flavorsmith.api.compute.common import at_least, require, root, viewer
+from flavorsmith.api.compute.schemas import (
+    NOVA_BRIEF,
+    NOVA_FLAVOR,
+    NOVA_FLAVOR_CREATE,
+    NOVA_FLAVOR_UPDATE,
+    NOVA_LIST_QUERY,
+    NOVA_READ,
+    NOVA_WRITE,
+)
 from flavorsmith.api.context import authorize, run
+from flavorsmith.api.contract import Contract, declare, params
 from flavorsmith.api.paging import is_full, next_href
 from flavorsmith.api.query import NOVA, Query
-from flavorsmith.api.requests import check_query, json_body, microversion
+from flavorsmith.api.requests import json_body, microversion
+from flavorsmith.api.schema import LINKS, array, obj
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid
 from flavorsmith.extra_specs.safety import Matcher, compile_linear
@@ -41,10 +52,10 @@ def _digits(value: str) -> int | None:
     return ascii_int(value)
 
 
-def _query(request: Request) -> FlavorQuery:
+def _query(request: Request, contract: Contract) -> FlavorQuery:
     params = request.query_params
     if at_least(request, 2, 75):  # Nova rejects unknown query parameters from 2.75
-        check_query(request, LIST_PARAMS)
+        contract.check_query(request)
     query = Query(request, NOVA)
     is_public: bool | None = True
     raw = params.get("is_public")
@@ -79,8 +90,8 @@ def _query(request: Request) -> FlavorQuery:
     )
 
 
-async def _list(request: Request, detail: bool) -> dict[str, Any]:
-    query = _query(request)
+async def _list(request: Request, contract: Contract, detail: bool) -> dict[str, Any]:
+    query = _query(request, contract)
     version = microversion(request)
     who = viewer(request)
 
@@ -107,19 +118,57 @@ async def _list(request: Request, detail: bool) -> dict[str, Any]:
     return body
 
 
+LIST_FLAVORS = Contract(
+    "List flavors",
+    {
+        200: obj(
+            {"flavors": array(NOVA_BRIEF), "flavors_links": LINKS},
+            required=("flavors",),
+            additional=False,
+        )
+    },
+    query=params(LIST_PARAMS, NOVA_LIST_QUERY),
+    errors=NOVA_READ,
+)
+
+
 @router.get("/v2.1/flavors")
+@declare(LIST_FLAVORS)
 async def list_flavors(request: Request) -> dict[str, Any]:
-    return await _list(request, detail=False)
+    return await _list(request, LIST_FLAVORS, detail=False)
+
+
+LIST_FLAVORS_DETAIL = Contract(
+    "List flavors with every field",
+    {
+        200: obj(
+            {"flavors": array(NOVA_FLAVOR), "flavors_links": LINKS},
+            required=("flavors",),
+            additional=False,
+        )
+    },
+    query=params(LIST_PARAMS, NOVA_LIST_QUERY),
+    errors=NOVA_READ,
+)
 
 
 @router.get("/v2.1/flavors/detail")
+@declare(LIST_FLAVORS_DETAIL)
 async def list_flavors_detail(request: Request) -> dict[str, Any]:
-    return await _list(request, detail=True)
+    return await _list(request, LIST_FLAVORS_DETAIL, detail=True)
+
+
+SHOW_FLAVOR = Contract(
+    "Show a flavor",
+    {200: obj({"flavor": NOVA_FLAVOR}, required=("flavor",), additional=False)},
+    errors=(*NOVA_READ, 404),
+)
 
 
 @router.get("/v2.1/flavors/{flavorid}")
+@declare(SHOW_FLAVOR)
 async def show_flavor(request: Request, flavorid: str) -> dict[str, Any]:
-    check_query(request, ())
+    SHOW_FLAVOR.check_query(request)
     who = viewer(request)
 
     def work(connection: Connection) -> tuple[dict[str, Any], dict[str, str]]:
@@ -130,10 +179,19 @@ async def show_flavor(request: Request, flavorid: str) -> dict[str, Any]:
     return {"flavor": serialize.full(row, microversion(request), root(request), specs)}
 
 
+CREATE_FLAVOR = Contract(
+    "Create a flavor",
+    {200: obj({"flavor": NOVA_FLAVOR}, required=("flavor",), additional=False)},
+    body=NOVA_FLAVOR_CREATE,
+    errors=(*NOVA_WRITE, 409),
+)
+
+
 @router.post("/v2.1/flavors")
+@declare(CREATE_FLAVOR)
 async def create_flavor(request: Request) -> dict[str, Any]:
     authorize(request, "os_compute_api:os-flavor-manage:create")
-    check_query(request, ())
+    CREATE_FLAVOR.check_query(request)
     values = bodies.create(
         await json_body(request),
         description=at_least(request, 2, 55),
@@ -143,11 +201,20 @@ async def create_flavor(request: Request) -> dict[str, Any]:
     return {"flavor": serialize.full(row, microversion(request), root(request), {})}
 
 
+UPDATE_FLAVOR = Contract(
+    "Update a flavor's description (from 2.55)",
+    {200: obj({"flavor": NOVA_FLAVOR}, required=("flavor",), additional=False)},
+    body=NOVA_FLAVOR_UPDATE,
+    errors=(*NOVA_WRITE, 404),
+)
+
+
 @router.put("/v2.1/flavors/{flavorid}")
+@declare(UPDATE_FLAVOR)
 async def update_flavor(request: Request, flavorid: str) -> dict[str, Any]:
     require(request, 2, 55)
     authorize(request, "os_compute_api:os-flavor-manage:update")
-    check_query(request, ())
+    UPDATE_FLAVOR.check_query(request)
     description = bodies.update(await json_body(request))
 
     def work(connection: Connection) -> tuple[dict[str, Any], dict[str, str]]:
@@ -160,9 +227,13 @@ async def update_flavor(request: Request, flavorid: str) -> dict[str, Any]:
     return {"flavor": serialize.full(row, microversion(request), root(request), specs)}
 
 
+DELETE_FLAVOR = Contract("Delete a flavor", {202: None}, errors=(*NOVA_READ, 404, 409))
+
+
 @router.delete("/v2.1/flavors/{flavorid}", status_code=202)
+@declare(DELETE_FLAVOR)
 async def delete_flavor(request: Request, flavorid: str) -> Response:
     authorize(request, "os_compute_api:os-flavor-manage:delete")
-    check_query(request, ())
+    DELETE_FLAVOR.check_query(request)
     await run(request, lambda c: store.remove(c, store.get(c, flavorid, lock=True)), write=True)
     return Response(status_code=202, media_type="application/json")  # empty, as Nova

@@ -6,8 +6,11 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from flavorsmith.api.compute.schemas import NOVA_VERSION
+from flavorsmith.api.contract import Contract, declare
 from flavorsmith.api.links import base, link
 from flavorsmith.api.microversions import NOVA
+from flavorsmith.api.schema import array, obj
 
 router = APIRouter()
 
@@ -39,14 +42,26 @@ def _v20(request: Request) -> dict[str, Any]:
     }
 
 
+VERSIONS = Contract("Nova's API versions", {200: obj({"versions": array(NOVA_VERSION)})})
+
+
 @router.get("")
 @router.get("/")
+@declare(VERSIONS)
 async def versions(request: Request) -> dict[str, Any]:
     return {"versions": [_v20(request), _v21(request)]}
 
 
+V21 = Contract(
+    "Nova's v2.1 document",
+    {200: obj({"version": NOVA_VERSION}, required=("version",))},
+    errors=(400, 406),
+)
+
+
 @router.get("/v2.1")
 @router.get("/v2.1/")
+@declare(V21)
 async def v21(request: Request) -> dict[str, Any]:
     version = _v21(request)
     version["links"].append(link("http://docs.openstack.org/", "describedby", type="text/html"))

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from flavorsmith.api.context import authorize, run, services
+from flavorsmith.api.contract import READ, WRITE, Contract, declare
 from flavorsmith.api.loadbalancer.common import (
     ROOTS,
     fields_of,
@@ -14,7 +15,14 @@ from flavorsmith.api.loadbalancer.common import (
     select_fields,
     wrapped_body,
 )
-from flavorsmith.api.requests import check_query
+from flavorsmith.api.loadbalancer.schemas import (
+    PROFILE,
+    PROFILE_CREATE_BODY,
+    PROFILE_UPDATE_BODY,
+    octavia_list,
+    octavia_list_query,
+)
+from flavorsmith.api.schema import array, obj, string
 from flavorsmith.providers import service
 from flavorsmith.store import service_flavors as store
 
@@ -25,6 +33,16 @@ CREATE = frozenset({"name", "provider_name", "flavor_data"})
 UPDATE = CREATE
 
 
+LIST_PROFILES = Contract(
+    "List flavor profiles",
+    {200: octavia_list("flavorprofiles", PROFILE)},
+    query=octavia_list_query(store.PROFILE_FIELDS),
+    errors=(*READ, 404),
+    query_array=("fields",),
+)
+
+
+@declare(LIST_PROFILES)
 async def list_profiles(request: Request) -> dict[str, Any]:
     authorize(request, f"{P}:get_all")
     return await listing(
@@ -37,16 +55,35 @@ async def list_profiles(request: Request) -> dict[str, Any]:
     )
 
 
+SHOW_PROFILE = Contract(
+    "Show a flavor profile",
+    {200: obj({"flavorprofile": PROFILE}, required=("flavorprofile",))},
+    query={"fields": array(string(enum=list(store.PROFILE_FIELDS)))},
+    errors=(*READ, 404),
+    query_array=("fields",),
+)
+
+
+@declare(SHOW_PROFILE)
 async def show_profile(request: Request, ident: str) -> dict[str, Any]:
     authorize(request, f"{P}:get_one")
-    check_query(request, ("fields",))
+    SHOW_PROFILE.check_query(request)
     row = await run(request, lambda c: store.profile(c, ident), write=False)
     return {"flavorprofile": select_fields(row, fields_of(request, store.PROFILE_FIELDS))}
 
 
+CREATE_PROFILE = Contract(
+    "Create a flavor profile",
+    {201: obj({"flavorprofile": PROFILE}, required=("flavorprofile",))},
+    body=PROFILE_CREATE_BODY,
+    errors=(*WRITE, 409, 502),
+)
+
+
+@declare(CREATE_PROFILE)
 async def create_profile(request: Request, response: Response) -> dict[str, Any]:
     authorize(request, f"{P}:post")
-    check_query(request, ())
+    CREATE_PROFILE.check_query(request)
     values = await wrapped_body(request, "flavorprofile", CREATE)
     registry = services(request).providers
     row = await run(request, lambda c: service.create_profile(c, registry, values), write=True)
@@ -54,9 +91,18 @@ async def create_profile(request: Request, response: Response) -> dict[str, Any]
     return {"flavorprofile": row}
 
 
+UPDATE_PROFILE = Contract(
+    "Update a flavor profile",
+    {200: obj({"flavorprofile": PROFILE}, required=("flavorprofile",))},
+    body=PROFILE_UPDATE_BODY,
+    errors=(*WRITE, 404, 409, 502),
+)
+
+
+@declare(UPDATE_PROFILE)
 async def update_profile(request: Request, ident: str) -> dict[str, Any]:
     authorize(request, f"{P}:put")
-    check_query(request, ())
+    UPDATE_PROFILE.check_query(request)
     values = await wrapped_body(request, "flavorprofile", UPDATE)
     registry = services(request).providers
     row = await run(
@@ -65,9 +111,13 @@ async def update_profile(request: Request, ident: str) -> dict[str, Any]:
     return {"flavorprofile": row}
 
 
+DELETE_PROFILE = Contract("Delete an unused flavor profile", {204: None}, errors=(*READ, 404, 409))
+
+
+@declare(DELETE_PROFILE)
 async def delete_profile(request: Request, ident: str) -> Response:
     authorize(request, f"{P}:delete")
-    check_query(request, ())
+    DELETE_PROFILE.check_query(request)
     await run(request, lambda c: service.delete_profile(c, ident), write=True)
     return Response(status_code=204)
 

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from flavorsmith.api.context import authorize, run
+from flavorsmith.api.contract import READ, WRITE, Contract, declare
 from flavorsmith.api.loadbalancer.common import (
     ROOTS,
     fields_of,
@@ -14,7 +15,14 @@ from flavorsmith.api.loadbalancer.common import (
     select_fields,
     wrapped_body,
 )
-from flavorsmith.api.requests import check_query
+from flavorsmith.api.loadbalancer.schemas import (
+    FLAVOR_CREATE_BODY,
+    FLAVOR_UPDATE_BODY,
+    LB_FLAVOR,
+    octavia_list,
+    octavia_list_query,
+)
+from flavorsmith.api.schema import array, obj, string
 from flavorsmith.providers import service
 from flavorsmith.store import service_flavors as store
 
@@ -32,6 +40,16 @@ def shown(row: dict[str, Any]) -> dict[str, Any]:
     return {**row, "name": row["name"] or "", "description": row["description"] or ""}
 
 
+LIST_FLAVORS = Contract(
+    "List flavors",
+    {200: octavia_list("flavors", LB_FLAVOR)},
+    query=octavia_list_query(store.FLAVOR_FIELDS),
+    errors=(*READ, 404),
+    query_array=("fields",),
+)
+
+
+@declare(LIST_FLAVORS)
 async def list_flavors(request: Request) -> dict[str, Any]:
     authorize(request, f"{P}:get_all")
     return await listing(
@@ -45,33 +63,65 @@ async def list_flavors(request: Request) -> dict[str, Any]:
     )
 
 
+SHOW_FLAVOR = Contract(
+    "Show a flavor",
+    {200: obj({"flavor": LB_FLAVOR}, required=("flavor",))},
+    query={"fields": array(string(enum=list(store.FLAVOR_FIELDS)))},
+    errors=(*READ, 404),
+    query_array=("fields",),
+)
+
+
+@declare(SHOW_FLAVOR)
 async def show_flavor(request: Request, ident: str) -> dict[str, Any]:
     authorize(request, f"{P}:get_one")
-    check_query(request, ("fields",))
+    SHOW_FLAVOR.check_query(request)
     row = await run(request, lambda c: store.flavor(c, ident), write=False)
     return {"flavor": select_fields(shown(row), fields_of(request, store.FLAVOR_FIELDS))}
 
 
+CREATE_FLAVOR = Contract(
+    "Create a flavor",
+    {201: obj({"flavor": LB_FLAVOR}, required=("flavor",))},
+    body=FLAVOR_CREATE_BODY,
+    errors=(*WRITE, 409),
+)
+
+
+@declare(CREATE_FLAVOR)
 async def create_flavor(request: Request, response: Response) -> dict[str, Any]:
     authorize(request, f"{P}:post")
-    check_query(request, ())
+    CREATE_FLAVOR.check_query(request)
     values = await wrapped_body(request, "flavor", CREATE)
     row = await run(request, lambda c: service.create_flavor(c, values), write=True)
     response.status_code = 201
     return {"flavor": shown(row)}
 
 
+UPDATE_FLAVOR = Contract(
+    "Update a flavor",
+    {200: obj({"flavor": LB_FLAVOR}, required=("flavor",))},
+    body=FLAVOR_UPDATE_BODY,
+    errors=(*WRITE, 404, 409),
+)
+
+
+@declare(UPDATE_FLAVOR)
 async def update_flavor(request: Request, ident: str) -> dict[str, Any]:
     authorize(request, f"{P}:put")
-    check_query(request, ())
+    UPDATE_FLAVOR.check_query(request)
     values = await wrapped_body(request, "flavor", UPDATE)
     row = await run(request, lambda c: service.update_flavor(c, ident, values), write=True)
     return {"flavor": shown(row)}
 
 
+DELETE_FLAVOR = Contract("Delete a flavor", {204: None}, errors=(*READ, 404))
+
+
+@declare(DELETE_FLAVOR)
 async def delete_flavor(request: Request, ident: str) -> Response:
     authorize(request, f"{P}:delete")
-    check_query(request, ())
+    DELETE_FLAVOR.check_query(request)
     await run(request, lambda c: service.delete_flavor(c, ident), write=True)
     return Response(status_code=204)
 

@@ -7,7 +7,9 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from flavorsmith.api.contract import Contract, declare
 from flavorsmith.api.links import base, link
+from flavorsmith.api.schema import ANY_OBJECT, array, obj, string
 
 router = APIRouter()
 
@@ -48,8 +50,12 @@ VERSIONS = (
 )
 
 
+LIST_VERSIONS = Contract("Octavia's API versions", {200: obj({"versions": array(ANY_OBJECT)})})
+
+
 @router.get("")
 @router.get("/")
+@declare(LIST_VERSIONS)
 async def versions(request: Request) -> dict[str, Any]:
     href = f"{base(request)}/load-balancer/v2"
     return {
@@ -65,10 +71,14 @@ async def versions(request: Request) -> dict[str, Any]:
     }
 
 
+V2 = Contract('Octavia\'s v2 document (the string "v2")', {200: string()})
+
+
 @router.get("/v2")
 @router.get("/v2/")
 @router.get("/v2.0")
 @router.get("/v2.0/")
+@declare(V2)
 async def v2() -> str:
     """Octavia answers its versioned root with the bare string "v2"; clients accept that."""
     return "v2"

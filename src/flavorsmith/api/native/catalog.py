@@ -10,8 +10,10 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from flavorsmith.api.context import authorize, services
+from flavorsmith.api.contract import READ, Contract, declare
+from flavorsmith.api.native.schemas import CATALOG_SUMMARY
 from flavorsmith.api.policy import RuleDefault
-from flavorsmith.api.requests import check_query
+from flavorsmith.api.schema import ANY_OBJECT, array, obj, string
 from flavorsmith.api.services import CatalogState
 from flavorsmith.api.viewers import may_list_access, viewer
 from flavorsmith.catalog.model import Catalog
@@ -55,26 +57,49 @@ def _catalog(request: Request) -> Catalog:
     return visible_catalog(_state(request).view().catalog, viewer(request))
 
 
+GET_CATALOG = Contract(
+    "The loaded catalog and its diagnostics", {200: CATALOG_SUMMARY}, errors=READ
+)
+
+
 @router.get("/catalog")
+@declare(GET_CATALOG)
 def get_catalog(request: Request) -> dict[str, Any]:
     authorize(request, "flavorsmith:catalog:get")
-    check_query(request, ())
+    GET_CATALOG.check_query(request)
     state = _state(request)
     return _summary(request, state, state.view())
 
 
+RELOAD_CATALOG = Contract("Reload the catalog from disk", {200: CATALOG_SUMMARY}, errors=READ)
+
+
 @router.post("/catalog/reload")
+@declare(RELOAD_CATALOG)
 def reload_catalog(request: Request) -> dict[str, Any]:
     authorize(request, "flavorsmith:catalog:reload")
-    check_query(request, ())
+    RELOAD_CATALOG.check_query(request)
     state = _state(request)
     return _summary(request, state, state.reload())
 
 
+NOVA_FLAVORS = Contract(
+    "The Nova flavors the catalog derives",
+    {
+        200: obj(
+            {"nova_flavors": array(ANY_OBJECT), "unresolved": array(string())},
+            required=("nova_flavors", "unresolved"),
+        )
+    },
+    errors=READ,
+)
+
+
 @router.get("/catalog/nova-flavors")
+@declare(NOVA_FLAVORS)
 def nova_flavors(request: Request) -> dict[str, Any]:
     authorize(request, "flavorsmith:catalog:get")
-    check_query(request, ())
+    NOVA_FLAVORS.check_query(request)
     derived, unresolved = derive(_catalog(request))
     access = may_list_access(request)
     flavors = [f.as_dict() for f in derived]
@@ -84,10 +109,16 @@ def nova_flavors(request: Request) -> dict[str, Any]:
     return {"nova_flavors": flavors, "unresolved": [f.name for f in unresolved]}
 
 
+FLAVOR = Contract(
+    "One catalog flavor", {200: obj(required=("name", "traits"))}, errors=(*READ, 404)
+)
+
+
 @router.get("/catalog/flavors/{name}")
+@declare(FLAVOR)
 def flavor(request: Request, name: str) -> dict[str, Any]:
     authorize(request, "flavorsmith:catalog:get")
-    check_query(request, ())
+    FLAVOR.check_query(request)
     catalog = _catalog(request)
     found = catalog.flavor(name)
     if found is None:

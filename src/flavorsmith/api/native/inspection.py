@@ -9,8 +9,10 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from flavorsmith.api.context import context
+from flavorsmith.api.contract import READ, WRITE, Contract, declare
 from flavorsmith.api.policy import RuleDefault
-from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.api.requests import json_body
+from flavorsmith.api.schema import ANY_OBJECT, nullable, obj, string
 from flavorsmith.db.engine import Connection
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import ServiceUnavailable
@@ -39,14 +41,32 @@ def _timestamp(value: datetime) -> str:
     return value.isoformat()
 
 
+LAST_CLASSIFICATION = Contract(
+    "A node's last classification: the device type, each candidate's per-field checks, "
+    "the traits and the rule behind each (null when nothing was classified)",
+    {
+        200: obj(
+            {
+                "node": string(),
+                "classified_at": nullable(string()),
+                "classification": nullable(ANY_OBJECT),
+            },
+            required=("node", "classified_at", "classification"),
+        )
+    },
+    errors=(*READ, 404),
+)
+
+
 @router.get("/nodes/{ident}/inspection")
+@declare(LAST_CLASSIFICATION)
 async def last_classification(request: Request, ident: str) -> dict[str, Any]:
     """What the last classification of the node decided, and when: the device type and each
     candidate's per-field checks, the traits and the rule behind each (``classification`` is
     null when nothing was classified). The inspection data itself is not returned."""
     ctx = context(request)
     ctx.authorize("flavorsmith:inspection:get")
-    check_query(request, ())
+    LAST_CLASSIFICATION.check_query(request)
 
     def work(connection: Connection) -> dict[str, Any]:
         node = store.find(connection, ident, by_name=True)
@@ -60,11 +80,20 @@ async def last_classification(request: Request, ident: str) -> dict[str, Any]:
     return await ctx.run(work, write=False)
 
 
+INSPECT_NODE = Contract(
+    "Store inspection data for a node and apply its classification",
+    {200: obj(required=("node", "applied"))},
+    body=ANY_OBJECT,
+    errors=(*WRITE, 404, 409, 503),
+)
+
+
 @router.post("/nodes/{ident}/inspection")
+@declare(INSPECT_NODE)
 async def inspect_node(request: Request, ident: str) -> dict[str, Any]:
     ctx = context(request)
     ctx.authorize("flavorsmith:inspection:create")
-    check_query(request, ())
+    INSPECT_NODE.check_query(request)
     data = await json_body(request)
     view = ctx.services.catalog.view()
     if has_errors(view.diagnostics):

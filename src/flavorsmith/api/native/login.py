@@ -12,7 +12,9 @@ from fastapi import APIRouter, Request
 
 from flavorsmith.api.auth import Credentials
 from flavorsmith.api.context import call, services
-from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.api.contract import Contract, declare
+from flavorsmith.api.requests import json_body
+from flavorsmith.api.schema import BOOLEAN, array, nullable, obj, string
 from flavorsmith.config import AuthMode
 from flavorsmith.errors import Invalid, NotFound
 
@@ -32,17 +34,71 @@ REQUIRED = ("username", "password")
 OPTIONAL = ("project_name", "project_id", "user_domain_name", "project_domain_name")
 FIELDS = (*REQUIRED, *OPTIONAL)
 
+# POST /v1/login (api/native/login.py): Keystone password credentials scoped to one project.
+_LOGIN_TEXT = string(minLength=1, maxLength=NAME_LENGTH)
+LOGIN_BODY = obj(
+    {
+        "username": _LOGIN_TEXT,
+        "password": string(minLength=1, maxLength=PASSWORD_LENGTH, format="password"),
+        "project_name": _LOGIN_TEXT,
+        "project_id": _LOGIN_TEXT,
+        "user_domain_name": _LOGIN_TEXT,
+        "project_domain_name": _LOGIN_TEXT,
+    },
+    required=REQUIRED,
+    additional=False,
+)
+_KEYSTONE_NAMED = obj(
+    {"id": nullable(string()), "name": nullable(string()), "domain": nullable(string())},
+    required=("id", "name", "domain"),
+    additional=False,
+)
+LOGIN_ANSWER = obj(
+    {
+        "token": string(),
+        "expires_at": nullable(string()),
+        "user": _KEYSTONE_NAMED,
+        "project": _KEYSTONE_NAMED,
+        "roles": array(string()),
+    },
+    required=("token", "expires_at", "user", "project", "roles"),
+    additional=False,
+)
+
+AUTH = Contract(
+    "Which auth the service runs, and whether it offers a login (under Keystone)",
+    {
+        200: obj(
+            {
+                "auth": string(enum=["noauth", "static token", "keystone"]),
+                "login": BOOLEAN,
+            },
+            required=("auth", "login"),
+        )
+    },
+    errors=(400,),
+)
+LOGIN = Contract(
+    "Log in with a Keystone password: a project-scoped token in the body, to send as "
+    "X-Auth-Token (404 when the service does not run Keystone auth)",
+    {200: LOGIN_ANSWER},
+    body=LOGIN_BODY,
+    errors=(400, 401, 403, 404, 413, 415, 503),
+)
+
 
 @router.get("/auth")
+@declare(AUTH)
 async def auth_mode(request: Request) -> dict[str, Any]:
-    check_query(request, ())
+    AUTH.check_query(request)
     found = services(request)
     return {"auth": MODES[found.settings.auth], "login": found.login is not None}
 
 
 @router.post("/login")
+@declare(LOGIN)
 async def login(request: Request) -> dict[str, Any]:
-    check_query(request, ())
+    LOGIN.check_query(request)
     found = services(request)
     keystone = found.login
     if keystone is None:

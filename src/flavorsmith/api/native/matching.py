@@ -17,11 +17,13 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from flavorsmith.api.context import authorize, call, run, services
+from flavorsmith.api.contract import READ, Contract, declare
 from flavorsmith.api.links import base
+from flavorsmith.api.native.schemas import EXPLAIN_FLAVOR_ANSWER, EXPLAIN_NODE_ANSWER
 from flavorsmith.api.paging import next_href
 from flavorsmith.api.policy import RuleDefault
 from flavorsmith.api.query import NATIVE, Query
-from flavorsmith.api.requests import check_query
+from flavorsmith.api.schema import ANY_OBJECT, QUERY_BOOL, QUERY_LIMIT, UUID, array, obj, string
 from flavorsmith.api.viewers import may_list_access, viewer
 from flavorsmith.catalog import trait_use
 from flavorsmith.catalog.model import Catalog, Flavor
@@ -55,10 +57,19 @@ async def _inputs(request: Request) -> tuple[Catalog, Index]:
     return visible_catalog(catalog, viewer(request)), index
 
 
+FLAVOR_NODES = Contract(
+    "The nodes a flavor can land on",
+    {200: obj(required=("flavor", "count", "generation", "nodes"))},
+    query={"limit": QUERY_LIMIT, "marker": UUID, "available": QUERY_BOOL},
+    errors=(*READ, 404, 503),
+)
+
+
 @router.get("/flavors/{name}/nodes")
+@declare(FLAVOR_NODES)
 async def flavor_nodes(request: Request, name: str) -> Response:
     _authorize(request)
-    check_query(request, ("limit", "marker", "available"))
+    FLAVOR_NODES.check_query(request)
     rule = _visible_rule(request, _served(request), name)
     query = Query(request, NATIVE)
     available = query.flag("available")
@@ -161,10 +172,18 @@ def _entries(index: Index) -> Callable[[int], bytes]:
     return entry
 
 
+NODE_FLAVORS = Contract(
+    "The flavors a node can serve",
+    {200: obj(required=("node", "flavors"))},
+    errors=(*READ, 404, 503),
+)
+
+
 @router.get("/nodes/{ident}/flavors")
+@declare(NODE_FLAVORS)
 async def node_flavors(request: Request, ident: str) -> dict[str, Any]:
     _authorize(request)
-    check_query(request, ())
+    NODE_FLAVORS.check_query(request)
     catalog, index = await _inputs(request)
     node = views.find_node(index, ident)
     return {
@@ -173,19 +192,31 @@ async def node_flavors(request: Request, ident: str) -> dict[str, Any]:
     }
 
 
+EXPLAIN_PAIR = Contract(
+    "Whether a flavor can land on a node, and why not",
+    {200: ANY_OBJECT},
+    errors=(*READ, 404, 503),
+)
+
+
 @router.get("/flavors/{name}/nodes/{ident}")
+@declare(EXPLAIN_PAIR)
 async def explain_pair(request: Request, name: str, ident: str) -> dict[str, Any]:
     _authorize(request)
-    check_query(request, ())
+    EXPLAIN_PAIR.check_query(request)
     catalog, index = await _inputs(request)
     rule = views.find_flavor(views.rules_of(catalog), name)
     return views.pair(views.find_node(index, ident), rule, views.known_traits(index))
 
 
+CAPACITY = Contract("Capacity per flavor", {200: ANY_OBJECT}, errors=(*READ, 503))
+
+
 @router.get("/capacity")
+@declare(CAPACITY)
 async def capacity(request: Request) -> dict[str, Any]:
     _authorize(request)
-    check_query(request, ())
+    CAPACITY.check_query(request)
     catalog, index = await _inputs(request)
     names = may_list_access(request)
 
@@ -215,22 +246,40 @@ def _explain_context(request: Request, catalog: Catalog, flavor: str) -> Context
     return Context(project=project, access=views.access_of(catalog, flavor))
 
 
+EXPLAIN_FLAVOR = Contract(
+    "A flavor's nodes counted by the first reason it cannot land there",
+    {200: EXPLAIN_FLAVOR_ANSWER},
+    query={"project": string()},
+    errors=(*READ, 404, 503),
+)
+
+
 @router.get("/flavors/{name}/explain")
+@declare(EXPLAIN_FLAVOR)
 async def explain_flavor(request: Request, name: str) -> dict[str, Any]:
     """The flavor's nodes counted by reason: the same as ``flavorsmith explain FLAVOR -f json``."""
     _authorize(request)
-    check_query(request, ("project",))
+    EXPLAIN_FLAVOR.check_query(request)
     catalog, index = await _inputs(request)
     rule = views.find_flavor(views.rules_of(catalog), name)
     context = _explain_context(request, catalog, rule.name)
     return await call(request, lambda: views.explain_flavor(index, rule, context))
 
 
+EXPLAIN_NODE = Contract(
+    "Every reason a flavor cannot land on a node: catalog, Ironic, Placement, access",
+    {200: EXPLAIN_NODE_ANSWER},
+    query={"project": string()},
+    errors=(*READ, 404, 503),
+)
+
+
 @router.get("/flavors/{name}/nodes/{ident}/explain")
+@declare(EXPLAIN_NODE)
 async def explain_node(request: Request, name: str, ident: str) -> dict[str, Any]:
     """Every reason the flavor cannot land on the node: ``flavorsmith explain FLAVOR NODE``."""
     _authorize(request)
-    check_query(request, ("project",))
+    EXPLAIN_NODE.check_query(request)
     catalog, index = await _inputs(request)
     rule = views.find_flavor(views.rules_of(catalog), name)
     node = views.find_node(index, ident)
@@ -238,13 +287,42 @@ async def explain_node(request: Request, name: str, ident: str) -> dict[str, Any
     return await call(request, lambda: views.explain_node(index, rule, node, context))
 
 
+FLAVOR_NODE_MATRIX = Contract(
+    "Flavors by node groups (same resource class and traits): the nodes of each group "
+    "each flavor can land on, filtered by the nodes' resource class, traits and "
+    "provision state, the groups paged",
+    {
+        200: obj(
+            {
+                "generation": {"type": "integer"},
+                "nodes": {"type": "integer"},
+                "group_count": {"type": "integer"},
+                "groups": array(ANY_OBJECT),
+                "flavors": array(ANY_OBJECT),
+                "next": string(),
+            },
+            required=("generation", "nodes", "group_count", "groups", "flavors"),
+        )
+    },
+    query={
+        "resource_class": string(),
+        "trait": string(),
+        "provision_state": string(),
+        "limit": QUERY_LIMIT,
+        "marker": string(),
+    },
+    errors=(*READ, 503),
+)
+
+
 @router.get("/matrix")
+@declare(FLAVOR_NODE_MATRIX)
 async def flavor_node_matrix(request: Request) -> dict[str, Any]:
     """Flavors by node groups (same resource class and traits), filtered by the nodes'
     ``resource_class``, ``trait`` (comma-separated: every one) and ``provision_state``; the
     groups paged with ``limit`` and ``marker`` (a group's id)."""
     _authorize(request)
-    check_query(request, ("resource_class", "trait", "provision_state", "limit", "marker"))
+    FLAVOR_NODE_MATRIX.check_query(request)
     catalog, index = await _inputs(request)
     query = Query(request, NATIVE)
     traits = query.get("trait")
@@ -266,14 +344,22 @@ async def flavor_node_matrix(request: Request) -> dict[str, Any]:
     return body
 
 
+NODE_MATCHES = Contract(
+    "A node, and for every flavor whether it can land there and why not",
+    {200: obj(required=("generation", "node", "trait_owners", "flavors"))},
+    errors=(*READ, 404, 503),
+)
+
+
 @router.get("/nodes/{ident}/matches")
+@declare(NODE_MATCHES)
 async def node_matches(request: Request, ident: str) -> dict[str, Any]:
     """A node (with its traits, states and what keeps Nova from scheduling on it, and who owns
     each trait), and every
     flavor the caller may see: whether the matcher lets it land there, and why not (the
     dashboard's node page; ``explain FLAVOR NODE`` has the reasons by layer)."""
     _authorize(request)
-    check_query(request, ())
+    NODE_MATCHES.check_query(request)
     catalog, index = await _inputs(request)
     node = views.find_node(index, ident)
     known = views.known_traits(index)
@@ -290,7 +376,31 @@ async def node_matches(request: Request, ident: str) -> dict[str, Any]:
 TEMPLATE_SOURCES = ("service", "catalog")
 
 
+FLAVOR_DEPLOY_PLAN = Contract(
+    "The deploy steps provisioning the node with the flavor would run, in order, and "
+    "why each deploy template was or was not applied (flavorsmith deploy plan)",
+    {
+        200: obj(
+            {
+                "flavor": string(),
+                "templates_from": string(enum=["service", "catalog"]),
+                "node": string(),
+                "driver": string(),
+                "instance_traits": array(string()),
+                "steps": array(ANY_OBJECT),
+                "templates": array(ANY_OBJECT),
+                "errors": array(string()),
+            },
+            required=("flavor", "node", "driver", "steps", "templates", "errors"),
+        )
+    },
+    query={"templates": string(enum=["service", "catalog"])},
+    errors=(*READ, 404, 503),
+)
+
+
 @router.get("/flavors/{name}/nodes/{ident}/deploy-plan")
+@declare(FLAVOR_DEPLOY_PLAN)
 async def flavor_deploy_plan(request: Request, name: str, ident: str) -> dict[str, Any]:
     """The deploy steps provisioning the node with the flavor would run, in order, where each
     comes from, why each deploy template was or was not applied, and what Ironic or Nova would
@@ -298,7 +408,7 @@ async def flavor_deploy_plan(request: Request, name: str, ident: str) -> dict[st
     default) uses the deploy templates this service holds, ``templates=catalog`` the
     catalog's (before a sync)."""
     _authorize(request)
-    check_query(request, ("templates",))
+    FLAVOR_DEPLOY_PLAN.check_query(request)
     source = request.query_params.get("templates", "service")
     if source not in TEMPLATE_SOURCES:
         raise Invalid(f"templates must be one of {', '.join(TEMPLATE_SOURCES)}, not {source!r}")

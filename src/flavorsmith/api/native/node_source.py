@@ -9,8 +9,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from flavorsmith.api.context import authorize, services
+from flavorsmith.api.contract import READ, Contract, declare
 from flavorsmith.api.policy import RuleDefault
-from flavorsmith.api.requests import check_query
+from flavorsmith.api.schema import obj, string
 
 router = APIRouter()
 
@@ -23,10 +24,18 @@ POLICIES = [
 ]
 
 
+NODE_SOURCE = Contract(
+    "Where the nodes come from: the database, or a real Ironic mirrored (its state)",
+    {200: obj({"source": string(enum=["database", "ironic"])}, required=("source",))},
+    errors=READ,
+)
+
+
 @router.get("/nodes/source")
+@declare(NODE_SOURCE)
 async def node_source(request: Request) -> dict[str, Any]:
     authorize(request, "flavorsmith:nodes:source")
-    check_query(request, ())
+    NODE_SOURCE.check_query(request)
     mirror = services(request).mirror
     if mirror is None:
         return {"source": "database"}

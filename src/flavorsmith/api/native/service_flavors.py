@@ -11,19 +11,32 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from flavorsmith.api.context import context
+from flavorsmith.api.contract import WRITE, Contract, declare
 from flavorsmith.api.loadbalancer.policies import RESOLVE_PROFILE
-from flavorsmith.api.requests import check_query, json_body
+from flavorsmith.api.native.schemas import RESOLVED
+from flavorsmith.api.requests import json_body
+from flavorsmith.api.schema import nullable, obj, string
 from flavorsmith.errors import Invalid
 from flavorsmith.providers import service
 
 router = APIRouter()
 
 
+RESOLVE = Contract(
+    "Resolve a service flavor for use: the provider and expanded metadata",
+    {200: RESOLVED},
+    body=obj({"provider": nullable(string())}, additional=False),
+    body_required=False,
+    errors=(*WRITE, 404, 502),
+)
+
+
 @router.post("/service-flavors/{ident}/resolve")
+@declare(RESOLVE)
 async def resolve(request: Request, ident: str) -> dict[str, Any]:
     ctx = context(request)
     ctx.authorize("flavorsmith:service-flavor:resolve")
-    check_query(request, ())
+    RESOLVE.check_query(request)
     provider = None
     if await request.body():
         body = await json_body(request)

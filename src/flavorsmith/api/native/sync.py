@@ -12,8 +12,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from flavorsmith.api.context import allowed, authorize, call, services
+from flavorsmith.api.contract import READ, Contract, declare
+from flavorsmith.api.native.schemas import SYNC_ROUND
 from flavorsmith.api.policy import RuleDefault
-from flavorsmith.api.requests import check_query
+from flavorsmith.api.schema import QUERY_BOOL, Schema, obj, string
 from flavorsmith.api.services import Services
 from flavorsmith.catalog.repo import RepoView
 from flavorsmith.errors import Invalid, ServiceUnavailable
@@ -43,9 +45,9 @@ def _flag(request: Request, name: str) -> bool:
     return parse_bool(name, raw) if raw is not None else False
 
 
-def _prepare(request: Request, rule: str) -> Choice:
+def _prepare(request: Request, rule: str, contract: Contract) -> Choice:
     authorize(request, rule)
-    check_query(request, ("prune", "only", "allow_empty"))
+    contract.check_query(request)
     only = request.query_params.get("only", DEFAULT)
     try:
         kind = choose(only)
@@ -100,30 +102,68 @@ def _work(
         return round_of(shared.catalog.reload())
 
 
+SYNC_QUERY: dict[str, Schema] = {
+    "prune": QUERY_BOOL,
+    "allow_empty": QUERY_BOOL,  # let a prune delete every managed object of the kind
+    "only": string(enum=["flavors", "deploy-templates"]),
+}
+
+
+SYNC_PLAN = Contract(
+    "What a sync of the catalog would change",
+    {200: SYNC_ROUND},
+    query=SYNC_QUERY,
+    errors=(*READ, 503),
+)
+
+
 @router.get("/sync/plan")
+@declare(SYNC_PLAN)
 async def sync_plan(request: Request) -> dict[str, Any]:
-    choice = _prepare(request, "flavorsmith:sync:plan")
+    choice = _prepare(request, "flavorsmith:sync:plan", SYNC_PLAN)
     shared = services(request)
     return await call(request, lambda: _work(shared, choice, False))
 
 
+SYNC_ALLOWED = Contract(
+    "What the caller may do: plan a sync, apply it (by policy)",
+    {
+        200: obj(
+            {"plan": {"type": "boolean"}, "apply": {"type": "boolean"}},
+            required=("plan", "apply"),
+        )
+    },
+    errors=READ,
+)
+
+
 @router.get("/sync/allowed")
+@declare(SYNC_ALLOWED)
 async def sync_allowed(request: Request) -> dict[str, bool]:
     """What the caller may do here: plan, apply (its own permissions, by policy; the
     dashboard shows Apply only to callers who may apply)."""
-    check_query(request, ())
+    SYNC_ALLOWED.check_query(request)
     return {
         "plan": allowed(request, "flavorsmith:sync:plan"),
         "apply": allowed(request, "flavorsmith:sync:apply"),
     }
 
 
+SYNC_APPLY = Contract(
+    "Apply the catalog (409 with the same body when something failed)",
+    {200: SYNC_ROUND, 409: SYNC_ROUND},
+    query=SYNC_QUERY,
+    errors=(*READ, 409, 503),
+)
+
+
 @router.post("/sync/apply")
+@declare(SYNC_APPLY)
 async def sync_apply(request: Request) -> JSONResponse:
     """200 when everything applied; 409 with the same body when the catalog is missing or has
     errors, a prune would delete every managed object without allow_empty=true, or an action
     failed (the body says which; nothing is applied in the first two cases)."""
-    choice = _prepare(request, "flavorsmith:sync:apply")
+    choice = _prepare(request, "flavorsmith:sync:apply", SYNC_APPLY)
     shared = services(request)
     projects = _projects(shared, request)
     body = await call(request, lambda: _work(shared, choice, True, projects))

@@ -19,8 +19,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from flavorsmith.api.context import authorize, call, services
+from flavorsmith.api.contract import READ, Contract, declare
 from flavorsmith.api.policy import RuleDefault
-from flavorsmith.api.requests import check_query
+from flavorsmith.api.schema import obj
 from flavorsmith.api.services import Services
 from flavorsmith.catalog.repo import RepoView
 from flavorsmith.diagnostics import has_errors
@@ -79,10 +80,19 @@ def warm(shared: Services) -> None:
         report(shared, view, shared.index_cache.current())
 
 
+VERIFY = Contract(
+    "Drift between the catalog, the nodes, Placement (derived from the nodes) and the "
+    "Nova flavors; each finding with the command that fixes it",
+    {200: obj(required=("aligned", "findings"))},
+    errors=(*READ, 503),
+)
+
+
 @router.get("/verify")
+@declare(VERIFY)
 async def verify(request: Request) -> dict[str, Any]:
     authorize(request, "flavorsmith:verify:get")
-    check_query(request, ())
+    VERIFY.check_query(request)
     shared = services(request)
     view = shared.catalog.view()
     if has_errors(view.diagnostics):

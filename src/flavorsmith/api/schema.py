@@ -1,4 +1,5 @@
-"""JSON Schema building blocks of the OpenAPI document, and each API family's error body."""
+"""JSON Schema building blocks of the HTTP contracts (requests and answers, api/contract.py),
+and each API family's error body."""
 
 from __future__ import annotations
 

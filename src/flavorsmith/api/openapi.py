@@ -1,13 +1,9 @@
-"""The OpenAPI document: what every operation takes and answers, declared in one table.
-
-Handlers read the request themselves (``check_query``, ``json_body``), so FastAPI sees no
-parameters. ``OPERATIONS`` declares, for every route of the app keyed by (method, path), its
-query parameters, its request body and the statuses it answers; ``document()`` merges that
-into FastAPI's generated document and adds what every operation of an API family shares (the
-microversion headers, ``X-Auth-Token``, the family's error body). Query parameter names come
-from the constants the handlers check against, so the document follows the code; a test
-checks that every route is declared and that the declared names are exactly those accepted.
-"""
+"""The OpenAPI document, generated from the contract each handler is declared with
+(api/contract.py): ``document()`` merges every route's contract into FastAPI's generated
+document and adds what every operation of an API family shares (the microversion headers,
+``X-Auth-Token``, the family's error body). A handler checks its query with the same contract,
+so the documented parameters are the accepted ones; a test checks that every route declares
+one."""
 
 from __future__ import annotations
 
@@ -16,14 +12,15 @@ import re
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute, iter_route_contexts
 from starlette.requests import Request
 
 from flavorsmith import __version__
+from flavorsmith.api.contract import Contract, declared
 from flavorsmith.api.families import Family, family_of
 from flavorsmith.api.microversions import IRONIC, NOVA, MicroversionSpec, Version
 from flavorsmith.api.middleware import PUBLIC_PATHS, VERSIONED
-from flavorsmith.api.openapi.operations import OPERATIONS, Operation
-from flavorsmith.api.openapi.schemas import (
+from flavorsmith.api.schema import (
     ERROR_SCHEMAS,
     JSON,
     JSON_PATCH,
@@ -33,7 +30,7 @@ from flavorsmith.api.openapi.schemas import (
     string,
 )
 
-__all__ = ["DOCUMENT_PATHS", "OPERATIONS", "document", "install", "key", "undeclared"]
+__all__ = ["DOCUMENT_PATHS", "contracts", "document", "install", "key", "undeclared"]
 
 # Where the document is served: the service root, and beside the native API.
 DOCUMENT_PATHS = ("/openapi.json", "/v1/openapi.json")
@@ -107,7 +104,7 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root + "/")
 
 
-def _operation_doc(generated: Schema, path: str, op: Operation) -> Schema:
+def _operation_doc(generated: Schema, path: str, op: Contract) -> Schema:
     family = family_of(path)
     out = dict(generated)
     out["summary"] = op.summary
@@ -163,26 +160,43 @@ def _generated(app: FastAPI) -> Schema:
     )
 
 
+def contracts(app: FastAPI) -> dict[tuple[str, str], Contract]:
+    """The contract of every declared operation of the app, by (method, path) key."""
+    found: dict[tuple[str, str], Contract] = {}
+    # Routes as FastAPI's own document generator walks them (included routers flattened).
+    for route in iter_route_contexts(app.routes):
+        original = route.original_route
+        if not isinstance(original, APIRoute) or not original.include_in_schema:
+            continue
+        contract = declared(route.endpoint) if route.endpoint is not None else None
+        if contract is not None and route.path_format is not None:
+            for method in route.methods or ():
+                found[key(method, route.path_format)] = contract
+    return found
+
+
 def undeclared(app: FastAPI) -> list[str]:
-    """The app's operations that OPERATIONS does not declare, as 'METHOD /path'."""
+    """The app's operations whose handler declares no contract, as 'METHOD /path'."""
     paths: dict[str, Schema] = _generated(app).get("paths", {})
+    known = contracts(app)
     return sorted(
         f"{method.upper()} {path}"
         for path, methods in paths.items()
         for method in methods
-        if key(method, path) not in OPERATIONS
+        if key(method, path) not in known
     )
 
 
 def document(app: FastAPI) -> Schema:
-    """FastAPI's generated document with every operation's declaration merged in (an
-    undeclared route, which a test forbids, keeps what FastAPI generated)."""
+    """FastAPI's generated document with every operation's contract merged in (an undeclared
+    route, which a test forbids, keeps what FastAPI generated)."""
     generated = _generated(app)
+    known = contracts(app)
     for path, methods in generated.get("paths", {}).items():
         for method, operation in list(methods.items()):
-            declared = OPERATIONS.get(key(method, path))
-            if declared is not None:
-                methods[method] = _operation_doc(operation, path, declared)
+            contract = known.get(key(method, path))
+            if contract is not None:
+                methods[method] = _operation_doc(operation, path, contract)
     generated.pop("components", None)  # FastAPI's validation-error schemas: never sent here
     return generated
 
