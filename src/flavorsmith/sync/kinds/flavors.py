@@ -32,8 +32,8 @@ from flavorsmith.catalog.model import Catalog
 from flavorsmith.nova.derive import DerivedFlavor, derive
 from flavorsmith.store import nova_flavors as flavor_store
 from flavorsmith.sync.engine import Kind, SpecCheck, Step, TargetError
-from flavorsmith.sync.report import ALL_PROJECTS, OWN_PROJECT, Change, Servers
-from flavorsmith.sync.targets.sdk import SdkTarget
+from flavorsmith.sync.report import ALL_PROJECTS, Change, Servers
+from flavorsmith.sync.targets.nova import NovaTarget
 from flavorsmith.sync.targets.store import StoreTarget
 from flavorsmith.visibility import OPERATOR
 
@@ -552,7 +552,7 @@ class StoreFlavors(StoreTarget):
             )
 
 
-class SdkFlavors(SdkTarget):
+class SdkFlavors(NovaTarget):
     """Any Nova compute API, through an openstacksdk connection (clouds.yaml or overrides).
 
     Flavors are created at microversion 2.55 (to carry the description); extra specs are
@@ -579,25 +579,9 @@ class SdkFlavors(SdkTarget):
       of it), created by the next round.
     """
 
-    service = "compute"
-    label = "Nova"
-
     def __init__(self, connection: Any, spec_check: SpecCheck) -> None:
         super().__init__(connection)
         self.spec_check = spec_check
-        self._max: tuple[int, int] | None = None
-
-    def microversion(self, wanted: tuple[int, int]) -> str:
-        if self._max is None:
-            self._max = self.max_microversion() or (2, 1)
-        major, minor = min(wanted, self._max)
-        return f"{major}.{minor}"
-
-    def fault(self, response: Any) -> str:
-        try:
-            return str(next(iter(response.json().values()))["message"])
-        except Exception:
-            return super().fault(response)
 
     def observe(self) -> dict[str, ObservedFlavor]:
         out: dict[str, ObservedFlavor] = {}
@@ -697,47 +681,6 @@ class SdkFlavors(SdkTarget):
 
     def check_projects(self, flavor: str, projects: tuple[str, ...]) -> None:
         """Nothing: a real Nova checks them against its Keystone when access is added."""
-
-    def servers_using(self, flavor_id: str) -> Servers:
-        """How many servers use the flavor: every project's (an admin credential), else the
-        credential's own project's (Nova answers 403 to ``all_tenants`` for others), else
-        unknown, with why. Never raises: the plan goes on without the count."""
-        try:
-            return Servers(self._count_servers(flavor_id, every_project=True))
-        except TargetError as exc:
-            if exc.status != 403:
-                return Servers(None, None, f"cannot count the servers: {exc}")
-        try:
-            count = self._count_servers(flavor_id, every_project=False)
-        except TargetError as exc:
-            return Servers(None, None, f"cannot count the servers: {exc}")
-        return Servers(
-            count,
-            OWN_PROJECT,
-            "this credential may not list other projects' servers (Nova answered 403 to "
-            "all_tenants)",
-        )
-
-    def _count_servers(self, flavor_id: str, *, every_project: bool) -> int:
-        """The servers with that flavor, every page (Nova's index: ids and names only)."""
-        base: dict[str, Any] = {"flavor": flavor_id, "limit": 1000}
-        if every_project:
-            base["all_tenants"] = "1"
-        params = dict(base)
-        count = 0
-        while True:
-            try:
-                body = self.request("GET", "/servers", (2, 1), params=params)
-            except ValueError as exc:  # a 2xx that is not JSON
-                raise TargetError(f"GET /servers: not JSON: {exc}") from None
-            try:
-                servers = body["servers"]
-                count += len(servers)
-                if not servers or not body.get("servers_links"):
-                    return count
-                params = {**base, "marker": servers[-1]["id"]}
-            except (KeyError, TypeError, IndexError):
-                raise TargetError(f"GET /servers: not a server list: {str(body)[:200]}") from None
 
 
 KIND: Kind[list[DerivedFlavor], ObservedFlavor, Action, FlavorTarget] = Kind(
