@@ -57,7 +57,7 @@ from tests.support.catalogs import repository  # noqa: E402
 
 from flavorsmith.db import migrate  # noqa: E402
 from flavorsmith.db.engine import consistent, make_engine, writer  # noqa: E402
-from flavorsmith.inventory.index_cache import IndexCache  # noqa: E402
+from flavorsmith.nodes.index_cache import IndexCache  # noqa: E402
 from flavorsmith.matching.flavors import FlavorRule  # noqa: E402
 from flavorsmith.matching.index import Index  # noqa: E402
 from flavorsmith.matching.views import rules_of  # noqa: E402

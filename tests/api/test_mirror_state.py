@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
+from flavorsmith.db.engine import writer
+from flavorsmith.nodes import service as nodes
 from flavorsmith.sync.mirror import Mirror
 from flavorsmith.sync.targets import cloud
 from flavorsmith.sync.targets.ironic import IronicNodes
@@ -21,13 +25,22 @@ from tests.live import free_port, serving
 IRONIC = {"X-OpenStack-Ironic-API-Version": "1.65"}
 
 
-def _mirrored(engine: Engine) -> tuple[TestClient, Mirror, str]:
+@contextmanager
+def _mirrored(engine: Engine) -> Iterator[tuple[TestClient, Mirror, str]]:
+    """A service whose nodes mirror an Ironic, as ``serve --ironic-endpoint`` makes it: the
+    database says so (then says the database is the source again)."""
     endpoint = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     source = IronicNodes(cloud.connect(None, "baremetal", endpoint, timeout=5))
     mirror = Mirror(source, engine, label=endpoint, interval=60)
     app = build_app(engine)
     app.state.services.mirror = mirror
-    return TestClient(app), mirror, endpoint
+    with writer(engine).begin() as connection:
+        nodes.mirror_from(connection, endpoint, 60)
+    try:
+        yield TestClient(app), mirror, endpoint
+    finally:
+        with writer(engine).begin() as connection:
+            nodes.database_source(connection)
 
 
 def test_the_database_is_the_source_without_a_mirror(client: TestClient) -> None:
@@ -35,7 +48,11 @@ def test_the_database_is_the_source_without_a_mirror(client: TestClient) -> None
 
 
 def test_not_ready_before_the_first_load(migrated_engine: Engine) -> None:
-    client, mirror, endpoint = _mirrored(migrated_engine)
+    with _mirrored(migrated_engine) as (client, mirror, endpoint):
+        _not_ready(client, mirror, endpoint)
+
+
+def _not_ready(client: TestClient, mirror: Mirror, endpoint: str) -> None:
     response = client.get("/readyz")
     assert response.status_code == 503
     assert response.json()["nodes"] == (
@@ -62,7 +79,13 @@ def test_node_writes_are_refused_while_mirroring(
     made = plain.post("/baremetal/v1/nodes", json={"driver": "fake-hardware"}, headers=IRONIC)
     assert made.status_code == 201
     node = made.json()["uuid"]
-    client, _, endpoint = _mirrored(migrated_engine)
+    with _mirrored(migrated_engine) as (client, _, endpoint):
+        _refused(plain, client, node, endpoint)
+    # The database is the nodes' source again: writes go through.
+    assert plain.delete(f"/baremetal/v1/nodes/{node}", headers=IRONIC).status_code == 204
+
+
+def _refused(plain: TestClient, client: TestClient, node: str, endpoint: str) -> None:
     refusal = (
         f"Nodes are managed by the Ironic at {endpoint}; change them there "
         "(this service mirrors it every 60 s)"
@@ -96,12 +119,13 @@ def test_node_writes_are_refused_while_mirroring(
     )
     assert template.status_code == 201, template.text
     plain.delete(f"/baremetal/v1/deploy_templates/{name}", headers=IRONIC)
-    assert plain.delete(f"/baremetal/v1/nodes/{node}", headers=IRONIC).status_code == 204
+    # Every process on the database refuses alike: this one has no mirror of its own.
+    refused = plain.delete(f"/baremetal/v1/nodes/{node}", headers=IRONIC)
+    assert refused.status_code == 409 and refusal in refused.text
 
 
 def test_the_openstack_client_shows_the_refusal(migrated_engine: Engine) -> None:
-    client, _, endpoint = _mirrored(migrated_engine)
-    with serving(client.app) as url:  # type: ignore[arg-type]
+    with _mirrored(migrated_engine) as (client, _, endpoint), serving(client.app) as url:  # type: ignore[arg-type]
         baremetal = OpenStack.noauth(url, "baremetal", "--os-baremetal-api-version", "1.65")
         error = baremetal.error("baremetal", "node", "create", "--driver", "fake-hardware")
     assert f"Nodes are managed by the Ironic at {endpoint}; change them there" in error

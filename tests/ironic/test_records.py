@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from flavorsmith.inventory.importer import FIELDS
 from flavorsmith.ironic import records
 from flavorsmith.ironic.records import Kind
+from flavorsmith.nodes.importer import FIELDS
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
 N1 = "e700c660-7f67-4790-a0bb-25afb6b7a3a9"

@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 from flavorsmith.catalog.document import parse
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine, writer
-from flavorsmith.inventory import importer
+from flavorsmith.nodes import importer
 from tests.conftest import EXAMPLES
 from tests.database import throwaway_postgres
 

@@ -123,7 +123,7 @@ def test_index_cache_follows_the_generation(migrated_engine: object) -> None:
     from sqlalchemy import Engine
 
     from flavorsmith.db.engine import writer
-    from flavorsmith.inventory.index_cache import IndexCache
+    from flavorsmith.nodes.index_cache import IndexCache
     from flavorsmith.store import nodes as store
 
     assert isinstance(migrated_engine, Engine)

@@ -15,6 +15,7 @@ from sqlalchemy.exc import OperationalError
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine, writer
 from flavorsmith.errors import Conflict, Invalid, NotFound
+from flavorsmith.nodes import service as nodes
 from flavorsmith.store import nodes as store
 from flavorsmith.store.nodes import NodeQuery, NodeSpec
 
@@ -59,20 +60,21 @@ def test_duplicates_are_conflicts_and_keep_the_transaction(connection: Connectio
 def test_provisioned_nodes_cannot_be_removed(connection: Connection) -> None:
     node = _node(connection, instance_uuid=str(uuid.uuid4()))
     with pytest.raises(Conflict, match="associated"):
-        store.remove(connection, node)
+        nodes.remove(connection, node)
     active = _node(connection, provision_state="active")
     with pytest.raises(Conflict, match="provision state"):
-        store.remove(connection, active)
+        nodes.remove(connection, active)
 
 
 def test_traits(connection: Connection) -> None:
+    """Through the node service, which owns the trait rules (the store writes rows)."""
     node = _node(connection)
-    assert store.set_traits(connection, node, ["CUSTOM_B", "CUSTOM_A", "CUSTOM_B"]) == [
+    assert nodes.set_traits(connection, node, ["CUSTOM_B", "CUSTOM_A", "CUSTOM_B"]) == [
         "CUSTOM_B",
         "CUSTOM_A",
     ]
-    store.add_trait(connection, node, "CUSTOM_C")
-    store.add_trait(connection, node, "CUSTOM_C")
+    nodes.add_trait(connection, node, "CUSTOM_C")
+    nodes.add_trait(connection, node, "CUSTOM_C")
     assert store.traits_of(connection, [node["id"]]) == {
         node["id"]: ["CUSTOM_A", "CUSTOM_B", "CUSTOM_C"]
     }
@@ -83,7 +85,7 @@ def test_traits(connection: Connection) -> None:
     assert store.traits_of(connection, [node["id"]]) == {node["id"]: []}
     assert store.traits_of(connection, []) == {}
     with pytest.raises(Invalid, match="maximum"):
-        store.set_traits(connection, node, [f"CUSTOM_T{i}" for i in range(51)])
+        nodes.set_traits(connection, node, [f"CUSTOM_T{i}" for i in range(51)])
 
 
 def test_replacing_traits_keeps_some_drops_some_and_adds_some(connection: Connection) -> None:

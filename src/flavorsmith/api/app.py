@@ -60,7 +60,7 @@ from flavorsmith.config import Settings
 from flavorsmith.db.engine import Engine, make_engine
 from flavorsmith.errors import FlavorsmithError
 from flavorsmith.extra_specs.factory import base_registry
-from flavorsmith.inventory.index_cache import IndexCache
+from flavorsmith.nodes.index_cache import IndexCache
 from flavorsmith.providers.context import provider_context
 from flavorsmith.providers.registry import load as load_providers
 

@@ -35,17 +35,8 @@ from flavorsmith.db.engine import (
     write_now,
     writer,
 )
-from flavorsmith.errors import Conflict
 
 T = TypeVar("T")
-
-# The paths whose writing transactions change nodes (one of these or under one): refused
-# while the nodes mirror a real Ironic.
-NODE_ROUTES = ("/baremetal/v1/nodes", "/v1/nodes")
-
-
-def is_node_route(path: str) -> bool:
-    return any(path == root or path.startswith(root + "/") for root in NODE_ROUTES)
 
 
 @dataclass(frozen=True)
@@ -76,27 +67,14 @@ class RequestContext:
         Never refuses."""
         return self.services.enforcer.permits(rule, self.identity, target)
 
-    def check_writable(self) -> None:
-        """Refuse (409) a node write while the nodes mirror a real Ironic: the next refresh
-        would undo it, so it is made there. Every writing transaction of a node route passes
-        here (``run``), so a new node write route is refused without doing anything."""
-        mirror = self.services.mirror
-        if mirror is None:
-            return
-        root = str(self.request.scope.get("root_path") or "")
-        if is_node_route(self.request.url.path.removeprefix(root)):
-            raise Conflict(mirror.refusal())
-
     async def run(self, work: Callable[[Connection], T], *, write: bool, short: bool = False) -> T:
         """``work`` in one transaction on a worker thread (the database calls block); a
-        writing transaction takes SQLite's write lock at BEGIN, and is refused on a node
-        route while the nodes are mirrored (``check_writable``). ``short``: a write of a few
+        writing transaction takes SQLite's write lock at BEGIN (whether a node may be written
+        is the node service's call, nodes/service.py). ``short``: a write of a few
         statements on one row's worth of data (a node's traits), which on a SQLite file runs
         on the event loop itself when the write lock is free at once (``write_now``: a
         fraction of a millisecond, less than the hop to a worker thread and back); else, or
         while another writer holds the lock, on a worker thread as any other."""
-        if write:
-            self.check_writable()
         engine = self.services.engine
         if write and short:
             held = checkpoint_held(engine)

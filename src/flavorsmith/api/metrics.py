@@ -8,7 +8,7 @@ from prometheus_client.registry import Collector
 from flavorsmith.api.services import Services
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.diagnostics import has_errors
-from flavorsmith.inventory.gauges import InventoryGauges
+from flavorsmith.nodes.gauges import InventoryGauges
 
 
 def collectors(services: Services) -> list[Collector]:

@@ -16,7 +16,7 @@ from flavorsmith.config import Settings
 from flavorsmith.db.engine import Engine
 from flavorsmith.extra_specs.factory import completed
 from flavorsmith.extra_specs.registry import Registry
-from flavorsmith.inventory.index_cache import IndexCache
+from flavorsmith.nodes.index_cache import IndexCache
 from flavorsmith.providers.registry import DriverRegistry
 from flavorsmith.rulebook import catalog_rules
 from flavorsmith.sync.leader import Leadership

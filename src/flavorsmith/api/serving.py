@@ -45,8 +45,9 @@ from flavorsmith.config import (
     Settings,
 )
 from flavorsmith.db.deadline import Timeouts
-from flavorsmith.db.engine import Engine, make_engine
+from flavorsmith.db.engine import Engine, make_engine, writer
 from flavorsmith.extra_specs.validation import refusal
+from flavorsmith.nodes import service as nodes
 from flavorsmith.params import parse_list
 from flavorsmith.progress import is_terminal, progress
 from flavorsmith.sync.leader import Leadership, this_process
@@ -217,6 +218,7 @@ def build(
     app.state.services.warming = Warming()
     loops: dict[str, Callable[[threading.Event], object]] = {}
     mirror = _mirror(config, engine, holder)
+    _claim_nodes(engine, mirror)
     if mirror is not None:
         app.state.services.mirror = mirror
         loops["mirror"] = mirror.run
@@ -227,6 +229,23 @@ def build(
         app.state.services.leadership = leadership
         starters.append(leadership.run)
     return app
+
+
+def _claim_nodes(engine: Engine, mirror: Mirror | None) -> None:
+    """Say in the database where the nodes come from, before anything is served: a mirrored
+    Ironic (node writes are refused, by every process on the database, the command line's
+    included) or the database itself. With the database out of reach, the mirror's first
+    refresh stores its state instead."""
+    try:
+        with writer(engine).begin() as connection:
+            if mirror is None:
+                nodes.database_source(connection)
+            else:
+                nodes.mirror_from(connection, mirror.label, mirror.interval)
+    except Exception as exc:
+        logging.getLogger("flavorsmith.serve").warning(
+            "the nodes' source is not stored yet: %s", exc
+        )
 
 
 def _mirror(config: ServeConfig, engine: Engine, holder: str) -> Mirror | None:

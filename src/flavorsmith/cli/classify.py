@@ -112,8 +112,8 @@ def classify(
     from flavorsmith.db.engine import writer
     from flavorsmith.diagnostics import has_errors
     from flavorsmith.errors import FlavorsmithError
-    from flavorsmith.inventory.classifying import classify_node
     from flavorsmith.jsonsafe import Malformed
+    from flavorsmith.nodes.service import classify_node
     from flavorsmith.store import nodes as store
 
     if apply and node is None:

@@ -26,10 +26,10 @@ from oslo_config import cfg
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.classify.classification import classify
 from flavorsmith.classify.inspection import parse
+from flavorsmith.classify.update import node_update
 from flavorsmith.errors import FlavorsmithError
 from flavorsmith.extra_specs.factory import base_registry
 from flavorsmith.inspection_hook.live_catalog import LiveCatalog
-from flavorsmith.inspection_hook.update import node_update
 from flavorsmith.rulebook import catalog_rules
 
 ENV = "FLAVORSMITH_CATALOG"
@@ -93,7 +93,13 @@ class FlavorsmithHook(base.InspectionHook):
             LOG.error("node %s: left as it is: %s", node.uuid, exc.message)
             return
         current = objects.TraitList.get_by_node_id(task.context, node.id).get_trait_names()
-        update = node_update(classify(inspection, catalog, frozenset(current)), node.resource_class)
+        result = classify(inspection, catalog, frozenset(current))
+        update = node_update(
+            result, node.resource_class, node=node.uuid, provision_state=node.provision_state
+        )
+        if update.refused is not None:
+            LOG.error("node %s: left as it is: %s", node.uuid, update.refused)
+            return
         for trait in update.remove:
             objects.Trait.destroy(task.context, node_id=node.id, trait=trait)
         for trait in update.add:

@@ -126,3 +126,15 @@ __all__ = [
     "mirrored",
     "mirrored_all",
 ]
+
+
+def named(label: str) -> str:
+    """The mirrored Ironic in a sentence: "the Ironic at URL" or "the Ironic of cloud NAME"."""
+    at = "at" if "://" in label else "of"
+    return f"the Ironic {at} {label}"
+
+
+def write_refusal(label: str, interval: float | None) -> str:
+    """What a node write answers while the nodes mirror the Ironic ``label``."""
+    every = f" (this service mirrors it every {interval:g} s)" if interval else ""
+    return f"Nodes are managed by {named(label)}; change them there{every}"

@@ -141,16 +141,16 @@ def check_enabled_driver(driver: str, enabled: Sequence[str], conductor_group: s
         )
 
 
-def resource_class_refusal(current: str | None, state: str | None) -> str | None:
-    """Why Ironic refuses to change the resource class of a node that has ``current`` in
-    provision ``state`` (None when it allows it): a node without one may get one in any state,
-    maintenance or not."""
+def resource_class_refusal(node: str, current: str | None, state: str | None) -> str | None:
+    """Ironic 39's refusal (a 409) to change the resource class of the node ``node`` (its
+    UUID) that has ``current`` in provision ``state``, in its words; None when it allows it. A
+    node without one may get one in any state, maintenance or not."""
     if not current or state in RESOURCE_CLASS_UPDATE_STATES:
         return None
-    allowed = (
-        ", ".join(RESOURCE_CLASS_UPDATE_STATES[:-1]) + f" or {RESOURCE_CLASS_UPDATE_STATES[-1]}"
+    return (
+        f"Node {node} can not have resource_class updated unless it is in one of allowed "
+        f"({', '.join(RESOURCE_CLASS_UPDATE_STATES)}) states. Current state is '{state}'."
     )
-    return f"the node is {state}; Ironic changes a resource class only when {allowed}"
 
 
 def check_resource_class(value: Any) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from flavorsmith.catalog.model import Catalog
-from flavorsmith.inventory.index_cache import IndexCache
 from flavorsmith.matching.flavors import FlavorRule
 from flavorsmith.matching.views import nodes_of
+from flavorsmith.nodes.index_cache import IndexCache
 from flavorsmith.providers.driver import ProviderContext
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from flavorsmith.db.models import BackgroundState
@@ -47,3 +47,8 @@ def load(connection: Connection, name: str) -> Entry | None:
     if row is None:
         return None
     return Entry(name, row.holder, row.updated_at, dict(row.state))
+
+
+def remove(connection: Connection, name: str) -> None:
+    """Delete the row ``name`` (if any) inside the caller's transaction."""
+    connection.execute(delete(BackgroundState).where(BackgroundState.name == name))

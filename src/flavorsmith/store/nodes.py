@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid as uuidlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -644,16 +644,7 @@ def save(connection: Connection, node: dict[str, Any], changes: dict[str, Any]) 
 
 
 def remove(connection: Connection, node: dict[str, Any]) -> None:
-    if node["instance_uuid"]:
-        raise Conflict(
-            f"Node {node['uuid']} is associated with instance {node['instance_uuid']}; "
-            "it cannot be deleted"
-        )
-    if node["provision_state"] in rules.PROVISIONED_STATES:
-        raise Conflict(
-            f"Node {node['uuid']} is in provision state {node['provision_state']!r}; "
-            "it cannot be deleted"
-        )
+    """Delete the node and its traits (nodes/service.py says whether it may go)."""
     connection.execute(delete(NodeTrait).where(NodeTrait.node_id == node["id"]))
     connection.execute(delete(Node).where(Node.id == node["id"]))
     _changed(connection, [node["uuid"]])
@@ -669,7 +660,6 @@ def set_traits(connection: Connection, node: dict[str, Any], traits: Iterable[st
     the new ones inserted (deleting every row and inserting them all again rewrote about three
     times the index pages, as many for a trait kept as for one changed)."""
     wanted = list(dict.fromkeys(traits))
-    rules.check_trait_count(node["uuid"], wanted)
     node_id = node["id"]
     current = set(_NODES_TRAITS.column(connection, {"node_id": node_id}))
     gone = current.difference(wanted)
@@ -683,10 +673,7 @@ def set_traits(connection: Connection, node: dict[str, Any], traits: Iterable[st
 
 
 def add_trait(connection: Connection, node: dict[str, Any], trait: str) -> None:
-    current = traits_of(connection, [node["id"]])[node["id"]]
-    if trait in current:
-        return
-    rules.check_trait_count(node["uuid"], [*current, trait])
+    """Add a trait the node does not have."""
     _ADD_TRAITS.run_many(connection, [{"node_id": node["id"], "trait": trait}])
     _touch(connection, node)
 
@@ -806,8 +793,17 @@ class NodeImport:
     nodes; a name that would belong to two nodes is a Conflict there (the caller's
     transaction then writes nothing)."""
 
-    def __init__(self, connection: Connection, *, labels: bool = True) -> None:
+    def __init__(
+        self,
+        connection: Connection,
+        *,
+        labels: bool = True,
+        check: Callable[[Mapping[str, Any], Mapping[str, Any]], None] | None = None,
+    ) -> None:
+        """``check`` hears each stored node the import changes, with its changes, and may
+        refuse them (by raising: the caller's transaction then writes nothing)."""
         self.connection = connection
+        self.check = check
         self.report = ImportReport()
         self.labels = labels
         self.stamp = now()
@@ -893,6 +889,8 @@ class NodeImport:
                 self._outcome("created", spec.label)
                 continue
             changes = {c: v for c, v in spec.values.items() if getattr(row, c) != v}
+            if changes and self.check is not None:
+                self.check(dict(row._mapping), changes)
             traits_differ = spec.traits is not None and current_traits.get(row.id, set()) != set(
                 spec.traits
             )
@@ -1017,12 +1015,15 @@ def import_nodes(
     connection: Connection,
     specs: Sequence[NodeSpec],
     progress: Callable[[int, int], None] | None = None,
+    *,
+    check: Callable[[Mapping[str, Any], Mapping[str, Any]], None] | None = None,
 ) -> ImportReport:
     """Create missing nodes, update changed ones, leave the rest; in the caller's transaction,
-    in batches (:class:`NodeImport`), with one generation bump when anything changed.
-    Conflict (nothing written, once the caller's transaction is rolled back) when two nodes
-    would end up with one name. ``progress`` hears (nodes done, nodes in all)."""
-    run = NodeImport(connection)
+    in batches (:class:`NodeImport`, which ``check`` is given), with one generation bump when
+    anything changed. Conflict (nothing written, once the caller's transaction is rolled back)
+    when two nodes would end up with one name. ``progress`` hears (nodes done, nodes in
+    all)."""
+    run = NodeImport(connection, check=check)
     try:
         for start in range(0, len(specs), IMPORT_BATCH):
             chunk = specs[start : start + IMPORT_BATCH]

@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from flavorsmith.db.engine import Engine, writer
+from flavorsmith.ironic import mirror as mirror_rules
 from flavorsmith.ironic.mirror import FIELDS, MAX_DELETE, MirrorError, mirrored_all
 from flavorsmith.logs import event
 from flavorsmith.store import background
@@ -137,8 +138,7 @@ class Mirror:
     @property
     def named(self) -> str:
         """The Ironic in a sentence: "the Ironic at URL" or "the Ironic of cloud NAME"."""
-        at = "at" if "://" in self.label else "of"
-        return f"the Ironic {at} {self.label}"
+        return mirror_rules.named(self.label)
 
     @property
     def loaded(self) -> bool:
@@ -148,10 +148,7 @@ class Mirror:
 
     def refusal(self) -> str:
         """What a node write answers while the nodes are mirrored."""
-        return (
-            f"Nodes are managed by {self.named}; change them there "
-            f"(this service mirrors it every {self.interval:g} s)"
-        )
+        return mirror_rules.write_refusal(self.label, self.interval)
 
     def not_ready(self) -> str | None:
         """Why the service is not ready (None once a first load succeeded)."""
@@ -236,6 +233,7 @@ class Mirror:
         with self._lock:
             state = {
                 "ironic": self.label,
+                "interval_seconds": self.interval,
                 "good": self._good.stored() if self._good else None,
                 "last": self._last.stored() if self._last else None,
                 "refreshing_since": _iso(self._running_since),

@@ -87,7 +87,8 @@ def test_a_resource_class_change_ironic_refuses_is_blocked_not_failed(
     action = one(catalog, node("a", provision_state=state, resource_class="baremetal"))
     assert action.kind == "blocked" and not action.writes
     assert (action.resource_class, action.new_resource_class) == ("baremetal", "m1.small")
-    assert action.reason.startswith(f"blocked: resource class baremetal → m1.small, but the node is {state};")  # fmt: skip
+    assert action.reason.startswith("blocked: resource class baremetal → m1.small: Node ")
+    assert action.reason.endswith(f"Current state is '{state}'.")
     # the traits are planned, but a blocked node is left wholly alone
     assert set(action.added) == SMALL_TRAITS
 
@@ -106,13 +107,13 @@ def test_the_state_rule_is_ironic_39s() -> None:
         "manageable",
         "available",
     )
-    assert resource_class_refusal(None, "active") is None  # a first resource class: any state
-    assert resource_class_refusal("", "active") is None
-    assert resource_class_refusal("rc", "available") is None
-    refusal = resource_class_refusal("rc", "active")
+    assert resource_class_refusal("n", None, "active") is None  # a first one: any state
+    assert resource_class_refusal("n", "", "active") is None
+    assert resource_class_refusal("n", "rc", "available") is None
+    refusal = resource_class_refusal("n", "rc", "active")
     assert refusal == (
-        "the node is active; Ironic changes a resource class only when enroll, inspecting, "
-        "inspect wait, manageable or available"
+        "Node n can not have resource_class updated unless it is in one of allowed (enroll, "
+        "inspecting, inspect wait, manageable, available) states. Current state is 'active'."
     )
 
 

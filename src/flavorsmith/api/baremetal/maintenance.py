@@ -17,7 +17,7 @@ from flavorsmith.api.requests import json_body
 from flavorsmith.api.schema import nullable, obj, string
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid
-from flavorsmith.store import nodes as store
+from flavorsmith.nodes import service as nodes
 
 router = APIRouter()
 
@@ -60,7 +60,7 @@ async def set_maintenance(request: Request, ident: str) -> Response:
 
     def work(connection: Connection) -> None:
         row = load(connection, request, ident, lock=True)
-        store.save(connection, row, {k: v for k, v in changes.items() if row[k] != v})
+        nodes.update(connection, row, {k: v for k, v in changes.items() if row[k] != v})
 
     await run(request, work, write=True)
     return Response(status_code=202)
@@ -82,7 +82,7 @@ async def clear_maintenance(request: Request, ident: str) -> Response:
 
     def work(connection: Connection) -> None:
         row = load(connection, request, ident, lock=True)
-        store.save(connection, row, {k: v for k, v in changes.items() if row[k] != v})
+        nodes.update(connection, row, {k: v for k, v in changes.items() if row[k] != v})
 
     await run(request, work, write=True)
     return Response(status_code=202)

@@ -30,6 +30,7 @@ from flavorsmith.api.schema import JSON_PATCH_BODY
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.ironic import nodes as rules
+from flavorsmith.nodes import service as nodes
 from flavorsmith.params import parse_list
 from flavorsmith.store import deploy_templates as deploy_store
 from flavorsmith.store import nodes as store
@@ -240,7 +241,7 @@ async def create_node(request: Request, response: Response) -> dict[str, Any]:
     def work(connection: Connection) -> dict[str, Any]:
         if values.get("parent_node") is not None:
             values["parent_node"] = _parent(connection, values["parent_node"])
-        return store.create(connection, values)
+        return nodes.create(connection, values)
 
     row = await run(request, work, write=True)
     top = root(request)
@@ -291,7 +292,7 @@ async def update_node(request: Request, ident: str) -> dict[str, Any]:
             changes["parent_node"] = _parent(connection, changes["parent_node"])
             if changes["parent_node"] == row["uuid"]:
                 raise Invalid(f"Node {row['uuid']} cannot be its own parent_node")
-        row = store.save(connection, row, changes)
+        row = nodes.update(connection, row, changes)
         return row, store.traits_of(connection, [row["id"]])[row["id"]]
 
     row, traits = await run(request, work, write=True)
@@ -313,7 +314,7 @@ async def delete_node(request: Request, ident: str) -> Response:
         # As Ironic: a project admin may delete the nodes its project owns.
         if not ctx.allowed("baremetal:node:delete:self_owned_node", node_target(row)):
             ctx.authorize("baremetal:node:delete", node_target(row))
-        store.remove(connection, row)
+        nodes.remove(connection, row)
 
     await run(request, work, write=True)
     return Response(status_code=204)

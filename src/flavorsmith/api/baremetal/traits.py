@@ -23,6 +23,7 @@ from flavorsmith.api.schema import array, obj, string
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.ironic import nodes as rules
+from flavorsmith.nodes import service as nodes
 from flavorsmith.store import nodes as store
 
 router = APIRouter()
@@ -90,7 +91,7 @@ async def set_traits(request: Request, ident: str) -> Response:
     def work(connection: Connection) -> None:
         # As Ironic: an unknown node is a 404 before the body is looked at.
         row = _locked(connection, request, ident, rule)
-        store.set_traits(connection, row, rules.traits_body(body))
+        nodes.set_traits(connection, row, rules.traits_body(body))
 
     await run(request, work, write=True, short=True)
     return Response(status_code=204)
@@ -107,7 +108,7 @@ async def clear_traits(request: Request, ident: str) -> Response:
     rule = _prepare(request, "baremetal:node:traits:delete", CLEAR_TRAITS)
     await run(
         request,
-        lambda c: store.remove_all_traits(c, _locked(c, request, ident, rule)),
+        lambda c: nodes.remove_all_traits(c, _locked(c, request, ident, rule)),
         write=True,
         short=True,
     )
@@ -128,7 +129,7 @@ async def add_trait(request: Request, ident: str, trait: str) -> Response:
         raise Invalid("Adding one trait takes no request body")
     await run(
         request,
-        lambda c: store.add_trait(c, _locked(c, request, ident, rule), trait),
+        lambda c: nodes.add_trait(c, _locked(c, request, ident, rule), trait),
         write=True,
         short=True,
     )
@@ -146,7 +147,7 @@ async def remove_trait(request: Request, ident: str, trait: str) -> Response:
     # As Ironic: a malformed name is one no node has (404), not a 400.
     await run(
         request,
-        lambda c: store.remove_trait(c, _locked(c, request, ident, rule), trait),
+        lambda c: nodes.remove_trait(c, _locked(c, request, ident, rule), trait),
         write=True,
         short=True,
     )

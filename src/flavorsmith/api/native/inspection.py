@@ -16,7 +16,7 @@ from flavorsmith.api.schema import ANY_OBJECT, nullable, obj, string
 from flavorsmith.db.engine import Connection
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import ServiceUnavailable
-from flavorsmith.inventory.classifying import classify_node
+from flavorsmith.nodes.service import classify_node
 from flavorsmith.store import nodes as store
 
 router = APIRouter()

@@ -12,7 +12,7 @@ from flavorsmith.cli.options import DatabaseOption
 
 if TYPE_CHECKING:
     from flavorsmith.db.engine import Engine
-    from flavorsmith.inventory import importer
+    from flavorsmith.nodes import importer
 
 
 def import_nodes(
@@ -48,7 +48,7 @@ def import_nodes(
     from flavorsmith.cli.report import emit
     from flavorsmith.diagnostics import Diagnostic
     from flavorsmith.errors import FlavorsmithError, Invalid
-    from flavorsmith.inventory import importer
+    from flavorsmith.nodes import importer
 
     logging.getLogger("alembic").setLevel(logging.WARNING)
     # Entries make no reference cycles, but the default thresholds set off a collection every
@@ -140,8 +140,8 @@ def _import_once(
     when it raises."""
     from flavorsmith.catalog import plain_json, plain_yaml
     from flavorsmith.db.engine import writer
-    from flavorsmith.inventory import importer
     from flavorsmith.ironic import records
+    from flavorsmith.nodes import importer
     from flavorsmith.progress import progress
 
     with (

@@ -43,6 +43,7 @@ def _change(
     from flavorsmith.db.engine import writer
     from flavorsmith.errors import FlavorsmithError
     from flavorsmith.ironic import nodes as rules
+    from flavorsmith.nodes import service as nodes
     from flavorsmith.store import nodes as store
 
     try:
@@ -64,7 +65,7 @@ def _change(
                 if missing:
                     raise FlavorsmithError(f"node {node} does not have {', '.join(missing)}")
                 wanted = [t for t in current if t not in traits]
-            store.set_traits(connection, row, wanted)
+            nodes.set_traits(connection, row, wanted)
     except FlavorsmithError as exc:
         typer.echo(f"error: {exc.message}", err=True)
         raise typer.Exit(1) from None

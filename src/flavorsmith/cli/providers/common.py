@@ -107,7 +107,7 @@ def load_registry(
 ) -> DriverRegistry:
     """The enabled drivers; each one that failed to load is a warning on stderr. Without an
     engine the drivers see no nodes (listing providers and capabilities needs none)."""
-    from flavorsmith.inventory.index_cache import IndexCache
+    from flavorsmith.nodes.index_cache import IndexCache
     from flavorsmith.providers.context import provider_context
     from flavorsmith.providers.driver import ProviderContext
     from flavorsmith.providers.registry import LOG, load, parse_enabled

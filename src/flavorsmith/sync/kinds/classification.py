@@ -25,8 +25,8 @@ from typing import Any
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.classify.classification import classify
 from flavorsmith.classify.inspection import parse
+from flavorsmith.classify.update import node_update
 from flavorsmith.errors import FlavorsmithError
-from flavorsmith.ironic.nodes import resource_class_refusal
 from flavorsmith.sync.engine import Kind, SpecCheck, Step, TargetError
 from flavorsmith.sync.report import Change
 from flavorsmith.sync.targets.ironic import INVENTORY_VERSION, IronicNodes
@@ -128,18 +128,18 @@ def plan_node(catalog: Catalog, node: ObservedNode) -> NodeAction:
         return replace(same, kind="conflict", reason=reason)
     current = node.resource_class
     wanted = result.resource_class
-    new = wanted if wanted is not None and wanted != current else None
+    update = node_update(result, current, node=node.uuid, provision_state=node.provision_state)
+    new = update.resource_class
     planned = replace(
         same,
         new_resource_class=new,
-        added=tuple(sorted(result.traits.added)),
-        removed=tuple(sorted(result.traits.removed)),
+        added=update.add,
+        removed=update.remove,
         classification=result.as_dict(),
     )
     why = [] if wanted is not None else [f"resource class left alone: {result.device.summary}"]
-    refusal = resource_class_refusal(current, node.provision_state) if new else None
-    if refusal is not None:
-        reason = f"blocked: resource class {current} → {new}, but {refusal}"
+    if update.refused is not None:
+        reason = f"blocked: resource class {current} → {new}: {update.refused}"
         return replace(planned, kind="blocked", reason=reason)
     if not (new or planned.added or planned.removed):
         now = f"up to date (resource class {current})" if wanted else "traits up to date"

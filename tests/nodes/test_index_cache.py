@@ -16,9 +16,9 @@ from sqlalchemy import Connection, Engine, select
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import consistent, make_engine, writer
 from flavorsmith.db.models import Node
-from flavorsmith.inventory.index_cache import IndexCache
 from flavorsmith.ironic.mirror import mirrored
 from flavorsmith.matching.index import Index
+from flavorsmith.nodes.index_cache import IndexCache
 from flavorsmith.store import nodes as store
 from tests.database import throwaway_postgres
 from tests.matching.test_index_update import assert_same

@@ -11,7 +11,7 @@ from flavorsmith import jsonsafe
 from flavorsmith.catalog import plain_json, plain_yaml
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine, writer
-from flavorsmith.inventory import importer
+from flavorsmith.nodes import importer
 
 
 def inventory(path: Path, count: int) -> Path:

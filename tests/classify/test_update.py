@@ -10,7 +10,7 @@ import pytest
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.classify.classification import classify
 from flavorsmith.classify.inspection import parse
-from flavorsmith.inspection_hook.update import NodeUpdate, node_update
+from flavorsmith.classify.update import NodeUpdate, node_update
 from tests.conftest import EXAMPLES
 from tests.support.catalogs import repository
 
@@ -24,7 +24,8 @@ def update_for(
     catalog: Catalog, name: str, resource_class: str | None, traits: set[str]
 ) -> NodeUpdate:
     data = json.loads((EXAMPLES / "inspection" / name).read_text())
-    return node_update(classify(parse(data), catalog, frozenset(traits)), resource_class)
+    result = classify(parse(data), catalog, frozenset(traits))
+    return node_update(result, resource_class, node="node-1", provision_state="inspect wait")
 
 
 def test_one_match_sets_the_resource_class_and_owned_traits(catalog: Catalog) -> None:
@@ -66,3 +67,20 @@ def test_no_match_keeps_the_resource_class_and_says_why(catalog: Catalog) -> Non
     small = next(r for r in update.reasons if r.startswith("  m1.small (dell-poweredge-r7615): "))
     assert "memory" in small
     assert update.add  # the trait rules still apply: they do not depend on the device type
+
+
+def test_a_new_resource_class_on_a_deployed_node_is_refused_in_ironics_words(
+    catalog: Catalog,
+) -> None:
+    data = json.loads((EXAMPLES / "inspection" / "r7615-m1-small.json").read_text())
+    result = classify(parse(data), catalog, frozenset())
+    update = node_update(result, "baremetal", node="node-1", provision_state="active")
+    assert update.resource_class == "m1.small"
+    assert update.refused == (
+        "Node node-1 can not have resource_class updated unless it is in one of allowed "
+        "(enroll, inspecting, inspect wait, manageable, available) states. "
+        "Current state is 'active'."
+    )
+    # A first resource class, or the same one, is no change Ironic refuses.
+    assert node_update(result, None, node="n", provision_state="active").refused is None
+    assert node_update(result, "m1.small", node="n", provision_state="active").refused is None

@@ -12,10 +12,10 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from flavorsmith.catalog.model import Catalog
-from flavorsmith.inventory.index_cache import IndexCache
 from flavorsmith.matching.capacity import FlavorGauge, gauges
 from flavorsmith.matching.index import Index
 from flavorsmith.matching.views import rules_of
+from flavorsmith.nodes.index_cache import IndexCache
 
 log = logging.getLogger("flavorsmith.metrics")
 

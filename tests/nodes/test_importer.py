@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from flavorsmith.db.engine import make_engine
-from flavorsmith.inventory import importer
 from flavorsmith.ironic import nodes as rules
+from flavorsmith.nodes import importer
 from flavorsmith.store.nodes import FIELD_LENGTHS, find
 from tests.conftest import Invoke
 

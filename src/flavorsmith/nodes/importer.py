@@ -16,6 +16,7 @@ from flavorsmith.diagnostics import Diagnostic
 from flavorsmith.errors import FlavorsmithError, Invalid
 from flavorsmith.ironic import nodes as rules
 from flavorsmith.ironic import records
+from flavorsmith.nodes import service
 from flavorsmith.store import nodes as store
 from flavorsmith.store.nodes import IMPORTED, ImportReport, NodeSpec
 
@@ -141,7 +142,7 @@ def import_entries(
     otherwise. ``batch``: entries checked and written at a time (the report's labels,
     kept when ``labels``, are the one list that grows)."""
     survey = records.Survey(FIELDS)
-    run = store.NodeImport(connection, labels=labels)
+    run = service.start_import(connection, labels=labels)
     checker: _Checker | None = None if from_ironic is None else _Checker(from_ironic)
     pending: list[tuple[int, Any]] = []
 
@@ -341,7 +342,7 @@ def store_nodes(
 ) -> ImportReport:
     """Create missing nodes, update changed ones, leave the rest; in the caller's transaction
     (``progress`` hears (nodes written, nodes to write))."""
-    return store.import_nodes(connection, specs, progress)
+    return service.import_nodes(connection, specs, progress)
 
 
 __all__ = [
