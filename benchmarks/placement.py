@@ -57,12 +57,13 @@ from tests.support.catalogs import repository  # noqa: E402
 
 from flavorsmith.db import migrate  # noqa: E402
 from flavorsmith.db.engine import consistent, make_engine, writer  # noqa: E402
-from flavorsmith.nodes.index_cache import IndexCache  # noqa: E402
 from flavorsmith.matching.flavors import FlavorRule  # noqa: E402
 from flavorsmith.matching.index import Index  # noqa: E402
 from flavorsmith.matching.views import rules_of  # noqa: E402
+from flavorsmith.nodes.index_cache import IndexCache  # noqa: E402
 from flavorsmith.nova.derive import derive  # noqa: E402
 from flavorsmith.nova.placement_request import MICROVERSION, PlacementRequest, request_for  # noqa: E402
+from flavorsmith.store import node_import  # noqa: E402
 from flavorsmith.store import nodes as store  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
@@ -343,7 +344,7 @@ def index_update(count: int, seed: int) -> tuple[float, float]:
         engine = make_engine(f"sqlite:///{tmp}/index.db")
         migrate.upgrade(engine)
         specs = [
-            store.NodeSpec(
+            node_import.NodeSpec(
                 None,
                 str(uuidlib.UUID(int=rng.getrandbits(128), version=4)),
                 {"name": f"n-{i}", "resource_class": f"rc{i % 10}"},
@@ -352,7 +353,7 @@ def index_update(count: int, seed: int) -> tuple[float, float]:
             for i in range(count)
         ]
         with writer(engine).begin() as connection:
-            store.import_nodes(connection, specs)
+            node_import.import_nodes(connection, specs)
         cache = IndexCache(engine)
         cache.current()
         rebuild, follow = [], []

@@ -15,7 +15,8 @@ from typer.testing import CliRunner, Result
 from flavorsmith import logs
 from flavorsmith.cli import build
 from flavorsmith.db import migrate
-from flavorsmith.db.engine import make_engine
+from flavorsmith.db.engine import make_engine, writer
+from flavorsmith.nodes import service as node_service
 from tests.database import throwaway_postgres
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,3 +105,14 @@ def migrated_engine(backend: str) -> Iterator[Engine]:
     engine = make_engine(backend)
     yield engine
     engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _nodes_from_the_database(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that mirrored an Ironic on the shared database (a Mirror stores its state there,
+    which makes the nodes read-only for every process) gives the nodes back to the database."""
+    yield
+    if "migrated_engine" in request.fixturenames:
+        engine: Engine = request.getfixturevalue("migrated_engine")
+        with writer(engine).begin() as connection:
+            node_service.database_source(connection)

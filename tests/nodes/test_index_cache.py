@@ -19,6 +19,7 @@ from flavorsmith.db.models import Node
 from flavorsmith.ironic.mirror import mirrored
 from flavorsmith.matching.index import Index
 from flavorsmith.nodes.index_cache import IndexCache
+from flavorsmith.store import node_import, node_mirror
 from flavorsmith.store import nodes as store
 from tests.database import throwaway_postgres
 from tests.matching.test_index_update import assert_same
@@ -99,11 +100,11 @@ def _change(rng: random.Random, connection: Connection, deleted: list[str]) -> N
         )
     else:
         specs = [
-            store.NodeSpec(None, u, {"resource_class": rng.choice(CLASSES)}, None)
+            node_import.NodeSpec(None, u, {"resource_class": rng.choice(CLASSES)}, None)
             for u in rng.sample(uuids, min(3, len(uuids)))
         ]
-        specs.append(store.NodeSpec(None, str(uuidlib.uuid4()), {}, ("CUSTOM_T1",)))
-        store.import_nodes(connection, specs)
+        specs.append(node_import.NodeSpec(None, str(uuidlib.uuid4()), {}, ("CUSTOM_T1",)))
+        node_import.import_nodes(connection, specs)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -134,13 +135,13 @@ def test_a_mirror_refresh_is_followed(engine: Engine) -> None:
 
     uuids = [str(uuidlib.uuid4()) for _ in range(30)]
     with writer(engine).begin() as connection:
-        store.mirror(connection, [mirrored(record(u, ["CUSTOM_A"])) for u in uuids])
+        node_mirror.mirror(connection, [mirrored(record(u, ["CUSTOM_A"])) for u in uuids])
     cache = IndexCache(engine)
     cache.current()
     later = [record(u, ["CUSTOM_B"] if i % 3 else ["CUSTOM_A"]) for i, u in enumerate(uuids)]
     later = [*later[1:], record(str(uuidlib.uuid4()), [], "active")]  # one gone, one new
     with writer(engine).begin() as connection:
-        store.mirror(connection, [mirrored(r) for r in later])
+        node_mirror.mirror(connection, [mirrored(r) for r in later])
     assert_same(cache.current(), fresh(engine))
     assert (cache.rebuilds, cache.updates) == (1, 1)
 
@@ -148,10 +149,10 @@ def test_a_mirror_refresh_is_followed(engine: Engine) -> None:
 def test_rebuilds_when_the_log_cannot_say(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = IndexCache(engine)
     cache.current()
-    many = [store.NodeSpec(None, str(uuidlib.uuid4()), {}, ("CUSTOM_A",)) for _ in range(5)]
+    many = [node_import.NodeSpec(None, str(uuidlib.uuid4()), {}, ("CUSTOM_A",)) for _ in range(5)]
     monkeypatch.setattr(store, "LOG_LIMIT", 4)  # one write changes more nodes than logged
     with writer(engine).begin() as connection:
-        store.import_nodes(connection, many)
+        node_import.import_nodes(connection, many)
     assert_same(cache.current(), fresh(engine))
     assert (cache.rebuilds, cache.updates) == (2, 0)
     monkeypatch.setattr(store, "LOG_LIMIT", 1000)

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from flavorsmith.ironic.mirror import MirroredNode, mirrored
+from flavorsmith.store import node_mirror
 from flavorsmith.store import nodes as store
 
 
@@ -37,9 +38,9 @@ def _nodes(records: list[dict[str, Any]]) -> list[MirroredNode]:
     return [mirrored(r) for r in records]
 
 
-def _start(connection: Connection, records: list[dict[str, Any]]) -> store.MirrorReport:
+def _start(connection: Connection, records: list[dict[str, Any]]) -> node_mirror.MirrorReport:
     """The first load: the shared test database may hold other tests' nodes; replace them."""
-    return store.mirror(connection, _nodes(records), max_delete=1.0)
+    return node_mirror.mirror(connection, _nodes(records), max_delete=1.0)
 
 
 def _stored(connection: Connection) -> dict[str, tuple[Any, ...]]:
@@ -66,7 +67,7 @@ def test_first_load_then_changes_by_uuid(connection: Connection) -> None:
     assert found["driver"] == "fake-hardware" and found["provision_state"] == "available"
 
     before = store.generation(connection)
-    again = store.mirror(connection, _nodes([a, b, c, *others]))
+    again = node_mirror.mirror(connection, _nodes([a, b, c, *others]))
     assert again.writes == 0 and again.unchanged == 10 and again.refused is None
     assert store.generation(connection) == before
 
@@ -74,11 +75,11 @@ def test_first_load_then_changes_by_uuid(connection: Connection) -> None:
     b2 = {**b, "power_state": "power on", "lessee": "p2"}
     d = _record()
     # The report alone: what the refresh would do, nothing written.
-    dry = store.mirror(connection, _nodes([a2, b2, d, *others]), apply=False)
+    dry = node_mirror.mirror(connection, _nodes([a2, b2, d, *others]), apply=False)
     assert (len(dry.created), len(dry.updated), len(dry.deleted)) == (1, 2, 1)
     assert store.generation(connection) == before and c["uuid"] in _stored(connection)
     # One of ten deleted: 10 % may go.
-    report = store.mirror(connection, _nodes([a2, b2, d, *others]))
+    report = node_mirror.mirror(connection, _nodes([a2, b2, d, *others]))
     assert sorted(report.updated) == sorted([a["uuid"], b["uuid"]])
     assert report.deleted == [c["uuid"]] and report.created == [d["uuid"]]
     assert store.generation(connection) == before + 1
@@ -100,7 +101,7 @@ def test_names_move_between_nodes(connection: Connection) -> None:
         *nodes[2:9],
         _record(name=last["name"]),  # a new UUID under the deleted node's name
     ]
-    report = store.mirror(connection, _nodes(swapped))
+    report = node_mirror.mirror(connection, _nodes(swapped))
     assert len(report.updated) == 2 and report.deleted == [last["uuid"]]
     stored = _stored(connection)
     assert stored[first["uuid"]][0] == second["name"]
@@ -114,13 +115,13 @@ def test_a_refresh_deleting_more_than_a_tenth_changes_nothing(connection: Connec
     before = store.generation(connection)
     # A project-scoped credential sees 17 of the 20 nodes: 3 deletions are 15 %.
     changed = [{**n, "owner": "someone"} for n in nodes[:17]]
-    report = store.mirror(connection, _nodes(changed))
+    report = node_mirror.mirror(connection, _nodes(changed))
     assert report.refused is not None and "delete 3 of the 20" in report.refused
     assert report.writes == 0 and store.generation(connection) == before
     assert {s[3] for s in _stored(connection).values()} == {None}
     # Two of twenty (10 %) may go.
-    report = store.mirror(connection, _nodes(nodes[:18]))
+    report = node_mirror.mirror(connection, _nodes(nodes[:18]))
     assert report.refused is None and len(report.deleted) == 2
     # An empty answer never empties the mirror.
-    assert store.mirror(connection, []).refused is not None
+    assert node_mirror.mirror(connection, []).refused is not None
     assert len(_stored(connection)) == 18

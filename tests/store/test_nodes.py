@@ -15,9 +15,12 @@ from sqlalchemy.exc import OperationalError
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine, writer
 from flavorsmith.errors import Conflict, Invalid, NotFound
+from flavorsmith.ironic.node_fields import INTERFACES
 from flavorsmith.nodes import service as nodes
+from flavorsmith.store import node_bulk, node_import
 from flavorsmith.store import nodes as store
-from flavorsmith.store.nodes import NodeQuery, NodeSpec
+from flavorsmith.store.node_import import NodeSpec
+from flavorsmith.store.nodes import NodeQuery
 
 
 def _rc() -> str:
@@ -270,7 +273,7 @@ def test_ironic_data_fields_are_stored_with_ironic_defaults(connection: Connecti
     assert plain["conductor_group"] == "" and plain["network_data"] == {}
     assert plain["retired"] is False and plain["protected"] is False
     assert plain["disable_power_off"] is False and plain["automated_clean"] is None
-    assert all(plain[f"{name}_interface"] is None for name in store.INTERFACES)
+    assert all(plain[f"{name}_interface"] is None for name in INTERFACES)
     values: dict[str, Any] = {
         "owner": "p-owner",
         "lessee": "p-lessee",
@@ -351,19 +354,19 @@ def test_import_creates_updates_and_leaves_alone(connection: Connection) -> None
         NodeSpec(f"{rc}-b", None, values, ()),
     ]
     before = store.generation(connection)
-    report = store.import_nodes(connection, first)
+    report = node_import.import_nodes(connection, first)
     assert report.created == [f"{rc}-a", f"{rc}-b"] and store.generation(connection) > before
     second = [
         NodeSpec(f"{rc}-a", None, values, ("CUSTOM_A",)),
         NodeSpec(f"{rc}-b", None, {**values, "description": "new"}, ("CUSTOM_B",)),
     ]
-    report = store.import_nodes(connection, second)
+    report = node_import.import_nodes(connection, second)
     assert report.unchanged == [f"{rc}-a"] and report.updated == [f"{rc}-b"]
     b = store.find(connection, f"{rc}-b", by_name=True)
     assert b["description"] == "new"
     assert store.traits_of(connection, [b["id"]])[b["id"]] == ["CUSTOM_B"]
     before = store.generation(connection)
-    assert store.import_nodes(connection, second).unchanged == [f"{rc}-a", f"{rc}-b"]
+    assert node_import.import_nodes(connection, second).unchanged == [f"{rc}-a", f"{rc}-b"]
     assert store.generation(connection) == before
 
 
@@ -386,11 +389,13 @@ def test_import_stores_a_new_node_as_a_core_insert_does(connection: Connection) 
         "maintenance": True,
         "power_state": "power on",
     }
-    report = store.import_nodes(connection, [NodeSpec(f"{rc}-i", None, values, ("CUSTOM_I",))])
+    report = node_import.import_nodes(
+        connection, [NodeSpec(f"{rc}-i", None, values, ("CUSTOM_I",))]
+    )
     assert report.created == [f"{rc}-i"]
     imported = store.find(connection, f"{rc}-i", by_name=True)
     stamp = connection.execute(select(Node.created_at).where(Node.id == imported["id"])).scalar()
-    core_values = store._new_node_values(stamp) | values | {"uuid": str(uuid.uuid4())}
+    core_values = node_import._new_node_values(stamp) | values | {"uuid": str(uuid.uuid4())}
     core_values |= {"name": f"{rc}-c"}
     connection.execute(insert(Node).values(**core_values))
     core = store.find(connection, f"{rc}-c", by_name=True)
@@ -424,14 +429,14 @@ def test_a_large_import_writes_every_node_and_trait(connection: Connection) -> N
     before = connection.exec_driver_sql(cache).scalar() if sqlite else None
     specs = [
         NodeSpec(f"{rc}-{i}", None, {"resource_class": rc, "extra": {"i": i}}, ("CUSTOM_X",))
-        for i in range(store.BATCH + 1)
+        for i in range(node_bulk.BATCH + 1)
     ]
-    assert len(store.import_nodes(connection, specs).created) == store.BATCH + 1
+    assert len(node_import.import_nodes(connection, specs).created) == node_bulk.BATCH + 1
     ours = select(Node.id).where(Node.resource_class == rc)
     traits = select(func.count()).select_from(NodeTrait).where(NodeTrait.node_id.in_(ours))
-    assert connection.execute(traits).scalar() == store.BATCH + 1
-    last = store.find(connection, f"{rc}-{store.BATCH}", by_name=True)
-    assert last["extra"] == {"i": store.BATCH} and last["instance_info"] == {}
+    assert connection.execute(traits).scalar() == node_bulk.BATCH + 1
+    last = store.find(connection, f"{rc}-{node_bulk.BATCH}", by_name=True)
+    assert last["extra"] == {"i": node_bulk.BATCH} and last["instance_info"] == {}
     logged = select(NodeChange.uuid).where(NodeChange.generation == store.generation(connection))
     assert connection.execute(logged).scalars().all() == ["*"]
     if sqlite:

@@ -18,7 +18,7 @@ from flavorsmith.ironic import nodes as rules
 from flavorsmith.ironic import records
 from flavorsmith.nodes import service
 from flavorsmith.store import nodes as store
-from flavorsmith.store.nodes import IMPORTED, ImportReport, NodeSpec
+from flavorsmith.store.node_import import IMPORT_BATCH, IMPORTED, ImportReport, NodeSpec
 
 # The keys a node entry may have, in the order the error message lists them: name and uuid,
 # then the stored columns (the store's list) with traits after the resource class.
@@ -130,7 +130,7 @@ def import_entries(
     *,
     from_ironic: bool | None = None,
     labels: bool = True,
-    batch: int = store.IMPORT_BATCH,
+    batch: int = IMPORT_BATCH,
 ) -> Outcome:
     """Check and store the entries of an import file as they come, a batch at a time, in the
     caller's transaction: memory stays the same whatever the number of entries. ``top`` says,

@@ -27,7 +27,7 @@ from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Conflict
 from flavorsmith.ironic import mirror as mirror_rules
 from flavorsmith.ironic import nodes as rules
-from flavorsmith.store import background
+from flavorsmith.store import background, node_import
 from flavorsmith.store import nodes as store
 
 Node = dict[str, Any]
@@ -182,19 +182,19 @@ def classify_node(
 # -- imports ---------------------------------------------------------------------------------------
 
 
-def start_import(connection: Connection, *, labels: bool = True) -> store.NodeImport:
-    """A bulk import in the caller's transaction (``store.NodeImport``): refused while the
+def start_import(connection: Connection, *, labels: bool = True) -> node_import.NodeImport:
+    """A bulk import in the caller's transaction (``node_import.NodeImport``): refused while the
     nodes are mirrored, and each stored node it changes held to Ironic's state rules."""
     check_writable(connection)
-    return store.NodeImport(connection, labels=labels, check=check_changes)
+    return node_import.NodeImport(connection, labels=labels, check=check_changes)
 
 
 def import_nodes(
     connection: Connection,
-    specs: Sequence[store.NodeSpec],
+    specs: Sequence[node_import.NodeSpec],
     progress: Callable[[int, int], None] | None = None,
-) -> store.ImportReport:
+) -> node_import.ImportReport:
     """Create missing nodes, update changed ones, leave the rest (``store.import_nodes``),
     held to the same rules as :func:`start_import`."""
     check_writable(connection)
-    return store.import_nodes(connection, specs, progress, check=check_changes)
+    return node_import.import_nodes(connection, specs, progress, check=check_changes)

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid as uuidlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -33,19 +32,16 @@ from sqlalchemy import (
 
 from flavorsmith.db.models import Node, NodeChange, NodeInspection, NodeTrait
 from flavorsmith.errors import Conflict, Invalid, NotFound
-from flavorsmith.ironic import mirror as mirroring
 from flavorsmith.ironic import nodes as rules
-from flavorsmith.ironic.mirror import MirroredNode
 from flavorsmith.ironic.node_fields import INTERFACES
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot, is_provisioned
 from flavorsmith.params import MAX_LIMIT
 from flavorsmith.store import generations
 from flavorsmith.store.generations import bump
+from flavorsmith.store.node_bulk import batches
 from flavorsmith.store.plumbing import (
     Duplicate,
     Prepared,
-    RowWriter,
-    as_dict,
     fetch_all,
     fetch_one,
     keyset,
@@ -89,13 +85,6 @@ SORT_KEYS = (
     "shard",
     "instance_name",
 )
-# SQLite's page cache during a large import (a negative cache_size is KiB).
-LARGE_CACHE_KIB = -65536
-# Rows per statement in bulk writes (within every database's parameter limit).
-BATCH = 5000
-# Nodes an import looks up and writes at a time (NodeImport.write): its memory, whatever the
-# number of nodes.
-IMPORT_BATCH = 2000
 
 
 def now() -> datetime:
@@ -466,7 +455,7 @@ def changes_since(connection: Connection, since: int, *, limit: int = 10_000) ->
             return None
     rows: list[Any] = []
     wanted = sorted(changed)
-    for chunk in _batches(wanted):
+    for chunk in batches(wanted):
         rows += connection.execute(select(*INFO_COLUMNS).where(Node.uuid.in_(chunk)))
     rows.sort(key=lambda row: row.id)
     traits = traits_of(connection, [row.id for row in rows])
@@ -479,7 +468,7 @@ def changes_since(connection: Connection, since: int, *, limit: int = 10_000) ->
     )
 
 
-def _changed(
+def log_changes(
     connection: Connection,
     uuids: Iterable[str] = (),
     *,
@@ -619,7 +608,7 @@ def create(connection: Connection, values: dict[str, Any]) -> dict[str, Any]:
     traits = values.get("traits") or []
     if traits:
         connection.execute(insert(NodeTrait), [{"node_id": node_id, "trait": t} for t in traits])
-    _changed(connection, created=[row["uuid"]])
+    log_changes(connection, created=[row["uuid"]])
     return find(connection, row["uuid"], by_name=False)
 
 
@@ -639,7 +628,7 @@ def save(connection: Connection, node: dict[str, Any], changes: dict[str, Any]) 
             connection.execute(update(Node).where(Node.id == node["id"]).values(**changes))
     except Duplicate:
         raise Conflict(f"A node with name {changes.get('name')} already exists.") from None
-    _changed(connection, [node["uuid"]])
+    log_changes(connection, [node["uuid"]])
     return {**node, **changes}
 
 
@@ -647,12 +636,12 @@ def remove(connection: Connection, node: dict[str, Any]) -> None:
     """Delete the node and its traits (nodes/service.py says whether it may go)."""
     connection.execute(delete(NodeTrait).where(NodeTrait.node_id == node["id"]))
     connection.execute(delete(Node).where(Node.id == node["id"]))
-    _changed(connection, [node["uuid"]])
+    log_changes(connection, [node["uuid"]])
 
 
 def _touch(connection: Connection, node: dict[str, Any]) -> None:
     _TOUCH.run(connection, {"node_id": node["id"], "stamp": now()})
-    _changed(connection, [node["uuid"]])
+    log_changes(connection, [node["uuid"]])
 
 
 def set_traits(connection: Connection, node: dict[str, Any], traits: Iterable[str]) -> list[str]:
@@ -700,550 +689,3 @@ def record_inspection(
             node_id=node["id"], data=data, result=result, created_at=now()
         )
     )
-
-
-# -- bulk import ------------------------------------------------------------------------------
-
-# The stored columns an import entry may set (traits live in their own table; uuid and name
-# identify the node). Importing another column is adding it here: the inventory format takes
-# it as a key, and Ironic output (flavorsmith.ironic.records) stops ignoring it.
-IMPORTED = (
-    "driver",
-    "resource_class",
-    "properties",
-    "driver_info",
-    "extra",
-    "description",
-    "provision_state",
-    "maintenance",
-    "power_state",
-    "instance_uuid",
-    "owner",
-    "lessee",
-    "conductor_group",
-    "retired",
-    "retired_reason",
-)
-# What a new node gets for a column its entry does not set (other columns: NULL).
-NEW_NODE: dict[str, Any] = {
-    "driver": "fake-hardware",
-    "properties": {},
-    "driver_info": {},
-    "extra": {},
-    "provision_state": "available",
-    "maintenance": False,
-    "retired": False,
-    "conductor_group": "",
-}
-
-
-# Every column of a node but its id, as an import's INSERT gives them.
-_NEW_COLUMNS = tuple(c.name for c in COLUMNS if c.name != "id")
-
-
-def _new_node_values(stamp: datetime) -> dict[str, Any]:
-    """Every column of a node an import creates, before its entry's values: NEW_NODE's, the
-    data fields' defaults, empty JSON objects, NULL."""
-    return {
-        **dict.fromkeys(_NEW_COLUMNS),
-        **DATA_DEFAULTS,
-        "instance_info": {},
-        "network_data": {},
-        **NEW_NODE,
-        "created_at": stamp,
-    }
-
-
-@dataclass(frozen=True)
-class NodeSpec:
-    """One node of an import, already checked by the node rules. It matches the stored node
-    with its UUID when it has one, else the one with its name. ``values`` are the columns to
-    set (``name`` too when the entry gives one); columns not in it are left as stored (a new
-    node gets NEW_NODE's); ``traits`` None leaves the stored traits."""
-
-    name: str | None
-    uuid: str | None
-    values: dict[str, Any]
-    traits: tuple[str, ...] | None
-
-    @property
-    def label(self) -> str:
-        """How reports name the node: its name, else its UUID."""
-        return self.name or self.uuid or "?"
-
-
-@dataclass
-class ImportReport:
-    """How many nodes an import created, updated and left unchanged (``counts``), and their
-    labels when asked for (the lists stay empty otherwise: a large import keeps no list)."""
-
-    created: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    counts: dict[str, int] = field(
-        default_factory=lambda: {"created": 0, "updated": 0, "unchanged": 0}
-    )
-
-
-class NodeImport:
-    """An import written batch by batch (:meth:`write`), in the caller's transaction, ended
-    by :meth:`finish`: each batch looks up only its own nodes (by UUID, else by name), so
-    memory stays the same whatever the number of nodes. Renames (and new nodes whose name a
-    stored node still holds) are set last, all at once, so names may move or swap between
-    nodes; a name that would belong to two nodes is a Conflict there (the caller's
-    transaction then writes nothing)."""
-
-    def __init__(
-        self,
-        connection: Connection,
-        *,
-        labels: bool = True,
-        check: Callable[[Mapping[str, Any], Mapping[str, Any]], None] | None = None,
-    ) -> None:
-        """``check`` hears each stored node the import changes, with its changes, and may
-        refuse them (by raising: the caller's transaction then writes nothing)."""
-        self.connection = connection
-        self.check = check
-        self.report = ImportReport()
-        self.labels = labels
-        self.stamp = now()
-        self.writer = RowWriter(connection, Node.__table__, _NEW_COLUMNS)
-        self.template = self.writer.row(_new_node_values(self.stamp))
-        self.trait_writer = RowWriter(connection, NodeTrait.__table__, ("node_id", "trait"))
-        # Names set last: (node id, or None for a new node, its UUID, the name).
-        self.names_last: list[tuple[int | None, str, str | None]] = []
-        # The change log's UUIDs, up to LOG_LIMIT + 1 of them (more: the log says everything).
-        self.logged_created: list[str] = []
-        self.logged_changed: list[str] = []
-        self.cache: AbstractContextManager[None] | None = _large_cache(connection, True)
-        self.cache.__enter__()
-
-    def _outcome(self, outcome: str, label: str) -> None:
-        self.report.counts[outcome] += 1
-        if self.labels:
-            getattr(self.report, outcome).append(label)
-
-    def _log(self, into: list[str], node_uuid: str) -> None:
-        if len(self.logged_created) + len(self.logged_changed) <= LOG_LIMIT:
-            into.append(node_uuid)
-
-    def write(self, specs: Sequence[NodeSpec]) -> None:
-        """Create, update or leave the nodes of one batch (IMPORT_BATCH specs or so)."""
-        connection = self.connection
-        wanted = (Node.id, Node.name, Node.uuid, *(getattr(Node, c) for c in IMPORTED))
-        uuids = [spec.uuid for spec in specs if spec.uuid]
-        names = [name for spec in specs if (name := spec.values.get("name", spec.name))]
-        by_uuid = (
-            {
-                row.uuid: row
-                for row in connection.execute(select(*wanted).where(Node.uuid.in_(uuids)))
-            }
-            if uuids
-            else {}
-        )
-        by_name = (
-            {
-                row.name: row
-                for row in connection.execute(select(*wanted).where(Node.name.in_(names)))
-            }
-            if names
-            else {}
-        )
-        matched = [row.id for row in (*by_uuid.values(), *by_name.values())]
-        current_traits: dict[int, set[str]] = {}
-        if matched:
-            found = connection.execute(
-                select(NodeTrait.node_id, NodeTrait.trait).where(NodeTrait.node_id.in_(matched))
-            )
-            for node_id, trait in found:
-                current_traits.setdefault(node_id, set()).add(trait)
-        column_of = self.writer.index
-        process = self.writer.processors
-        name_at = column_of["name"]
-        new_rows: list[list[Any]] = []
-        new_traits: dict[str, tuple[str, ...]] = {}
-        updates: list[tuple[int, dict[str, Any]]] = []
-        trait_changes: list[tuple[int, tuple[str, ...]]] = []
-        taken = set(by_name)  # names stored nodes hold, and this batch's new nodes
-        for spec in specs:
-            row = by_uuid.get(spec.uuid) if spec.uuid else by_name.get(spec.name)
-            if row is None:
-                node_uuid = spec.uuid or str(uuidlib.uuid4())
-                new_row = self.template.copy()
-                new_row[column_of["uuid"]] = node_uuid
-                new_row[name_at] = spec.name
-                for column, value in spec.values.items():
-                    at = column_of[column]
-                    convert = process[at]
-                    new_row[at] = value if convert is None else convert(value)
-                name = new_row[name_at]
-                if name is not None and name in taken:  # another node has it still
-                    new_row[name_at] = None
-                    self.names_last.append((None, node_uuid, name))
-                elif name is not None:
-                    taken.add(name)
-                new_rows.append(new_row)
-                self._log(self.logged_created, node_uuid)
-                if spec.traits:
-                    new_traits[node_uuid] = spec.traits
-                self._outcome("created", spec.label)
-                continue
-            changes = {c: v for c, v in spec.values.items() if getattr(row, c) != v}
-            if changes and self.check is not None:
-                self.check(dict(row._mapping), changes)
-            traits_differ = spec.traits is not None and current_traits.get(row.id, set()) != set(
-                spec.traits
-            )
-            if "name" in changes:
-                self.names_last.append((row.id, row.uuid, changes.pop("name")))
-                renamed = True
-            else:
-                renamed = False
-            if changes:
-                updates.append((row.id, changes))
-            if traits_differ and spec.traits is not None:
-                trait_changes.append((row.id, spec.traits))
-            if changes or traits_differ or renamed:
-                self._outcome("updated", spec.label)
-                self._log(self.logged_changed, row.uuid)
-            else:
-                self._outcome("unchanged", spec.label)
-        _update_many(connection, updates, self.stamp)
-        self.writer.insert(new_rows)
-        if trait_changes:
-            changed_ids = [node_id for node_id, _ in trait_changes]
-            connection.execute(delete(NodeTrait).where(NodeTrait.node_id.in_(changed_ids)))
-        if new_traits:
-            found = connection.execute(
-                select(Node.uuid, Node.id).where(Node.uuid.in_(list(new_traits)))
-            )
-            ids = {str(node_uuid): int(node_id) for node_uuid, node_id in found}
-            trait_changes += [(ids[node_uuid], traits) for node_uuid, traits in new_traits.items()]
-        if trait_changes:
-            self.trait_writer.insert(
-                [(node_id, t) for node_id, traits in trait_changes for t in traits]
-            )
-
-    def finish(self) -> ImportReport:
-        """Set the names left for last (Conflict when one would belong to two nodes), bump
-        the node generation when anything changed; the report."""
-        try:
-            self._set_names()
-            counts = self.report.counts
-            if counts["created"] or counts["updated"]:
-                _changed(
-                    self.connection,
-                    self.logged_changed,
-                    created=self.logged_created,
-                    everything=len(self.logged_created) + len(self.logged_changed) > LOG_LIMIT,
-                )
-        finally:
-            self.close()
-        return self.report
-
-    def close(self) -> None:
-        """Put SQLite's page cache back as it was (finish does; call it when not finishing)."""
-        if self.cache is not None:
-            cache, self.cache = self.cache, None
-            cache.__exit__(None, None, None)
-
-    def _set_names(self) -> None:
-        if not self.names_last:
-            return
-        connection = self.connection
-        new = [node_uuid for node_id, node_uuid, _ in self.names_last if node_id is None]
-        ids: dict[str, int] = {}
-        for chunk in _batches(new):
-            found = connection.execute(select(Node.uuid, Node.id).where(Node.uuid.in_(chunk)))
-            ids.update((str(node_uuid), int(node_id)) for node_uuid, node_id in found)
-        final = [
-            (node_id if node_id is not None else ids[node_uuid], node_uuid, name)
-            for node_id, node_uuid, name in self.names_last
-        ]
-        moving = {node_id for node_id, _, _ in final}
-        owner: dict[str, tuple[int, str]] = {}
-        for node_id, node_uuid, name in final:
-            if name is None:
-                continue
-            if name in owner:
-                raise _name_conflict(name, owner[name], (node_id, node_uuid))
-            owner[name] = (node_id, node_uuid)
-        for chunk in _batches(list(owner)):
-            held = connection.execute(
-                select(Node.id, Node.uuid, Node.name).where(Node.name.in_(chunk))
-            )
-            for node_id, node_uuid, name in held:
-                if node_id not in moving:
-                    raise _name_conflict(str(name), (node_id, node_uuid), owner[str(name)])
-        for chunk in _batches(sorted(moving)):  # names may swap: clear them all first
-            connection.execute(update(Node).where(Node.id.in_(chunk)).values(name=None))
-        renamed = [
-            {"node_id": node_id, "new_name": name}
-            for node_id, node_uuid, name in final
-            if name is not None and node_uuid not in ids
-        ]
-        statement = (
-            update(Node)
-            .where(Node.id == bindparam("node_id"))
-            .values(name=bindparam("new_name"), updated_at=self.stamp)
-        )
-        for chunk in _batches(renamed):
-            connection.execute(statement, list(chunk))
-        named = [
-            {"node_id": node_id, "new_name": name}
-            for node_id, node_uuid, name in final
-            if name is not None and node_uuid in ids
-        ]
-        statement = (
-            update(Node).where(Node.id == bindparam("node_id")).values(name=bindparam("new_name"))
-        )
-        for chunk in _batches(named):
-            connection.execute(statement, list(chunk))
-
-
-def _name_conflict(name: str, one: tuple[int, str], other: tuple[int, str]) -> Conflict:
-    """The two nodes named in the order the store holds them (a new node after every stored
-    one)."""
-    first, second = sorted((one, other))
-    return Conflict(
-        f"the name {name!r} would belong to two nodes, {first[1]} and {second[1]} "
-        "(the import matches a node by UUID when the entry has one, else by name)"
-    )
-
-
-def import_nodes(
-    connection: Connection,
-    specs: Sequence[NodeSpec],
-    progress: Callable[[int, int], None] | None = None,
-    *,
-    check: Callable[[Mapping[str, Any], Mapping[str, Any]], None] | None = None,
-) -> ImportReport:
-    """Create missing nodes, update changed ones, leave the rest; in the caller's transaction,
-    in batches (:class:`NodeImport`, which ``check`` is given), with one generation bump when
-    anything changed. Conflict (nothing written, once the caller's transaction is rolled back)
-    when two nodes would end up with one name. ``progress`` hears (nodes done, nodes in
-    all)."""
-    run = NodeImport(connection, check=check)
-    try:
-        for start in range(0, len(specs), IMPORT_BATCH):
-            chunk = specs[start : start + IMPORT_BATCH]
-            run.write(chunk)
-            if progress is not None:
-                progress(start + len(chunk), len(specs))
-    except BaseException:
-        run.close()
-        raise
-    return run.finish()
-
-
-# -- mirroring a real Ironic -------------------------------------------------------------------
-
-
-@dataclass
-class MirrorReport:
-    """What one refresh changed, by node UUID; ``refused`` says why it changed nothing."""
-
-    created: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    unchanged: int = 0
-    refused: str | None = None
-
-    @property
-    def writes(self) -> int:
-        """Nodes written (created, updated or deleted): 0 for a refresh that found no change."""
-        return len(self.created) + len(self.updated) + len(self.deleted)
-
-
-def _batches(items: Sequence[Any]) -> Iterable[Sequence[Any]]:
-    for start in range(0, len(items), BATCH):
-        yield items[start : start + BATCH]
-
-
-def mirror(
-    connection: Connection,
-    nodes: Sequence[MirroredNode],
-    *,
-    max_delete: float = mirroring.MAX_DELETE,
-    apply: bool = True,
-) -> MirrorReport:
-    """Make the stored nodes equal to ``nodes`` (the whole of a real Ironic), keyed by UUID:
-    create the missing, update the changed (fields and traits), delete the stored nodes Ironic
-    no longer has; in the caller's transaction, in batches, with one generation bump when
-    anything changed and no write at all when nothing did. A refresh that would delete more
-    than ``max_delete`` of the stored nodes writes nothing and says why (``refused``). With
-    ``apply`` false, only the report: what a refresh would do, nothing written."""
-    columns = mirroring.COLUMNS
-    stored = {
-        row.uuid: row
-        for row in connection.execute(
-            select(Node.id, Node.uuid, *(getattr(Node, c) for c in columns))
-        )
-    }
-    current_traits: dict[int, set[str]] = {}
-    for node_id, trait in connection.execute(select(NodeTrait.node_id, NodeTrait.trait)):
-        current_traits.setdefault(node_id, set()).add(trait)
-    wanted = {node.uuid for node in nodes}
-    gone = [row for uuid, row in stored.items() if uuid not in wanted]
-    report = MirrorReport()
-    report.refused = mirroring.delete_refusal(len(stored), len(gone), max_delete)
-    if report.refused is not None:
-        return report
-    new: list[MirroredNode] = []
-    changes: list[tuple[int, dict[str, Any]]] = []
-    new_traits: list[tuple[int, frozenset[str]]] = []
-    renamed: list[int] = []
-    for node in nodes:
-        row = stored.get(node.uuid)
-        if row is None:
-            new.append(node)
-            continue
-        changed = {c: node.values[c] for c in columns if getattr(row, c) != node.values[c]}
-        if changed:
-            changes.append((row.id, changed))
-            if "name" in changed:
-                renamed.append(row.id)
-        if current_traits.get(row.id, set()) != node.traits:
-            new_traits.append((row.id, node.traits))
-        if changed or current_traits.get(row.id, set()) != node.traits:
-            report.updated.append(node.uuid)
-        else:
-            report.unchanged += 1
-    report.created = [node.uuid for node in new]
-    report.deleted = [row.uuid for row in gone]
-    if not report.writes or not apply:
-        return report
-    stamp = now()
-    for chunk in _batches([row.id for row in gone]):
-        connection.execute(delete(NodeTrait).where(NodeTrait.node_id.in_(chunk)))
-        connection.execute(delete(NodeInspection).where(NodeInspection.node_id.in_(chunk)))
-        connection.execute(delete(Node).where(Node.id.in_(chunk)))
-    # Names move between nodes (a swap, or a name freed by a node renamed in the same refresh):
-    # the renamed nodes let go of theirs first, so no order of updates collides.
-    for chunk in _batches(renamed):
-        connection.execute(update(Node).where(Node.id.in_(chunk)).values(name=None))
-    _update_many(connection, changes, stamp)
-    rows = [_mirrored_row(node, stamp) for node in new]
-    for chunk in _batches(rows):
-        connection.execute(insert(Node), list(chunk))
-    for chunk in _batches(report.created):
-        found = connection.execute(select(Node.uuid, Node.id).where(Node.uuid.in_(chunk)))
-        by_uuid: dict[str, int] = {str(uuid): int(node_id) for uuid, node_id in found}
-        new_traits += [(by_uuid[n.uuid], n.traits) for n in new if n.uuid in by_uuid and n.traits]
-    _replace_traits(connection, new_traits)
-    _changed(connection, report.updated + report.deleted, created=report.created)
-    return report
-
-
-def _update_many(
-    connection: Connection,
-    changes: Sequence[tuple[int, dict[str, Any]]],
-    stamp: datetime,
-    wrote: Callable[[int], None] | None = None,
-) -> None:
-    """One executemany per set of changed columns (a fleet-wide power state change is one
-    statement, not one per node); ``wrote`` hears how many nodes each statement updated."""
-    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-    for node_id, changed in changes:
-        groups.setdefault(tuple(sorted(changed)), []).append(
-            {"node_id": node_id, **{f"new_{name}": value for name, value in changed.items()}}
-        )
-    for names, params in groups.items():
-        statement = (
-            update(Node)
-            .where(Node.id == bindparam("node_id"))
-            .values({**{name: bindparam(f"new_{name}") for name in names}, "updated_at": stamp})
-        )
-        for chunk in _batches(params):
-            connection.execute(statement, list(chunk))
-            if wrote is not None:
-                wrote(len(chunk))
-
-
-def _replace_traits(
-    connection: Connection, new_traits: Sequence[tuple[int, frozenset[str]]]
-) -> None:
-    for chunk in _batches([node_id for node_id, _ in new_traits]):
-        connection.execute(delete(NodeTrait).where(NodeTrait.node_id.in_(chunk)))
-    rows = [
-        {"node_id": node_id, "trait": trait}
-        for node_id, traits in new_traits
-        for trait in sorted(traits)
-    ]
-    for chunk in _batches(rows):
-        connection.execute(insert(NodeTrait), list(chunk))
-
-
-def _mirrored_row(node: MirroredNode, stamp: datetime) -> dict[str, Any]:
-    return {
-        **DATA_DEFAULTS,
-        "uuid": node.uuid,
-        "instance_info": {},
-        "driver_info": {},
-        "extra": {},
-        "network_data": {},
-        "created_at": stamp,
-        **node.values,
-    }
-
-
-@contextmanager
-def _large_cache(connection: Connection, wanted: bool) -> Iterator[None]:
-    """SQLite keeps up to 64 MiB of pages in memory while tens of thousands of rows go into
-    the node table's many indexes (a third faster than its default 2 MiB); as it was after."""
-    if not wanted or connection.dialect.name != "sqlite":
-        yield
-        return
-    before = connection.exec_driver_sql("PRAGMA cache_size").scalar()
-    connection.exec_driver_sql(f"PRAGMA cache_size={LARGE_CACHE_KIB}")
-    try:
-        yield
-    finally:
-        connection.exec_driver_sql(f"PRAGMA cache_size={int(before or -2000)}")
-
-
-def _check_names(names: dict[str, str | None]) -> None:
-    """Conflict when two nodes (by UUID) would have one name after an import."""
-    owner: dict[str, str] = {}
-    for node_uuid, name in names.items():
-        if name is None:
-            continue
-        if name in owner:
-            raise Conflict(
-                f"the name {name!r} would belong to two nodes, {owner[name]} and {node_uuid} "
-                "(the import matches a node by UUID when the entry has one, else by name)"
-            )
-        owner[name] = node_uuid
-
-
-__all__ = [
-    "DATA_DEFAULTS",
-    "FIELD_LENGTHS",
-    "GENERATION",
-    "IMPORTED",
-    "IMPORT_BATCH",
-    "INTERFACES",
-    "KEY_COLUMNS",
-    "NEW_NODE",
-    "SORT_KEYS",
-    "ImportReport",
-    "MirrorReport",
-    "NodeChanges",
-    "NodeImport",
-    "NodeQuery",
-    "NodeSpec",
-    "as_dict",
-    "changes_since",
-    "create",
-    "find",
-    "generation",
-    "import_nodes",
-    "list_nodes",
-    "mirror",
-    "record_inspection",
-    "remove",
-    "save",
-    "set_traits",
-    "snapshot",
-    "traits_of",
-]
