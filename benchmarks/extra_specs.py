@@ -31,7 +31,7 @@ to end after start-up, and at least 100x Nova with the enlarged cache in process
 key's did-you-mean is found among the keys one slip away by a few lookups in an index of
 one-letter deletions and one of half-keys, checked with rapidfuzz's C distance; only when
 those cannot prove the answer are the other keys about as long scanned
-(flavorsmith.extra_specs.suggestions). The command reads a repeated
+(flavorsmith.extra_specs.did_you_mean). The command reads a repeated
 line once and writes each distinct answer once. Not run in CI.
 """
 
@@ -53,8 +53,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
 from flavorsmith.extra_specs.builtin import build  # noqa: E402
+from flavorsmith.extra_specs.did_you_mean import near_index  # noqa: E402
 from flavorsmith.extra_specs.registry import Registry  # noqa: E402
-from flavorsmith.extra_specs.suggestions import near_index  # noqa: E402
 
 NOVA_TIMER = r"""
 import json, re, sys, time, warnings

@@ -39,7 +39,7 @@ from flavorsmith.api.app import create_app  # noqa: E402
 from flavorsmith.config import Settings  # noqa: E402
 from flavorsmith.db import migrate  # noqa: E402
 from flavorsmith.db.engine import make_engine, writer  # noqa: E402
-from flavorsmith.matching.views import rules_of  # noqa: E402
+from flavorsmith.matching.reports import rules_of  # noqa: E402
 from flavorsmith.nodes import importer  # noqa: E402
 
 

@@ -17,7 +17,7 @@ import statistics
 import time
 
 from flavorsmith.matching.capacity import report
-from flavorsmith.matching.flavors import FlavorRule
+from flavorsmith.matching.flavor_rules import FlavorRule
 from flavorsmith.matching.index import Index
 from flavorsmith.matching.match import brute_force
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot

@@ -57,9 +57,9 @@ from tests.support.catalogs import repository  # noqa: E402
 
 from flavorsmith.db import migrate  # noqa: E402
 from flavorsmith.db.engine import consistent, make_engine, writer  # noqa: E402
-from flavorsmith.matching.flavors import FlavorRule  # noqa: E402
+from flavorsmith.matching.flavor_rules import FlavorRule  # noqa: E402
 from flavorsmith.matching.index import Index  # noqa: E402
-from flavorsmith.matching.views import rules_of  # noqa: E402
+from flavorsmith.matching.reports import rules_of  # noqa: E402
 from flavorsmith.nodes.index_cache import IndexCache  # noqa: E402
 from flavorsmith.nova.derive import derive  # noqa: E402
 from flavorsmith.nova.placement_request import MICROVERSION, PlacementRequest, request_for  # noqa: E402

@@ -25,13 +25,13 @@ import openstack
 import requests
 
 from flavorsmith.catalog.repo import Repository
+from flavorsmith.catalog_rules import catalog_rules
 from flavorsmith.extra_specs.builtin import build
 from flavorsmith.extra_specs.factory import base_registry
 from flavorsmith.extra_specs.validation import refusal
-from flavorsmith.rulebook import catalog_rules
 from flavorsmith.sync.engine import run
-from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
-from flavorsmith.sync.kinds.flavors import SdkFlavors
+from flavorsmith.sync.kinds.nova_flavors import KIND as FLAVORS
+from flavorsmith.sync.kinds.nova_flavors import SdkFlavors
 
 
 def write_catalog(root: Path, count: int, rng: random.Random) -> None:

@@ -46,9 +46,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
 from flavorsmith.catalog.repo import Repository  # noqa: E402
+from flavorsmith.catalog_rules import catalog_rules  # noqa: E402
 from flavorsmith.extra_specs.factory import base_registry  # noqa: E402
 from flavorsmith.nova.derive import derive  # noqa: E402
-from flavorsmith.rulebook import catalog_rules  # noqa: E402
 
 TARGET = 1.0  # seconds of wall time, end to end
 NOVA_CHECK = r"""

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flavorsmith import jsonsafe, params
+from flavorsmith import jsonsafe, query_values
 from flavorsmith.api.microversions import IRONIC, NOVA, Version
 from flavorsmith.errors import FlavorsmithError, Invalid, NotAcceptable
 
@@ -90,7 +90,7 @@ def test_integers_beyond_64_bits_are_invalid(number: int) -> None:
 
 @given(st.text())
 def test_ascii_int_accepts_only_ascii_64_bit_integers(text: str) -> None:
-    number = params.ascii_int(text)
+    number = query_values.ascii_int(text)
     if number is None:
         return
     assert text.strip().lstrip("-").isascii() and text.strip().lstrip("-").isdigit()
@@ -100,35 +100,35 @@ def test_ascii_int_accepts_only_ascii_64_bit_integers(text: str) -> None:
 
 @given(st.integers(jsonsafe.INT_MIN, jsonsafe.INT_MAX))
 def test_ascii_int_round_trips(number: int) -> None:
-    assert params.ascii_int(str(number)) == number
-    assert params.ascii_int(f" {number} ") == number
+    assert query_values.ascii_int(str(number)) == number
+    assert query_values.ascii_int(f" {number} ") == number
 
 
 @given(st.text() | st.integers().map(str))
 def test_parse_limit_is_a_page_size_or_invalid(text: str) -> None:
     try:
-        limit = params.parse_limit(text)
+        limit = query_values.parse_limit(text)
     except Invalid:
         return
-    assert 1 <= limit <= params.MAX_LIMIT
+    assert 1 <= limit <= query_values.MAX_LIMIT
 
 
-@given(st.integers(1, params.MAX_LIMIT))
+@given(st.integers(1, query_values.MAX_LIMIT))
 def test_parse_limit_round_trips(number: int) -> None:
-    assert params.parse_limit(str(number)) == number
+    assert query_values.parse_limit(str(number)) == number
 
 
 @given(st.text())
 def test_parse_bool_is_a_bool_or_invalid(text: str) -> None:
     try:
-        assert isinstance(params.parse_bool("flag", text), bool)
+        assert isinstance(query_values.parse_bool("flag", text), bool)
     except Invalid as exc:
         assert "\n" not in exc.message or "\n" in repr(text)
 
 
 @given(st.booleans(), st.sampled_from(["", " ", "  "]))
 def test_parse_bool_round_trips(value: bool, space: str) -> None:
-    assert params.parse_bool("flag", f"{space}{str(value).lower()}{space}") is value
+    assert query_values.parse_bool("flag", f"{space}{str(value).lower()}{space}") is value
 
 
 @settings(max_examples=300)

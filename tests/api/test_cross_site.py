@@ -265,11 +265,11 @@ def test_the_refusal_escapes_what_it_quotes() -> None:
     ],
     ids=["foreign-origin", "cross-site-fetch", "same-origin", "api-client"],
 )
-def test_trait_writes_served_outside_the_router_are_guarded_too(
+def test_trait_writes_are_guarded_too(
     client: TestClient, headers: dict[str, str], status: int
 ) -> None:
-    """Writes of a node's traits take their own short way to their handler (api/direct.py):
-    the same refusal, in Ironic's body with a request id, and nothing written."""
+    """Writes of a node's traits, the hot writes of inventory tools: the same refusal, in
+    Ironic's body with a request id, and nothing written."""
     made = client.post(
         "/baremetal/v1/nodes", json={"driver": "fake-hardware", "name": _name()}, headers=IRONIC
     )

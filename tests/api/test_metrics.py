@@ -81,8 +81,8 @@ def test_requests_are_counted_by_family_route_template_and_status(client: TestCl
 
 
 def test_writes_of_traits_are_counted_by_their_route_template(client: TestClient) -> None:
-    """Writes of a node's traits skip FastAPI's router (api/direct.py): they are counted and
-    answered as every other request, their errors in Ironic's body."""
+    """Writes of a node's traits are counted and answered as every other request, their
+    errors in Ironic's body."""
     node = client.post(
         "/baremetal/v1/nodes", json={"driver": "fake-hardware", "name": "m1"}, headers=LATEST
     ).json()

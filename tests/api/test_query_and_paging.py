@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flavorsmith import params
+from flavorsmith import query_values
 from flavorsmith.api import query
 from flavorsmith.api.paging import cut
 from flavorsmith.errors import Invalid, NotFound
@@ -17,7 +17,7 @@ from flavorsmith.errors import Invalid, NotFound
 def test_ironic_and_native_booleans_are_the_leaf_parser(text: str) -> None:
     for dialect in (query.IRONIC, query.NATIVE):
         try:
-            expected: bool | str = params.parse_bool("flag", text)
+            expected: bool | str = query_values.parse_bool("flag", text)
         except Invalid as exc:
             expected = exc.message
         try:
@@ -51,8 +51,8 @@ def test_each_family_words_a_bad_boolean_its_way(
 @pytest.mark.parametrize(
     ("dialect", "text", "expected"),
     [
-        (query.IRONIC, "5000", params.MAX_LIMIT),
-        (query.NOVA, "5000", params.MAX_LIMIT),
+        (query.IRONIC, "5000", query_values.MAX_LIMIT),
+        (query.NOVA, "5000", query_values.MAX_LIMIT),
         (query.NOVA, "0", 0),
         (query.OCTAVIA, "5000", 5000),
         (query.OCTAVIA, " 7 ", 7),

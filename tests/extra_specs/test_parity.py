@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from flavorsmith.extra_specs.builtin import build, nova_validators
-from flavorsmith.extra_specs.fixes import FIXES
+from flavorsmith.extra_specs.nova_differences import FIXES
 from flavorsmith.extra_specs.registry import Registry
 
 CORPUS = Path(__file__).with_name("parity.jsonl")

@@ -10,13 +10,13 @@ import random
 import pytest
 
 from flavorsmith.catalog.model import ExtraSpecSet
+from flavorsmith.did_you_mean import closest
 from flavorsmith.extra_specs.builtin import build
+from flavorsmith.extra_specs.did_you_mean import NearIndex, near_index
 from flavorsmith.extra_specs.factory import completed
 from flavorsmith.extra_specs.model import Validator
 from flavorsmith.extra_specs.registry import Registry
-from flavorsmith.extra_specs.suggestions import NearIndex, near_index
 from flavorsmith.extra_specs.value_rules import ValueRule
-from flavorsmith.hints import closest
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz_:.0123456789ABCXYZ"
 

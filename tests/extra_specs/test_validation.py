@@ -11,11 +11,11 @@ import pytest
 
 from flavorsmith.catalog.model import ExtraSpecSet
 from flavorsmith.catalog.repo import Repository
+from flavorsmith.catalog_rules import catalog_rules
 from flavorsmith.extra_specs import factory
 from flavorsmith.extra_specs.builtin import build
 from flavorsmith.extra_specs.registry import MODES, Mode, Registry
 from flavorsmith.extra_specs.validation import refused, validate
-from flavorsmith.rulebook import catalog_rules
 from tests.conftest import EXAMPLES
 
 SPECS = {

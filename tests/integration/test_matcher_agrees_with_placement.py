@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from flavorsmith.catalog.model import Flavor, ResourceClass, TraitRequirement
-from flavorsmith.matching.flavors import FlavorRule
+from flavorsmith.matching.flavor_rules import FlavorRule
 from flavorsmith.matching.index import Index, positions
 from flavorsmith.matching.snapshot import from_records
 from flavorsmith.nova.derive import derive_flavor

@@ -20,8 +20,8 @@ from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
 from flavorsmith.extra_specs.builtin import build
 from flavorsmith.sync.engine import Retry, run
-from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
-from flavorsmith.sync.kinds.flavors import MARKER, SdkFlavors
+from flavorsmith.sync.kinds.nova_flavors import KIND as FLAVORS
+from flavorsmith.sync.kinds.nova_flavors import MARKER, SdkFlavors
 from tests.api.conftest import build_app
 from tests.conftest import EXAMPLES
 from tests.database import throwaway_postgres

@@ -18,8 +18,8 @@ from flavorsmith.catalog.repo import Repository
 from flavorsmith.extra_specs.builtin import build
 from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.sync.engine import run
-from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
-from flavorsmith.sync.kinds.flavors import MARKER, SdkFlavors
+from flavorsmith.sync.kinds.nova_flavors import KIND as FLAVORS
+from flavorsmith.sync.kinds.nova_flavors import MARKER, SdkFlavors
 from tests.conftest import EXAMPLES
 from tests.support import nova_api
 from tests.support.catalogs import RULES

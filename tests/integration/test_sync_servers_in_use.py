@@ -25,8 +25,8 @@ from flavorsmith.catalog.kinds import FLAVOR
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.db.engine import make_engine
 from flavorsmith.logs import fields_of
-from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
-from flavorsmith.sync.kinds.flavors import SdkFlavors
+from flavorsmith.sync.kinds.nova_flavors import KIND as FLAVORS
+from flavorsmith.sync.kinds.nova_flavors import SdkFlavors
 from flavorsmith.sync.report import Servers
 from flavorsmith.sync.targets.cloud import connect
 from flavorsmith.sync.watch import watch

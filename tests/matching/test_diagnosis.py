@@ -14,7 +14,7 @@ from flavorsmith.matching.diagnosis import (
     diagnose_node,
     node_findings,
 )
-from flavorsmith.matching.flavors import FlavorRule
+from flavorsmith.matching.flavor_rules import FlavorRule
 from flavorsmith.matching.provider import derived
 from flavorsmith.matching.resource_providers import Inventory, Provider
 from flavorsmith.matching.snapshot import NodeInfo

@@ -14,7 +14,7 @@ from flavorsmith.matching.drift import (
     flavor_findings,
     node_findings,
 )
-from flavorsmith.matching.flavors import FlavorRule
+from flavorsmith.matching.flavor_rules import FlavorRule
 from flavorsmith.matching.index import Index
 from flavorsmith.matching.provider import Inventory, derived
 from flavorsmith.matching.resource_providers import Provider

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flavorsmith.matching.capacity import report
-from flavorsmith.matching.flavors import FlavorRule
+from flavorsmith.matching.flavor_rules import FlavorRule
 from flavorsmith.matching.index import Index, bitmap, positions
 from flavorsmith.matching.match import brute_force, explain, flavors_for, known_traits
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from flavorsmith.db.engine import make_engine
-from flavorsmith.matching import views
+from flavorsmith.matching import reports
 from flavorsmith.matching.match import brute_force
 from flavorsmith.matching.matrix import group_id
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot
@@ -57,7 +57,7 @@ def _expected(client: TestClient, admit: Any) -> dict[str, Any]:
     sizes = Counter(key(n) for _, n in admitted)
     groups = sorted(sizes.items(), key=lambda item: (item[0][0], first[item[0]]))
     flavors = []
-    for rule in views.rules_of(catalog):
+    for rule in reports.rules_of(catalog):
         hits = brute_force(rule, snapshot)
         per_group = Counter(key(n) for p, n in admitted if p in hits)
         flavors.append(

@@ -4,7 +4,7 @@ and without the nodes, and the trait that closes each leak."""
 from __future__ import annotations
 
 from flavorsmith.catalog.model import Flavor, TraitRequirement
-from flavorsmith.matching import views
+from flavorsmith.matching import reports
 from flavorsmith.matching.index import Index
 from flavorsmith.matching.pools import Leak, is_pool, leaks, outsiders
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot
@@ -155,12 +155,12 @@ def test_who_may_not_read_access_lists_sees_no_project_named() -> None:
     pool = flavor("pool-a", required=("POOL_A",), projects=(A,))
     shared = flavor("shared", projects=(A, B, C))
     general = flavor("general")
-    named = views.pool_leaks([general, pool, shared], INVENTORY)
+    named = reports.pool_leaks([general, pool, shared], INVENTORY)
     assert [(x["pool"], x["reached_by"], x["audience"]) for x in named][:2] == [
         ("pool-a", "general", "public"),
         ("pool-a", "shared", f"projects {B}, {C}"),
     ]
-    unnamed = views.pool_leaks([general, pool, shared], INVENTORY, name_projects=False)
+    unnamed = reports.pool_leaks([general, pool, shared], INVENTORY, name_projects=False)
     assert [(x["pool"], x["reached_by"], x["audience"]) for x in unnamed] == [
         ("pool-a", "general", "public"),
         ("pool-a", "shared", "other projects"),

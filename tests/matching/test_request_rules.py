@@ -11,11 +11,11 @@ from flavorsmith.catalog.model import (
     ResourceClass,
     TraitRequirement,
 )
-from flavorsmith.matching.flavors import FlavorRule
+from flavorsmith.matching.flavor_rules import FlavorRule
 from flavorsmith.matching.index import Index, positions
 from flavorsmith.matching.match import brute_force, explain, known_traits
+from flavorsmith.matching.reports import rules_of
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot
-from flavorsmith.matching.views import rules_of
 from flavorsmith.nova.derive import DerivedFlavor
 from flavorsmith.nova.placement_request import PlacementRequest, RequestGroup, request_for
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from flavorsmith.db.engine import make_engine
-from flavorsmith.sync.kinds.flavors import StoreFlavors
+from flavorsmith.sync.kinds.nova_flavors import StoreFlavors
 from tests.conftest import EXAMPLES, Invoke
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flavorsmith.catalog.injected import CatalogRules
+from flavorsmith.catalog.given_rules import CatalogRules
 from flavorsmith.catalog.repo import Repository
+from flavorsmith.catalog_rules import catalog_rules
 from flavorsmith.extra_specs.factory import base_registry
-from flavorsmith.rulebook import catalog_rules
 
 RULES: CatalogRules = catalog_rules(base_registry())
 

@@ -17,8 +17,8 @@ from flavorsmith.catalog.repo import Repository
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
 from flavorsmith.logs import fields_of
-from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
-from flavorsmith.sync.kinds.flavors import StoreFlavors
+from flavorsmith.sync.kinds.nova_flavors import KIND as FLAVORS
+from flavorsmith.sync.kinds.nova_flavors import StoreFlavors
 from flavorsmith.sync.watch import watch
 from tests.api.conftest import build_app
 from tests.conftest import EXAMPLES, Invoke

@@ -16,7 +16,7 @@ from flavorsmith.extra_specs.builtin import build
 from flavorsmith.extra_specs.factory import base_registry
 from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.sync.engine import TargetError
-from flavorsmith.sync.kinds import flavors
+from flavorsmith.sync.kinds import nova_flavors
 from flavorsmith.sync.targets import store
 from tests.api.conftest import build_app
 from tests.api.test_flavors import URL, create, v
@@ -40,7 +40,7 @@ def test_the_store_target_refuses_what_the_compute_api_refuses(
     )
     assert answered.status_code == 400
     target = store.target(
-        flavors.KIND, migrated_engine, spec_check=refusal(base_registry(), "permissive")
+        nova_flavors.KIND, migrated_engine, spec_check=refusal(base_registry(), "permissive")
     )
     with pytest.raises(TargetError) as refused:
         target.set_specs(flavor["id"], BAD)
@@ -57,7 +57,7 @@ def test_a_store_target_without_a_check_is_the_old_unchecked_target(
     client: TestClient, migrated_engine: Engine
 ) -> None:
     flavor = create(client)
-    store.target(flavors.KIND, migrated_engine).set_specs(flavor["id"], {"hw:numa_nodes": "0"})
+    store.target(nova_flavors.KIND, migrated_engine).set_specs(flavor["id"], {"hw:numa_nodes": "0"})
     stored = client.get(f"{URL}/{flavor['id']}/os-extra_specs", headers=v("2.86"))
     assert stored.json() == {"extra_specs": {"hw:numa_nodes": "0"}}
 

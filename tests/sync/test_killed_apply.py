@@ -24,7 +24,7 @@ from sqlalchemy import Engine, text
 import flavorsmith
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
-from flavorsmith.sync.kinds.flavors import desired, desired_specs
+from flavorsmith.sync.kinds.nova_flavors import desired, desired_specs
 from tests.database import throwaway_postgres
 from tests.support.catalogs import repository
 from tests.sync.test_whole_flavor import stored

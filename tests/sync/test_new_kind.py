@@ -34,7 +34,7 @@ def test_no_module_outside_the_registry_names_a_kind() -> None:
     }
     kind_modules.discard("flavorsmith.sync.kinds.__init__")
     assert kind_modules == {
-        "flavorsmith.sync.kinds.flavors",
+        "flavorsmith.sync.kinds.nova_flavors",
         "flavorsmith.sync.kinds.deploy_templates",
         "flavorsmith.sync.kinds.classification",
         "flavorsmith.sync.kinds.inspection_rules",
@@ -143,8 +143,8 @@ def test_one_registry_line_offers_the_kind_on_the_command_line_and_over_the_api(
     line = "    deploy_templates.KIND,\n"
     assert source.count(line) == 1
     registered = source.replace(
-        "from flavorsmith.sync.kinds import classification, deploy_templates, flavors, inspection_rules\n",
-        "from flavorsmith.sync.kinds import classification, deploy_templates, flavors, inspection_rules, widgets\n",
+        "from flavorsmith.sync.kinds import classification, deploy_templates, inspection_rules, nova_flavors\n",
+        "from flavorsmith.sync.kinds import classification, deploy_templates, inspection_rules, nova_flavors, widgets\n",
     ).replace(line, line + "    widgets.KIND,\n")
     assert registered.count("widgets") == 2  # the import and the line
     registry = tmp_path / "registry.py"

@@ -21,8 +21,8 @@ from flavorsmith.cli.sync.diff import render, use_colour
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
 from flavorsmith.nova.derive import DerivedFlavor
-from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
-from flavorsmith.sync.kinds.flavors import StoreFlavors, count_servers
+from flavorsmith.sync.kinds.nova_flavors import KIND as FLAVORS
+from flavorsmith.sync.kinds.nova_flavors import StoreFlavors, count_servers
 from tests.conftest import EXAMPLES, Invoke
 from tests.support.catalogs import RULES
 

@@ -23,8 +23,8 @@ from flavorsmith.db.engine import make_engine, writer
 from flavorsmith.nova.derive import DerivedFlavor
 from flavorsmith.store import nova_flavors as flavor_store
 from flavorsmith.sync.engine import Retry, run
-from flavorsmith.sync.kinds.flavors import KIND as FLAVORS
-from flavorsmith.sync.kinds.flavors import MARKER, StoreFlavors, desired, desired_specs
+from flavorsmith.sync.kinds.nova_flavors import KIND as FLAVORS
+from flavorsmith.sync.kinds.nova_flavors import MARKER, StoreFlavors, desired, desired_specs
 from flavorsmith.visibility import OPERATOR
 from tests.conftest import EXAMPLES, Invoke
 from tests.database import throwaway_postgres

@@ -23,12 +23,11 @@ from flavorsmith.api.baremetal.policies import POLICIES as BAREMETAL_POLICIES
 from flavorsmith.api.baremetal.policies import keystone_policies as ironic_keystone_policies
 from flavorsmith.api.compute import access as compute_access
 from flavorsmith.api.compute import extra_specs as compute_extra_specs
-from flavorsmith.api.compute import flavors as compute_flavors
+from flavorsmith.api.compute import nova_flavors as compute_flavors
 from flavorsmith.api.compute import versions as compute
 from flavorsmith.api.compute.policies import KEYSTONE_POLICIES as NOVA_KEYSTONE_POLICIES
 from flavorsmith.api.compute.policies import POLICIES as COMPUTE_POLICIES
 from flavorsmith.api.csrf import CrossSiteGuard
-from flavorsmith.api.direct import Application, DirectRoutes, writes_of
 from flavorsmith.api.families import (
     NOT_FOUND_MESSAGES,
     POLICY_MESSAGES,
@@ -38,8 +37,8 @@ from flavorsmith.api.families import (
 )
 from flavorsmith.api.hosts import AllowedHosts, HostGuard
 from flavorsmith.api.loadbalancer import flavorprofiles as lb_profiles
-from flavorsmith.api.loadbalancer import flavors as lb_flavors
 from flavorsmith.api.loadbalancer import providers as lb_providers
+from flavorsmith.api.loadbalancer import service_flavors as lb_flavors
 from flavorsmith.api.loadbalancer import versions as loadbalancer
 from flavorsmith.api.loadbalancer.policies import KEYSTONE_POLICIES as OCTAVIA_KEYSTONE_POLICIES
 from flavorsmith.api.loadbalancer.policies import POLICIES as LOADBALANCER_POLICIES
@@ -74,11 +73,13 @@ Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 # neighbours and dashboards) come first; no two routers' paths overlap, so order changes
 # nothing else.
 ROUTERS: list[tuple[APIRouter, str]] = [
+    # The writes inventory tools make for one node after another, first: a trait write is
+    # matched before the router tries any other route.
+    (baremetal_traits.router, "/baremetal"),
     (native_matching.router, "/v1"),
     (health.router, ""),
     (baremetal.router, "/baremetal"),
     (baremetal_nodes.router, "/baremetal"),
-    (baremetal_traits.router, "/baremetal"),
     (baremetal_maintenance.router, "/baremetal"),
     (baremetal_conductor.router, "/baremetal"),
     (baremetal_templates.router, "/baremetal"),
@@ -170,7 +171,7 @@ def create_app(
         verify_project=getattr(authenticator, "verify_project", None),
         login=getattr(authenticator, "login", None),
     )
-    app = Application(
+    app = FastAPI(
         title="Flavorsmith",
         docs_url=None,
         redoc_url=None,
@@ -185,9 +186,6 @@ def create_app(
     openapi.install(app)
     table.add("", [r for r in app.router.routes if getattr(r, "path", None) is not None])
     _install_error_handlers(app)
-    # Writes of a node's traits skip FastAPI's router: the same handlers, called directly.
-    direct_writes = writes_of("/baremetal", baremetal_traits.router.routes)
-    app.add_middleware(DirectRoutes, routes=direct_writes, on_error=_domain_error)
     app.add_middleware(CrossSiteGuard)  # inside ServiceMiddleware: refusals get a request id
     hosts = (
         AllowedHosts.for_bind(settings.host, settings.allowed_hosts)
@@ -195,10 +193,9 @@ def create_app(
         else None
     )
     app.add_middleware(HostGuard, allowed=hosts)  # before routing, every method
-    # Middleware order (outermost first): ServiceMiddleware, HostGuard, CrossSiteGuard,
-    # DirectRoutes;
+    # Middleware order (outermost first): ServiceMiddleware, HostGuard, CrossSiteGuard;
     # FastAPI's own exception middleware sits inside them and turns domain errors into each
-    # API's error body (DirectRoutes does the same with the same handler).
+    # API's error body.
     outage_log = LogThrottle()
     app.add_middleware(
         ServiceMiddleware,
@@ -206,19 +203,6 @@ def create_app(
         max_body_bytes=settings.max_body_bytes,
         routes=table,
         outage_log=outage_log,
-    )
-    # The same chain once more, outside FastAPI, for requests DirectRoutes serves (see
-    # Application): it reaches nothing else, so anything else is a 404 of FastAPI's.
-    direct = DirectRoutes(app.router, direct_writes, _domain_error)
-    app.hot = (
-        direct,
-        ServiceMiddleware(
-            HostGuard(CrossSiteGuard(direct), hosts),
-            authenticator=authenticator,
-            max_body_bytes=settings.max_body_bytes,
-            routes=table,
-            outage_log=outage_log,
-        ),
     )
     return app
 

@@ -27,7 +27,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from flavorsmith.api.families import error_response, family_of
-from flavorsmith.params import shown_repr
+from flavorsmith.query_values import shown_repr
 
 ANY = "*"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")

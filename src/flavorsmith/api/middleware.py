@@ -25,7 +25,7 @@ from flavorsmith.db.outage import outage
 from flavorsmith.errors import FlavorsmithError, Invalid, PayloadTooLarge
 from flavorsmith.jsonsafe import excerpt
 from flavorsmith.logs import REQUEST_ID, event
-from flavorsmith.params import ascii_int
+from flavorsmith.query_values import ascii_int
 
 log = logging.getLogger("flavorsmith.api")
 # C0 controls and DEL: never part of an identifier, a name or a filter value.

@@ -5,7 +5,7 @@ The real services differ in which words they accept and how they refuse, and the
 (and our tests) rely on each one's wording and status code, so the grammar is shared and a
 :class:`Dialect` per family carries its words, limits and messages. Messages are ``str.format``
 templates; what each may use is named on its field. Built on the leaf module
-:mod:`flavorsmith.params`; every refusal is :class:`~flavorsmith.errors.Invalid` (400)."""
+:mod:`flavorsmith.query_values`; every refusal is :class:`~flavorsmith.errors.Invalid` (400)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from fastapi import Request
 
-from flavorsmith import params
+from flavorsmith import query_values
 from flavorsmith.api.families import Family
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic.nodes import is_uuid
@@ -24,7 +24,7 @@ _ASC_DESC = ("asc", "desc")
 
 
 def _octavia_limit(raw: str) -> int:
-    number = params.ascii_int(raw)
+    number = query_values.ascii_int(raw)
     if number is None:
         raise Invalid(f"Invalid limit {excerpt(raw)}: use a positive integer")
     if number < 1:
@@ -34,13 +34,13 @@ def _octavia_limit(raw: str) -> int:
 
 def _nova_limit(raw: str) -> int:
     """Nova's ``limit``: ASCII digits only (0 included), within 64 bits, capped at 1000."""
-    number = params.ascii_int(raw) if raw.isascii() and raw.isdigit() else None
+    number = query_values.ascii_int(raw) if raw.isascii() and raw.isdigit() else None
     if number is None:
         raise Invalid(
-            f"Invalid input for query parameters limit. Value: {params.shown(raw)}. "
+            f"Invalid input for query parameters limit. Value: {query_values.shown(raw)}. "
             f"{excerpt(raw)} does not match '^[0-9]*$'"
         )
-    return min(number, params.MAX_LIMIT)
+    return min(number, query_values.MAX_LIMIT)
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ _IRONIC_BOOLEANS = frozenset(
 
 
 def _ironic_repeated(name: str, values: list[str], path: str) -> str:
-    sent = params.shown_repr(values)
+    sent = query_values.shown_repr(values)
     if name in _IRONIC_INTEGERS:
         return f"Expected an integer for {name}: {sent}"
     if name == "marker" and "/deploy_templates" in path:
@@ -82,25 +82,28 @@ def _ironic_repeated(name: str, values: list[str], path: str) -> str:
     if name in _IRONIC_UUIDS:
         return f"Expected UUID for {name}: {sent}"
     if name in _IRONIC_BOOLEANS:
-        allowed = ", ".join(f"'{word}'" for word in sorted(params.TRUE_WORDS + params.FALSE_WORDS))
+        allowed = ", ".join(
+            f"'{word}'" for word in sorted(query_values.TRUE_WORDS + query_values.FALSE_WORDS)
+        )
         return f"Invalid {name}: Unrecognized value '{sent}', acceptable values are: {allowed}"
     return f"Expected string for {name}: {sent}"
 
 
 def _native_repeated(name: str, values: list[str], path: str) -> str:
     return (
-        f"Query parameter {name!r} was given {len(values)} times ({params.shown_repr(values)}); "
-        "it takes one value (a list is one value, comma-separated)"
+        f"Query parameter {name!r} was given {len(values)} times "
+        f"({query_values.shown_repr(values)}); it takes one value (a list is one value, "
+        "comma-separated)"
     )
 
 
 IRONIC = Dialect(
-    true_words=params.TRUE_WORDS,
-    false_words=params.FALSE_WORDS,
+    true_words=query_values.TRUE_WORDS,
+    false_words=query_values.FALSE_WORDS,
     strip_booleans=True,
-    bad_bool=params.BAD_BOOL,
-    limit=params.parse_limit,
-    default_limit=params.MAX_LIMIT,
+    bad_bool=query_values.BAD_BOOL,
+    limit=query_values.parse_limit,
+    default_limit=query_values.MAX_LIMIT,
     uuid_markers=True,
     bad_sort_key=(
         "The sort_key value {key} is an invalid field for sorting; sort by one of {known}"
@@ -116,12 +119,12 @@ IRONIC = Dialect(
 # Nova's words for a value that is not a boolean (a body field's or a query parameter's).
 NOVA_BAD_BOOL = "Invalid input for field/attribute {name}. Value: {value}. Expected true or false"
 NOVA = Dialect(
-    true_words=params.TRUE_WORDS,
-    false_words=params.FALSE_WORDS,
+    true_words=query_values.TRUE_WORDS,
+    false_words=query_values.FALSE_WORDS,
     strip_booleans=True,
     bad_bool=NOVA_BAD_BOOL,
     limit=_nova_limit,
-    default_limit=params.MAX_LIMIT,
+    default_limit=query_values.MAX_LIMIT,
     uuid_markers=False,
     bad_sort_key=(
         "Invalid input for query parameters sort_key. Value: {key}. "
@@ -151,12 +154,12 @@ OCTAVIA = Dialect(
     repeatable=frozenset({"fields"}),
 )
 NATIVE = Dialect(
-    true_words=params.TRUE_WORDS,
-    false_words=params.FALSE_WORDS,
+    true_words=query_values.TRUE_WORDS,
+    false_words=query_values.FALSE_WORDS,
     strip_booleans=True,
     bad_bool=IRONIC.bad_bool,
-    limit=params.parse_limit,
-    default_limit=params.MAX_LIMIT,
+    limit=query_values.parse_limit,
+    default_limit=query_values.MAX_LIMIT,
     uuid_markers=False,
     bad_sort_key=IRONIC.bad_sort_key,
     bad_sort_dir=IRONIC.bad_sort_dir,
@@ -190,7 +193,7 @@ def check_repeats(request: Request, family: Family) -> None:
 
 def boolean(dialect: Dialect, name: str, raw: str) -> bool:
     """``raw`` as a boolean in ``dialect``'s words."""
-    return params.parse_bool(
+    return query_values.parse_bool(
         name,
         raw,
         true=dialect.true_words,
@@ -226,7 +229,7 @@ class Query:
     def page_size(self) -> int:
         """The page size of a family that always pages."""
         limit = self.limit()
-        return params.MAX_LIMIT if limit is None else limit
+        return query_values.MAX_LIMIT if limit is None else limit
 
     def marker(self) -> str | None:
         """The marker, a UUID where the family's markers are UUIDs."""

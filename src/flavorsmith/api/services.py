@@ -12,13 +12,13 @@ from typing import Any
 from flavorsmith.api.auth import Credentials
 from flavorsmith.api.policy import Enforcer
 from flavorsmith.catalog.repo import Repository, RepoView
+from flavorsmith.catalog_rules import catalog_rules
 from flavorsmith.config import Settings
 from flavorsmith.db.engine import Engine
 from flavorsmith.extra_specs.factory import completed
 from flavorsmith.extra_specs.registry import Registry
 from flavorsmith.nodes.index_cache import IndexCache
 from flavorsmith.providers.registry import DriverRegistry
-from flavorsmith.rulebook import catalog_rules
 from flavorsmith.sync.leader import Leadership
 from flavorsmith.sync.mirror import Mirror
 

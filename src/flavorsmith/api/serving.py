@@ -48,8 +48,8 @@ from flavorsmith.db.deadline import Timeouts
 from flavorsmith.db.engine import Engine, make_engine, writer
 from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.nodes import service as nodes
-from flavorsmith.params import parse_list
 from flavorsmith.progress import is_terminal, progress
+from flavorsmith.query_values import parse_list
 from flavorsmith.sync.leader import Leadership, this_process
 from flavorsmith.sync.mirror import Mirror
 from flavorsmith.sync.targets import cloud, store

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from flavorsmith.catalog.document import Document
-from flavorsmith.catalog.injected import CatalogRules
+from flavorsmith.catalog.given_rules import CatalogRules
 from flavorsmith.catalog.model import (
     DeployTemplateDef,
     DeviceType,
@@ -14,7 +14,7 @@ from flavorsmith.catalog.model import (
     TraitRuleSet,
 )
 from flavorsmith.diagnostics import Diagnostic, Severity
-from flavorsmith.hints import closest
+from flavorsmith.did_you_mean import closest
 from flavorsmith.resource_classes import placement_name
 
 W = Severity.WARNING

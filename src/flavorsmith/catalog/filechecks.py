@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flavorsmith import flavor_ids, traits
 from flavorsmith.catalog.document import Document
-from flavorsmith.catalog.injected import CatalogRules
+from flavorsmith.catalog.given_rules import CatalogRules
 from flavorsmith.catalog.model import (
     DeployTemplateDef,
     DeviceType,

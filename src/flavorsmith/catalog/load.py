@@ -10,7 +10,7 @@ from pathlib import Path
 
 from flavorsmith.catalog import filechecks, schema
 from flavorsmith.catalog.document import MAX_FILE_BYTES, Document, parse
-from flavorsmith.catalog.injected import CatalogRules
+from flavorsmith.catalog.given_rules import CatalogRules
 from flavorsmith.catalog.kinds import (
     DEPLOY_TEMPLATE,
     DEVICE_TYPE,

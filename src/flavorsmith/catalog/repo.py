@@ -11,7 +11,7 @@ from pathlib import Path
 from flavorsmith.catalog import checks, kustomization, volume
 from flavorsmith.catalog import root as root_folder
 from flavorsmith.catalog.document import Document
-from flavorsmith.catalog.injected import CatalogRules
+from flavorsmith.catalog.given_rules import CatalogRules
 from flavorsmith.catalog.kinds import DEVICE_TYPE, FLAVOR, KINDS, Kind
 from flavorsmith.catalog.load import (
     Loaded,

@@ -15,7 +15,7 @@ from flavorsmith import traits
 from flavorsmith.catalog.document import Document
 from flavorsmith.catalog.kinds import Kind
 from flavorsmith.diagnostics import Diagnostic, excerpt
-from flavorsmith.hints import closest, did_you_mean
+from flavorsmith.did_you_mean import closest, did_you_mean
 
 _JSON_TYPES = {
     "string": "a string",

@@ -20,7 +20,7 @@ from flavorsmith.catalog.checks import TEMPLATE_TRAIT_PREFIX
 from flavorsmith.catalog.document import Document, FieldPath
 from flavorsmith.catalog.model import Catalog, Flavor
 from flavorsmith.diagnostics import Diagnostic, Severity
-from flavorsmith.hints import closest
+from flavorsmith.did_you_mean import closest
 
 # Nova's trait extra spec: ``trait`` with an optional group suffix, then the trait's name.
 TRAIT_SPEC = re.compile(r"^trait([a-zA-Z0-9_-]{0,64}):(.+)$")

@@ -10,7 +10,7 @@ import typer
 from flavorsmith.cli.output import Format, ListFormat, ReportFormat, remember
 
 if TYPE_CHECKING:
-    from flavorsmith.catalog.injected import CatalogRules
+    from flavorsmith.catalog.given_rules import CatalogRules
     from flavorsmith.catalog.repo import Repository
 
 RepoOption = Annotated[
@@ -113,8 +113,8 @@ PrefixOption = Annotated[
 def catalog_rules() -> CatalogRules:
     """The rules a command loads catalogs with: the extra-spec registry (built-ins, then the
     installed plugins, looked up here) and Ironic's deploy-template rules."""
+    from flavorsmith.catalog_rules import catalog_rules as rules_from
     from flavorsmith.extra_specs.factory import base_registry
-    from flavorsmith.rulebook import catalog_rules as rules_from
 
     return rules_from(base_registry())
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import typer
 
-from flavorsmith.hints import did_you_mean
+from flavorsmith.did_you_mean import did_you_mean
 
 
 class Format(enum.StrEnum):

@@ -279,8 +279,8 @@ def serve(
     from flavorsmith.cli.options import database_url, repository
     from flavorsmith.db import migrate
     from flavorsmith.db.engine import describe, is_sqlite, make_engine
-    from flavorsmith.params import parse_list
     from flavorsmith.providers.registry import parse_enabled
+    from flavorsmith.query_values import parse_list
 
     if tls_key is not None and tls_cert is None:
         raise typer.BadParameter("--tls-key needs --tls-cert", param_hint="'--tls-key'")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from flavorsmith.extra_specs.fixes import FIXES
 from flavorsmith.extra_specs.model import Validator
+from flavorsmith.extra_specs.nova_differences import FIXES
 from flavorsmith.extra_specs.registry import Registry
 
 

@@ -2,7 +2,7 @@
 API's app factory): the base registry (built-ins, then plugins: entry points are scanned
 here, once per composition), the registry a catalog completes with its own definition files
 (again on every catalog load, from the same base). The rules a catalog is loaded with
-are composed in :mod:`flavorsmith.rulebook`."""
+are composed in :mod:`flavorsmith.catalog_rules`."""
 
 from __future__ import annotations
 

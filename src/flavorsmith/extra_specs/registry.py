@@ -11,9 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
+from flavorsmith.extra_specs.did_you_mean import NearIndex, near_index
 from flavorsmith.extra_specs.model import Validator
 from flavorsmith.extra_specs.safety import Matcher
-from flavorsmith.extra_specs.suggestions import NearIndex, near_index
 from flavorsmith.jsonsafe import text_problem
 
 _REMEMBERED = 32_768  # verdicts and suggestions remembered per registry
@@ -371,7 +371,7 @@ class Registry:
         """The registered key nearest to a misspelt one: among the exact keys of the namespace
         the key spells (or every exact key when it spells none), those about as long, the
         most alike, at least 0.8 by the ratio
-        :class:`~flavorsmith.extra_specs.suggestions.NearIndex` computes with rapidfuzz (an
+        :class:`~flavorsmith.extra_specs.did_you_mean.NearIndex` computes with rapidfuzz (an
         answer is remembered until the registry changes)."""
         remembered = self._suggested.get(key, _UNKNOWN)
         if remembered != _UNKNOWN:

@@ -24,13 +24,13 @@ from ironic.drivers.modules.inspector.hooks import base
 from oslo_config import cfg
 
 from flavorsmith.catalog.repo import Repository
+from flavorsmith.catalog_rules import catalog_rules
 from flavorsmith.classify.classification import classify
 from flavorsmith.classify.inspection import parse
 from flavorsmith.classify.update import node_update
 from flavorsmith.errors import FlavorsmithError
 from flavorsmith.extra_specs.factory import base_registry
 from flavorsmith.inspection_hook.live_catalog import LiveCatalog
-from flavorsmith.rulebook import catalog_rules
 
 ENV = "FLAVORSMITH_CATALOG"
 GROUP = "flavorsmith"

@@ -24,7 +24,7 @@ from flavorsmith import jsonsafe, traits
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic.driver_steps import DriverStep
 from flavorsmith.ironic.patch import patched
-from flavorsmith.params import ascii_int, shown_repr
+from flavorsmith.query_values import ascii_int, shown_repr
 
 INTERFACES = ("deploy", "bios", "raid", "management", "power", "firmware", "vendor")
 STEP_KEYS = {"interface", "step", "args", "priority"}

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flavorsmith.matching.flavors import FlavorRule
+from flavorsmith.matching.flavor_rules import FlavorRule
 from flavorsmith.matching.index import Index, positions
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from flavorsmith.ironic.nodes import PROVISIONED_STATES
-from flavorsmith.matching.flavors import FlavorRule
+from flavorsmith.matching.flavor_rules import FlavorRule
 from flavorsmith.matching.match import explain
 from flavorsmith.matching.provider import COMPUTE_STATUS_DISABLED, derived
 from flavorsmith.matching.resource_providers import Provider

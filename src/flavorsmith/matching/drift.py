@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from flavorsmith.catalog.model import Flavor
 from flavorsmith.matching import pools
-from flavorsmith.matching.flavors import FlavorRule
+from flavorsmith.matching.flavor_rules import FlavorRule
 from flavorsmith.matching.index import Index, positions
 from flavorsmith.matching.provider import derived
 from flavorsmith.matching.snapshot import NodeInfo
@@ -103,7 +103,7 @@ class WantedFlavor(Protocol):
 
 
 class NovaFlavor(Protocol):
-    """A flavor as Nova has it (``sync/kinds/flavors.py`` observes them)."""
+    """A flavor as Nova has it (``sync/kinds/nova_flavors.py`` observes them)."""
 
     @property
     def id(self) -> str: ...

@@ -7,7 +7,7 @@ from bisect import bisect_left
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
-from flavorsmith.matching.flavors import FlavorRule, unknown_forbidden
+from flavorsmith.matching.flavor_rules import FlavorRule, unknown_forbidden
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot
 
 

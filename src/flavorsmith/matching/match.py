@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from flavorsmith.matching.flavors import FlavorRule, unknown_forbidden
+from flavorsmith.matching.flavor_rules import FlavorRule, unknown_forbidden
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot
 
 

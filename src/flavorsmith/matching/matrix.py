@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import Any
 
 from flavorsmith.errors import Invalid
-from flavorsmith.matching.flavors import FlavorRule
+from flavorsmith.matching.flavor_rules import FlavorRule
 from flavorsmith.matching.index import Index, bitmap
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot
 

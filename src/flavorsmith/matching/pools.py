@@ -31,7 +31,7 @@ from typing import Any
 
 from flavorsmith.catalog.model import Flavor
 from flavorsmith.diagnostics import Diagnostic, Severity
-from flavorsmith.matching.flavors import FlavorRule
+from flavorsmith.matching.flavor_rules import FlavorRule
 from flavorsmith.matching.index import Index
 from flavorsmith.traits import CUSTOM_PREFIX
 

@@ -14,7 +14,7 @@ from prometheus_client.registry import Collector
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.matching.capacity import FlavorGauge, gauges
 from flavorsmith.matching.index import Index
-from flavorsmith.matching.views import rules_of
+from flavorsmith.matching.reports import rules_of
 from flavorsmith.nodes.index_cache import IndexCache
 
 log = logging.getLogger("flavorsmith.metrics")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from flavorsmith.catalog.model import Catalog
-from flavorsmith.matching.flavors import FlavorRule
-from flavorsmith.matching.views import nodes_of
+from flavorsmith.matching.flavor_rules import FlavorRule
+from flavorsmith.matching.reports import nodes_of
 from flavorsmith.nodes.index_cache import IndexCache
 from flavorsmith.providers.driver import ProviderContext
 

@@ -13,8 +13,8 @@ from flavorsmith.errors import Conflict, NotFound
 from flavorsmith.ironic.deploy_templates import Step, Template
 from flavorsmith.ironic.nodes import is_uuid
 from flavorsmith.store.generations import bump
-from flavorsmith.store.plumbing import Duplicate, fetch_all, keyset, unique
-from flavorsmith.store.plumbing import find as find_row
+from flavorsmith.store.sql import Duplicate, fetch_all, keyset, unique
+from flavorsmith.store.sql import find as find_row
 
 GENERATION = "deploy_templates"
 COLUMNS = list(DeployTemplate.__table__.columns)

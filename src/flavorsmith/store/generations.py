@@ -6,7 +6,7 @@ from sqlalchemy import Connection, Dialect, Engine, bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from flavorsmith.db.models import Counter
-from flavorsmith.store.plumbing import Prepared
+from flavorsmith.store.sql import Prepared
 
 
 def bump(connection: Connection, name: str) -> int:

@@ -17,7 +17,7 @@ from flavorsmith.db.models import Node, NodeTrait
 from flavorsmith.errors import Conflict
 from flavorsmith.store.node_bulk import batches, large_cache, update_many
 from flavorsmith.store.nodes import COLUMNS, DATA_DEFAULTS, LOG_LIMIT, log_changes, now
-from flavorsmith.store.plumbing import RowWriter
+from flavorsmith.store.sql import RowWriter
 
 # Nodes an import looks up and writes at a time (NodeImport.write): its memory, whatever the
 # number of nodes.

@@ -35,11 +35,11 @@ from flavorsmith.errors import Conflict, Invalid, NotFound
 from flavorsmith.ironic import nodes as rules
 from flavorsmith.ironic.node_fields import INTERFACES
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot, is_provisioned
-from flavorsmith.params import MAX_LIMIT
+from flavorsmith.query_values import MAX_LIMIT
 from flavorsmith.store import generations
 from flavorsmith.store.generations import bump
 from flavorsmith.store.node_bulk import batches
-from flavorsmith.store.plumbing import (
+from flavorsmith.store.sql import (
     Duplicate,
     Prepared,
     fetch_all,
@@ -47,7 +47,7 @@ from flavorsmith.store.plumbing import (
     keyset,
     unique,
 )
-from flavorsmith.store.plumbing import (
+from flavorsmith.store.sql import (
     find as find_row,
 )
 
@@ -506,7 +506,7 @@ _KEY_FINDERS = {
 }
 
 # The statements every node write runs, made once (see _finder); the hot ones run on the
-# driver (plumbing.Prepared).
+# driver (sql.Prepared).
 _ONE_NODES_TRAITS = (
     select(NodeTrait.trait)
     .where(NodeTrait.node_id == bindparam("node_id"))

@@ -26,7 +26,7 @@ from flavorsmith.db.models import NovaFlavor, NovaFlavorExtraSpec, NovaFlavorPro
 from flavorsmith.errors import Conflict, Invalid, NotFound
 from flavorsmith.extra_specs.safety import Matcher
 from flavorsmith.store.generations import bump
-from flavorsmith.store.plumbing import Duplicate, fetch_all, fetch_one, keyset, locked, unique
+from flavorsmith.store.sql import Duplicate, fetch_all, fetch_one, keyset, locked, unique
 from flavorsmith.visibility import Viewer, may_see
 
 GENERATION = "flavors"

@@ -13,7 +13,7 @@ from sqlalchemy import Connection, delete, func, insert, select, update
 
 from flavorsmith.db.models import FlavorProfile, ServiceFlavor
 from flavorsmith.errors import NotFound
-from flavorsmith.store.plumbing import Duplicate, fetch_all, fetch_one, find, keyset_by, unique
+from flavorsmith.store.sql import Duplicate, fetch_all, fetch_one, find, keyset_by, unique
 
 PROFILE_FIELDS = ("id", "name", "provider_name", "flavor_data")
 # Octavia's placeholder profile (migration 0010): flavors may use it; lists, show, update and

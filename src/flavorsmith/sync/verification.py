@@ -14,8 +14,8 @@ from flavorsmith.db.engine import Engine
 from flavorsmith.matching import drift
 from flavorsmith.matching.index import Index
 from flavorsmith.matching.provider import derived
+from flavorsmith.matching.reports import rules_of
 from flavorsmith.matching.snapshot import from_records
-from flavorsmith.matching.views import rules_of
 from flavorsmith.nova.derive import derive
 from flavorsmith.nova.placement_request import request_for
 from flavorsmith.sync.engine import TargetError, refuses_nothing

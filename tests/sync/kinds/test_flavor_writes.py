@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 
 from flavorsmith.nova.derive import DerivedFlavor
 from flavorsmith.sync.engine import carry_out
-from flavorsmith.sync.kinds.flavors import Action, StoreFlavors, plan, steps
+from flavorsmith.sync.kinds.nova_flavors import Action, StoreFlavors, plan, steps
 
 
 def _flavor(name: str, *, specs: dict[str, str], projects: tuple[str, ...] = ()) -> DerivedFlavor:

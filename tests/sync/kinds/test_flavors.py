@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from flavorsmith.nova.derive import DerivedFlavor
-from flavorsmith.sync.kinds.flavors import MARKER, ObservedFlavor, plan
+from flavorsmith.sync.kinds.nova_flavors import MARKER, ObservedFlavor, plan
 from flavorsmith.sync.report import Change
 
 SPECS = {"resources:CUSTOM_M1_SMALL": "1", "resources:VCPU": "0"}

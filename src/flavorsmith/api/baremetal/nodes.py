@@ -31,7 +31,7 @@ from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, NotFound
 from flavorsmith.ironic import nodes as rules
 from flavorsmith.nodes import service as nodes
-from flavorsmith.params import parse_list
+from flavorsmith.query_values import parse_list
 from flavorsmith.store import deploy_templates as deploy_store
 from flavorsmith.store import nodes as store
 from flavorsmith.store.nodes import NodeQuery

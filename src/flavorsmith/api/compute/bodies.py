@@ -8,7 +8,7 @@ from typing import Any
 from flavorsmith import flavor_ids
 from flavorsmith.api.query import NOVA_BAD_BOOL as BAD_BOOL
 from flavorsmith.errors import Invalid
-from flavorsmith.params import parse_bool, shown, shown_repr
+from flavorsmith.query_values import parse_bool, shown, shown_repr
 
 INT32_MAX = 2147483647
 _DIGITS = re.compile(r"^[0-9]+$")

@@ -32,9 +32,9 @@ from flavorsmith.db.engine import Connection
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import Forbidden, Invalid, NotFound, ServiceUnavailable
 from flavorsmith.ironic.deploy_steps import deploy_plan
-from flavorsmith.matching import matrix, views
+from flavorsmith.matching import matrix, reports
 from flavorsmith.matching.diagnosis import Context
-from flavorsmith.matching.flavors import FlavorRule
+from flavorsmith.matching.flavor_rules import FlavorRule
 from flavorsmith.matching.index import Index
 from flavorsmith.store import deploy_templates as template_store
 from flavorsmith.store import nodes as node_store
@@ -76,7 +76,7 @@ async def flavor_nodes(request: Request, name: str) -> Response:
     limit = query.page_size()
     marker = query.marker()
     index = await call(request, services(request).index_cache.current)
-    page = views.node_page(index, rule, available=available, marker=marker, limit=limit)
+    page = reports.node_page(index, rule, available=available, marker=marker, limit=limit)
     head = {"flavor": rule.name, "count": page.count, "generation": index.snapshot.generation}
     following = None
     if page.more:
@@ -139,7 +139,7 @@ def _served(request: Request) -> _Served:
         )
     catalog = view.catalog
     flavors = {f.name: f for f in catalog.flavors}
-    rules = {r.name: (flavors[r.name], r) for r in views.rules_of(catalog)}
+    rules = {r.name: (flavors[r.name], r) for r in reports.rules_of(catalog)}
     _served_cache = cached = _Served(view, catalog, rules)
     return cached
 
@@ -166,7 +166,7 @@ def _entries(index: Index) -> Callable[[int], bytes]:
     def entry(position: int) -> bytes:
         found = made[position]
         if found is None:
-            found = made[position] = _json(views.node_entry(nodes[position]))
+            found = made[position] = _json(reports.node_entry(nodes[position]))
         return found
 
     return entry
@@ -185,10 +185,10 @@ async def node_flavors(request: Request, ident: str) -> dict[str, Any]:
     _authorize(request)
     NODE_FLAVORS.check_query(request)
     catalog, index = await _inputs(request)
-    node = views.find_node(index, ident)
+    node = reports.find_node(index, ident)
     return {
-        "node": views.node_entry(node),
-        "flavors": views.flavors_of(node, views.rules_of(catalog), views.known_traits(index)),
+        "node": reports.node_entry(node),
+        "flavors": reports.flavors_of(node, reports.rules_of(catalog), reports.known_traits(index)),
     }
 
 
@@ -205,8 +205,8 @@ async def explain_pair(request: Request, name: str, ident: str) -> dict[str, Any
     _authorize(request)
     EXPLAIN_PAIR.check_query(request)
     catalog, index = await _inputs(request)
-    rule = views.find_flavor(views.rules_of(catalog), name)
-    return views.pair(views.find_node(index, ident), rule, views.known_traits(index))
+    rule = reports.find_flavor(reports.rules_of(catalog), name)
+    return reports.pair(reports.find_node(index, ident), rule, reports.known_traits(index))
 
 
 CAPACITY = Contract("Capacity per flavor", {200: ANY_OBJECT}, errors=(*READ, 503))
@@ -221,8 +221,8 @@ async def capacity(request: Request) -> dict[str, Any]:
     names = may_list_access(request)
 
     def work() -> dict[str, Any]:
-        body = views.capacity(index, views.rules_of(catalog))
-        body["findings"]["pool_leaks"] = views.pool_leaks(
+        body = reports.capacity(index, reports.rules_of(catalog))
+        body["findings"]["pool_leaks"] = reports.pool_leaks(
             catalog.flavors, index, name_projects=names
         )
         return body
@@ -243,7 +243,7 @@ def _explain_context(request: Request, catalog: Catalog, flavor: str) -> Context
     if asked == "":
         raise Invalid("?project= needs a project ID")
     project = asked if asked is not None else (None if who.admin else who.project_id)
-    return Context(project=project, access=views.access_of(catalog, flavor))
+    return Context(project=project, access=reports.access_of(catalog, flavor))
 
 
 EXPLAIN_FLAVOR = Contract(
@@ -261,9 +261,9 @@ async def explain_flavor(request: Request, name: str) -> dict[str, Any]:
     _authorize(request)
     EXPLAIN_FLAVOR.check_query(request)
     catalog, index = await _inputs(request)
-    rule = views.find_flavor(views.rules_of(catalog), name)
+    rule = reports.find_flavor(reports.rules_of(catalog), name)
     context = _explain_context(request, catalog, rule.name)
-    return await call(request, lambda: views.explain_flavor(index, rule, context))
+    return await call(request, lambda: reports.explain_flavor(index, rule, context))
 
 
 EXPLAIN_NODE = Contract(
@@ -281,10 +281,10 @@ async def explain_node(request: Request, name: str, ident: str) -> dict[str, Any
     _authorize(request)
     EXPLAIN_NODE.check_query(request)
     catalog, index = await _inputs(request)
-    rule = views.find_flavor(views.rules_of(catalog), name)
-    node = views.find_node(index, ident)
+    rule = reports.find_flavor(reports.rules_of(catalog), name)
+    node = reports.find_node(index, ident)
     context = _explain_context(request, catalog, rule.name)
-    return await call(request, lambda: views.explain_node(index, rule, node, context))
+    return await call(request, lambda: reports.explain_node(index, rule, node, context))
 
 
 FLAVOR_NODE_MATRIX = Contract(
@@ -333,7 +333,7 @@ async def flavor_node_matrix(request: Request) -> dict[str, Any]:
     )
     limit = query.page_size()
     marker = query.marker()
-    rules = views.rules_of(catalog)
+    rules = reports.rules_of(catalog)
     page = await call(
         request, lambda: matrix.matrix(index, rules, filters, marker=marker, limit=limit)
     )
@@ -361,15 +361,15 @@ async def node_matches(request: Request, ident: str) -> dict[str, Any]:
     _authorize(request)
     NODE_MATCHES.check_query(request)
     catalog, index = await _inputs(request)
-    node = views.find_node(index, ident)
-    known = views.known_traits(index)
-    detail = views.node_detail(node)
+    node = reports.find_node(index, ident)
+    known = reports.known_traits(index)
+    detail = reports.node_detail(node)
     return {
         "generation": index.snapshot.generation,
         "node": detail,
         # Who decides each trait: the trait-rule file owning it, Nova, or "by hand".
         "trait_owners": [o.as_dict() for o in trait_use.owners(catalog, detail["traits"])],
-        "flavors": [views.pair(node, rule, known) for rule in views.rules_of(catalog)],
+        "flavors": [reports.pair(node, rule, known) for rule in reports.rules_of(catalog)],
     }
 
 

@@ -20,7 +20,7 @@ from flavorsmith.api.services import Services
 from flavorsmith.catalog.repo import RepoView
 from flavorsmith.errors import Invalid, ServiceUnavailable
 from flavorsmith.extra_specs.validation import refusal
-from flavorsmith.params import parse_bool
+from flavorsmith.query_values import parse_bool
 from flavorsmith.sync.engine import AnyKind, ProjectCheck, exclusive, run_loaded
 from flavorsmith.sync.kinds import DEFAULT, NAMES, UnknownKind, choose
 from flavorsmith.sync.targets import store

@@ -26,6 +26,6 @@ def load(repo: str | None) -> Registry:
 def _definitions(root: Path, base: Registry) -> Sequence[ExtraSpecSet]:
     """The repository's extra-spec definitions (the catalog is loaded only when there is one)."""
     from flavorsmith.catalog.repo import Repository
-    from flavorsmith.rulebook import catalog_rules
+    from flavorsmith.catalog_rules import catalog_rules
 
     return Repository(root, catalog_rules(base)).load().catalog.extra_specs

@@ -69,7 +69,7 @@ def capacity(
     import json
 
     from flavorsmith.cli.matching.inputs import load
-    from flavorsmith.matching import pools, views
+    from flavorsmith.matching import pools, reports
     from flavorsmith.visibility import Viewer, visible_catalog
 
     catalog, index = load(ctx, repo, database, cloud, ironic_endpoint)
@@ -83,7 +83,7 @@ def capacity(
                 err=True,
             )
         catalog = visible_catalog(catalog, Viewer(admin=False, project_id=project))
-    result = views.capacity(index, views.rules_of(catalog))
+    result = reports.capacity(index, reports.rules_of(catalog))
     wanted = column or COLUMNS
     result["flavors"] = sort_rows(result["flavors"], sort_column or [], COLUMNS)
     if column:

@@ -64,18 +64,18 @@ def explain(
     from flavorsmith.cli.ironic_source import fail
     from flavorsmith.cli.matching.inputs import load
     from flavorsmith.errors import NotFound
-    from flavorsmith.matching import views
+    from flavorsmith.matching import reports
     from flavorsmith.matching.diagnosis import DERIVED, Context
 
     catalog, index = load(ctx, repo, database, cloud, ironic_endpoint)
     try:
-        rule = views.find_flavor(views.rules_of(catalog), flavor)
-        target = views.find_node(index, node) if node is not None else None
+        rule = reports.find_flavor(reports.rules_of(catalog), flavor)
+        target = reports.find_node(index, node) if node is not None else None
     except NotFound as exc:
         fail(exc.message)
     context = Context(
         project=project,
-        access=views.access_of(catalog, rule.name),
+        access=reports.access_of(catalog, rule.name),
         real_placement=cloud is not None,
     )
     if cloud is None:
@@ -85,9 +85,9 @@ def explain(
     else:
         providers = _placement(cloud)
     result = (
-        views.explain_node(index, rule, target, context, providers)
+        reports.explain_node(index, rule, target, context, providers)
         if target is not None
-        else views.explain_flavor(index, rule, context, providers)
+        else reports.explain_flavor(index, rule, context, providers)
     )
     if fmt is Format.JSON:
         typer.echo(json.dumps(result, indent=2))

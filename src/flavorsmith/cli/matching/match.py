@@ -55,25 +55,25 @@ def match(
     --node, the one pair as a record (-c picks its fields; csv is one row)."""
     from flavorsmith.cli.matching.inputs import load
     from flavorsmith.errors import NotFound
-    from flavorsmith.matching import views
+    from flavorsmith.matching import reports
 
     catalog, index = load(ctx, repo, database, cloud, ironic_endpoint)
-    rules = views.rules_of(catalog)
+    rules = reports.rules_of(catalog)
     try:
-        chosen = [views.find_flavor(rules, flavor)] if flavor else rules
-        target = views.find_node(index, node) if node else None
+        chosen = [reports.find_flavor(rules, flavor)] if flavor else rules
+        target = reports.find_node(index, node) if node else None
     except NotFound as exc:
         typer.echo(f"error: {exc.message}", err=True)
         raise typer.Exit(1) from None
     if target is not None and flavor:
-        result = _pair_cells(views.pair(target, chosen[0], views.known_traits(index)), fmt)
+        result = _pair_cells(reports.pair(target, chosen[0], reports.known_traits(index)), fmt)
         if fmt is ListFormat.CSV:
             _print(ListFormat.CSV, [result], list(result), column, sort_column)
         else:
             typer.echo(render_show(result, Format(fmt.value), column or ()), nl=False)
         return
     if target is not None:
-        pairs = [views.pair(target, r, views.known_traits(index)) for r in chosen]
+        pairs = [reports.pair(target, r, reports.known_traits(index)) for r in chosen]
         rows = [
             {
                 "flavor": p["flavor"],
@@ -88,7 +88,7 @@ def match(
         return
     rows = []
     for rule in chosen:
-        matched = views.nodes_of(index, rule)
+        matched = reports.nodes_of(index, rule)
         names = [n.label for n in matched]
         if fmt is ListFormat.TABLE and len(names) > TABLE_NODES:
             names = [*names[:TABLE_NODES], f"... (+{len(matched) - TABLE_NODES} more)"]

@@ -167,7 +167,7 @@ def _from_database(
 ) -> list[dict[str, Any]]:
     """The nodes of the service's database: every filter, the order and the limit in SQL."""
     from flavorsmith.cli.node.database import open_database
-    from flavorsmith.params import MAX_LIMIT
+    from flavorsmith.query_values import MAX_LIMIT
     from flavorsmith.store import nodes as store
     from flavorsmith.store.nodes import NodeQuery
 

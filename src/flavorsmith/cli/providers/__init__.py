@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from flavorsmith.cli.providers import flavors, profiles, provider
+from flavorsmith.cli.providers import profiles, provider, service_flavors
 
 
 def provider_group() -> typer.Typer:
@@ -36,10 +36,10 @@ def flavor_group() -> typer.Typer:
         help="Service flavors (a name over a flavor profile), in the service's database.",
         no_args_is_help=True,
     )
-    app.command("create")(flavors.create)
-    app.command("list")(flavors.list_flavors)
-    app.command("show")(flavors.show)
-    app.command("set")(flavors.set_flavor)
-    app.command("delete")(flavors.delete)
-    app.command("resolve")(flavors.resolve)
+    app.command("create")(service_flavors.create)
+    app.command("list")(service_flavors.list_flavors)
+    app.command("show")(service_flavors.show)
+    app.command("set")(service_flavors.set_flavor)
+    app.command("delete")(service_flavors.delete)
+    app.command("resolve")(service_flavors.resolve)
     return app

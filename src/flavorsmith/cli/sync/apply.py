@@ -31,7 +31,7 @@ from flavorsmith.cli.sync.common import (
     print_round,
     run_round,
 )
-from flavorsmith.sync.names import DEFAULT
+from flavorsmith.sync.default_kind import DEFAULT
 
 
 def apply(

@@ -26,7 +26,7 @@ from flavorsmith.cli.sync.common import (
     print_plan,
     run_round,
 )
-from flavorsmith.sync.names import DEFAULT
+from flavorsmith.sync.default_kind import DEFAULT
 
 
 def plan(

@@ -6,12 +6,12 @@ below."""
 
 from __future__ import annotations
 
-from flavorsmith.sync import names
+from flavorsmith.sync import default_kind
 from flavorsmith.sync.engine import AnyKind
-from flavorsmith.sync.kinds import classification, deploy_templates, flavors, inspection_rules
+from flavorsmith.sync.kinds import classification, deploy_templates, inspection_rules, nova_flavors
 
 KINDS: tuple[AnyKind, ...] = (
-    flavors.KIND,
+    nova_flavors.KIND,
     deploy_templates.KIND,
     classification.KIND,
     inspection_rules.KIND,
@@ -19,21 +19,23 @@ KINDS: tuple[AnyKind, ...] = (
 
 BY_NAME: dict[str, AnyKind] = {kind.name: kind for kind in KINDS}
 NAMES: tuple[str, ...] = tuple(BY_NAME)
-DEFAULT = flavors.KIND.name
-if DEFAULT != names.DEFAULT:  # the command line's copy, kept light
-    raise ImportError(f"sync.names defaults to {names.DEFAULT}, the registry to {DEFAULT}")
+DEFAULT = nova_flavors.KIND.name
+if DEFAULT != default_kind.DEFAULT:  # the command line's copy, kept light
+    raise ImportError(
+        f"sync.default_kind defaults to {default_kind.DEFAULT}, the registry to {DEFAULT}"
+    )
 # What the watcher keeps in sync (``serve --sync``, ``sync apply --watch``): the kinds that
 # say so; the others run only when named.
 WATCHED: tuple[AnyKind, ...] = tuple(kind for kind in KINDS if kind.watched)
 CLASSIFICATION = classification.KIND.name  # what ``flavorsmith classify`` runs against Ironic
 # What ``flavorsmith verify`` reads Nova's flavors with (either target of the flavors kind), and
 # the extra spec a synced flavor carries, which verify expects on every catalog flavor.
-FLAVORS = flavors.KIND
-FLAVOR_MARKER = {flavors.MARKER: flavors.MARKER_VALUE}
+FLAVORS = nova_flavors.KIND
+FLAVOR_MARKER = {nova_flavors.MARKER: nova_flavors.MARKER_VALUE}
 
 
 class UnknownKind(ValueError):
-    """A kind name not in the registry; the message lists the registry's names."""
+    """A kind name not in the registry; the message lists the registry's default_kind."""
 
     def __init__(self, name: str) -> None:
         super().__init__(f"cannot sync {name!r}: choose one of {', '.join(NAMES)}")

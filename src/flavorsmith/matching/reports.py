@@ -18,7 +18,7 @@ from flavorsmith.matching.diagnosis import (
     diagnose_flavor,
     diagnose_node,
 )
-from flavorsmith.matching.flavors import FlavorRule
+from flavorsmith.matching.flavor_rules import FlavorRule
 from flavorsmith.matching.index import Index, first_positions, positions
 from flavorsmith.matching.match import explain, flavors_for
 from flavorsmith.matching.pools import leaks

@@ -1,4 +1,4 @@
-"""The shared store plumbing: rows, locked lookups, keyset pages, savepoint-guarded writes."""
+"""What every store module shares (store/sql.py): rows, locked lookups, keyset pages, savepoint-guarded writes."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from flavorsmith.db.models import Counter, FlavorProfile, NodeChange, ServiceFlavor
 from flavorsmith.errors import NotFound
-from flavorsmith.store.plumbing import (
+from flavorsmith.store.sql import (
     Duplicate,
     Prepared,
     fetch_all,

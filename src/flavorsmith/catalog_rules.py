@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from flavorsmith.catalog.injected import CatalogRules
+from flavorsmith.catalog.given_rules import CatalogRules
 from flavorsmith.catalog.model import ExtraSpecSet
 from flavorsmith.extra_specs.declarative import problems
 from flavorsmith.extra_specs.factory import CatalogExtraSpecs, completed

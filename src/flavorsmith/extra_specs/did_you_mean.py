@@ -1,6 +1,6 @@
 """Did-you-mean for misspelt extra-spec keys, among the hundreds of keys of a namespace.
 
-Kept out of :mod:`flavorsmith.hints` so that only the commands that check extra specs load
+Kept out of :mod:`flavorsmith.did_you_mean` so that only the commands that check extra specs load
 rapidfuzz."""
 
 from __future__ import annotations

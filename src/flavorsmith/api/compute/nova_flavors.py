@@ -26,7 +26,7 @@ from flavorsmith.api.schema import LINKS, array, obj
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid
 from flavorsmith.extra_specs.safety import Matcher, compile_linear
-from flavorsmith.params import ascii_int, shown
+from flavorsmith.query_values import ascii_int, shown
 from flavorsmith.store import nova_flavors as store
 from flavorsmith.store.nova_flavors import FlavorQuery
 
