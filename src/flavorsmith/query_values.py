@@ -13,6 +13,7 @@ from flavorsmith.errors import Invalid
 MAX_LIMIT = 1000
 _INTEGER = re.compile(r"-?[0-9]{1,19}")  # ASCII only; 19 digits hold every 64-bit value
 _DIGITS = re.compile(r"-?[0-9]+")
+# oslo_utils.strutils' boolean words, as every OpenStack service reads them.
 TRUE_WORDS = ("1", "t", "true", "on", "y", "yes")
 FALSE_WORDS = ("0", "f", "false", "off", "n", "no")
 

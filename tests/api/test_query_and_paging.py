@@ -1,5 +1,5 @@
 """The shared parameter parser and pager, without an application: each family's dialect keeps
-its service's words, and pages cut from a list never skip or repeat an item."""
+its service's words."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from hypothesis import strategies as st
 
 from flavorsmith import query_values
 from flavorsmith.api import query
-from flavorsmith.api.paging import cut
-from flavorsmith.errors import Invalid, NotFound
+from flavorsmith.errors import Invalid
 
 
 @given(st.text())
@@ -80,33 +79,3 @@ def test_bad_limits_keep_each_services_words(
     with pytest.raises(Invalid) as caught:
         dialect.limit(text)
     assert caught.value.message == message
-
-
-@given(
-    st.integers(0, 30),
-    st.integers(1, 7),
-    st.booleans(),
-)
-def test_cut_pages_cover_the_list_once_in_both_directions(
-    size: int, limit: int, back: bool
-) -> None:
-    items = [f"{n:03}" for n in range(size)]
-    seen: list[str] = []
-    marker = None
-    while True:
-        page = cut(items, str, marker=marker, limit=limit, missing=NotFound)
-        seen.extend(page.items)
-        assert page.more_back == (marker is not None)
-        if not page.more_forward:
-            break
-        marker = page.items[-1]
-    assert seen == items
-    if back and items:
-        page = cut(items, str, marker=items[-1], limit=limit, reverse=True, missing=NotFound)
-        assert page.items == items[max(0, size - 1 - limit) : size - 1]
-        assert page.more_forward and page.more_back == (size - 1 > limit)
-
-
-def test_cut_refuses_a_marker_that_is_not_there() -> None:
-    with pytest.raises(NotFound):
-        cut(["a"], str, marker="b", limit=1, missing=NotFound)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flavorsmith.api.families import Family
+from flavorsmith.query_values import FALSE_WORDS, TRUE_WORDS
 
 Schema = dict[str, Any]
 JSON = "application/json"
@@ -46,7 +47,7 @@ BOOLEAN = {"type": "boolean"}
 ANY_OBJECT = obj()
 UUID = string(format="uuid")
 LINKS = array(obj({"href": string(), "rel": string()}, required=("href", "rel")))
-BOOL_WORDS = sorted({"true", "false", "1", "0", "yes", "no", "on", "off", "t", "f", "y", "n"})
+BOOL_WORDS = sorted({*TRUE_WORDS, *FALSE_WORDS})
 QUERY_BOOL = string(enum=BOOL_WORDS)
 QUERY_LIMIT = {"type": "integer", "minimum": 1}
 SORT_DIR = string(enum=["asc", "desc"])

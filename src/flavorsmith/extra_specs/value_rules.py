@@ -6,9 +6,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from flavorsmith.query_values import FALSE_WORDS, TRUE_WORDS
+
 # oslo.utils' strict boolean words, which Nova uses (compared after strip + lower).
-TRUE_WORDS = ("1", "t", "true", "on", "y", "yes")
-FALSE_WORDS = ("0", "f", "false", "off", "n", "no")
 _BOOL_WORDS = TRUE_WORDS + FALSE_WORDS
 _NOT_BOOL = f" is not a boolean; use one of {', '.join(_BOOL_WORDS)}"
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flavorsmith.errors import Conflict, Invalid
+from flavorsmith.query_values import FALSE_WORDS, TRUE_WORDS
 
 INTERFACES = (
     "bios",
@@ -57,9 +58,6 @@ EMPTY: dict[str, Any] = {
     **{flag: False for flag in FLAGS},
 }
 _CONDUCTOR_GROUP = re.compile(r"^[a-zA-Z0-9_\-.]*$")
-# Ironic's strict boolean strings (oslo strutils), accepted wherever a flag is.
-_TRUE = frozenset({"1", "t", "true", "on", "y", "yes"})
-_FALSE = frozenset({"0", "f", "false", "off", "n", "no"})
 
 
 def flag(field: str, value: Any, *, optional: bool = False) -> bool | None:
@@ -69,8 +67,10 @@ def flag(field: str, value: Any, *, optional: bool = False) -> bool | None:
         return None if optional else False
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
-        return value.strip().lower() in _TRUE
+    # Ironic's strict boolean strings (oslo strutils), accepted wherever a flag is.
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word in TRUE_WORDS or word in FALSE_WORDS:
+        return word in TRUE_WORDS
     raise Invalid(f"'{field}' must be true or false (or null), not {value!r}")
 
 

@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 import os_resource_classes
 
 from flavorsmith.nova.derive import DerivedFlavor
+from flavorsmith.query_values import TRUE_WORDS
 from flavorsmith.resource_classes import placement_name
 
 # report.py: get_allocation_candidates asks at SAME_SUBTREE_VERSION.
@@ -30,8 +31,6 @@ MAX_PLACEMENT_RESULTS = 1000
 
 # ResourceRequest.XS_KEYPAT
 _KEY = re.compile(r"^(resources|trait)([a-zA-Z0-9_-]{1,64})?:(.*)$")
-# oslo_utils.strutils.bool_from_string (strict=False): everything else is False.
-_TRUE = ("1", "t", "true", "on", "y", "yes")
 
 _CPU_POLICIES = ("dedicated", "shared", "mixed")
 _THREAD_POLICIES = ("prefer", "isolate", "require")
@@ -258,7 +257,8 @@ _STANDARD_RCS = frozenset(os_resource_classes.STANDARDS)
 
 
 def _true(value: str | None) -> bool:
-    return value is not None and str(value).strip().lower() in _TRUE
+    """oslo_utils.strutils.bool_from_string (strict=False): everything else is False."""
+    return value is not None and str(value).strip().lower() in TRUE_WORDS
 
 
 def parse_cpu_spec(spec: str) -> set[int]:

@@ -6,14 +6,13 @@ meanwhile) run in a savepoint and answer False instead of breaking the caller's 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select, update
 
 from flavorsmith.db.models import FlavorProfile, ServiceFlavor
 from flavorsmith.errors import NotFound
-from flavorsmith.store.sql import Duplicate, fetch_all, fetch_one, find, keyset_by, unique
+from flavorsmith.store.sql import Duplicate, Page, fetch_all, fetch_one, find, keyset_by, unique
 
 PROFILE_FIELDS = ("id", "name", "provider_name", "flavor_data")
 # Octavia's placeholder profile (migration 0010): flavors may use it; lists, show, update and
@@ -32,13 +31,6 @@ def profiles(connection: Connection) -> list[dict[str, Any]]:
 def flavors(connection: Connection) -> list[dict[str, Any]]:
     cols = [getattr(ServiceFlavor, f) for f in FLAVOR_FIELDS]
     return fetch_all(connection, select(*cols).order_by(ServiceFlavor.id))
-
-
-@dataclass(frozen=True)
-class Page:
-    rows: list[dict[str, Any]]
-    more_before: bool  # rows precede the page
-    more_after: bool  # rows follow it
 
 
 def page(

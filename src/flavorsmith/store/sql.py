@@ -8,6 +8,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from sqlalchemy import (
@@ -333,3 +334,13 @@ class Prepared:
             return [row[0] for row in cursor.fetchall()]
         finally:
             cursor.close()
+
+
+@dataclass(frozen=True)
+class Page:
+    """A keyset page that knows whether rows precede and follow it (Octavia's lists link
+    both ways)."""
+
+    rows: list[dict[str, Any]]
+    more_before: bool  # rows precede the page
+    more_after: bool  # rows follow it

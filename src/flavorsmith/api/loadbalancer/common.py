@@ -15,7 +15,7 @@ from fastapi import Request
 from flavorsmith.api.context import run
 from flavorsmith.api.families import Family
 from flavorsmith.api.links import base
-from flavorsmith.api.paging import Page, octavia_links
+from flavorsmith.api.paging import octavia_links
 from flavorsmith.api.query import OCTAVIA, Query, boolean, check_repeats
 from flavorsmith.api.requests import json_body
 from flavorsmith.errors import Invalid
@@ -102,10 +102,9 @@ async def listing(
         ),
         write=False,
     )
-    page = Page(found.rows, more_forward=found.more_after, more_back=found.more_before)
-    links = octavia_links(request, collection_url(request, collection), page, _id)
+    links = octavia_links(request, collection_url(request, collection), found, _id)
     return {
-        collection: [select_fields(shown(r), fields) for r in page.items],
+        collection: [select_fields(shown(r), fields) for r in found.rows],
         links_key: links,
     }
 
