@@ -31,6 +31,8 @@ from flavorsmith.api.keystone import KeystoneAuth
 from flavorsmith.api.server import Limits
 from flavorsmith.api.services import Warming
 from flavorsmith.catalog.repo import Repository
+from flavorsmith.clients import cloud
+from flavorsmith.clients.ironic import IronicNodes
 from flavorsmith.config import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_DB_BUSY_TIMEOUT,
@@ -50,10 +52,9 @@ from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.nodes import service as nodes
 from flavorsmith.progress import is_terminal, progress
 from flavorsmith.query_values import parse_list
+from flavorsmith.sync import store_target as store
 from flavorsmith.sync.leader import Leadership, this_process
 from flavorsmith.sync.mirror import Mirror
-from flavorsmith.sync.targets import cloud, store
-from flavorsmith.sync.targets.ironic import IronicNodes
 from flavorsmith.sync.watch import watch
 
 ENV = "FLAVORSMITH_SERVE_CONFIG"

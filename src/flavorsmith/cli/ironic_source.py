@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar
 import typer
 
 if TYPE_CHECKING:
-    from flavorsmith.sync.targets.ironic import IronicNodes
+    from flavorsmith.clients.ironic import IronicNodes
 
 T = TypeVar("T")
 
@@ -26,9 +26,9 @@ def ironic_nodes(
     or an endpoint that is not an http(s) URL, is a usage error (exit 2)."""
     from urllib.parse import urlsplit
 
-    from flavorsmith.sync.engine import TargetError
-    from flavorsmith.sync.targets import cloud as clouds
-    from flavorsmith.sync.targets.ironic import IronicNodes
+    from flavorsmith.clients import cloud as clouds
+    from flavorsmith.clients.ironic import IronicNodes
+    from flavorsmith.errors import TargetError
 
     if cloud is None and endpoint is None:
         return None
@@ -60,7 +60,7 @@ def fail(message: str) -> NoReturn:
 
 def reading(call: Callable[[], T]) -> T:
     """``call()``, with Ironic's refusals and an unreachable Ironic as one line, exit 1."""
-    from flavorsmith.sync.engine import TargetError
+    from flavorsmith.errors import TargetError
 
     try:
         return call()

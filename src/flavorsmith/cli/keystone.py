@@ -77,8 +77,8 @@ def register(
 ) -> None:
     """Create or update Flavorsmith's services and public endpoints in Keystone (idempotent):
     the native API under type 'flavorsmith' always, the compatible APIs only with --as."""
-    from flavorsmith.sync.engine import TargetError
-    from flavorsmith.sync.targets.keystone import KeystoneCatalog, wanted
+    from flavorsmith.clients.keystone import KeystoneCatalog, wanted
+    from flavorsmith.errors import TargetError
 
     url = public_url or f"http://{socket.getfqdn()}:{DEFAULT_PORT}"
     entries = wanted(url, tuple(n for n in also.split(",") if n))

@@ -94,8 +94,8 @@ def plan(
 def _from_ironic(source: Any, node: str) -> tuple[dict[str, Any], list[str], list[Any]]:
     """The node (driver, traits, instance_info) and the deploy templates of a real Ironic."""
     from flavorsmith.cli.ironic_source import fail, reading
+    from flavorsmith.errors import TargetError
     from flavorsmith.store import deploy_templates as template_store
-    from flavorsmith.sync.engine import TargetError
 
     fields = ("uuid", "name", "driver", "resource_class", "traits", "instance_info")
     try:

@@ -103,7 +103,7 @@ def _placement(cloud: str) -> Providers:
     """The providers of the cloud's Placement, by node UUID (Nova keys a bare-metal node's
     provider by the node's UUID); an unreachable Placement is one line, exit 1."""
     from flavorsmith.cli.ironic_source import reading
-    from flavorsmith.sync.targets import placement
+    from flavorsmith.clients import placement
 
     listed = reading(lambda: placement.reader(cloud).providers())
     by_uuid = {provider.uuid: provider for provider in listed}
@@ -115,8 +115,8 @@ def _one_provider(cloud: str, target: NodeInfo) -> Providers:
     big the cloud); the other nodes, only counted for Nova's cap on candidates, have theirs
     derived from Ironic as Nova's ironic driver reports them."""
     from flavorsmith.cli.ironic_source import reading
+    from flavorsmith.clients import placement
     from flavorsmith.matching.diagnosis import DERIVED
-    from flavorsmith.sync.targets import placement
 
     own = reading(lambda: placement.reader(cloud).provider(target.uuid))
     return lambda node: own if node.uuid == target.uuid else DERIVED(node)

@@ -114,14 +114,14 @@ def _own(ctx: typer.Context, database: str | None, catalog: Any) -> Any:
 
 def _cloud(cloud: str, catalog: Any) -> Any:
     from flavorsmith.cli.ironic_source import fail, reading
+    from flavorsmith.clients import cloud as clouds
+    from flavorsmith.clients.ironic import IronicNodes
+    from flavorsmith.clients.placement import PlacementReader
+    from flavorsmith.errors import TargetError
     from flavorsmith.extra_specs.builtin import build
     from flavorsmith.extra_specs.validation import refusal
     from flavorsmith.sync import verification
-    from flavorsmith.sync.engine import TargetError
     from flavorsmith.sync.kinds import FLAVORS
-    from flavorsmith.sync.targets import cloud as clouds
-    from flavorsmith.sync.targets.ironic import IronicNodes
-    from flavorsmith.sync.targets.placement import PlacementReader
 
     try:
         connection = clouds.connect(cloud, "compute")

@@ -157,12 +157,13 @@ def make_target(
     registry for the service's own flavors (a bad value of a known key is refused, as its
     compute API refuses it; Ironic's capabilities are kept, as a real Nova keeps them)."""
     from flavorsmith.cli.node.database import open_database
+    from flavorsmith.clients import cloud as clouds
+    from flavorsmith.errors import TargetError
     from flavorsmith.extra_specs.builtin import build
     from flavorsmith.extra_specs.factory import base_registry, completed
     from flavorsmith.extra_specs.validation import refusal
-    from flavorsmith.sync.engine import TargetError
-    from flavorsmith.sync.targets import cloud as clouds
-    from flavorsmith.sync.targets import sdk, store
+    from flavorsmith.sync import store_target as store
+    from flavorsmith.sync.engine import sdk_target
 
     if cloud or endpoint:
         try:
@@ -170,7 +171,7 @@ def make_target(
         except TargetError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(1) from None
-        return sdk.target(kind, connection, spec_check=refusal(build(), "nova"))
+        return sdk_target(kind, connection, spec_check=refusal(build(), "nova"))
     checks: list[Callable[[str, str], str | None]] = []
 
     def check(key: str, value: str) -> str | None:
