@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from flavorsmith.api.auth import Credentials
 from flavorsmith.api.policy import Enforcer
@@ -19,8 +19,6 @@ from flavorsmith.extra_specs.factory import completed
 from flavorsmith.extra_specs.registry import Registry
 from flavorsmith.nodes.index_cache import IndexCache
 from flavorsmith.providers.registry import DriverRegistry
-from flavorsmith.sync.leader import Leadership
-from flavorsmith.sync.mirror import Mirror
 
 
 class CatalogState:
@@ -64,6 +62,21 @@ class CatalogState:
         # Served until the next load: its did-you-mean index is built now, not on the first
         # misspelt key a request sends.
         return view, registry.prepare()
+
+
+class Background(Protocol):
+    """The leader election of the background loops (serving/leader.py), as ``/readyz`` shows
+    it."""
+
+    def state(self) -> dict[str, Any]: ...
+
+
+class MirrorState(Protocol):
+    """The Ironic mirror (sync/mirror.py), as ``/v1/nodes/source`` and ``/readyz`` show it."""
+
+    def state(self) -> dict[str, Any]: ...
+
+    def not_ready(self) -> str | None: ...
 
 
 class Warming:
@@ -114,8 +127,8 @@ class Services:
     catalog: CatalogState
     index_cache: IndexCache
     providers: DriverRegistry
-    mirror: Mirror | None = None
-    leadership: Leadership | None = None
+    mirror: MirrorState | None = None
+    leadership: Background | None = None
     warming: Warming | None = None
     # Under Keystone: (project id, the caller's token) -> False when Keystone has no such
     # project, as Nova checks when flavor access is added. None without Keystone.

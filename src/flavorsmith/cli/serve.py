@@ -270,17 +270,17 @@ def serve(
     import logging
 
     from flavorsmith import logs, metrics, tls
-    from flavorsmith.api import server
     from flavorsmith.api.auth import AuthConfigError
     from flavorsmith.api.hosts import HostSyntaxError, parse_rule
-    from flavorsmith.api.metrics import collectors
-    from flavorsmith.api.serving import ENV, ServeConfig, build
     from flavorsmith.cli.ironic_source import ironic_nodes
     from flavorsmith.cli.options import database_url, repository
     from flavorsmith.db import migrate
     from flavorsmith.db.engine import describe, is_sqlite, make_engine
     from flavorsmith.providers.registry import parse_enabled
     from flavorsmith.query_values import parse_list
+    from flavorsmith.serving import server
+    from flavorsmith.serving.metrics import collectors
+    from flavorsmith.serving.process import ENV, ServeConfig, build
 
     if tls_key is not None and tls_cert is None:
         raise typer.BadParameter("--tls-key needs --tls-cert", param_hint="'--tls-key'")
@@ -472,7 +472,7 @@ def serve(
             engine.dispose()  # the workers open their own connections
             os.environ[ENV] = config.to_json()
             factory = server.ServerConfig(
-                "flavorsmith.api.serving:from_environment",
+                "flavorsmith.serving.process:from_environment",
                 config.limits(),
                 factory=True,
                 workers=workers,
