@@ -35,8 +35,7 @@ def import_nodes(
     """Import nodes (matched by UUID, else by name): created, updated or unchanged; nothing
     on any error. Secrets are never stored (driver_info is not read from Ironic output).
 
-    JSON is read whole by the standard library; YAML is streamed by libyaml, or read with
-    positions when a file needs them.
+    JSON parses fastest; YAML is read by libyaml, or with positions when a file needs them.
     """
     import gc
     import logging
