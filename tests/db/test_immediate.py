@@ -1,4 +1,5 @@
-"""write_now: a short write on the calling thread that never waits for a lock or a connection."""
+"""The immediate writer: a short write on the calling thread that never waits for a lock or a
+connection, and the checkpoints of the write-ahead log it leaves to other threads."""
 
 from __future__ import annotations
 
@@ -8,21 +9,16 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import Engine, text
 
-from flavorsmith.db.engine import (
-    CHECKPOINT_EVERY,
-    WriterBusy,
-    checkpoint,
-    checkpoint_due,
-    checkpoint_held,
-    copy_log,
-    hold_writes,
-    immediate_writer,
-    make_engine,
-    write_now,
-    writer,
-)
+from flavorsmith.db.engine import make_engine, writer
+from flavorsmith.db.immediate import CHECKPOINT_EVERY, ImmediateWriter, WriterBusy
+
+
+def immediate_writer(engine: Engine) -> ImmediateWriter:
+    made = ImmediateWriter.for_engine(engine)
+    assert made is not None
+    return made
 
 
 def test_writes_at_once_when_the_lock_is_free_and_refuses_while_it_is_held(
@@ -32,36 +28,39 @@ def test_writes_at_once_when_the_lock_is_free_and_refuses_while_it_is_held(
     engine = make_engine(f"sqlite:///{path}")
     with engine.begin() as connection:
         connection.execute(text("CREATE TABLE t (x INTEGER)"))
-    assert write_now(engine, lambda c: c.execute(text("INSERT INTO t VALUES (1)")).rowcount) == 1
+    immediate = immediate_writer(engine)
+    assert immediate.write(lambda c: c.execute(text("INSERT INTO t VALUES (1)")).rowcount) == 1
     other = sqlite3.connect(path, isolation_level=None)
     try:
         other.execute("BEGIN IMMEDIATE")
         with pytest.raises(WriterBusy, match="database is locked"):
-            write_now(engine, lambda c: c.execute(text("INSERT INTO t VALUES (2)")))
+            immediate.write(lambda c: c.execute(text("INSERT INTO t VALUES (2)")))
         other.execute("ROLLBACK")
     finally:
         other.close()
-    assert write_now(engine, lambda c: c.execute(text("INSERT INTO t VALUES (3)")).rowcount) == 1
+    assert immediate.write(lambda c: c.execute(text("INSERT INTO t VALUES (3)")).rowcount) == 1
     with engine.connect() as connection:
         assert connection.execute(text("SELECT x FROM t ORDER BY x")).scalars().all() == [1, 3]
     # A failed work is rolled back, and the one connection is ready for the next.
     with pytest.raises(ZeroDivisionError):
-        write_now(engine, lambda c: (c.execute(text("INSERT INTO t VALUES (4)")), 1 / 0))
-    assert write_now(engine, lambda c: c.execute(text("SELECT count(*) FROM t")).scalar()) == 2
-    assert immediate_writer(engine) is immediate_writer(engine)
+        immediate.write(lambda c: (c.execute(text("INSERT INTO t VALUES (4)")), 1 / 0))
+    assert immediate.write(lambda c: c.execute(text("SELECT count(*) FROM t")).scalar()) == 2
+    # Disposed, it opens its connection again on the next write.
+    immediate.dispose()
+    assert immediate.write(lambda c: c.execute(text("SELECT count(*) FROM t")).scalar()) == 2
+    immediate.dispose()
     engine.dispose()
 
 
-def test_none_for_in_memory_sqlite() -> None:
-    engine = make_engine("sqlite://")
-    assert immediate_writer(engine) is None
-    with pytest.raises(WriterBusy):
-        write_now(engine, lambda c: None)
+def test_none_for_in_memory_sqlite_and_sqlite_uris(tmp_path: Path) -> None:
+    assert ImmediateWriter.for_engine(make_engine("sqlite://")) is None
+    uri = f"sqlite:///file:{tmp_path / 't.db'}?mode=rwc&uri=true"
+    assert ImmediateWriter.for_engine(make_engine(uri)) is None
 
 
 def test_none_for_postgresql(postgres_url: str) -> None:
     engine = make_engine(postgres_url)
-    assert immediate_writer(engine) is None
+    assert ImmediateWriter.for_engine(engine) is None
     engine.dispose()
 
 
@@ -73,34 +72,34 @@ def test_its_connection_leaves_checkpoints_to_a_worker_thread(tmp_path: Path) ->
     with engine.begin() as connection:
         connection.execute(text("CREATE TABLE t (x INTEGER)"))
     immediate = immediate_writer(engine)
-    assert immediate is not None
     with immediate.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 0
     due = []
     for number in range(2 * CHECKPOINT_EVERY):
-        write_now(
-            engine, lambda c, n=number: c.execute(text("INSERT INTO t VALUES (:n)"), {"n": n})
-        )
-        due.append(checkpoint_due(engine))
+        immediate.write(lambda c, n=number: c.execute(text("INSERT INTO t VALUES (:n)"), {"n": n}))
+        due.append(immediate.checkpoint_due())
         if due[-1] and number < CHECKPOINT_EVERY:
-            copy_log(engine)
-            assert checkpoint_held(engine) is None
-            hold_writes(engine)
+            immediate.copy_log()
+            assert immediate.held() is None
+            immediate.hold_writes()
             # Until the checkpoint has run, writes go elsewhere (a worker thread), or wait.
-            held = checkpoint_held(engine)
+            held = immediate.held()
             assert held is not None and not held.done() and not held.cancel()
             with pytest.raises(WriterBusy, match="checkpoint"):
-                write_now(engine, lambda c: None)
-            checkpoint(engine)
-            assert held.done() and checkpoint_held(engine) is None
+                immediate.write(lambda c: None)
+            immediate.checkpoint()
+            assert held.done() and immediate.held() is None
     assert [i for i, d in enumerate(due) if d] == [CHECKPOINT_EVERY - 1, 2 * CHECKPOINT_EVERY - 1]
-    checkpoint(engine)
+    immediate.checkpoint()
     with engine.connect() as connection:
         busy, frames, copied = connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)").one()
         assert (busy, frames) == (0, copied)
         assert connection.execute(text("SELECT count(*) FROM t")).scalar() == 2 * CHECKPOINT_EVERY
+        # The engine's own busy timeout is back after a checkpoint (it waits briefly meanwhile).
+        assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == 30_000
     engine.dispose()
-    checkpoint(engine)  # never raises (a disposed engine opens a connection again)
+    immediate.checkpoint()  # never raises (a disposed engine opens a connection again)
+    immediate.dispose()
 
 
 def test_checkpoints_during_writes_let_the_log_start_again(tmp_path: Path) -> None:
@@ -112,6 +111,7 @@ def test_checkpoints_during_writes_let_the_log_start_again(tmp_path: Path) -> No
     engine = make_engine(f"sqlite:///{path}")
     with engine.begin() as connection:
         connection.execute(text("CREATE TABLE t (x INTEGER, y TEXT)"))
+    immediate = immediate_writer(engine)
     writes = 10 * CHECKPOINT_EVERY
     copies: list[threading.Thread] = []
     checkpoints: list[threading.Thread] = []
@@ -121,17 +121,17 @@ def test_checkpoints_during_writes_let_the_log_start_again(tmp_path: Path) -> No
         time.sleep(0.0002)  # the next request's round trip
         row = {"x": done, "y": "y" * 3000}
         try:
-            write_now(engine, lambda c, r=row: c.execute(text("INSERT INTO t VALUES (:x, :y)"), r))
+            immediate.write(lambda c, r=row: c.execute(text("INSERT INTO t VALUES (:x, :y)"), r))
         except WriterBusy:  # a checkpoint holds writes: the service's worker thread
             with writer(engine).begin() as connection:
                 connection.execute(text("INSERT INTO t VALUES (:x, :y)"), row)
         done += 1
-        if checkpoint_due(engine):  # as the service does: the copy, then the restart
-            copies.append(threading.Thread(target=copy_log, args=(engine,)))
+        if immediate.checkpoint_due():  # as the service does: the copy, then the restart
+            copies.append(threading.Thread(target=immediate.copy_log))
             copies[-1].start()
         if copies and not copies[-1].is_alive() and len(checkpoints) < len(copies):
-            hold_writes(engine)
-            checkpoints.append(threading.Thread(target=checkpoint, args=(engine,)))
+            immediate.hold_writes()
+            checkpoints.append(threading.Thread(target=immediate.checkpoint))
             checkpoints[-1].start()
         largest = max(largest, (tmp_path / "t.db-wal").stat().st_size)
     for thread in [*copies, *checkpoints]:
@@ -140,4 +140,5 @@ def test_checkpoints_during_writes_let_the_log_start_again(tmp_path: Path) -> No
     assert largest < 4 * CHECKPOINT_EVERY * 2 * (4096 + 24)
     with engine.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM t")).scalar() == writes
+    immediate.dispose()
     engine.dispose()
