@@ -3,6 +3,7 @@ connection, and the checkpoints of the write-ahead log it leaves to other thread
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 import time
@@ -140,5 +141,51 @@ def test_checkpoints_during_writes_let_the_log_start_again(tmp_path: Path) -> No
     assert largest < 4 * CHECKPOINT_EVERY * 2 * (4096 + 24)
     with engine.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM t")).scalar() == writes
+    immediate.dispose()
+    engine.dispose()
+
+
+def test_a_write_when_free_waits_for_the_lock_on_the_event_loop(tmp_path: Path) -> None:
+    """While another writer holds the lock, the write waits on the event loop (which goes on
+    running other work) and lands once the lock is released; held past ``busy_s``, it fails
+    with the driver's "database is locked", as a worker thread's writer would."""
+    path = tmp_path / "t.db"
+    engine = make_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE t (x INTEGER)"))
+    immediate = ImmediateWriter(engine, busy_s=0.3)
+    assert ImmediateWriter(engine).busy_s() == 30.0  # the engine's own, read when needed
+    other = sqlite3.connect(path, isolation_level=None)
+    ticks: list[float] = []
+
+    async def tick() -> None:
+        while True:
+            ticks.append(time.perf_counter())
+            await asyncio.sleep(0.01)
+
+    async def waited() -> int:
+        ticker = asyncio.create_task(tick())
+        asyncio.get_running_loop().call_later(0.1, other.execute, "ROLLBACK")
+        try:
+            return await immediate.write_when_free(
+                lambda c: c.execute(text("INSERT INTO t VALUES (1)")).rowcount
+            )
+        finally:
+            ticker.cancel()
+
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        began = time.perf_counter()
+        assert asyncio.run(waited()) == 1
+        assert 0.1 <= time.perf_counter() - began < 0.3
+        assert len(ticks) >= 5  # the loop went on meanwhile
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(sqlite3.OperationalError, match="database is locked"):
+            asyncio.run(immediate.write_when_free(lambda c: None))
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT x FROM t")).scalars().all() == [1]
     immediate.dispose()
     engine.dispose()

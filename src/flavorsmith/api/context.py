@@ -24,7 +24,7 @@ from flavorsmith.api.auth import Identity
 from flavorsmith.api.requests import identity
 from flavorsmith.api.services import Services
 from flavorsmith.db.engine import Connection, writer
-from flavorsmith.db.immediate import ImmediateWriter, WriterBusy
+from flavorsmith.db.immediate import ImmediateWriter
 
 T = TypeVar("T")
 
@@ -61,26 +61,18 @@ class RequestContext:
         """``work`` in one transaction on a worker thread (the database calls block); a
         writing transaction takes SQLite's write lock at BEGIN (whether a node may be written
         is the node service's call, nodes/service.py). ``short``: a write of a few
-        statements on one row's worth of data (a node's traits), which on a SQLite file runs
-        on the event loop itself when the write lock is free at once (``ImmediateWriter``: a
-        fraction of a millisecond, less than the hop to a worker thread and back); else, or
-        while another writer holds the lock, on a worker thread as any other."""
+        statements on one row's worth of data (a node's traits), which on a SQLite file
+        always runs on the event loop itself (``ImmediateWriter.write_when_free``: a fraction
+        of a millisecond, less than the hop to a worker thread and back; while another writer
+        holds the lock it waits without holding the loop or a thread); on any other database,
+        on a worker thread as any other."""
         engine = self.services.engine
         immediate = self.services.immediate
         if write and short and immediate is not None:
-            held = immediate.held()
-            if held is not None:
-                # A few milliseconds, as a worker thread would wait for the write lock;
-                # writes elsewhere meanwhile would keep the checkpoint from restarting the log.
-                await asyncio.shield(asyncio.wrap_future(held))
-            try:
-                result = immediate.write(work)
-            except WriterBusy:
-                pass
-            else:
-                if immediate.checkpoint_due():  # off the loop, and after this answer
-                    _checkpoint(immediate)
-                return result
+            result = await immediate.write_when_free(work)
+            if immediate.checkpoint_due():  # off the loop, and after this answer
+                _checkpoint(immediate)
+            return result
 
         def transaction() -> T:
             with (writer(engine) if write else engine).begin() as connection:

@@ -8,6 +8,7 @@ Future of the checkpoint that holds writes."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 import time
@@ -42,9 +43,20 @@ CHECKPOINT_WAIT_MS = 20
 CHECKPOINT_TRIES = 4
 
 
+# How long ``write_when_free`` first waits for another writer's lock, and at most between two
+# tries (SQLite's own busy handler waits from 1 to 100 ms).
+FIRST_PAUSE_S = 0.001
+LONGEST_PAUSE_S = 0.05
+
+
 class WriterBusy(Exception):
-    """``ImmediateWriter.write`` could not start at once: another writer holds the lock, or
-    a checkpoint holds writes. Nothing was done."""
+    """``ImmediateWriter.write`` could not start at once: another writer holds the lock
+    (``error``: the driver's, "database is locked"), or a checkpoint holds writes. Nothing was
+    done."""
+
+    def __init__(self, message: str, error: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.error = error
 
 
 class ImmediateWriter:
@@ -57,9 +69,12 @@ class ImmediateWriter:
     round trip, or a connection pool that may make it wait, never runs on the loop) and for
     an in-memory SQLite database (one connection, shared with the worker threads)."""
 
-    def __init__(self, engine: Engine) -> None:
-        """``engine``: the application's engine of a SQLite file (its checkpoints run there)."""
+    def __init__(self, engine: Engine, busy_s: float | None = None) -> None:
+        """``engine``: the application's engine of a SQLite file (its checkpoints run there);
+        ``busy_s``: how long ``write_when_free`` waits for another writer's lock (None: as long
+        as ``engine``'s connections wait, read from one the first time it is needed)."""
         self.engine = engine
+        self._busy_s = busy_s
         self._own = create_engine(
             engine.url,
             poolclass=StaticPool,
@@ -104,7 +119,7 @@ class ImmediateWriter:
                 # BEGIN is sent on the driver's cursor (``sqlite_on_begin``): its own error.
                 driver = exc.orig if isinstance(exc, DBAPIError) else exc
                 if getattr(driver, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY:
-                    raise WriterBusy(str(driver)) from None
+                    raise WriterBusy(str(driver), exc) from None
                 raise
             with transaction:
                 result = work(connection)
@@ -115,6 +130,41 @@ class ImmediateWriter:
             raise
         self._writes += 1
         return result
+
+    async def write_when_free(self, work: Callable[[Connection], T]) -> T:
+        """``work`` in one writing transaction on the calling event loop (``write``), once no
+        checkpoint holds writes and no other writer holds the lock: meanwhile this waits
+        without holding a thread, trying again a while apart as SQLite's busy handler would,
+        for as long as a worker thread's writer would wait (``busy_s``); then the driver's
+        "database is locked", as that writer would raise it."""
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None
+        pause = FIRST_PAUSE_S
+        while True:
+            held = self._held
+            if held is not None:
+                # A few milliseconds, as a worker thread would wait for the write lock; writes
+                # meanwhile would keep the checkpoint from restarting the log.
+                await asyncio.shield(asyncio.wrap_future(held))
+                continue
+            try:
+                return self.write(work)
+            except WriterBusy as busy:
+                if deadline is None:
+                    deadline = loop.time() + self.busy_s()
+                left = deadline - loop.time()
+                if left <= 0 and busy.error is not None:
+                    raise busy.error from None
+            await asyncio.sleep(max(0.0, min(pause, left)))
+            pause = min(2 * pause, LONGEST_PAUSE_S)
+
+    def busy_s(self) -> float:
+        """How long a write waits for another writer's lock, in seconds."""
+        if self._busy_s is None:
+            with self.engine.connect() as connection:
+                busy_ms = connection.exec_driver_sql("PRAGMA busy_timeout").scalar_one()
+            self._busy_s = int(busy_ms) / 1000
+        return self._busy_s
 
     def checkpoint_due(self) -> bool:
         """Whether ``write`` has written enough since the last time this said so for a
