@@ -15,6 +15,7 @@ from flavorsmith.catalog.repo import Repository, RepoView
 from flavorsmith.catalog_rules import catalog_rules
 from flavorsmith.config import Settings
 from flavorsmith.db.engine import Engine
+from flavorsmith.db.immediate import ImmediateWriter
 from flavorsmith.extra_specs.factory import completed
 from flavorsmith.extra_specs.registry import Registry
 from flavorsmith.nodes.index_cache import IndexCache
@@ -119,7 +120,9 @@ class Services:
     are refused then, and ``/readyz`` waits for its first load (by whichever process leads).
     ``leadership`` is set when ``serve`` runs background loops: only the process that leads
     runs them, and ``/readyz`` says which one that is. ``warming`` is set when ``serve`` warms
-    the caches on a thread of its own: ``/readyz`` waits for its first round."""
+    the caches on a thread of its own: ``/readyz`` waits for its first round. ``immediate``
+    is the engine's immediate writer when the database is a SQLite file (short writes on the
+    event loop, and the checkpoints they leave to worker threads: db/immediate.py)."""
 
     settings: Settings
     engine: Engine
@@ -127,6 +130,7 @@ class Services:
     catalog: CatalogState
     index_cache: IndexCache
     providers: DriverRegistry
+    immediate: ImmediateWriter | None = None
     mirror: MirrorState | None = None
     leadership: Background | None = None
     warming: Warming | None = None
