@@ -17,9 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fastapi import FastAPI
+from uvicorn.config import STARTUP_FAILURE
+from uvicorn.supervisors import Multiprocess
 
 from flavorsmith import logs, metrics
 from flavorsmith.api.auth import AuthConfigError, Authenticator
+from flavorsmith.api.keystone import KeystoneAuth, KeystoneUnavailable
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import Engine, describe, is_sqlite, make_engine
 from flavorsmith.serving import server
@@ -122,8 +125,6 @@ def _keystone(config: ServeConfig) -> Authenticator | None:
     """Under ``--auth keystone``: the Keystone authenticator, checked against Keystone."""
     if config.keystone_config is None or config.auth != "keystone":
         return None
-    from flavorsmith.api.keystone import KeystoneAuth, KeystoneUnavailable
-
     # The libraries' start-up notes (a deprecated in-process cache, version discovery
     # retries) are not the operator's concern; a failure is one line below.
     for name in ("keystonemiddleware", "keystoneauth", "flavorsmith.keystone"):
@@ -186,9 +187,6 @@ def _serve(
         if listener.workers == 1:
             server.run(app, config.limits(), sock, **options)
         else:
-            from uvicorn.config import STARTUP_FAILURE
-            from uvicorn.supervisors import Multiprocess
-
             engine.dispose()  # the workers open their own connections
             os.environ[ENV] = config.to_json()
             factory = server.ServerConfig(
