@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import typer
+import typer.testing
 
 from flavorsmith.cli import build
 from tests.conftest import EXAMPLES, Invoke
@@ -145,3 +146,36 @@ def test_dash_h_is_help_on_every_command(cli: Invoke) -> None:
     for path in paths:
         short, long = cli(*path, "-h"), cli(*path, "--help")
         assert (short.exit_code, short.stdout) == (0, long.stdout), path
+
+
+def test_the_root_lists_its_commands_without_loading_them(cli: Invoke) -> None:
+    # The root's help, --version or a mistyped word load no command module: the commands are
+    # listed from their summaries, which must say what each command's own help says.
+    listing = build(listing=True)
+    runner = typer.testing.CliRunner()
+    for width in (60, 200):
+        listed = runner.invoke(listing, ["--help"], prog_name="flavorsmith", terminal_width=width)
+        assert listed.exit_code == 0
+        assert listed.stdout == cli("--help", terminal_width=width).stdout
+    mistyped = runner.invoke(listing, ["nod"], prog_name="flavorsmith")
+    assert "Did you mean 'node'?" in mistyped.stderr
+    probe = (
+        "import sys\n"
+        "from flavorsmith.cli import main\n"
+        "sys.argv = ['flavorsmith', '--help']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('flavorsmith.', 'sqlalchemy'))))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    loaded = run.stdout.splitlines()[-1]
+    assert loaded == str(
+        [
+            "flavorsmith.cli",
+            "flavorsmith.cli.completion",
+            "flavorsmith.cli.output",
+            "flavorsmith.did_you_mean",
+        ]
+    )
