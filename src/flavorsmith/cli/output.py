@@ -124,11 +124,11 @@ def print_list(
     sort: Sequence[str] | None = None,
 ) -> None:
     """A list command's output (the openstack CLI's ``Lister``): the rows sorted by each
-    ``--sort-column``, the ``-c`` columns in the order asked (every column by default), in the
-    ``-f`` format; an unknown column is a usage error."""
+    ``--sort-column``, the ``columns`` in their order (``-c``, or the command's default; every
+    available column when empty), in the ``-f`` format; an unknown column is a usage error."""
     wanted = list(columns or available)
     ordered = sort_rows(rows, sort or [], available)
-    typer.echo(render_list(select(ordered, columns or [], available), wanted, fmt), nl=False)
+    typer.echo(render_list(select(ordered, wanted, available), wanted, fmt), nl=False)
 
 
 def print_show(record: Row, fmt: Format, columns: Sequence[str] | None = None) -> None:

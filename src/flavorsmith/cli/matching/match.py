@@ -21,10 +21,8 @@ from flavorsmith.cli.output import (
     Format,
     ListFormat,
     Row,
-    render_list,
-    render_show,
-    select,
-    sort_rows,
+    print_list,
+    print_show,
 )
 
 TABLE_NODES = 6
@@ -70,7 +68,7 @@ def match(
         if fmt is ListFormat.CSV:
             _print(ListFormat.CSV, [result], list(result), column, sort_column)
         else:
-            typer.echo(render_show(result, Format(fmt.value), column or ()), nl=False)
+            print_show(result, Format(fmt.value), column)
         return
     if target is not None:
         pairs = [reports.pair(target, r, reports.known_traits(index)) for r in chosen]
@@ -113,8 +111,7 @@ def _print(
     sort_column: list[str] | None,
 ) -> None:
     wanted = column or columns
-    rows = sort_rows(rows, sort_column or [], columns)
-    typer.echo(render_list(select(rows, wanted, columns), wanted, fmt), nl=False)
+    print_list(rows, columns, fmt, wanted, sort_column)
 
 
 def _near_misses(index: Any, rule: Any, fmt: ListFormat) -> list[str]:
