@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
+from flavorsmith.cli.matching.inputs import load
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
@@ -24,6 +25,9 @@ from flavorsmith.cli.output import (
     print_list,
     print_show,
 )
+from flavorsmith.errors import NotFound
+from flavorsmith.matching import reports
+from flavorsmith.matching.match import explain as reasons_for
 
 TABLE_NODES = 6
 
@@ -51,10 +55,6 @@ def match(
 ) -> None:
     """Which nodes each flavor can land on (and with --explain, why not). With --flavor and
     --node, the one pair as a record (-c picks its fields; csv is one row)."""
-    from flavorsmith.cli.matching.inputs import load
-    from flavorsmith.errors import NotFound
-    from flavorsmith.matching import reports
-
     catalog, index = load(ctx, repo, database, cloud, ironic_endpoint)
     rules = reports.rules_of(catalog)
     try:
@@ -116,8 +116,6 @@ def _print(
 
 def _near_misses(index: Any, rule: Any, fmt: ListFormat) -> list[str]:
     """Nodes of the flavor's resource class that fail only on traits, with the reasons."""
-    from flavorsmith.matching.match import explain as reasons_for
-
     out = []
     for node in index.snapshot.nodes:
         if node.placement_class != rule.placement_class:
