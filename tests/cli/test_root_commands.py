@@ -159,23 +159,36 @@ def test_the_root_lists_its_commands_without_loading_them(cli: Invoke) -> None:
         assert listed.stdout == cli("--help", terminal_width=width).stdout
     mistyped = runner.invoke(listing, ["nod"], prog_name="flavorsmith")
     assert "Did you mean 'node'?" in mistyped.stderr
+    loaded = loaded_modules("--help")
+    assert [m for m in loaded if m.startswith("flavorsmith.")] == [
+        "flavorsmith.cli",
+        "flavorsmith.cli.completion",
+        "flavorsmith.cli.output",
+        "flavorsmith.did_you_mean",
+    ]
+
+
+def test_a_command_loads_only_what_it_needs() -> None:
+    # The root loads the first word's modules only: validating extra specs needs neither the
+    # database nor the OpenStack SDK (nor the provider or node commands).
+    loaded = loaded_modules("extra-specs", "validate", "--help")
+    assert "flavorsmith.cli.extra_specs.validate" in loaded
+    assert not [m for m in loaded if m.startswith(("sqlalchemy", "openstack", "fastapi"))]
+    assert not [m for m in loaded if m.startswith(("flavorsmith.cli.providers", "flavorsmith.db"))]
+
+
+def loaded_modules(*args: str) -> list[str]:
+    """The modules a fresh process has loaded after ``flavorsmith ARGS``."""
     probe = (
-        "import sys\n"
+        "import json, sys\n"
         "from flavorsmith.cli import main\n"
-        "sys.argv = ['flavorsmith', '--help']\n"
+        f"sys.argv = ['flavorsmith', *{list(args)!r}]\n"
         "try:\n"
         "    main()\n"
         "except SystemExit:\n"
         "    pass\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('flavorsmith.', 'sqlalchemy'))))\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
     )
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    loaded = run.stdout.splitlines()[-1]
-    assert loaded == str(
-        [
-            "flavorsmith.cli",
-            "flavorsmith.cli.completion",
-            "flavorsmith.cli.output",
-            "flavorsmith.did_you_mean",
-        ]
-    )
+    found: list[str] = json.loads(run.stdout.splitlines()[-1])
+    return found
