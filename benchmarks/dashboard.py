@@ -21,7 +21,7 @@ makes and the rendering). Each page is timed:
   generation), one change per page measured.
 
 The service warms its caches (the index, the matrix's groups, the drift report) on a thread at
-start-up and after each change (``flavorsmith.api.warm``); ``/readyz`` answers 503 until the
+start-up and after each change (``flavorsmith.serving.warm``); ``/readyz`` answers 503 until the
 first warming has finished (how long that took from the process's start is printed too).
 
 The capacity page includes its drift (GET /v1/verify) as well as GET /v1/capacity.

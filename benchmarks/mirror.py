@@ -37,13 +37,13 @@ sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 from tests.support.ironic_api import running_ironic  # noqa: E402
 from tests.support.ironic_fleet import IronicHttp, copy_template_node, example_nodes  # noqa: E402
 
+from flavorsmith.clients.cloud import connect  # noqa: E402
+from flavorsmith.clients.ironic import PAGE, IronicNodes  # noqa: E402
 from flavorsmith.db import migrate  # noqa: E402
 from flavorsmith.db.engine import make_engine  # noqa: E402
 from flavorsmith.ironic.mirror import FIELDS  # noqa: E402
 from flavorsmith.store import nodes as store  # noqa: E402
 from flavorsmith.sync.mirror import Mirror, Refresh  # noqa: E402
-from flavorsmith.sync.targets.cloud import connect  # noqa: E402
-from flavorsmith.sync.targets.ironic import PAGE, IronicNodes  # noqa: E402
 
 BIN = Path(sys.executable).parent
 EXAMPLES = ROOT / "examples"

@@ -10,13 +10,13 @@ directory, then runs `flavorsmith node import FILE --database sqlite:///...` int
 SQLite database, and once more on the same database (every node unchanged), each as its own
 process. Prints the wall time, the CPU time and the peak RSS of each run (from the kernel's
 accounting of that child, as `/usr/bin/time -v` reports it) and the wall time against the
-target for 50,000 nodes (TARGET_SECONDS; TARGET_RSS_MB for memory). The import streams the
-file in batches: its peak RSS grows little past 50,000 nodes (YAML: 134 MB at 50,000, 181 MB
-at 100,000, 205 MB at 200,000; JSON alike; on a loaded two-core machine: README, "node
-import"), where it grew by about 5 KB a node before; what still grows is SQLite's page cache
-(up to 64 MiB) and the names seen. Pass ``--nodes 200000`` to see it. The files are written a
-node at a time, so this process stays small: a child's peak RSS as the kernel reports it
-starts from its parent's.
+target for 50,000 nodes (TARGET_SECONDS; TARGET_RSS_MB for memory). The import streams a
+YAML file in batches: its peak RSS grows little past 50,000 nodes (134 MB at 50,000, 181 MB
+at 100,000, 205 MB at 200,000 on a loaded two-core machine: README, "node import"), where it
+grew by about 5 KB a node before; a JSON file is read whole (218 MB at 50,000, in no more
+time than streamed); what still grows is SQLite's page cache (up to 64 MiB) and the names
+seen. Pass ``--nodes 200000`` to see it. The files are written a node at a time, so this
+process stays small: a child's peak RSS as the kernel reports it starts from its parent's.
 
 Each child runs with PYTHONDONTWRITEBYTECODE removed from its environment, after one warm-up
 import of a small file (not measured) has written the .pyc files: start-up is measured as a

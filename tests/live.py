@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 from fastapi import FastAPI
 
-from flavorsmith.api.server import Limits, server
+from flavorsmith.serving.server import Limits, server
 
 
 def free_port() -> int:

@@ -52,3 +52,13 @@ class UnsupportedMediaType(FlavorsmithError):
 
 class ServiceUnavailable(FlavorsmithError):
     status = 503
+
+
+class TargetError(Exception):
+    """A call a sync target (a real OpenStack service, or the service's own database) refused;
+    ``transient`` ones are worth retrying; ``status``: the HTTP status, when there was one."""
+
+    def __init__(self, message: str, *, transient: bool = False, status: int | None = None) -> None:
+        super().__init__(message)
+        self.transient = transient
+        self.status = status

@@ -8,10 +8,10 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
-from flavorsmith.api import warm
 from flavorsmith.api.services import Warming
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
+from flavorsmith.serving import warm
 from tests.api.conftest import ClientFactory, build_app
 from tests.conftest import EXAMPLES
 

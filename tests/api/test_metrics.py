@@ -14,13 +14,13 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from flavorsmith import metrics
-from flavorsmith.api.metrics import collectors
+from flavorsmith.clients import cloud
+from flavorsmith.clients.ironic import IronicNodes
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine, writer
+from flavorsmith.serving.metrics import collectors
 from flavorsmith.store import nodes as node_store
 from flavorsmith.sync.mirror import Mirror
-from flavorsmith.sync.targets import cloud
-from flavorsmith.sync.targets.ironic import IronicNodes
 from tests.api.conftest import build_app
 from tests.live import free_port, serving
 

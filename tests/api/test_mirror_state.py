@@ -13,11 +13,11 @@ from contextlib import contextmanager
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
+from flavorsmith.clients import cloud
+from flavorsmith.clients.ironic import IronicNodes
 from flavorsmith.db.engine import writer
 from flavorsmith.nodes import service as nodes
 from flavorsmith.sync.mirror import Mirror
-from flavorsmith.sync.targets import cloud
-from flavorsmith.sync.targets.ironic import IronicNodes
 from tests.api.conftest import ClientFactory, build_app
 from tests.integration.clients import OpenStack
 from tests.live import free_port, serving

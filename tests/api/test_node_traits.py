@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
-from flavorsmith.db.engine import CHECKPOINT_EVERY, checkpoint_held
+from flavorsmith.db.immediate import CHECKPOINT_EVERY
 from flavorsmith.ironic.nodes import SET_TRAITS_HOWTO
 
 LATEST = {"X-OpenStack-Ironic-API-Version": "latest"}
@@ -251,7 +251,8 @@ def test_writes_of_traits_on_one_event_loop_wait_for_the_checkpoint(
             assert client.put(url, json=body, headers=LATEST).status_code == 204
             largest = max(largest, wal.stat().st_size)
         assert traits(client, node) == [f"CUSTOM_L{3 * CHECKPOINT_EVERY - 1}"]
-    assert checkpoint_held(migrated_engine) is None
+    immediate = client.app.state.services.immediate  # type: ignore[attr-defined]
+    assert immediate is not None and immediate.held() is None
     assert largest < 2 * CHECKPOINT_EVERY * 8 * (4096 + 24)
 
 

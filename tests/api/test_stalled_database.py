@@ -25,7 +25,7 @@ from flavorsmith.db import locks, migrate
 from flavorsmith.db.deadline import Timeouts
 from flavorsmith.db.engine import make_engine
 from flavorsmith.logs import fields_of
-from flavorsmith.sync.leader import Leadership
+from flavorsmith.serving.leader import Leadership
 from tests.conftest import EXAMPLES
 from tests.support.stall_proxy import StallProxy, stall_proxy
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from flavorsmith.api.serving import ServeConfig
 from flavorsmith.config import ConfigError
 from flavorsmith.db.engine import make_engine
+from flavorsmith.serving.process import ServeConfig
 from tests.api.conftest import build_app
 from tests.conftest import EXAMPLES, Invoke
 from tests.live import serving

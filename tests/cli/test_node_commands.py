@@ -337,7 +337,7 @@ def test_a_streamed_file_read_again_when_its_kind_shows_late(
     assert (result.exit_code, result.stdout) == (0, "created: 1\nupdated: 0\nunchanged: 2100\n")
 
 
-def test_a_streamed_json_file_with_a_value_no_database_stores_is_refused_whole(
+def test_a_json_file_with_a_value_no_database_stores_is_refused_whole(
     cli: Invoke, database: str, tmp_path: Path
 ) -> None:
     inventory = tmp_path / "nodes.json"

@@ -201,7 +201,8 @@ def test_the_fleet_planned_then_applied_node_by_node(cli: Invoke, ironic: str, r
         "cannot_classify": 0,
     }
     blocked = by_node["n-deployed"]
-    assert blocked["provision_state"] == "active" and "the node is active" in blocked["reason"]
+    assert blocked["provision_state"] == "active"
+    assert blocked["reason"].endswith("states. Current state is 'active'.")
     assert (blocked["resource_class"], blocked["new_resource_class"]) == ("baremetal", "c2.large")
     unknown = by_node["n-unknown"]
     assert unknown["new_resource_class"] is None and unknown["traits_added"]

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from flavorsmith.sync.targets.placement import PlacementReader
+from flavorsmith.clients.placement import PlacementReader
 from tests.conftest import EXAMPLES, Invoke
 from tests.support.ironic_api import running_ironic
 from tests.support.ironic_fleet import IronicHttp

@@ -26,8 +26,8 @@ from flavorsmith.db import migrate
 from flavorsmith.db.engine import Engine, make_engine
 from flavorsmith.store import nodes
 from flavorsmith.sync import engine as sync_engine
+from flavorsmith.sync import store_target
 from flavorsmith.sync.kinds import nova_flavors as flavor_kind
-from flavorsmith.sync.targets import store as store_target
 from tests.conftest import EXAMPLES
 from tests.live import serving
 from tests.support.catalogs import RULES

@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from flavorsmith.catalog.model import Flavor, ResourceClass, TraitRequirement
+from flavorsmith.clients import placement
 from flavorsmith.matching.flavor_rules import FlavorRule
 from flavorsmith.matching.index import Index, positions
 from flavorsmith.matching.snapshot import from_records
@@ -36,7 +37,6 @@ from flavorsmith.nova.placement_request import (
     RequestGroup,
     request_for,
 )
-from flavorsmith.sync.targets import placement
 from tests.support.placement_api import running_placement, seed
 
 pytestmark = pytest.mark.slow

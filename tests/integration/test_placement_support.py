@@ -1,6 +1,6 @@
 """The real Placement 16 of the test support (tests/support/placement_api.py), seeded as Nova's
 ironic driver reports 50 nodes of varied states, read back through Flavorsmith's Placement
-client (sync/targets/placement.py); and the same Placement behind a real Keystone, found through
+client (clients/placement.py); and the same Placement behind a real Keystone, found through
 a clouds.yaml cloud and Keystone's catalog."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
+from flavorsmith.clients import placement
+from flavorsmith.errors import TargetError
 from flavorsmith.matching.resource_providers import Inventory
-from flavorsmith.sync.engine import TargetError
-from flavorsmith.sync.targets import placement
 from tests.support.keystone_api import ADMIN_PASSWORD, REGION, Keystone
 from tests.support.placement_api import (
     DRIVER_TRAITS,

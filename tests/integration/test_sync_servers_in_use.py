@@ -23,12 +23,12 @@ import pytest
 from flavorsmith.catalog.edit import delete
 from flavorsmith.catalog.kinds import FLAVOR
 from flavorsmith.catalog.repo import Repository
+from flavorsmith.clients.cloud import connect
 from flavorsmith.db.engine import make_engine
 from flavorsmith.logs import fields_of
 from flavorsmith.sync.kinds.nova_flavors import KIND as FLAVORS
 from flavorsmith.sync.kinds.nova_flavors import SdkFlavors
 from flavorsmith.sync.report import Servers
-from flavorsmith.sync.targets.cloud import connect
 from flavorsmith.sync.watch import watch
 from tests.conftest import EXAMPLES, Invoke
 from tests.support import nova_api

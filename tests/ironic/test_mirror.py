@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from flavorsmith.clients.ironic import NODE_FIELDS
 from flavorsmith.ironic.mirror import FIELDS, MirrorError, delete_refusal, mirrored, mirrored_all
-from flavorsmith.sync.targets.ironic import NODE_FIELDS
 
 UUID = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"
 

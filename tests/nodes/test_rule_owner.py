@@ -18,6 +18,7 @@ from flavorsmith.classify.classification import classify
 from flavorsmith.classify.inspection import parse
 from flavorsmith.classify.update import node_update
 from flavorsmith.db.engine import Engine, make_engine, writer
+from flavorsmith.ironic.mirror import mirrored
 from flavorsmith.nodes import service as nodes
 from flavorsmith.store import nodes as store
 from flavorsmith.sync.kinds.classification import ObservedNode, plan_node
@@ -164,6 +165,27 @@ def test_mirrored_nodes_are_read_only_for_every_writer(
     # A classification that writes nothing (no --apply) is a read: allowed.
     shown = cli("classify", str(H100), "--node", "n1", *args)
     assert shown.exit_code == 0, shown.output
+    # The mirror's refresh is the one writer let through, held to none of the state rules
+    # (Ironic applied them to what it answers): the active node's class changes.
+    record = {
+        "uuid": fleet.node,
+        "name": "n1",
+        "resource_class": "g1.8xh100",
+        "traits": ["CUSTOM_RACK_A01"],
+        "provision_state": "active",
+        "power_state": "power on",
+        "maintenance": False,
+        "instance_uuid": None,
+        "owner": None,
+        "lessee": None,
+        "retired": False,
+        "driver": "fake-hardware",
+        "properties": {},
+    }
+    with writer(fleet.engine).begin() as connection:
+        report = nodes.mirror(connection, [mirrored(record)], max_delete=1.0)
+    assert (report.refused, report.updated) == (None, [fleet.node])
+    assert fleet.stored() == ("g1.8xh100", ["CUSTOM_RACK_A01"])
     # Served from the database again (serve without --ironic-*): writes go through.
     with writer(fleet.engine).begin() as connection:
         nodes.database_source(connection)

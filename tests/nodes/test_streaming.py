@@ -5,10 +5,7 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
-import pytest
-
-from flavorsmith import jsonsafe
-from flavorsmith.catalog import plain_json, plain_yaml
+from flavorsmith.catalog import plain_yaml
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine, writer
 from flavorsmith.nodes import importer
@@ -57,53 +54,3 @@ def test_import_memory_does_not_grow_with_the_number_of_nodes(tmp_path: Path) ->
     # 3,000 nodes more: under 500 bytes a node (what is kept of each is its name, to find
     # one listed twice; about 100 bytes), where holding every node took about 5 KB each.
     assert large - small < 3_000 * 500 >> 10, (small, large)
-
-
-JSON_DOCUMENTS = [
-    '[1, 2, {"a": [1, 2.5, null, true]}]',
-    '{"nodes": [{"x": 1}, {"y": "z\\u00e9"}], "next": "u"}',
-    '{"next": "u", "nodes": [] }',
-    '{"a": 1}',
-    "3",
-    "[]",
-    "{}",
-    " [ 12345 , 6 ]\n",
-    '{"nodes": 3}',
-    '{"nodes": [' + "[" * 30 + "]" * 30 + "]}",
-]
-# What the stream leaves to the whole document's reader (jsonsafe.loads says what is wrong).
-JSON_UNSURE = [
-    "[1,]",
-    "[1] x",
-    '{"a": 1, "a": 2}',
-    "[NaN]",
-    '["\\ud800"]',
-    "[123456789012345678901234]",
-    "\ufeff[1]",
-    "",
-    '{"nodes": [' + "[" * 31 + "]" * 31 + "]}",
-]
-
-
-def streamed_json(path: Path) -> object:
-    stream = plain_json.Stream(path)
-    items = list(stream)
-    if stream.prefix:
-        return {**stream.top, "nodes": items}
-    return items if isinstance(stream.top, list) else stream.top
-
-
-@pytest.mark.parametrize("block", [1, 7, plain_json.BLOCK])
-def test_a_json_stream_reads_what_the_whole_document_reader_does(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
-) -> None:
-    """Entries split across the blocks read anywhere (a number too) read the same."""
-    monkeypatch.setattr(plain_json, "BLOCK", block)
-    path = tmp_path / "nodes.json"
-    for text in JSON_DOCUMENTS:
-        path.write_text(text)
-        assert streamed_json(path) == jsonsafe.loads(text.encode()), text
-    for text in JSON_UNSURE:
-        path.write_text(text)
-        with pytest.raises(plain_yaml.Unsure):
-            streamed_json(path)

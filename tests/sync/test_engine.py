@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from flavorsmith.sync.engine import Retry, TargetError, carry_out, prune_refusal
+from flavorsmith.errors import TargetError
+from flavorsmith.sync.engine import Retry, carry_out, prune_refusal
 from flavorsmith.sync.kinds import (
     BY_NAME,
     KINDS,
@@ -20,8 +21,8 @@ from flavorsmith.sync.kinds import (
     choose,
     classification,
     deploy_templates,
-    flavors,
     inspection_rules,
+    nova_flavors,
 )
 from flavorsmith.sync.watch import watch
 
@@ -134,7 +135,7 @@ def test_a_prune_that_empties_a_kind_is_refused() -> None:
 
 def test_the_registry_names_every_kind_once() -> None:
     assert KINDS == (
-        flavors.KIND,
+        nova_flavors.KIND,
         deploy_templates.KIND,
         classification.KIND,
         inspection_rules.KIND,
@@ -153,7 +154,7 @@ def test_the_registry_names_every_kind_once() -> None:
 def test_the_watcher_keeps_only_the_kinds_that_are_watched() -> None:
     """Classification writes nodes others write too: the watcher (serve --sync) never retypes
     a fleet because a catalog file changed; it runs only when named."""
-    assert WATCHED == (flavors.KIND, deploy_templates.KIND)
+    assert WATCHED == (nova_flavors.KIND, deploy_templates.KIND)
     assert not classification.KIND.watched
     assert not inspection_rules.KIND.watched
     assert inspect.signature(watch).parameters["kinds"].default == WATCHED

@@ -12,12 +12,12 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
+from flavorsmith.errors import TargetError
 from flavorsmith.extra_specs.builtin import build
 from flavorsmith.extra_specs.factory import base_registry
 from flavorsmith.extra_specs.validation import refusal
-from flavorsmith.sync.engine import TargetError
+from flavorsmith.sync import store_target as store
 from flavorsmith.sync.kinds import nova_flavors
-from flavorsmith.sync.targets import store
 from tests.api.conftest import build_app
 from tests.api.test_flavors import URL, create, v
 

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine
 
+from flavorsmith.clients import cloud
+from flavorsmith.clients.ironic import IronicNodes
 from flavorsmith.store import nodes as store
 from flavorsmith.sync.mirror import Mirror
-from flavorsmith.sync.targets import cloud
-from flavorsmith.sync.targets.ironic import IronicNodes
 
 
 @pytest.fixture

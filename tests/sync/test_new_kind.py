@@ -16,8 +16,8 @@ from typing import Any
 
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.sync import kinds
-from flavorsmith.sync.engine import run
-from flavorsmith.sync.targets import sdk, store
+from flavorsmith.sync import store_target as store
+from flavorsmith.sync.engine import run, sdk_target
 from tests.conftest import EXAMPLES
 from tests.support.catalogs import RULES
 from tests.sync import widgets
@@ -60,7 +60,7 @@ def test_the_engine_and_both_targets_run_a_kind_they_do_not_know() -> None:
     engine: Any = object()
     connection = object()
     own = store.target(widgets.KIND, engine)
-    cloud = sdk.target(widgets.KIND, connection)
+    cloud = sdk_target(widgets.KIND, connection)
     assert isinstance(own, widgets.Shelf) and own.origin is engine
     assert isinstance(cloud, widgets.Shelf) and cloud.origin is connection
 

@@ -17,12 +17,12 @@ from flavorsmith.catalog.repo import Repository
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
 from flavorsmith.logs import fields_of, formatter
+from flavorsmith.sync import store_target as store
 from flavorsmith.sync import watch as watch_module
 from flavorsmith.sync.kinds import deploy_templates
 from flavorsmith.sync.kinds.deploy_templates import StoreTemplates
 from flavorsmith.sync.kinds.nova_flavors import KIND as FLAVORS
 from flavorsmith.sync.kinds.nova_flavors import StoreFlavors
-from flavorsmith.sync.targets import store
 from flavorsmith.sync.watch import watch
 from tests.conftest import EXAMPLES, Invoke
 from tests.support.catalogs import RULES

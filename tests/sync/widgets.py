@@ -14,7 +14,8 @@ from functools import partial
 from typing import Any
 
 from flavorsmith.catalog.model import Catalog
-from flavorsmith.sync.engine import Kind, SpecCheck, Step, TargetError
+from flavorsmith.errors import TargetError
+from flavorsmith.sync.engine import Kind, SpecCheck, Step
 
 
 @dataclass(frozen=True)

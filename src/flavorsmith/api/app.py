@@ -57,6 +57,7 @@ from flavorsmith.api.routes import RouteTable
 from flavorsmith.api.services import CatalogState, Services
 from flavorsmith.config import Settings
 from flavorsmith.db.engine import Engine, make_engine
+from flavorsmith.db.immediate import ImmediateWriter
 from flavorsmith.errors import FlavorsmithError
 from flavorsmith.extra_specs.factory import base_registry
 from flavorsmith.nodes.index_cache import IndexCache
@@ -168,6 +169,7 @@ def create_app(
         catalog=catalog,
         index_cache=index_cache,
         providers=providers,
+        immediate=ImmediateWriter.for_engine(engine),
         verify_project=getattr(authenticator, "verify_project", None),
         login=getattr(authenticator, "login", None),
     )

@@ -23,18 +23,8 @@ from starlette.concurrency import run_in_threadpool
 from flavorsmith.api.auth import Identity
 from flavorsmith.api.requests import identity
 from flavorsmith.api.services import Services
-from flavorsmith.db.engine import (
-    Connection,
-    Engine,
-    WriterBusy,
-    checkpoint,
-    checkpoint_due,
-    checkpoint_held,
-    copy_log,
-    hold_writes,
-    write_now,
-    writer,
-)
+from flavorsmith.db.engine import Connection, writer
+from flavorsmith.db.immediate import ImmediateWriter
 
 T = TypeVar("T")
 
@@ -71,25 +61,18 @@ class RequestContext:
         """``work`` in one transaction on a worker thread (the database calls block); a
         writing transaction takes SQLite's write lock at BEGIN (whether a node may be written
         is the node service's call, nodes/service.py). ``short``: a write of a few
-        statements on one row's worth of data (a node's traits), which on a SQLite file runs
-        on the event loop itself when the write lock is free at once (``write_now``: a
-        fraction of a millisecond, less than the hop to a worker thread and back); else, or
-        while another writer holds the lock, on a worker thread as any other."""
+        statements on one row's worth of data (a node's traits), which on a SQLite file
+        always runs on the event loop itself (``ImmediateWriter.write_when_free``: a fraction
+        of a millisecond, less than the hop to a worker thread and back; while another writer
+        holds the lock it waits without holding the loop or a thread); on any other database,
+        on a worker thread as any other."""
         engine = self.services.engine
-        if write and short:
-            held = checkpoint_held(engine)
-            if held is not None:
-                # A few milliseconds, as a worker thread would wait for the write lock;
-                # writes elsewhere meanwhile would keep the checkpoint from restarting the log.
-                await asyncio.shield(asyncio.wrap_future(held))
-            try:
-                result = write_now(engine, work)
-            except WriterBusy:
-                pass
-            else:
-                if checkpoint_due(engine):  # off the loop, and after this answer
-                    _checkpoint(engine)
-                return result
+        immediate = self.services.immediate
+        if write and short and immediate is not None:
+            result = await immediate.write_when_free(work)
+            if immediate.checkpoint_due():  # off the loop, and after this answer
+                _checkpoint(immediate)
+            return result
 
         def transaction() -> T:
             with (writer(engine) if write else engine).begin() as connection:
@@ -102,19 +85,19 @@ class RequestContext:
         return await run_in_threadpool(work)
 
 
-def _checkpoint(engine: Engine) -> None:
+def _checkpoint(immediate: ImmediateWriter) -> None:
     """Checkpoint the log on worker threads: first the copy, while writes go on; then the
     restart of the log, which short writes wait for (``run``): a few milliseconds."""
     loop = asyncio.get_running_loop()
 
     def restart(_: object) -> None:
-        hold_writes(engine)  # until ``checkpoint`` has run (``checkpoint_held``)
+        immediate.hold_writes()  # until ``checkpoint`` has run (``held``)
         try:
-            loop.run_in_executor(None, checkpoint, engine)
+            loop.run_in_executor(None, immediate.checkpoint)
         except RuntimeError:  # the loop is ending (its executor shut down): here, then,
-            checkpoint(engine)  # as the hold must end and no request waits on this loop
+            immediate.checkpoint()  # as the hold must end and no request waits on this loop
 
-    loop.run_in_executor(None, copy_log, engine).add_done_callback(restart)
+    loop.run_in_executor(None, immediate.copy_log).add_done_callback(restart)
 
 
 def context(request: Request) -> RequestContext:

@@ -29,8 +29,7 @@ from keystonemiddleware import auth_token
 
 from flavorsmith.api.auth import Credentials, Identity, effective_roles
 from flavorsmith.api.yamlfile import AuthConfigError
-from flavorsmith.errors import Invalid, NotAuthenticated, ServiceUnavailable
-from flavorsmith.sync.engine import TargetError
+from flavorsmith.errors import Invalid, NotAuthenticated, ServiceUnavailable, TargetError
 
 log = logging.getLogger("flavorsmith.keystone")
 sync_log = logging.getLogger("flavorsmith.sync")  # serve quiets the first one, not this

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from flavorsmith.api.auth import Credentials
 from flavorsmith.api.policy import Enforcer
@@ -15,12 +15,11 @@ from flavorsmith.catalog.repo import Repository, RepoView
 from flavorsmith.catalog_rules import catalog_rules
 from flavorsmith.config import Settings
 from flavorsmith.db.engine import Engine
+from flavorsmith.db.immediate import ImmediateWriter
 from flavorsmith.extra_specs.factory import completed
 from flavorsmith.extra_specs.registry import Registry
 from flavorsmith.nodes.index_cache import IndexCache
 from flavorsmith.providers.registry import DriverRegistry
-from flavorsmith.sync.leader import Leadership
-from flavorsmith.sync.mirror import Mirror
 
 
 class CatalogState:
@@ -66,6 +65,21 @@ class CatalogState:
         return view, registry.prepare()
 
 
+class Background(Protocol):
+    """The leader election of the background loops (serving/leader.py), as ``/readyz`` shows
+    it."""
+
+    def state(self) -> dict[str, Any]: ...
+
+
+class MirrorState(Protocol):
+    """The Ironic mirror (sync/mirror.py), as ``/v1/nodes/source`` and ``/readyz`` show it."""
+
+    def state(self) -> dict[str, Any]: ...
+
+    def not_ready(self) -> str | None: ...
+
+
 class Warming:
     """The first warming of a served process (``api.warm``): until it has finished,
     ``/readyz`` answers 503 with what it is doing, so a load balancer sends no request that
@@ -106,7 +120,9 @@ class Services:
     are refused then, and ``/readyz`` waits for its first load (by whichever process leads).
     ``leadership`` is set when ``serve`` runs background loops: only the process that leads
     runs them, and ``/readyz`` says which one that is. ``warming`` is set when ``serve`` warms
-    the caches on a thread of its own: ``/readyz`` waits for its first round."""
+    the caches on a thread of its own: ``/readyz`` waits for its first round. ``immediate``
+    is the engine's immediate writer when the database is a SQLite file (short writes on the
+    event loop, and the checkpoints they leave to worker threads: db/immediate.py)."""
 
     settings: Settings
     engine: Engine
@@ -114,8 +130,9 @@ class Services:
     catalog: CatalogState
     index_cache: IndexCache
     providers: DriverRegistry
-    mirror: Mirror | None = None
-    leadership: Leadership | None = None
+    immediate: ImmediateWriter | None = None
+    mirror: MirrorState | None = None
+    leadership: Background | None = None
     warming: Warming | None = None
     # Under Keystone: (project id, the caller's token) -> False when Keystone has no such
     # project, as Nova checks when flavor access is added. None without Keystone.

@@ -18,8 +18,8 @@ from flavorsmith.progress import progress
 
 if TYPE_CHECKING:
     from flavorsmith.catalog.repo import RepoView
+    from flavorsmith.clients.ironic import IronicNodes
     from flavorsmith.sync.report import Outcome, Report
-    from flavorsmith.sync.targets.ironic import IronicNodes
 
 COLUMNS = ["node", "state", "action", "resource class", "traits added", "traits removed", "why"]
 SHOWN = ("update", "blocked", "conflict")  # a plan lists the nodes that change or cannot

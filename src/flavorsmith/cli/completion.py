@@ -147,6 +147,6 @@ def node_names(database: str | None) -> list[str]:
 
 
 def cloud_names() -> list[str]:
-    from flavorsmith.sync.targets.cloud import cloud_names as names
+    from flavorsmith.clients.cloud import cloud_names as names
 
     return names()

@@ -9,12 +9,12 @@ from urllib.parse import urlsplit
 
 import typer
 
-from flavorsmith.sync.engine import TargetError
-from flavorsmith.sync.targets import cloud as clouds
-from flavorsmith.sync.targets.ironic import IronicNodes
+from flavorsmith.clients import cloud as clouds
+from flavorsmith.clients.ironic import IronicNodes
+from flavorsmith.errors import TargetError
 
 if TYPE_CHECKING:
-    from flavorsmith.sync.targets.ironic import IronicNodes
+    from flavorsmith.clients.ironic import IronicNodes
 
 T = TypeVar("T")
 

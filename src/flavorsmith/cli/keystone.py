@@ -8,9 +8,9 @@ from urllib.parse import urlsplit
 
 import typer
 
+from flavorsmith.clients.keystone import KeystoneCatalog, wanted
 from flavorsmith.config import DEFAULT_PORT
-from flavorsmith.sync.engine import TargetError
-from flavorsmith.sync.targets.keystone import KeystoneCatalog, wanted
+from flavorsmith.errors import TargetError
 
 COMPATIBLE = ("baremetal", "compute", "load-balancer")
 

@@ -2,12 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import socket
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -267,20 +261,14 @@ def serve(
     ] = "127.0.0.1",
 ) -> None:
     """Serve the Ironic, Nova, Octavia and Flavorsmith APIs."""
-    import logging
-
-    from flavorsmith import logs, metrics, tls
-    from flavorsmith.api import server
-    from flavorsmith.api.auth import AuthConfigError
+    from flavorsmith import tls
     from flavorsmith.api.hosts import HostSyntaxError, parse_rule
-    from flavorsmith.api.metrics import collectors
-    from flavorsmith.api.serving import ENV, ServeConfig, build
     from flavorsmith.cli.ironic_source import ironic_nodes
     from flavorsmith.cli.options import database_url, repository
-    from flavorsmith.db import migrate
-    from flavorsmith.db.engine import describe, is_sqlite, make_engine
     from flavorsmith.providers.registry import parse_enabled
     from flavorsmith.query_values import parse_list
+    from flavorsmith.serving.process import ServeConfig
+    from flavorsmith.serving.start import Listener, StartError, start
 
     if tls_key is not None and tls_cert is None:
         raise typer.BadParameter("--tls-key needs --tls-cert", param_hint="'--tls-key'")
@@ -355,225 +343,15 @@ def serve(
         if log_format is not None and log_format.value == "json"
         else ("text" if log_format is not None else None),
     )
-    # Every logger, Alembic's and uvicorn's too, through one formatter (Alembic's routine
-    # INFO lines, such as the embedded database's self-upgrade, only at DEBUG).
-    logs.configure(log_format.value if log_format is not None else None)
-    authenticator = None
-    if keystone_config is not None and auth == "keystone":
-        from flavorsmith.api.keystone import KeystoneAuth, KeystoneUnavailable
-
-        # The libraries' start-up notes (a deprecated in-process cache, version discovery
-        # retries) are not the operator's concern; a failure is one line below.
-        for name in ("keystonemiddleware", "keystoneauth", "flavorsmith.keystone"):
-            logging.getLogger(name).setLevel(logging.CRITICAL)
-        try:
-            authenticator = KeystoneAuth.load(keystone_config)
-            authenticator.check()  # Keystone answers, takes the service user, validates
-        except AuthConfigError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
-        except KeystoneUnavailable as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(1) from None
-        for name in ("keystonemiddleware", "flavorsmith.keystone"):
-            logging.getLogger(name).setLevel(logging.ERROR)  # bad tokens are 401s, not news
-    engine = make_engine(url, config.database_timeouts())
-    try:
-        if is_sqlite(url):
-            migrate.upgrade(engine)  # the embedded default keeps itself current
-        elif not migrate.is_current(engine):
-            typer.echo(
-                "warning: the database is not at the latest migration; "
-                "run flavorsmith db upgrade (readyz reports 503 until then)",
-                err=True,
-            )
-        # Built here even with workers: a bad token or policy file is one line, before any
-        # worker starts (each worker builds its own).
-        app = build(config, engine=engine, authenticator=authenticator)
-    except AuthConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
-    except Exception as exc:  # the database cannot be reached or opened
-        typer.echo(f"error: database {describe(url)}: {type(exc).__name__}: {exc}", err=True)
-        raise typer.Exit(1) from None
-    sock = listen(host, port)
-    try:
-        # Chosen only now that the start cannot fail on configuration: from here on this
-        # process (and any worker) records its metrics in files.
-        folder = metrics_folder()
-    except typer.Exit:
-        sock.close()
-        raise
-    scheme = "https" if tls_cert is not None else "http"
-    metrics_server = None
-    if metrics_port is not None:
-        try:
-            metrics_server, _ = metrics.listen(
-                metrics_host,
-                metrics_port,
-                collectors(app.state.services),
-                certfile=str(tls_cert) if tls_cert else None,
-                keyfile=str(tls_key or tls_cert) if tls_cert else None,
-            )
-        except OSError as exc:
-            sock.close()
-            folder.remove()
-            where = f"{metrics_host}:{metrics_port}"
-            typer.echo(f"error: cannot listen on {where}: {exc.strerror or exc}", err=True)
-            raise typer.Exit(1) from None
-    typer.echo(f"database: {describe(url)}", err=True)
-    typer.echo(f"catalog: {root}", err=True)
-    if metrics_server is not None:
-        shown = f"[{metrics_host}]" if ":" in metrics_host else metrics_host
-        where = f"{scheme}://{shown}:{metrics_server.server_port}/metrics"
-        typer.echo(f"metrics on {where} ({folder.describe()})", err=True)
-    if workers > 1:
-        typer.echo(f"workers: {workers} processes on this port", err=True)
-    typer.echo(f"serving on {base_url(host, sock, scheme)} (auth: {auth})", err=True)
-    if config.mirrored:
-        label = ironic_endpoint or f"cloud {ironic_cloud}"
-        typer.echo(
-            f"nodes: mirroring the Ironic at {label} every {ironic_refresh:g} s "
-            "(not ready until the first load; node writes refused)",
-            err=True,
-        )
-    if sync:
-        typer.echo(f"sync: every {sync_interval:g} s and on catalog changes", err=True)
-    if sync or config.mirrored:
-        typer.echo(
-            "background loops: run by the one process that leads on this database "
-            f"(checked every {config.election_period():g} s)",
-            err=True,
-        )
-    typer.echo(
-        f"limits: idle {idle_timeout} s, request head {header_timeout} s, "
-        f"request body {body_timeout:g} s, {max_connections} connections",
-        err=True,
+    listener = Listener(
+        workers=workers,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
+        metrics_port=metrics_port,
+        metrics_host=metrics_host,
     )
-    # log_config=None: uvicorn's lines go through the handler logs.configure installed.
-    options = {
-        "log_level": "warning",
-        "access_log": False,
-        "log_config": None,
-        "ssl_certfile": tls_cert,
-        "ssl_keyfile": tls_key,
-    }
-    # uvicorn stops gracefully on SIGTERM, then raises the signal again for its default
-    # effect; caught here, it first lets this start clean up (the metrics folder).
-    previous = signal.signal(signal.SIGTERM, _terminated)
-    terminated = False
     try:
-        if workers == 1:
-            server.run(app, config.limits(), sock, **options)
-        else:
-            from uvicorn.config import STARTUP_FAILURE
-            from uvicorn.supervisors import Multiprocess
-
-            engine.dispose()  # the workers open their own connections
-            os.environ[ENV] = config.to_json()
-            factory = server.ServerConfig(
-                "flavorsmith.api.serving:from_environment",
-                config.limits(),
-                factory=True,
-                workers=workers,
-                **options,
-            )
-            supervisor = Multiprocess(factory, sockets=[sock])
-            supervisor.run()
-            if any(p.exitcode == STARTUP_FAILURE for p in supervisor.processes):
-                typer.echo("error: a worker process could not start (its error is above)", err=True)
-                raise typer.Exit(1)
-    except Terminated:
-        terminated = True
-    finally:
-        sock.close()
-        if metrics_server is not None:
-            metrics_server.shutdown()
-        folder.remove()
-        signal.signal(signal.SIGTERM, previous)
-    if terminated:
-        signal.raise_signal(signal.SIGTERM)  # ended by SIGTERM, as the caller expects
-
-
-class Terminated(Exception):
-    """SIGTERM arrived (after uvicorn's graceful stop)."""
-
-
-def _terminated(signum: int, frame: object) -> None:
-    raise Terminated
-
-
-def listen(host: str, port: int) -> socket.socket:
-    """A socket bound and listening on host:port (0: any free port); one line and exit 1 when
-    that is impossible (the port is taken, the address is not this machine's)."""
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )[0]
-        sock = socket.socket(family, kind, proto)
-    except OSError as exc:
-        typer.echo(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1) from None
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        sock.listen(2048)
-    except OSError as exc:
-        sock.close()
-        typer.echo(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1) from None
-    return sock
-
-
-def base_url(host: str, sock: socket.socket, scheme: str = "http") -> str:
-    """http(s)://host:port/ with the port actually bound."""
-    port = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
-    return f"{scheme}://{shown}:{port}/"
-
-
-@dataclass(frozen=True)
-class MetricsFolder:
-    """Where this start's processes write their metrics (prometheus-client's multiprocess
-    mode, so one worker or many are read alike): $PROMETHEUS_MULTIPROC_DIR when the operator
-    set it (this start's own: its metric files are emptied at start), else a temporary
-    folder made for this start and removed at exit."""
-
-    path: Path
-    own: bool  # made here, removed at exit
-
-    def describe(self) -> str:
-        return f"multiprocess files in {self.path}"
-
-    def remove(self) -> None:
-        if self.own:
-            shutil.rmtree(self.path, ignore_errors=True)
-
-
-# The files prometheus-client writes in multiprocess mode (counter_<pid>.db, gauge_max_...).
-_METRIC_FILES = ("counter_*.db", "gauge_*.db", "histogram_*.db", "summary_*.db")
-
-
-def metrics_folder() -> MetricsFolder:
-    """Choose and prepare the metrics folder; one line and exit 2 when the operator's is not
-    a folder."""
-    from flavorsmith import metrics
-
-    given = os.environ.get(metrics.MULTIPROC_ENV)
-    if given:
-        path = Path(given)
-        if not path.is_dir():
-            typer.echo(
-                f"error: {metrics.MULTIPROC_ENV}={given} is not a folder; create it, or unset "
-                "it to use a temporary one",
-                err=True,
-            )
-            raise typer.Exit(2)
-        for pattern in _METRIC_FILES:
-            for stale in path.glob(pattern):
-                stale.unlink(missing_ok=True)
-        folder = MetricsFolder(path, own=False)
-    else:
-        folder = MetricsFolder(Path(tempfile.mkdtemp(prefix="flavorsmith-metrics-")), own=True)
-    metrics.enable_multiprocess(str(folder.path))
-    return folder
+        start(config, listener, lambda line: typer.echo(line, err=True))
+    except StartError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(exc.exit_code) from None

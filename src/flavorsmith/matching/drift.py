@@ -75,7 +75,7 @@ class InventoryLike(Protocol):
 
 
 class ProviderLike(Protocol):
-    """A resource provider as Placement shows it (``sync/targets/placement.py`` reads them)."""
+    """A resource provider as Placement shows it (``clients/placement.py`` reads them)."""
 
     @property
     def uuid(self) -> str: ...

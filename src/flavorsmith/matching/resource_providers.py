@@ -1,7 +1,7 @@
 """Placement's resource providers as Flavorsmith reads them from a real Placement: what a
 provider holds (inventory per resource class), what is allocated from it (usages) and its
 traits, and its answer to an allocation candidates query. Pure data and Placement's capacity
-rule; the reading is in ``sync/targets/placement``."""
+rule; the reading is in ``clients/placement``."""
 
 from __future__ import annotations
 

@@ -27,7 +27,8 @@ from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Conflict
 from flavorsmith.ironic import mirror as mirror_rules
 from flavorsmith.ironic import nodes as rules
-from flavorsmith.store import background, node_import
+from flavorsmith.ironic.mirror import MirroredNode
+from flavorsmith.store import background, node_import, node_mirror
 from flavorsmith.store import nodes as store
 
 Node = dict[str, Any]
@@ -75,6 +76,19 @@ def database_source(connection: Connection) -> None:
     """The database is the nodes' source again (``serve`` without ``--ironic-*``): node writes
     are allowed."""
     background.remove(connection, MIRROR)
+
+
+def mirror(
+    connection: Connection,
+    observed: Sequence[MirroredNode],
+    *,
+    max_delete: float = mirror_rules.MAX_DELETE,
+    apply: bool = True,
+) -> node_mirror.MirrorReport:
+    """One refresh of the mirror (``store.node_mirror.mirror``): the stored nodes become the
+    ``observed`` whole of the real Ironic. The one writer the read-only state lets through, and
+    not held to Ironic's state rules: Ironic applied them to what it answers."""
+    return node_mirror.mirror(connection, observed, max_delete=max_delete, apply=apply)
 
 
 # -- per-request writes -------------------------------------------------------------------------

@@ -1,9 +1,12 @@
-"""The node store: the only SQL on nodes, their traits and their inspections.
+"""The node store's queries and per-request writes, on nodes, their traits and their
+inspections (the bulk import is ``node_import.py``, the Ironic mirror's diff ``node_mirror.py``,
+what the two share ``node_bulk.py``).
 
 Every write is one transaction that also bumps the node generation, so caches (the matcher's
 index) know they are stale, and logs which nodes it changed (NodeChange), so they can follow
 without reading every node. Field rules live in :mod:`flavorsmith.ironic.nodes`; callers check
-values there before they reach this module."""
+values there before they reach this module, and write through ``nodes/service.py``, which
+holds every write to the node rules (Ironic's states, the mirror's read-only state)."""
 
 from __future__ import annotations
 

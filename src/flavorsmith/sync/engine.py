@@ -23,6 +23,7 @@ from flavorsmith.catalog.repo import Repository, RepoView
 from flavorsmith.db import locks
 from flavorsmith.db.engine import Engine
 from flavorsmith.diagnostics import has_errors
+from flavorsmith.errors import TargetError
 from flavorsmith.sync import metrics as sync_metrics
 from flavorsmith.sync.fingerprint import fingerprints
 from flavorsmith.sync.report import Outcome, Planned, Report, Round, servers_of
@@ -57,15 +58,6 @@ written, as Nova refuses adding access for a project that does not exist."""
 
 def refuses_nothing(key: str, value: str) -> str | None:
     return None
-
-
-class TargetError(Exception):
-    """A call the target refused; ``transient`` ones are worth retrying."""
-
-    def __init__(self, message: str, *, transient: bool = False, status: int | None = None) -> None:
-        super().__init__(message)
-        self.transient = transient
-        self.status = status
 
 
 class Owned(Protocol):
@@ -338,3 +330,9 @@ def run(
 def exclusive(engine: Engine, *, wait: bool) -> AbstractContextManager[bool]:
     """Yield True when this process holds the sync lock (False: another applier runs)."""
     return locks.exclusive(engine, LOCK, wait=wait)
+
+
+def sdk_target(kind: AnyKind, connection: Any, *, spec_check: SpecCheck | None = None) -> Any:
+    """The cloud behind ``connection`` (an openstacksdk connection) as the target of ``kind``;
+    ``spec_check`` tells which extra specs a real Nova refuses (none, when not given)."""
+    return kind.sdk_target(connection, spec_check or refuses_nothing)

@@ -14,7 +14,7 @@ from the same row, naming the process that refreshed (``refreshed_by``). A leade
 over starts from the stored state, so a failed first refresh of its own does not make the
 replicas unready while the stored nodes are still the last good mirror.
 
-The source is duck-typed (:class:`NodeSource`): ``sync.targets.ironic.IronicNodes`` in the
+The source is duck-typed (:class:`NodeSource`): ``clients.ironic.IronicNodes`` in the
 service, anything with ``pages()`` and a request counter in tests."""
 
 from __future__ import annotations
@@ -29,13 +29,14 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from flavorsmith.db.engine import Engine, writer
+from flavorsmith.errors import TargetError
 from flavorsmith.ironic import mirror as mirror_rules
 from flavorsmith.ironic.mirror import FIELDS, MAX_DELETE, MirrorError, mirrored_all
 from flavorsmith.logs import event
-from flavorsmith.store import background, node_mirror
+from flavorsmith.nodes import service as nodes_service
+from flavorsmith.store import background
 from flavorsmith.store import nodes as store
 from flavorsmith.sync import metrics as sync_metrics
-from flavorsmith.sync.engine import TargetError
 
 log = logging.getLogger("flavorsmith.mirror")
 
@@ -328,11 +329,13 @@ class Mirror:
         # Diffed first without the write lock: a refresh that changes nothing (the usual one)
         # never takes it; one that does diffs again under it and writes.
         with self.engine.begin() as connection:
-            report = node_mirror.mirror(connection, nodes, max_delete=self.max_delete, apply=False)
+            report = nodes_service.mirror(
+                connection, nodes, max_delete=self.max_delete, apply=False
+            )
             generation = store.generation(connection)
         if report.writes and report.refused is None:
             with writer(self.engine).begin() as connection:
-                report = node_mirror.mirror(connection, nodes, max_delete=self.max_delete)
+                report = nodes_service.mirror(connection, nodes, max_delete=self.max_delete)
                 generation = store.generation(connection)
         return Refresh(
             started,

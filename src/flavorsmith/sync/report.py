@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from flavorsmith.diagnostics import Diagnostic, has_errors
+from flavorsmith.servers_in_use import Servers
 
 FORMAT_VERSION = 1
 OPS = ("add", "remove", "change")
@@ -36,45 +37,6 @@ class Change:
         if self.forces:
             out["forces_replace"] = True
         return out
-
-
-ALL_PROJECTS = "all_projects"  # every project's servers were counted
-OWN_PROJECT = "own_project"  # only the credential's own project's: it may not list others
-
-
-@dataclass(frozen=True)
-class Servers:
-    """The servers that use an object a plan deletes or replaces: ``count`` (None: unknown),
-    over which projects (``scope``, one of ALL_PROJECTS, OWN_PROJECT; None when unknown), and
-    ``note``: why the count is partial or unknown."""
-
-    count: int | None
-    scope: str | None = ALL_PROJECTS
-    note: str | None = None
-
-    @property
-    def in_use(self) -> int:
-        """Servers known to use it (0 when none are known)."""
-        return self.count or 0
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"count": self.count, "scope": self.scope}
-        if self.note:
-            out["note"] = self.note
-        return out
-
-    def phrase(self) -> str:
-        """How a plan says it: "3 servers use it", "no servers use it", "servers using it:
-        unknown", with the project scope when partial."""
-        if self.count is None:
-            return "servers using it: unknown"
-        if self.count == 0:
-            said = "no servers use it"
-        else:
-            said = f"{self.count} {'server uses' if self.count == 1 else 'servers use'} it"
-        if self.scope == OWN_PROJECT:
-            said += " in this credential's project; other projects not counted"
-        return said
 
 
 def servers_of(action: Planned) -> Servers | None:

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.db.engine import Engine
+from flavorsmith.errors import TargetError
 from flavorsmith.matching import drift
 from flavorsmith.matching.index import Index
 from flavorsmith.matching.provider import derived
@@ -18,7 +19,7 @@ from flavorsmith.matching.reports import rules_of
 from flavorsmith.matching.snapshot import from_records
 from flavorsmith.nova.derive import derive
 from flavorsmith.nova.placement_request import request_for
-from flavorsmith.sync.engine import TargetError, refuses_nothing
+from flavorsmith.sync.engine import refuses_nothing
 from flavorsmith.sync.kinds import FLAVOR_MARKER, FLAVORS
 
 # What verify reads of each node of a real Ironic: matching's fields and what Nova's ironic

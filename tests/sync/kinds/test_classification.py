@@ -10,10 +10,11 @@ import pytest
 
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.catalog.repo import Repository
+from flavorsmith.errors import TargetError
 from flavorsmith.ironic.nodes import RESOURCE_CLASS_UPDATE_STATES, resource_class_refusal
-from flavorsmith.sync.engine import TargetError, run_loaded
+from flavorsmith.sync import store_target as store
+from flavorsmith.sync.engine import run_loaded
 from flavorsmith.sync.kinds.classification import KIND, NodeAction, ObservedNode, plan, steps
-from flavorsmith.sync.targets import store
 from tests.conftest import EXAMPLES
 from tests.support.catalogs import RULES
 

@@ -21,9 +21,9 @@ from flavorsmith.catalog.repo import RepoView
 from flavorsmith.errors import Invalid, ServiceUnavailable
 from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.query_values import parse_bool
+from flavorsmith.sync import store_target as store
 from flavorsmith.sync.engine import AnyKind, ProjectCheck, exclusive, run_loaded
 from flavorsmith.sync.kinds import DEFAULT, NAMES, UnknownKind, choose
-from flavorsmith.sync.targets import store
 
 router = APIRouter()
 

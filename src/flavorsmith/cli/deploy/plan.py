@@ -22,12 +22,11 @@ from flavorsmith.cli.options import (
 from flavorsmith.cli.output import Format, ReportFormat, render_list, to_yaml
 from flavorsmith.cli.report import emit
 from flavorsmith.diagnostics import has_errors
-from flavorsmith.errors import FlavorsmithError
+from flavorsmith.errors import FlavorsmithError, TargetError
 from flavorsmith.ironic.deploy_steps import deploy_plan
 from flavorsmith.ironic.deploy_templates import Template
 from flavorsmith.store import deploy_templates as template_store
 from flavorsmith.store import nodes as store
-from flavorsmith.sync.engine import TargetError
 
 
 def plan(

@@ -19,10 +19,10 @@ from flavorsmith.cli.options import (
     ReportFormatOption,
 )
 from flavorsmith.cli.output import Format, ReportFormat, render_list, to_yaml
+from flavorsmith.clients import placement
 from flavorsmith.errors import NotFound
 from flavorsmith.matching import reports
 from flavorsmith.matching.diagnosis import DERIVED, Context
-from flavorsmith.sync.targets import placement
 
 if TYPE_CHECKING:
     from flavorsmith.matching.diagnosis import Providers

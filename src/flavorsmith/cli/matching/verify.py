@@ -29,18 +29,18 @@ from flavorsmith.cli.output import (
     to_yaml,
 )
 from flavorsmith.cli.report import emit
+from flavorsmith.clients import cloud as clouds
+from flavorsmith.clients.ironic import IronicNodes
+from flavorsmith.clients.placement import PlacementReader
 from flavorsmith.db.engine import consistent
 from flavorsmith.diagnostics import has_errors
+from flavorsmith.errors import TargetError
 from flavorsmith.extra_specs.builtin import build
 from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.matching.index import Index
 from flavorsmith.store import nodes as node_store
 from flavorsmith.sync import verification
-from flavorsmith.sync.engine import TargetError
 from flavorsmith.sync.kinds import FLAVORS
-from flavorsmith.sync.targets import cloud as clouds
-from flavorsmith.sync.targets.ironic import IronicNodes
-from flavorsmith.sync.targets.placement import PlacementReader
 
 COLUMNS = ["kind", "subject", "detail", "fix"]
 

@@ -62,8 +62,8 @@ def import_nodes(
     ctx.call_on_close(gc.unfreeze)
     shown = display_path(file)
     raw = b""
-    # How the file is read: streamed as JSON, streamed as YAML, or whole (``data``).
-    reader = "json" if file.suffix.lower() == ".json" else "yaml"
+    # How the file is read: streamed as YAML, or whole (``data``).
+    reader = "yaml"
     data: Any = None
 
     def positioned() -> Any:
@@ -79,6 +79,16 @@ def import_nodes(
         raise typer.Exit(1)
 
     engine = open_database(database, ctx)
+    if file.suffix.lower() == ".json":  # read whole: the one JSON reader says what is wrong
+        raw = file.read_bytes()
+        try:
+            data, reader = jsonsafe.loads(raw, what=shown), "whole"
+        except jsonsafe.Malformed:
+            pass  # the YAML readers name the position of the problem
+        except Invalid as exc:
+            typer.echo(f"error: {exc.message}", err=True)
+            typer.echo("error: nothing was imported", err=True)
+            raise typer.Exit(1) from None
     from_ironic: bool | None = None
     while True:
         try:
@@ -86,19 +96,8 @@ def import_nodes(
                 engine, file, reader, data, from_ironic=from_ironic, verbose=verbose
             )
             break
-        except plain_yaml.Unsure:
-            if reader == "json":  # the whole document's reader says what is wrong
-                raw = file.read_bytes()
-                try:
-                    data, reader = jsonsafe.loads(raw, what=shown), "whole"
-                except jsonsafe.Malformed:
-                    reader = "yaml"  # the YAML parser names the position of the problem
-                except Invalid as exc:
-                    typer.echo(f"error: {exc.message}", err=True)
-                    typer.echo("error: nothing was imported", err=True)
-                    raise typer.Exit(1) from None
-            else:  # the positioned parser reads it (or says what is wrong)
-                data, reader = positioned(), "whole"
+        except plain_yaml.Unsure:  # the positioned parser reads it (or says what is wrong)
+            data, reader = positioned(), "whole"
         except importer.Restart as restart:
             from_ironic = restart.from_ironic
         except _Undo as undo:
@@ -135,10 +134,10 @@ def _import_once(
     from_ironic: bool | None,
     verbose: bool,
 ) -> importer.Outcome:
-    """One import in one transaction: of ``data`` (``reader`` "whole"), or of the file
-    streamed ("json", "yaml"), read a node at a time while the batches go in. Rolled back
-    when it raises."""
-    from flavorsmith.catalog import plain_json, plain_yaml
+    """One import in one transaction: of ``data`` (``reader`` "whole"), or of the YAML file
+    streamed ("yaml"), read a node at a time while the batches go in. Rolled back when it
+    raises."""
+    from flavorsmith.catalog import plain_yaml
     from flavorsmith.db.engine import writer
     from flavorsmith.ironic import records
     from flavorsmith.nodes import importer
@@ -149,8 +148,7 @@ def _import_once(
         progress("importing" if reader == "whole" else "importing (KiB)") as bar,
     ):
         if reader != "whole":
-            kind = plain_json.Stream if reader == "json" else plain_yaml.Stream
-            stream = kind(file, lambda done, size: bar.at(done >> 10, size >> 10))
+            stream = plain_yaml.Stream(file, lambda done, size: bar.at(done >> 10, size >> 10))
             outcome = importer.import_entries(
                 connection,
                 stream,

@@ -16,15 +16,16 @@ from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.output import Format, render_list
 from flavorsmith.cli.report import emit
 from flavorsmith.cli.sync.diff import render, use_colour
+from flavorsmith.clients import cloud as clouds
 from flavorsmith.diagnostics import has_errors
+from flavorsmith.errors import TargetError
 from flavorsmith.extra_specs.builtin import build
 from flavorsmith.extra_specs.factory import base_registry, completed
 from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.progress import progress
-from flavorsmith.sync.engine import TargetError, run
+from flavorsmith.sync import store_target as store
+from flavorsmith.sync.engine import run, sdk_target
 from flavorsmith.sync.kinds import NAMES
-from flavorsmith.sync.targets import cloud as clouds
-from flavorsmith.sync.targets import sdk, store
 
 ONLY_HELP = "What to sync: one of {}."
 
@@ -169,7 +170,7 @@ def make_target(
         except TargetError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(1) from None
-        return sdk.target(kind, connection, spec_check=refusal(build(), "nova"))
+        return sdk_target(kind, connection, spec_check=refusal(build(), "nova"))
     checks: list[Callable[[str, str], str | None]] = []
 
     def check(key: str, value: str) -> str | None:

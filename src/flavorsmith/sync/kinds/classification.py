@@ -26,10 +26,10 @@ from flavorsmith.catalog.model import Catalog
 from flavorsmith.classify.classification import classify
 from flavorsmith.classify.inspection import parse
 from flavorsmith.classify.update import node_update
-from flavorsmith.errors import FlavorsmithError
-from flavorsmith.sync.engine import Kind, SpecCheck, Step, TargetError
+from flavorsmith.clients.ironic import INVENTORY_VERSION, IronicNodes
+from flavorsmith.errors import FlavorsmithError, TargetError
+from flavorsmith.sync.engine import Kind, SpecCheck, Step
 from flavorsmith.sync.report import Change
-from flavorsmith.sync.targets.ironic import INVENTORY_VERSION, IronicNodes
 
 NAME = "classification"
 # What a plan reads of each node (never driver_info nor instance_info).

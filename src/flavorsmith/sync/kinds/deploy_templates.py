@@ -15,12 +15,12 @@ from typing import Any, Protocol
 from urllib.parse import quote
 
 from flavorsmith.catalog.model import Catalog
+from flavorsmith.clients.ironic import IronicTarget
 from flavorsmith.ironic.deploy_templates import apply_patch, checked
 from flavorsmith.store import deploy_templates as template_store
 from flavorsmith.sync.engine import Kind, SpecCheck, Step
 from flavorsmith.sync.report import Change
-from flavorsmith.sync.targets.ironic import IronicTarget
-from flavorsmith.sync.targets.store import StoreTarget
+from flavorsmith.sync.store_target import StoreTarget
 
 MARKER = "flavorsmith:managed"
 MARKER_VALUE = "true"

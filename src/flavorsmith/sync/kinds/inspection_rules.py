@@ -21,9 +21,10 @@ from typing import Any, Protocol
 from urllib.parse import quote
 
 from flavorsmith.catalog.model import Catalog
+from flavorsmith.clients.ironic import PAGE, IronicTarget
+from flavorsmith.errors import TargetError
 from flavorsmith.ironic.inspection_rules import MARKER, Translation, is_managed, translate
-from flavorsmith.sync.engine import Kind, SpecCheck, Step, TargetError
-from flavorsmith.sync.targets.ironic import PAGE, IronicTarget
+from flavorsmith.sync.engine import Kind, SpecCheck, Step
 
 MICROVERSION = (1, 96)  # inspection rules arrived in Ironic's API 1.96
 COMPARED = ("conditions", "actions", "priority", "phase")

@@ -29,12 +29,14 @@ from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote
 
 from flavorsmith.catalog.model import Catalog
+from flavorsmith.clients.nova import NovaTarget
+from flavorsmith.errors import TargetError
 from flavorsmith.nova.derive import DerivedFlavor, derive
+from flavorsmith.servers_in_use import ALL_PROJECTS, Servers
 from flavorsmith.store import nova_flavors as flavor_store
-from flavorsmith.sync.engine import Kind, SpecCheck, Step, TargetError
-from flavorsmith.sync.report import ALL_PROJECTS, Change, Servers
-from flavorsmith.sync.targets.nova import NovaTarget
-from flavorsmith.sync.targets.store import StoreTarget
+from flavorsmith.sync.engine import Kind, SpecCheck, Step
+from flavorsmith.sync.report import Change
+from flavorsmith.sync.store_target import StoreTarget
 from flavorsmith.visibility import OPERATOR
 
 MARKER = "flavorsmith:managed"

@@ -11,7 +11,7 @@ from typing import Any
 
 import keystoneauth1.exceptions as ksa
 
-from flavorsmith.sync.engine import AnyKind, SpecCheck, TargetError, refuses_nothing
+from flavorsmith.errors import TargetError
 
 UNREACHABLE = (ksa.ConnectionError, ksa.ConnectTimeout, ksa.RetriableConnectionFailure)
 
@@ -93,9 +93,3 @@ class SdkTarget:
                 transient=status >= 500 or status == 409,
             )
         return response.json() if response.content else None
-
-
-def target(kind: AnyKind, connection: Any, *, spec_check: SpecCheck | None = None) -> Any:
-    """The cloud behind ``connection`` as the target of ``kind``; ``spec_check`` tells which
-    extra specs a real Nova refuses (none, when not given)."""
-    return kind.sdk_target(connection, spec_check or refuses_nothing)

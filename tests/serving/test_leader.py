@@ -14,7 +14,7 @@ import pytest
 
 from flavorsmith.db import locks, migrate
 from flavorsmith.db.engine import Engine, make_engine
-from flavorsmith.sync.leader import Leadership
+from flavorsmith.serving.leader import Leadership
 from flavorsmith.sync.mirror import Mirror
 
 PERIOD = 0.2

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from flavorsmith.sync.engine import TargetError
-from flavorsmith.sync.report import OWN_PROJECT, Servers
-from flavorsmith.sync.targets.sdk import SdkTarget
+from flavorsmith.clients.sdk import SdkTarget
+from flavorsmith.errors import TargetError
+from flavorsmith.servers_in_use import OWN_PROJECT, Servers
 
 
 class NovaTarget(SdkTarget):

@@ -1,7 +1,7 @@
 """The application ``flavorsmith serve`` runs, built the same way in every process: in the
 serving process itself, or in each of ``--workers N`` worker processes, which uvicorn starts
 fresh and which build it from ``$FLAVORSMITH_SERVE_CONFIG`` (the options ``serve`` checked,
-as JSON) through the import string ``flavorsmith.api.serving:from_environment``.
+as JSON) through the import string ``flavorsmith.serving.process:from_environment``.
 
 Every process that has background loops (``--sync``, ``--ironic-*``) takes part in the leader
 election of ``sync.leader``: all of them serve, one of them runs the loops."""
@@ -24,13 +24,13 @@ from typing import Literal
 from fastapi import FastAPI
 
 from flavorsmith import logs
-from flavorsmith.api import warm
 from flavorsmith.api.app import create_app
 from flavorsmith.api.auth import Authenticator
 from flavorsmith.api.keystone import KeystoneAuth
-from flavorsmith.api.server import Limits
 from flavorsmith.api.services import Warming
 from flavorsmith.catalog.repo import Repository
+from flavorsmith.clients import cloud
+from flavorsmith.clients.ironic import IronicNodes
 from flavorsmith.config import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_DB_BUSY_TIMEOUT,
@@ -50,10 +50,11 @@ from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.nodes import service as nodes
 from flavorsmith.progress import is_terminal, progress
 from flavorsmith.query_values import parse_list
-from flavorsmith.sync.leader import Leadership, this_process
+from flavorsmith.serving import warm
+from flavorsmith.serving.leader import Leadership, this_process
+from flavorsmith.serving.server import Limits
+from flavorsmith.sync import store_target as store
 from flavorsmith.sync.mirror import Mirror
-from flavorsmith.sync.targets import cloud, store
-from flavorsmith.sync.targets.ironic import IronicNodes
 from flavorsmith.sync.watch import watch
 
 ENV = "FLAVORSMITH_SERVE_CONFIG"

@@ -9,14 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from flavorsmith.db.engine import Engine, writer
-from flavorsmith.errors import FlavorsmithError
-from flavorsmith.sync.engine import (
-    AnyKind,
-    ProjectCheck,
-    SpecCheck,
-    TargetError,
-    refuses_nothing,
-)
+from flavorsmith.errors import FlavorsmithError, TargetError
+from flavorsmith.sync.engine import AnyKind, ProjectCheck, SpecCheck, refuses_nothing
 
 
 class StoreTarget:

@@ -15,9 +15,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import quote
 
+from flavorsmith.clients.sdk import SdkTarget
+from flavorsmith.errors import TargetError
 from flavorsmith.ironic.mirror import FIELDS as MIRROR_FIELDS
-from flavorsmith.sync.engine import TargetError
-from flavorsmith.sync.targets.sdk import SdkTarget
 
 # Ironic's default (and usual) largest page.
 PAGE = 1000

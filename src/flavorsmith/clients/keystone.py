@@ -19,8 +19,8 @@ from typing import Any
 
 import keystoneauth1.exceptions as ksa
 
-from flavorsmith.sync.engine import TargetError
-from flavorsmith.sync.targets.cloud import connect
+from flavorsmith.clients.cloud import connect
+from flavorsmith.errors import TargetError
 
 NAME = "flavorsmith"
 NATIVE = "flavorsmith"

@@ -19,10 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 from urllib.parse import quote
 
+from flavorsmith.clients import cloud
+from flavorsmith.clients.sdk import SdkTarget
+from flavorsmith.errors import TargetError
 from flavorsmith.matching.resource_providers import Candidates, Inventory, Provider
-from flavorsmith.sync.engine import TargetError
-from flavorsmith.sync.targets import cloud
-from flavorsmith.sync.targets.sdk import SdkTarget
 
 # The lowest microversion of every read here: listing providers by trait (``required``, 1.18).
 READ_VERSION = (1, 18)

@@ -8,7 +8,7 @@ from typing import Any
 
 import openstack
 
-from flavorsmith.sync.engine import TargetError
+from flavorsmith.errors import TargetError
 
 
 def connect(

@@ -1,14 +1,24 @@
-"""The HTTP server: uvicorn with the limits a service on a network needs. A connection that
-sends nothing is closed after the idle timeout (uvicorn arms its keep-alive timer only after
-a first response), one that sends part of a request head and stalls after the header timeout
-(uvicorn has no such timer), one whose request body has not arrived in full within the body
-timeout of its head gets a 408 in its API family's body (when no response has begun) and is
-closed, a request head larger than MAX_HEADER_BYTES is a 431, and past the connection limit a
-request gets uvicorn's 503 — but for ``/healthz`` and ``/readyz``, which are answered past
-the limit, so that slow clients filling it never make a replica look dead; the overload is
-logged once a minute, not once per socket. Requests are parsed by uvicorn's httptools
-protocol (llhttp, Node.js's C parser): a round trip costs a third less than on its
-pure-Python h11 one. The event loop is
+"""The HTTP server: uvicorn with the limits a service on a network needs, through its public
+options where it has them — ``timeout_keep_alive`` (the idle time between requests) and
+``limit_concurrency`` (the connection limit, answered with uvicorn's 503) — and a subclass of
+its httptools protocol (``GuardedHttpToolsProtocol``) for the guards no public option of
+uvicorn gives:
+
+- an idle timer from a connection's first byte: uvicorn arms its keep-alive timer only after a
+  first response, so a connection that never sends anything stays open;
+- a request-head timer: a connection that sends part of a head and stalls is closed after the
+  header timeout (uvicorn has no such timer: a slow-loris client holds a slot for ever);
+- a request-body timer: a body not in full within the body timeout of its head gets a 408 in
+  its API family's body (when no response has begun) and the connection is closed;
+- a head larger than MAX_HEADER_BYTES is a 431 (uvicorn's limit on a head,
+  ``h11_max_incomplete_event_size``, exists for its h11 protocol only);
+- ``/healthz`` and ``/readyz`` are answered past the connection limit, so that slow clients
+  filling it never make a replica look dead, and the overload is logged once a minute, not
+  once per socket (uvicorn refuses every request past ``limit_concurrency`` alike).
+
+A reverse proxy in front (the Kubernetes manifests' ingress) may enforce the same; the service
+does not rely on one. Requests are parsed by uvicorn's httptools protocol (llhttp, Node.js's C
+parser): a round trip costs a third less than on its pure-Python h11 one. The event loop is
 uvloop's where it is installed (a dependency; uvicorn's "auto" picks it), asyncio's otherwise:
 the protocol only uses what both loops offer."""
 
