@@ -1,8 +1,11 @@
 """The house's rules that the import contracts cannot see: imports stand at the top of a module.
 
 A function-level import hides a dependency (and, twice in this project's history, an import
-cycle) from readers and from `lint-imports`. Only the CLI imports lazily, inside its command
-functions, so that `flavorsmith --help` does not load the web framework or the database."""
+cycle) from readers and from `lint-imports`. The CLI is lazy once: its root loads only the module
+of the command line's first word (and no command module for its own help), and a command module
+imports at its top. Only the modules every command shares (the root, options, output, the shell
+completion) import what one option needs when it is used, so that `extra-specs validate` loads
+neither the database nor the OpenStack SDK."""
 
 from __future__ import annotations
 
@@ -12,7 +15,14 @@ from pathlib import Path
 import flavorsmith
 
 PACKAGE = Path(flavorsmith.__file__).parent
-LAZY = PACKAGE / "cli"
+CLI = PACKAGE / "cli"
+SHARED = {CLI / name for name in ("__init__.py", "options.py", "output.py", "completion.py")}
+# Command modules not moved to top-level imports yet (the node and classify commands, serve).
+NOT_YET = {CLI / "classify.py", CLI / "classify_ironic.py", CLI / "serve.py"}
+
+
+def lazy_allowed(path: Path) -> bool:
+    return path in SHARED or path in NOT_YET or CLI / "node" in path.parents
 
 
 def function_level_imports(path: Path) -> list[str]:
@@ -27,15 +37,15 @@ def function_level_imports(path: Path) -> list[str]:
 
 
 def test_function_level_imports_are_found() -> None:
-    sample = PACKAGE.parent / "flavorsmith" / "cli" / "serve.py"
-    assert function_level_imports(sample), "the CLI's lazy imports should be seen"
+    sample = CLI / "__init__.py"
+    assert function_level_imports(sample), "the CLI root's lazy imports should be seen"
 
 
-def test_no_function_level_imports_outside_the_cli() -> None:
+def test_no_function_level_imports_outside_the_shared_cli_modules() -> None:
     offenders = [
         where
         for path in sorted(PACKAGE.rglob("*.py"))
-        if LAZY not in path.parents
+        if not lazy_allowed(path)
         for where in function_level_imports(path)
     ]
     assert offenders == []

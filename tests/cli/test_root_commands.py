@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import typer
+import typer.testing
 
 from flavorsmith.cli import build
 from tests.conftest import EXAMPLES, Invoke
@@ -145,3 +146,49 @@ def test_dash_h_is_help_on_every_command(cli: Invoke) -> None:
     for path in paths:
         short, long = cli(*path, "-h"), cli(*path, "--help")
         assert (short.exit_code, short.stdout) == (0, long.stdout), path
+
+
+def test_the_root_lists_its_commands_without_loading_them(cli: Invoke) -> None:
+    # The root's help, --version or a mistyped word load no command module: the commands are
+    # listed from their summaries, which must say what each command's own help says.
+    listing = build(listing=True)
+    runner = typer.testing.CliRunner()
+    for width in (60, 200):
+        listed = runner.invoke(listing, ["--help"], prog_name="flavorsmith", terminal_width=width)
+        assert listed.exit_code == 0
+        assert listed.stdout == cli("--help", terminal_width=width).stdout
+    mistyped = runner.invoke(listing, ["nod"], prog_name="flavorsmith")
+    assert "Did you mean 'node'?" in mistyped.stderr
+    loaded = loaded_modules("--help")
+    assert [m for m in loaded if m.startswith("flavorsmith.")] == [
+        "flavorsmith.cli",
+        "flavorsmith.cli.completion",
+        "flavorsmith.cli.output",
+        "flavorsmith.did_you_mean",
+    ]
+
+
+def test_a_command_loads_only_what_it_needs() -> None:
+    # The root loads the first word's modules only: validating extra specs needs neither the
+    # database nor the OpenStack SDK (nor the provider or node commands).
+    loaded = loaded_modules("extra-specs", "validate", "--help")
+    assert "flavorsmith.cli.extra_specs.validate" in loaded
+    assert not [m for m in loaded if m.startswith(("sqlalchemy", "openstack", "fastapi"))]
+    assert not [m for m in loaded if m.startswith(("flavorsmith.cli.providers", "flavorsmith.db"))]
+
+
+def loaded_modules(*args: str) -> list[str]:
+    """The modules a fresh process has loaded after ``flavorsmith ARGS``."""
+    probe = (
+        "import json, sys\n"
+        "from flavorsmith.cli import main\n"
+        f"sys.argv = ['flavorsmith', *{list(args)!r}]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    found: list[str] = json.loads(run.stdout.splitlines()[-1])
+    return found

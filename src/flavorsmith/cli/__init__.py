@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import typer
@@ -25,10 +25,11 @@ def _no_type(self: Any, ctx: Any) -> None:
     return None
 
 
-def build(only: str | None = None) -> typer.Typer:
+def build(only: str | None = None, *, listing: bool = False) -> typer.Typer:
     """The root command group with every subcommand registered; with ``only``, just that
     one (the command line's first word: a command then loads only its own modules, e.g.
-    ``extra-specs validate`` neither the database nor the OpenStack SDK)."""
+    ``extra-specs validate`` neither the database nor the OpenStack SDK); with ``listing``,
+    none: the root's help lists them from their summaries, a command is loaded when named."""
     # Typer prints an argument's Python type after its name (``NODE <str>``); an argument's
     # name is its metavar (NODE, FILE, KEY), which already says what it takes.
     typer.core.TyperArgument.display_type_rich = _no_type  # type: ignore[method-assign]
@@ -40,6 +41,7 @@ def build(only: str | None = None) -> typer.Typer:
         rich_markup_mode=None,
         # Every subcommand's context inherits these, so -h works everywhere as in openstack.
         context_settings={"help_option_names": ["-h", "--help"]},
+        cls=_Listing if listing else typer.core.TyperGroup,
     )
 
     @app.callback()
@@ -52,9 +54,43 @@ def build(only: str | None = None) -> typer.Typer:
         output.reset()
 
     for name, register in _COMMANDS.items():
-        if only is None or only == name:
+        if not listing and (only is None or only == name):
             register(app, name)
     return app
+
+
+class _Listing(typer.core.TyperGroup):
+    """A root group that loads no command module until a command is named: its help lists the
+    commands from :data:`_SUMMARIES` (the root's ``--help``, ``--version``, a mistyped word)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = _OnDemand()  # type: ignore[assignment]
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        limit = formatter.width - 6 - max(len(name) for name in _SUMMARIES)
+        rows = [
+            (name, typer.core.TyperCommand(name, help=text).get_short_help_str(limit))
+            for name, text in _SUMMARIES.items()
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+class _OnDemand(Mapping[str, Any]):
+    """Every command of the root by name (for click, and typer's "Did you mean"), each loaded
+    when it is looked up."""
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in _COMMANDS:
+            raise KeyError(name)
+        return typer.main.get_command(build(name)).commands[name]  # type: ignore[attr-defined]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_SUMMARIES)
+
+    def __len__(self) -> int:
+        return len(_SUMMARIES)
 
 
 # Each command or group of the root, in the order help lists them, registered by a function
@@ -132,6 +168,54 @@ _COMMANDS: dict[str, _Register] = {
 }
 
 
+# The first sentence of each command's help, in the order the root's help lists them (commands,
+# then groups); a test checks them against the commands' own help.
+_SUMMARIES: dict[str, str] = {
+    "validate": "Validate the whole repository.",
+    "schema": "Print the JSON Schema (draft 2020-12) for a kind of catalog file.",
+    "nova-flavors": (
+        "Print every flavor as Nova will see it: vcpus, ram, disk and scheduling extra specs."
+    ),
+    "serve": "Serve the Ironic, Nova, Octavia and Flavorsmith APIs.",
+    "match": "Which nodes each flavor can land on (and with --explain, why not).",
+    "capacity": (
+        "Capacity per flavor, and findings: idle flavors and nodes, unused classes and "
+        "traits, pool leaks."
+    ),
+    "explain": (
+        "Why the flavor cannot land on the node (catalog, Ironic, Placement, flavor "
+        "access), or the flavor's nodes counted by reason."
+    ),
+    "verify": (
+        "Drift between the catalog, Ironic, Placement and Nova's flavors, each finding "
+        "with the command that fixes it."
+    ),
+    "classify": (
+        "Device type, resource class and traits for inspection data, with the reason for each."
+    ),
+    "completion": 'Print the completion script of a shell (see README: "Shell completion").',
+    "db": "Database migrations.",
+    "node": "Nodes and their traits, in the service's database.",
+    "extra-specs": (
+        "Flavor extra-spec validators: list, show, validate, docs, metadef; and the "
+        "validator files of the catalog (extra-specs file ...)."
+    ),
+    "sync": "Plan and apply the catalog into a real service.",
+    "flavor": "Flavor definitions (hardware/flavors/).",
+    "device-type": "Device-type definitions (hardware/device-types/).",
+    "trait-rule": "Trait rules for inspection data (hardware/trait-rules/).",
+    "deploy-template": "Deploy templates (hardware/deploy-templates/).",
+    "trait": "Traits as the catalog uses them.",
+    "deploy": "Deploy steps and templates for provisioning.",
+    "provider": "Flavor providers: the enabled drivers and what flavor data each accepts.",
+    "flavor-profile": (
+        "Flavor profiles (a provider and its flavor data), in the service's database."
+    ),
+    "service-flavor": "Service flavors (a name over a flavor profile), in the service's database.",
+    "keystone": "Flavorsmith in a Keystone service catalog.",
+}
+
+
 # typer carries its own copy of click and exports only BadParameter; the classes above it are
 # the usage error and the base of every command-line error.
 _USAGE_ERROR: type[Any] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
@@ -147,9 +231,13 @@ def main() -> None:
     # The command line's first word, when it names a command (not an option, and not a
     # shell's completion request, which needs the whole tree): only that one is loaded.
     first = sys.argv[1] if len(sys.argv) > 1 else None
-    only = first if first in _COMMANDS and completion.COMPLETE_VAR not in os.environ else None
+    completing = completion.COMPLETE_VAR in os.environ
     try:
-        command = completion.attach(typer.main.get_command(build(only)))
+        if completing or first in _COMMANDS:
+            only = None if completing else first
+            command = completion.attach(typer.main.get_command(build(only)))
+        else:  # the root's help, --version or a mistyped word: no command module is loaded
+            command = typer.main.get_command(build(listing=True))
         status = command(prog_name="flavorsmith", standalone_mode=False)
     except _USAGE_ERROR as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from flavorsmith.cli.options import DatabaseOption
+from flavorsmith.cli.options import DatabaseOption, database_url
+from flavorsmith.db import migrate
+from flavorsmith.db.engine import describe, make_engine
 
 app = typer.Typer(help="Database migrations.", no_args_is_help=True)
 
@@ -12,10 +14,6 @@ app = typer.Typer(help="Database migrations.", no_args_is_help=True)
 @app.command("upgrade")
 def upgrade(database: DatabaseOption = None) -> None:
     """Apply every pending migration."""
-    from flavorsmith.cli.options import database_url
-    from flavorsmith.db import migrate
-    from flavorsmith.db.engine import describe, make_engine
-
     url = database_url(database)
     try:
         engine = make_engine(url)
@@ -34,10 +32,6 @@ def upgrade(database: DatabaseOption = None) -> None:
 @app.command("current")
 def current(database: DatabaseOption = None) -> None:
     """Print the database's migration and the latest one."""
-    from flavorsmith.cli.options import database_url
-    from flavorsmith.db import migrate
-    from flavorsmith.db.engine import describe, make_engine
-
     url = database_url(database)
     try:
         revision = migrate.current(make_engine(url))

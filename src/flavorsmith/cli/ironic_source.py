@@ -5,8 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn, TypeVar
+from urllib.parse import urlsplit
 
 import typer
+
+from flavorsmith.clients import cloud as clouds
+from flavorsmith.clients.ironic import IronicNodes
+from flavorsmith.errors import TargetError
 
 if TYPE_CHECKING:
     from flavorsmith.clients.ironic import IronicNodes
@@ -24,12 +29,6 @@ def ironic_nodes(
     """The Ironic named by the options (None: the service's database); ``cloud_option`` is
     how the command spells its cloud option, ``timeout`` bounds each request. Both at once,
     or an endpoint that is not an http(s) URL, is a usage error (exit 2)."""
-    from urllib.parse import urlsplit
-
-    from flavorsmith.clients import cloud as clouds
-    from flavorsmith.clients.ironic import IronicNodes
-    from flavorsmith.errors import TargetError
-
     if cloud is None and endpoint is None:
         return None
     if cloud is not None and endpoint is not None:
@@ -60,8 +59,6 @@ def fail(message: str) -> NoReturn:
 
 def reading(call: Callable[[], T]) -> T:
     """``call()``, with Ironic's refusals and an unreachable Ironic as one line, exit 1."""
-    from flavorsmith.errors import TargetError
-
     try:
         return call()
     except TargetError as exc:

@@ -8,7 +8,9 @@ from urllib.parse import urlsplit
 
 import typer
 
+from flavorsmith.clients.keystone import KeystoneCatalog, wanted
 from flavorsmith.config import DEFAULT_PORT
+from flavorsmith.errors import TargetError
 
 COMPATIBLE = ("baremetal", "compute", "load-balancer")
 
@@ -77,9 +79,6 @@ def register(
 ) -> None:
     """Create or update Flavorsmith's services and public endpoints in Keystone (idempotent):
     the native API under type 'flavorsmith' always, the compatible APIs only with --as."""
-    from flavorsmith.clients.keystone import KeystoneCatalog, wanted
-    from flavorsmith.errors import TargetError
-
     url = public_url or f"http://{socket.getfqdn()}:{DEFAULT_PORT}"
     entries = wanted(url, tuple(n for n in also.split(",") if n))
     try:

@@ -13,9 +13,10 @@ from flavorsmith.cli.options import (
     SortColumnOption,
     repository,
 )
-from flavorsmith.cli.output import ListFormat, render_list, select, sort_rows
+from flavorsmith.cli.output import ListFormat, print_list
 from flavorsmith.cli.report import emit
 from flavorsmith.diagnostics import has_errors
+from flavorsmith.nova.derive import derive
 
 COLUMNS = (
     "id",
@@ -40,8 +41,6 @@ def nova_flavors(
     fit_width: FitWidthOption = False,
 ) -> None:
     """Print every flavor as Nova will see it: vcpus, ram, disk and scheduling extra specs."""
-    from flavorsmith.nova.derive import derive
-
     found = repository(repo)
     view = found.load()
     if has_errors(view.diagnostics):
@@ -52,6 +51,4 @@ def nova_flavors(
     rows = [flavor.as_dict() for flavor in derived]
     wanted = column or (list(TABLE_COLUMNS) if fmt is ListFormat.TABLE else list(COLUMNS))
     available = [*COLUMNS, "swap", "ephemeral"]
-    rows = sort_rows(rows, sort_column or [], available)
-    chosen = select(rows, wanted, available)
-    typer.echo(render_list(chosen, wanted, fmt), nl=False)
+    print_list(rows, available, fmt, wanted, sort_column)

@@ -116,6 +116,27 @@ def render_show(record: Row, fmt: Format, columns: Sequence[str] = ()) -> str:
     return table(["Field", "Value"], [[k, _flat(v, "\n")] for k, v in record.items()], min_width=16)
 
 
+def print_list(
+    rows: Sequence[Row],
+    available: Sequence[str],
+    fmt: Format | ListFormat,
+    columns: Sequence[str] | None = None,
+    sort: Sequence[str] | None = None,
+) -> None:
+    """A list command's output (the openstack CLI's ``Lister``): the rows sorted by each
+    ``--sort-column``, the ``columns`` in their order (``-c``, or the command's default; every
+    available column when empty), in the ``-f`` format; an unknown column is a usage error."""
+    wanted = list(columns or available)
+    ordered = sort_rows(rows, sort or [], available)
+    typer.echo(render_list(select(ordered, wanted, available), wanted, fmt), nl=False)
+
+
+def print_show(record: Row, fmt: Format, columns: Sequence[str] | None = None) -> None:
+    """A show command's output (the openstack CLI's ``ShowOne``): one record, its ``-c``
+    fields only when given, in the ``-f`` format."""
+    typer.echo(render_show(record, fmt, columns or ()), nl=False)
+
+
 def to_csv(rows: Sequence[Row], columns: Sequence[str]) -> str:
     """A header line, then one line per row; a list cell is its items joined by spaces."""
     out = io.StringIO()

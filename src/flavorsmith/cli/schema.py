@@ -7,6 +7,9 @@ from typing import Annotated
 
 import typer
 
+from flavorsmith.catalog.kinds import kind_named
+from flavorsmith.catalog.schema import schema_text
+
 
 class SchemaKind(enum.StrEnum):
     FLAVOR = "flavor"
@@ -18,7 +21,4 @@ class SchemaKind(enum.StrEnum):
 
 def schema(kind: Annotated[SchemaKind, typer.Argument(help="Which kind of file.")]) -> None:
     """Print the JSON Schema (draft 2020-12) for a kind of catalog file."""
-    from flavorsmith.catalog.kinds import kind_named
-    from flavorsmith.catalog.schema import schema_text
-
     typer.echo(schema_text(kind_named(kind.value)), nl=False)

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from flavorsmith.catalog.trait_use import KnownNodes, uses
 from flavorsmith.cli.options import (
     ColumnOption,
     FitWidthOption,
@@ -17,7 +18,10 @@ from flavorsmith.cli.options import (
     SortColumnOption,
     repository,
 )
-from flavorsmith.cli.output import ListFormat, render_list, select, sort_rows
+from flavorsmith.cli.output import ListFormat, print_list
+from flavorsmith.cli.report import emit
+from flavorsmith.cli.validate import node_index
+from flavorsmith.diagnostics import Severity, has_errors
 
 COLUMNS = ["trait", "set_by", "nodes", "required_by", "forbidden_by"]
 
@@ -53,11 +57,6 @@ def list_traits(
 ) -> None:
     """Every trait the catalog mentions: who sets it (a trait-rule file, a deploy template,
     Nova, or by hand) and which flavors require or forbid it."""
-    from flavorsmith.catalog.trait_use import KnownNodes, uses
-    from flavorsmith.cli.report import emit
-    from flavorsmith.cli.validate import node_index
-    from flavorsmith.diagnostics import Severity, has_errors
-
     view = repository(repo).load()
     if has_errors(view.diagnostics):
         typer.echo("skipped files with errors (run flavorsmith validate):", err=True)
@@ -69,5 +68,4 @@ def list_traits(
         known = KnownNodes(len(index.snapshot.nodes), counts)
     rows = [use.as_dict() for use in uses(view.catalog, known)]
     wanted = column or [c for c in COLUMNS if c != "nodes" or known is not None]
-    rows = sort_rows(rows, sort_column or [], COLUMNS)
-    typer.echo(render_list(select(rows, wanted, COLUMNS), wanted, fmt), nl=False)
+    print_list(rows, COLUMNS, fmt, wanted, sort_column)

@@ -6,6 +6,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from flavorsmith.catalog.kinds import DEPLOY_TEMPLATE, TRAIT_RULE
+from flavorsmith.catalog.trait_use import KnownNodes, check_unprovided
+from flavorsmith.cli.ironic_source import ironic_nodes, reading
+from flavorsmith.cli.matching.inputs import MATCH_FIELDS
+from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
     IronicCloudOption,
     IronicEndpointOption,
@@ -13,6 +18,11 @@ from flavorsmith.cli.options import (
     repository,
 )
 from flavorsmith.cli.report import DiagnosticFormat, emit, exit_for
+from flavorsmith.db.engine import consistent
+from flavorsmith.matching import pools
+from flavorsmith.matching.index import Index
+from flavorsmith.matching.snapshot import from_records
+from flavorsmith.store import nodes as node_store
 
 if TYPE_CHECKING:
     from flavorsmith.catalog.repo import RepoView
@@ -61,13 +71,6 @@ def node_index(
     """The nodes to check against: of a database, of a real Ironic, or None (not asked)."""
     if database is None and cloud is None and endpoint is None:
         return None
-    from flavorsmith.cli.ironic_source import ironic_nodes, reading
-    from flavorsmith.cli.matching.inputs import MATCH_FIELDS
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.db.engine import consistent
-    from flavorsmith.matching.index import Index
-    from flavorsmith.matching.snapshot import from_records
-    from flavorsmith.store import nodes as node_store
 
     if database is not None and (cloud is not None or endpoint is not None):
         raise typer.BadParameter(
@@ -85,10 +88,6 @@ def node_index(
 def _against_nodes(view: RepoView, index: Index | None) -> list[Diagnostic]:
     """Pool leaks, and required traits nothing provides (skipped while a trait-rule or
     deploy-template file has errors: what it sets is unknown)."""
-    from flavorsmith.catalog.kinds import DEPLOY_TEMPLATE, TRAIT_RULE
-    from flavorsmith.catalog.trait_use import KnownNodes, check_unprovided
-    from flavorsmith.matching import pools
-
     catalog = view.catalog
     out = pools.diagnostics(catalog.flavors, pools.leaks(catalog.flavors, index))
     sources = (TRAIT_RULE, DEPLOY_TEMPLATE)

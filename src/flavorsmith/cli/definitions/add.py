@@ -7,9 +7,13 @@ from typing import Annotated
 
 import typer
 
+from flavorsmith.catalog import edit
 from flavorsmith.catalog.kinds import Kind
+from flavorsmith.catalog.load import display_path
+from flavorsmith.catalog.repo import Repository, resolve_root
 from flavorsmith.cli.options import RepoOption, repository
 from flavorsmith.cli.report import emit
+from flavorsmith.diagnostics import has_errors
 
 
 def register(app: typer.Typer, kind: Kind) -> None:
@@ -24,11 +28,6 @@ def register(app: typer.Typer, kind: Kind) -> None:
         ] = False,
     ) -> None:
         """Validate a definition and add it to the repository."""
-        from flavorsmith.catalog import edit
-        from flavorsmith.catalog.load import display_path
-        from flavorsmith.catalog.repo import Repository, resolve_root
-        from flavorsmith.diagnostics import has_errors
-
         found = repository(repo, required=False)
         if not found.exists():
             found = Repository(resolve_root(repo), found.rules)

@@ -6,7 +6,9 @@ from typing import Annotated
 
 import typer
 
+from flavorsmith.catalog import edit
 from flavorsmith.catalog.kinds import Kind
+from flavorsmith.catalog.load import display_path
 from flavorsmith.cli.options import RepoOption, repository
 
 
@@ -25,9 +27,6 @@ def register(app: typer.Typer, kind: Kind) -> None:
         ] = False,
     ) -> None:
         """Delete a definition from the repository."""
-        from flavorsmith.catalog import edit
-        from flavorsmith.catalog.load import display_path
-
         found = repository(repo)
         try:
             removed = edit.delete(found, kind, name, force=force)

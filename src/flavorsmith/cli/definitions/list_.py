@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from flavorsmith.catalog.kinds import Kind
+from flavorsmith.cli.definitions.rows import columns, row
 from flavorsmith.cli.options import (
     ColumnOption,
     FitWidthOption,
@@ -14,7 +15,7 @@ from flavorsmith.cli.options import (
     SortColumnOption,
     repository,
 )
-from flavorsmith.cli.output import ListFormat, render_list, select, sort_rows
+from flavorsmith.cli.output import ListFormat, print_list
 from flavorsmith.cli.report import emit
 
 
@@ -29,8 +30,6 @@ def register(app: typer.Typer, kind: Kind) -> None:
         fit_width: FitWidthOption = False,
     ) -> None:
         """List the definitions in the repository."""
-        from flavorsmith.cli.definitions.rows import columns, row
-
         found = repository(repo)
         loaded = [found.load_definition(path, kind) for path in found.definition_files(kind)]
         broken = [d for item in loaded if item.model is None for d in item.diagnostics]
@@ -41,5 +40,4 @@ def register(app: typer.Typer, kind: Kind) -> None:
         rows = sorted((row(m) for m in models), key=lambda r: str(r["name"]))
         available = columns(kind.name)
         wanted = column or list(available)
-        rows = sort_rows(rows, sort_column or [], available)
-        typer.echo(render_list(select(rows, wanted, available), wanted, fmt), nl=False)
+        print_list(rows, available, fmt, wanted, sort_column)

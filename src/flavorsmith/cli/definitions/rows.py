@@ -14,6 +14,8 @@ from flavorsmith.catalog.model import (
     ResourceClass,
     TraitRuleSet,
 )
+from flavorsmith.nova.derive import derive_flavor, selected_templates
+from flavorsmith.resource_classes import placement_name
 
 FLAVOR_COLUMNS = ("name", "resource_class", "traits", "is_public", "description")
 DEVICE_TYPE_COLUMNS = ("name", "class", "manufacturer", "model", "u_height", "resource_classes")
@@ -71,8 +73,6 @@ def row(model: Definition) -> dict[str, Any]:
 
 
 def flavor_record(flavor: Flavor, catalog: Catalog) -> dict[str, Any]:
-    from flavorsmith.nova.derive import derive_flavor, selected_templates
-
     found = catalog.resource_class(flavor.resource_class)
     nova: dict[str, Any] | str
     if found is None:
@@ -114,8 +114,6 @@ def device_type_record(device_type: DeviceType, flavors: list[Flavor]) -> dict[s
 
 
 def _rc(rc: ResourceClass, flavors: list[Flavor]) -> dict[str, Any]:
-    from flavorsmith.resource_classes import placement_name
-
     return {
         "name": rc.name,
         "placement_name": rc.placement_name,

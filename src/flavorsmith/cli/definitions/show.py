@@ -7,6 +7,21 @@ from typing import Annotated
 import typer
 
 from flavorsmith.catalog.kinds import Kind
+from flavorsmith.catalog.model import (
+    DeployTemplateDef,
+    DeviceType,
+    ExtraSpecSet,
+    Flavor,
+    TraitRuleSet,
+)
+from flavorsmith.cli.definitions.rows import (
+    deploy_template_record,
+    device_type_record,
+    extra_spec_record,
+    flavor_record,
+    show_table,
+    trait_rule_record,
+)
 from flavorsmith.cli.options import (
     ColumnOption,
     FitWidthOption,
@@ -16,7 +31,8 @@ from flavorsmith.cli.options import (
     RepoOption,
     repository,
 )
-from flavorsmith.cli.output import Format, render_show
+from flavorsmith.cli.output import Format, print_show
+from flavorsmith.cli.report import emit
 
 
 def register(app: typer.Typer, kind: Kind) -> None:
@@ -33,23 +49,6 @@ def register(app: typer.Typer, kind: Kind) -> None:
         fit_width: FitWidthOption = False,
     ) -> None:
         """Show one definition."""
-        from flavorsmith.catalog.model import (
-            DeployTemplateDef,
-            DeviceType,
-            ExtraSpecSet,
-            Flavor,
-            TraitRuleSet,
-        )
-        from flavorsmith.cli.definitions.rows import (
-            deploy_template_record,
-            device_type_record,
-            extra_spec_record,
-            flavor_record,
-            show_table,
-            trait_rule_record,
-        )
-        from flavorsmith.cli.report import emit
-
         found = repository(repo)
         loaded = found.find(kind, name)
         if loaded is None:
@@ -72,4 +71,4 @@ def register(app: typer.Typer, kind: Kind) -> None:
             record = device_type_record(loaded.model, list(catalog.flavors))
         if fmt in (Format.TABLE, Format.SHELL):
             record = show_table(record)
-        typer.echo(render_show(record, fmt, column or ()), nl=False)
+        print_show(record, fmt, column)

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from flavorsmith.catalog.kinds import Kind
+from flavorsmith.catalog.load import load_file
 from flavorsmith.cli.options import RepoOption, repository
 from flavorsmith.cli.report import DiagnosticFormat, emit, exit_for
 
@@ -25,8 +26,6 @@ def register(app: typer.Typer, kind: Kind) -> None:
         ] = DiagnosticFormat.TEXT,
     ) -> None:
         """Validate definition files (and against the repository when one is found)."""
-        from flavorsmith.catalog.load import load_file
-
         found = repository(repo, required=False)
         diagnostics = []
         for path in files:

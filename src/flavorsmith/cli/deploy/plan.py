@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 import typer
 
+from flavorsmith.cli.ironic_source import fail, ironic_nodes, reading
+from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
     DatabaseOption,
     FitWidthOption,
@@ -14,8 +17,16 @@ from flavorsmith.cli.options import (
     MaxWidthOption,
     RepoOption,
     ReportFormatOption,
+    repository,
 )
 from flavorsmith.cli.output import Format, ReportFormat, render_list, to_yaml
+from flavorsmith.cli.report import emit
+from flavorsmith.diagnostics import has_errors
+from flavorsmith.errors import FlavorsmithError, TargetError
+from flavorsmith.ironic.deploy_steps import deploy_plan
+from flavorsmith.ironic.deploy_templates import Template
+from flavorsmith.store import deploy_templates as template_store
+from flavorsmith.store import nodes as store
 
 
 def plan(
@@ -50,13 +61,6 @@ def plan(
     why each deploy template was or was not applied. Exits 1 when Ironic would refuse, or
     when Nova would never place the --flavor on NODE (another resource class)."""
     fmt = Format(output_format.value)
-    from flavorsmith.cli.ironic_source import ironic_nodes
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.errors import FlavorsmithError
-    from flavorsmith.ironic.deploy_steps import deploy_plan
-    from flavorsmith.ironic.deploy_templates import Template
-    from flavorsmith.store import deploy_templates as template_store
-    from flavorsmith.store import nodes as store
 
     wanted_flavor = None
     repo_templates: list[Template] = []
@@ -93,10 +97,6 @@ def plan(
 
 def _from_ironic(source: Any, node: str) -> tuple[dict[str, Any], list[str], list[Any]]:
     """The node (driver, traits, instance_info) and the deploy templates of a real Ironic."""
-    from flavorsmith.cli.ironic_source import fail, reading
-    from flavorsmith.errors import TargetError
-    from flavorsmith.store import deploy_templates as template_store
-
     fields = ("uuid", "name", "driver", "resource_class", "traits", "instance_info")
     try:
         row = source.node(node, fields)
@@ -108,10 +108,6 @@ def _from_ironic(source: Any, node: str) -> tuple[dict[str, Any], list[str], lis
 
 
 def _catalog(repo: str | None) -> Any:
-    from flavorsmith.cli.options import repository
-    from flavorsmith.cli.report import emit
-    from flavorsmith.diagnostics import has_errors
-
     view = repository(repo).load()
     if has_errors(view.diagnostics):
         typer.echo("the catalog has errors; fix them first:", err=True)
@@ -121,8 +117,6 @@ def _catalog(repo: str | None) -> Any:
 
 
 def _print(report: dict[str, Any], fmt: Format) -> None:
-    import json
-
     if fmt is Format.JSON:
         typer.echo(json.dumps(report, indent=2))
         return

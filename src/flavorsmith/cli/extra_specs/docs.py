@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from flavorsmith.cli.extra_specs.registry import load
 from flavorsmith.cli.options import RepoOption
+from flavorsmith.extra_specs.docs import markdown
+from flavorsmith.extra_specs.metadef import namespaces
 
 
 def docs(repo: RepoOption = None) -> None:
     """Print a Markdown reference of every validator, grouped by namespace."""
-    from flavorsmith.cli.extra_specs.registry import load
-    from flavorsmith.extra_specs.docs import markdown
-
     typer.echo(markdown(load(repo)), nl=False)
 
 
@@ -31,11 +32,6 @@ def metadef(
     repo: RepoOption = None,
 ) -> None:
     """Glance metadata-definition namespaces (a JSON list, or files with --output)."""
-    import json
-
-    from flavorsmith.cli.extra_specs.registry import load
-    from flavorsmith.extra_specs.metadef import namespaces
-
     documents = namespaces(load(repo))
     if output is None:
         typer.echo(json.dumps(documents, indent=2))

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from flavorsmith.cli.extra_specs.registry import load
 from flavorsmith.cli.options import (
     ColumnOption,
     FitWidthOption,
@@ -14,7 +15,7 @@ from flavorsmith.cli.options import (
     RepoOption,
     SortColumnOption,
 )
-from flavorsmith.cli.output import ListFormat, render_list, select, sort_rows
+from flavorsmith.cli.output import ListFormat, print_list
 
 COLUMNS = ("key", "value", "status", "source", "description")
 
@@ -34,8 +35,6 @@ def list_validators(
     sort_column: SortColumnOption = None,
 ) -> None:
     """List every registered extra-spec key."""
-    from flavorsmith.cli.extra_specs.registry import load
-
     registry = load(repo)
     rows = []
     for validator in registry.validators:
@@ -63,5 +62,4 @@ def list_validators(
         typer.echo(f"error: no namespace {namespace!r}; known: {', '.join(known)}", err=True)
         raise typer.Exit(1)
     wanted = column or (["key", "value", "status"] if fmt is ListFormat.TABLE else list(COLUMNS))
-    rows = sort_rows(rows, sort_column or [], COLUMNS)
-    typer.echo(render_list(select(rows, wanted, COLUMNS), wanted, fmt), nl=False)
+    print_list(rows, COLUMNS, fmt, wanted, sort_column)

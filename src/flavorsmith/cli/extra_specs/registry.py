@@ -6,6 +6,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from flavorsmith.catalog.repo import Repository
+from flavorsmith.catalog.root import holds_catalog, resolve_root
+from flavorsmith.catalog_rules import catalog_rules
+from flavorsmith.extra_specs.factory import base_registry, completed
 from flavorsmith.extra_specs.registry import Registry
 
 if TYPE_CHECKING:
@@ -13,9 +17,6 @@ if TYPE_CHECKING:
 
 
 def load(repo: str | None) -> Registry:
-    from flavorsmith.catalog.root import holds_catalog, resolve_root
-    from flavorsmith.extra_specs.factory import base_registry, completed
-
     base = base_registry()
     root = resolve_root(repo)
     sets = _definitions(root, base) if holds_catalog(root) else ()
@@ -25,7 +26,4 @@ def load(repo: str | None) -> Registry:
 
 def _definitions(root: Path, base: Registry) -> Sequence[ExtraSpecSet]:
     """The repository's extra-spec definitions (the catalog is loaded only when there is one)."""
-    from flavorsmith.catalog.repo import Repository
-    from flavorsmith.catalog_rules import catalog_rules
-
     return Repository(root, catalog_rules(base)).load().catalog.extra_specs

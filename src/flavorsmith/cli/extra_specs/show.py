@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from flavorsmith.cli.extra_specs.registry import load
 from flavorsmith.cli.options import (
     ColumnOption,
     FitWidthOption,
@@ -14,7 +15,7 @@ from flavorsmith.cli.options import (
     PrefixOption,
     RepoOption,
 )
-from flavorsmith.cli.output import Format, render_show
+from flavorsmith.cli.output import Format, print_show
 
 
 def show(
@@ -32,8 +33,6 @@ def show(
     fit_width: FitWidthOption = False,
 ) -> None:
     """Show the validator for a key."""
-    from flavorsmith.cli.extra_specs.registry import load
-
     registry = load(repo)
     validator = registry.find(key) or next((v for v in registry.validators if v.name == key), None)
     if validator is None:
@@ -57,4 +56,4 @@ def show(
         "depends_on": list(validator.depends_on),
         "source": validator.source,
     }
-    typer.echo(render_show(record, fmt, column or ()), nl=False)
+    print_show(record, fmt, column)

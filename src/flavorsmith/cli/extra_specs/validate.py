@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from flavorsmith import jsonsafe
+from flavorsmith.cli.extra_specs.registry import load
 from flavorsmith.cli.options import RepoOption
 from flavorsmith.cli.report import DiagnosticFormat
 from flavorsmith.errors import Invalid
+from flavorsmith.extra_specs.registry import MODES, parse_mode
 
 if TYPE_CHECKING:
     from flavorsmith.extra_specs.registry import Mode, Verdict
@@ -51,9 +53,6 @@ def validate(
     repo: RepoOption = None,
 ) -> None:
     """Validate extra specs; exit 1 when the mode rejects any of them."""
-    from flavorsmith.cli.extra_specs.registry import load
-    from flavorsmith.extra_specs.registry import MODES, parse_mode
-
     parsed = parse_mode(mode)
     if parsed is None:
         raise typer.BadParameter(

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from flavorsmith.cli.matching.inputs import load
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
@@ -26,6 +28,8 @@ from flavorsmith.cli.output import (
     sort_rows,
     to_yaml,
 )
+from flavorsmith.matching import pools, reports
+from flavorsmith.visibility import Viewer, visible_catalog
 
 if TYPE_CHECKING:
     from flavorsmith.matching.pools import Leak
@@ -66,12 +70,6 @@ def capacity(
     """Capacity per flavor, and findings: idle flavors and nodes, unused classes and traits,
     pool leaks. -c and --sort-column apply to the flavors (in JSON and YAML, to the document's
     flavors); the findings table follows the flavors' table only when no -c is given."""
-    import json
-
-    from flavorsmith.cli.matching.inputs import load
-    from flavorsmith.matching import pools, reports
-    from flavorsmith.visibility import Viewer, visible_catalog
-
     catalog, index = load(ctx, repo, database, cloud, ironic_endpoint)
     if project is not None:
         if not project.strip():

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from flavorsmith.cli.ironic_source import fail, reading
+from flavorsmith.cli.matching.inputs import load
 from flavorsmith.cli.options import (
     DatabaseOption,
     FitWidthOption,
@@ -16,6 +19,10 @@ from flavorsmith.cli.options import (
     ReportFormatOption,
 )
 from flavorsmith.cli.output import Format, ReportFormat, render_list, to_yaml
+from flavorsmith.clients import placement
+from flavorsmith.errors import NotFound
+from flavorsmith.matching import reports
+from flavorsmith.matching.diagnosis import DERIVED, Context
 
 if TYPE_CHECKING:
     from flavorsmith.matching.diagnosis import Providers
@@ -59,13 +66,6 @@ def explain(
     one node, only that node's provider is read); otherwise Placement's view of each node is
     derived from the node as Nova's ironic driver reports it."""
     fmt = Format(output_format.value)
-    import json
-
-    from flavorsmith.cli.ironic_source import fail
-    from flavorsmith.cli.matching.inputs import load
-    from flavorsmith.errors import NotFound
-    from flavorsmith.matching import reports
-    from flavorsmith.matching.diagnosis import DERIVED, Context
 
     catalog, index = load(ctx, repo, database, cloud, ironic_endpoint)
     try:
@@ -102,9 +102,6 @@ def explain(
 def _placement(cloud: str) -> Providers:
     """The providers of the cloud's Placement, by node UUID (Nova keys a bare-metal node's
     provider by the node's UUID); an unreachable Placement is one line, exit 1."""
-    from flavorsmith.cli.ironic_source import reading
-    from flavorsmith.clients import placement
-
     listed = reading(lambda: placement.reader(cloud).providers())
     by_uuid = {provider.uuid: provider for provider in listed}
     return lambda node: by_uuid.get(node.uuid)
@@ -114,10 +111,6 @@ def _one_provider(cloud: str, target: NodeInfo) -> Providers:
     """The node's own provider, read alone from the cloud's Placement (a few calls, however
     big the cloud); the other nodes, only counted for Nova's cap on candidates, have theirs
     derived from Ironic as Nova's ironic driver reports them."""
-    from flavorsmith.cli.ironic_source import reading
-    from flavorsmith.clients import placement
-    from flavorsmith.matching.diagnosis import DERIVED
-
     own = reading(lambda: placement.reader(cloud).provider(target.uuid))
     return lambda node: own if node.uuid == target.uuid else DERIVED(node)
 

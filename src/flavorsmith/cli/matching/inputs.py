@@ -6,7 +6,15 @@ from __future__ import annotations
 import typer
 
 from flavorsmith.catalog.model import Catalog
+from flavorsmith.cli.ironic_source import ironic_nodes, reading
+from flavorsmith.cli.node.database import open_database
+from flavorsmith.cli.options import repository
+from flavorsmith.cli.report import emit
+from flavorsmith.db.engine import consistent
+from flavorsmith.diagnostics import has_errors
 from flavorsmith.matching.index import Index
+from flavorsmith.matching.snapshot import from_records
+from flavorsmith.store import nodes as node_store
 
 # What matching reads of each node of a real Ironic (no driver_info, no properties): what
 # the matcher matches on, and what Nova's ironic driver reports to Placement from.
@@ -31,15 +39,6 @@ def load(
     cloud: str | None = None,
     endpoint: str | None = None,
 ) -> tuple[Catalog, Index]:
-    from flavorsmith.cli.ironic_source import ironic_nodes, reading
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.cli.options import repository
-    from flavorsmith.cli.report import emit
-    from flavorsmith.db.engine import consistent
-    from flavorsmith.diagnostics import has_errors
-    from flavorsmith.matching.snapshot import from_records
-    from flavorsmith.store import nodes as node_store
-
     source = ironic_nodes(cloud, endpoint)
     view = repository(repo).load()
     if has_errors(view.diagnostics):

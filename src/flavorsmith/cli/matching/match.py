@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
+from flavorsmith.cli.matching.inputs import load
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
@@ -21,11 +22,12 @@ from flavorsmith.cli.output import (
     Format,
     ListFormat,
     Row,
-    render_list,
-    render_show,
-    select,
-    sort_rows,
+    print_list,
+    print_show,
 )
+from flavorsmith.errors import NotFound
+from flavorsmith.matching import reports
+from flavorsmith.matching.match import explain as reasons_for
 
 TABLE_NODES = 6
 
@@ -53,10 +55,6 @@ def match(
 ) -> None:
     """Which nodes each flavor can land on (and with --explain, why not). With --flavor and
     --node, the one pair as a record (-c picks its fields; csv is one row)."""
-    from flavorsmith.cli.matching.inputs import load
-    from flavorsmith.errors import NotFound
-    from flavorsmith.matching import reports
-
     catalog, index = load(ctx, repo, database, cloud, ironic_endpoint)
     rules = reports.rules_of(catalog)
     try:
@@ -70,7 +68,7 @@ def match(
         if fmt is ListFormat.CSV:
             _print(ListFormat.CSV, [result], list(result), column, sort_column)
         else:
-            typer.echo(render_show(result, Format(fmt.value), column or ()), nl=False)
+            print_show(result, Format(fmt.value), column)
         return
     if target is not None:
         pairs = [reports.pair(target, r, reports.known_traits(index)) for r in chosen]
@@ -113,14 +111,11 @@ def _print(
     sort_column: list[str] | None,
 ) -> None:
     wanted = column or columns
-    rows = sort_rows(rows, sort_column or [], columns)
-    typer.echo(render_list(select(rows, wanted, columns), wanted, fmt), nl=False)
+    print_list(rows, columns, fmt, wanted, sort_column)
 
 
 def _near_misses(index: Any, rule: Any, fmt: ListFormat) -> list[str]:
     """Nodes of the flavor's resource class that fail only on traits, with the reasons."""
-    from flavorsmith.matching.match import explain as reasons_for
-
     out = []
     for node in index.snapshot.nodes:
         if node.placement_class != rule.placement_class:

@@ -3,10 +3,13 @@ Nova's flavors; exit 1 when anything drifted."""
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 import typer
 
+from flavorsmith.cli.ironic_source import fail, reading
+from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
@@ -15,6 +18,7 @@ from flavorsmith.cli.options import (
     MaxWidthOption,
     RepoOption,
     SortColumnOption,
+    repository,
 )
 from flavorsmith.cli.output import (
     ListFormat,
@@ -24,6 +28,19 @@ from flavorsmith.cli.output import (
     sort_rows,
     to_yaml,
 )
+from flavorsmith.cli.report import emit
+from flavorsmith.clients import cloud as clouds
+from flavorsmith.clients.ironic import IronicNodes
+from flavorsmith.clients.placement import PlacementReader
+from flavorsmith.db.engine import consistent
+from flavorsmith.diagnostics import has_errors
+from flavorsmith.errors import TargetError
+from flavorsmith.extra_specs.builtin import build
+from flavorsmith.extra_specs.validation import refusal
+from flavorsmith.matching.index import Index
+from flavorsmith.store import nodes as node_store
+from flavorsmith.sync import verification
+from flavorsmith.sync.kinds import FLAVORS
 
 COLUMNS = ["kind", "subject", "detail", "fix"]
 
@@ -53,12 +70,6 @@ def verify(
     """Drift between the catalog, Ironic, Placement and Nova's flavors, each finding with the
     command that fixes it. Exit 1 when anything drifted, 0 when all is aligned. -c and
     --sort-column apply to the findings (in JSON and YAML, to the document's findings)."""
-    import json
-
-    from flavorsmith.cli.options import repository
-    from flavorsmith.cli.report import emit
-    from flavorsmith.diagnostics import has_errors
-
     check_columns(column or [], COLUMNS, "'-c' / '--column'")
     check_columns(sort_column or [], COLUMNS, "'--sort-column'")
     view = repository(repo).load()
@@ -100,12 +111,6 @@ def _summary(body: dict[str, Any]) -> None:
 
 
 def _own(ctx: typer.Context, database: str | None, catalog: Any) -> Any:
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.db.engine import consistent
-    from flavorsmith.matching.index import Index
-    from flavorsmith.store import nodes as node_store
-    from flavorsmith.sync import verification
-
     engine = open_database(database, ctx)
     with consistent(engine).begin() as connection:
         snapshot = node_store.snapshot(connection)
@@ -113,16 +118,6 @@ def _own(ctx: typer.Context, database: str | None, catalog: Any) -> Any:
 
 
 def _cloud(cloud: str, catalog: Any) -> Any:
-    from flavorsmith.cli.ironic_source import fail, reading
-    from flavorsmith.clients import cloud as clouds
-    from flavorsmith.clients.ironic import IronicNodes
-    from flavorsmith.clients.placement import PlacementReader
-    from flavorsmith.errors import TargetError
-    from flavorsmith.extra_specs.builtin import build
-    from flavorsmith.extra_specs.validation import refusal
-    from flavorsmith.sync import verification
-    from flavorsmith.sync.kinds import FLAVORS
-
     try:
         connection = clouds.connect(cloud, "compute")
     except TargetError as exc:

@@ -9,16 +9,22 @@ import traceback
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
+from flavorsmith.catalog.model import Catalog
+from flavorsmith.catalog.repo import Repository, resolve_root
+from flavorsmith.cli.options import catalog_rules
 from flavorsmith.config import DEFAULT_PROVIDERS
-
-if TYPE_CHECKING:
-    from flavorsmith.catalog.model import Catalog
-    from flavorsmith.db.engine import Engine
-    from flavorsmith.providers.registry import DriverRegistry
+from flavorsmith.db.engine import Engine
+from flavorsmith.diagnostics import Severity
+from flavorsmith.errors import Conflict, FlavorsmithError, NotFound
+from flavorsmith.ironic.nodes import is_uuid
+from flavorsmith.nodes.index_cache import IndexCache
+from flavorsmith.providers.context import provider_context
+from flavorsmith.providers.driver import ProviderContext
+from flavorsmith.providers.registry import LOG, DriverRegistry, load, parse_enabled
 
 ProvidersOption = Annotated[
     str,
@@ -38,8 +44,6 @@ DEFAULT = DEFAULT_PROVIDERS
 @contextmanager
 def reported() -> Iterator[None]:
     """A FlavorsmithError becomes ``error: <message>`` on stderr and exit status 1."""
-    from flavorsmith.errors import FlavorsmithError
-
     try:
         yield
     except FlavorsmithError as exc:
@@ -61,11 +65,6 @@ class CatalogSource:
         return self._catalog
 
     def _load(self) -> Catalog:
-        from flavorsmith.catalog.model import Catalog
-        from flavorsmith.catalog.repo import Repository, resolve_root
-        from flavorsmith.cli.options import catalog_rules
-        from flavorsmith.diagnostics import Severity
-
         root = resolve_root(self.repo)
         found = Repository(root, catalog_rules())
         if not found.exists():
@@ -107,11 +106,6 @@ def load_registry(
 ) -> DriverRegistry:
     """The enabled drivers; each one that failed to load is a warning on stderr. Without an
     engine the drivers see no nodes (listing providers and capabilities needs none)."""
-    from flavorsmith.nodes.index_cache import IndexCache
-    from flavorsmith.providers.context import provider_context
-    from flavorsmith.providers.driver import ProviderContext
-    from flavorsmith.providers.registry import LOG, load, parse_enabled
-
     try:
         parse_enabled(providers)
     except ValueError as exc:
@@ -133,9 +127,6 @@ def load_registry(
 
 def find(rows: list[dict[str, Any]], ident: str, what: str) -> dict[str, Any]:
     """The row with this id, else the only row with this name."""
-    from flavorsmith.errors import Conflict, NotFound
-    from flavorsmith.ironic.nodes import is_uuid
-
     wanted = str(uuid.UUID(ident)) if is_uuid(ident) else ident
     for row in rows:
         if row["id"] == wanted:

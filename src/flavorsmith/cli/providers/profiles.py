@@ -3,10 +3,11 @@ its flavor data) in the service's database."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
+from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
@@ -18,11 +19,15 @@ from flavorsmith.cli.options import (
     RepoOption,
     SortColumnOption,
 )
-from flavorsmith.cli.output import Format, ListFormat, render_list, render_show, select, sort_rows
-from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption
+from flavorsmith.cli.output import Format, ListFormat, print_show
+from flavorsmith.cli.providers import records
+from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption, load_registry, reported
+from flavorsmith.db.engine import writer
+from flavorsmith.providers import service
+from flavorsmith.store import service_flavors as store
 
 COLUMNS = ("id", "name", "provider_name", "flavor_data")
-WHAT = "flavor profile"
+PROFILES = records.Kind("flavor profile", COLUMNS, store.profiles, service.delete_profile)
 
 Ident = Annotated[
     str,
@@ -63,17 +68,12 @@ def create(
 
     The baremetal provider checks the resource class and deploy templates against the catalog
     at --repo; when the catalog has errors it warns and uses the definitions that loaded."""
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.cli.providers.common import load_registry, reported
-    from flavorsmith.db.engine import writer
-    from flavorsmith.providers import service
-
     engine = open_database(database, ctx)
     registry = load_registry(ctx, providers, repo, engine)
     values = {"name": name, "provider_name": provider, "flavor_data": flavor_data}
     with reported(), writer(engine).begin() as connection:
         row = service.create_profile(connection, registry, values)
-    typer.echo(render_show(row, fmt, column or ()), nl=False)
+    print_show(row, fmt, column)
 
 
 def list_profiles(
@@ -86,14 +86,7 @@ def list_profiles(
     sort_column: SortColumnOption = None,
 ) -> None:
     """List flavor profiles."""
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.store import service_flavors as store
-
-    engine = open_database(database, ctx)
-    with engine.connect() as connection:
-        rows = store.profiles(connection)
-    rows = sort_rows(rows, sort_column or [], COLUMNS)
-    typer.echo(render_list(select(rows, column or [], COLUMNS), column or COLUMNS, fmt), nl=False)
+    records.list_records(ctx, PROFILES, database, fmt, column, sort_column)
 
 
 def show(
@@ -107,14 +100,7 @@ def show(
     fit_width: FitWidthOption = False,
 ) -> None:
     """Show a flavor profile."""
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.cli.providers.common import find, reported
-    from flavorsmith.store import service_flavors as store
-
-    engine = open_database(database, ctx)
-    with reported(), engine.connect() as connection:
-        row = find(store.profiles(connection), ident, WHAT)
-    typer.echo(render_show(row, fmt, column or ()), nl=False)
+    records.show_record(ctx, PROFILES, ident, database, fmt, column)
 
 
 def set_profile(
@@ -143,44 +129,22 @@ def set_profile(
 
     The baremetal provider checks against the catalog at --repo; when the catalog has errors it
     warns and uses the definitions that loaded."""
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.cli.providers.common import find, load_registry, reported
-    from flavorsmith.db.engine import writer
-    from flavorsmith.providers import service
-    from flavorsmith.store import service_flavors as store
-
-    values: dict[str, Any] = {
-        key: value
-        for key, value in (
-            ("name", name),
-            ("provider_name", provider),
-            ("flavor_data", flavor_data),
-        )
-        if value is not None
-    }
-    if not values:
-        raise typer.BadParameter(
-            "nothing to change: give --name, --provider or --flavor-data",
-            param_hint="options",
-        )
+    values = records.changes(
+        (("name", name), ("provider_name", provider), ("flavor_data", flavor_data)),
+        "--name, --provider or --flavor-data",
+    )
     engine = open_database(database, ctx)
     registry = load_registry(ctx, providers, repo, engine)
-    with reported(), writer(engine).begin() as connection:
-        found = find(store.profiles(connection), ident, WHAT)
-        row = service.update_profile(connection, registry, found["id"], values)
-    typer.echo(render_show(row, fmt, column or ()), nl=False)
+    records.change_record(
+        PROFILES,
+        ident,
+        engine,
+        lambda connection, found: service.update_profile(connection, registry, found, values),
+        fmt,
+        column,
+    )
 
 
 def delete(ctx: typer.Context, ident: Ident, database: DatabaseOption = None) -> None:
     """Delete a flavor profile that no service flavor uses."""
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.cli.providers.common import find, reported
-    from flavorsmith.db.engine import writer
-    from flavorsmith.providers import service
-    from flavorsmith.store import service_flavors as store
-
-    engine = open_database(database, ctx)
-    with reported(), writer(engine).begin() as connection:
-        found = find(store.profiles(connection), ident, WHAT)
-        service.delete_profile(connection, found["id"])
-    typer.echo(f"deleted flavor profile {found['id']} ({found['name']})")
+    records.delete_record(ctx, PROFILES, ident, database)

@@ -14,8 +14,9 @@ from flavorsmith.cli.options import (
     RepoOption,
     SortColumnOption,
 )
-from flavorsmith.cli.output import ListFormat, render_list, select, sort_rows
-from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption
+from flavorsmith.cli.output import ListFormat, print_list
+from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption, load_registry, reported
+from flavorsmith.providers.validation import capabilities as of
 
 COLUMNS = ("name", "description")
 
@@ -31,12 +32,9 @@ def list_providers(
 ) -> None:
     """List the enabled providers; a provider whose driver failed to load is a warning on
     stderr and is not listed."""
-    from flavorsmith.cli.providers.common import load_registry
-
     registry = load_registry(ctx, providers, None, None)
     rows = [{"name": p.name, "description": p.description} for p in registry.providers.values()]
-    rows = sort_rows(rows, sort_column or [], COLUMNS)
-    typer.echo(render_list(select(rows, column or [], COLUMNS), column or COLUMNS, fmt), nl=False)
+    print_list(rows, COLUMNS, fmt, column, sort_column)
 
 
 def capabilities(
@@ -54,11 +52,7 @@ def capabilities(
 
     The baremetal provider lists the resource classes and deploy templates of the catalog at
     --repo; when the catalog has errors it warns and uses the definitions that loaded."""
-    from flavorsmith.cli.providers.common import load_registry, reported
-    from flavorsmith.providers.validation import capabilities as of
-
     registry = load_registry(ctx, providers, repo, None)
     with reported():
         rows = of(registry.get(name))
-    rows = sort_rows(rows, sort_column or [], COLUMNS)
-    typer.echo(render_list(select(rows, column or [], COLUMNS), column or COLUMNS, fmt), nl=False)
+    print_list(rows, COLUMNS, fmt, column, sort_column)

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
@@ -19,19 +20,21 @@ from flavorsmith.cli.options import (
     RepoOption,
     SortColumnOption,
 )
-from flavorsmith.cli.output import (
-    Format,
-    ListFormat,
-    render_list,
-    render_show,
-    select,
-    sort_rows,
-    to_yaml,
+from flavorsmith.cli.output import Format, ListFormat, print_show, to_yaml
+from flavorsmith.cli.providers import records
+from flavorsmith.cli.providers.common import (
+    DEFAULT,
+    ProvidersOption,
+    find,
+    load_registry,
+    reported,
 )
-from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption
+from flavorsmith.db.engine import writer
+from flavorsmith.providers import service
+from flavorsmith.store import service_flavors as store
 
 COLUMNS = ("id", "name", "description", "enabled", "flavor_profile_id")
-WHAT = "service flavor"
+FLAVORS = records.Kind("service flavor", COLUMNS, store.flavors, service.delete_flavor)
 
 Ident = Annotated[str, typer.Argument(metavar="FLAVOR", help="Service flavor id or name.")]
 
@@ -62,12 +65,6 @@ def create(
     fit_width: FitWidthOption = False,
 ) -> None:
     """Create a service flavor from a flavor profile."""
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.cli.providers.common import find, reported
-    from flavorsmith.db.engine import writer
-    from flavorsmith.providers import service
-    from flavorsmith.store import service_flavors as store
-
     engine = open_database(database, ctx)
     with reported(), writer(engine).begin() as connection:
         found = find(store.profiles(connection), profile, "flavor profile")
@@ -79,7 +76,7 @@ def create(
         if description is not None:
             values["description"] = description
         row = service.create_flavor(connection, values)
-    typer.echo(render_show(row, fmt, column or ()), nl=False)
+    print_show(row, fmt, column)
 
 
 def list_flavors(
@@ -92,14 +89,7 @@ def list_flavors(
     sort_column: SortColumnOption = None,
 ) -> None:
     """List service flavors."""
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.store import service_flavors as store
-
-    engine = open_database(database, ctx)
-    with engine.connect() as connection:
-        rows = store.flavors(connection)
-    rows = sort_rows(rows, sort_column or [], COLUMNS)
-    typer.echo(render_list(select(rows, column or [], COLUMNS), column or COLUMNS, fmt), nl=False)
+    records.list_records(ctx, FLAVORS, database, fmt, column, sort_column)
 
 
 def show(
@@ -113,14 +103,7 @@ def show(
     fit_width: FitWidthOption = False,
 ) -> None:
     """Show a service flavor."""
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.cli.providers.common import find, reported
-    from flavorsmith.store import service_flavors as store
-
-    engine = open_database(database, ctx)
-    with reported(), engine.connect() as connection:
-        row = find(store.flavors(connection), ident, WHAT)
-    typer.echo(render_show(row, fmt, column or ()), nl=False)
+    records.show_record(ctx, FLAVORS, ident, database, fmt, column)
 
 
 def set_flavor(
@@ -145,42 +128,23 @@ def set_flavor(
 ) -> None:
     """Change a service flavor's name, description or enabled state (its profile is fixed:
     create a new flavor instead)."""
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.cli.providers.common import find, reported
-    from flavorsmith.db.engine import writer
-    from flavorsmith.providers import service
-    from flavorsmith.store import service_flavors as store
-
-    values: dict[str, Any] = {
-        key: value
-        for key, value in (("name", name), ("description", description), ("enabled", enabled))
-        if value is not None
-    }
-    if not values:
-        raise typer.BadParameter(
-            "nothing to change: give --name, --description, --enable or --disable",
-            param_hint="options",
-        )
-    engine = open_database(database, ctx)
-    with reported(), writer(engine).begin() as connection:
-        found = find(store.flavors(connection), ident, WHAT)
-        row = service.update_flavor(connection, found["id"], values)
-    typer.echo(render_show(row, fmt, column or ()), nl=False)
+    values = records.changes(
+        (("name", name), ("description", description), ("enabled", enabled)),
+        "--name, --description, --enable or --disable",
+    )
+    records.change_record(
+        FLAVORS,
+        ident,
+        open_database(database, ctx),
+        lambda connection, found: service.update_flavor(connection, found, values),
+        fmt,
+        column,
+    )
 
 
 def delete(ctx: typer.Context, ident: Ident, database: DatabaseOption = None) -> None:
     """Delete a service flavor."""
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.cli.providers.common import find, reported
-    from flavorsmith.db.engine import writer
-    from flavorsmith.providers import service
-    from flavorsmith.store import service_flavors as store
-
-    engine = open_database(database, ctx)
-    with reported(), writer(engine).begin() as connection:
-        found = find(store.flavors(connection), ident, WHAT)
-        service.delete_flavor(connection, found["id"])
-    typer.echo(f"deleted service flavor {found['id']} ({found['name']})")
+    records.delete_record(ctx, FLAVORS, ident, database)
 
 
 def resolve(
@@ -212,22 +176,17 @@ def resolve(
     the catalog at --repo; when the catalog has errors it warns and uses the definitions that
     loaded. -f json prints the result exactly as POST /v1/service-flavors/{id}/resolve (with -c,
     the fields of the table, flattened)."""
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.cli.providers.common import find, load_registry, reported
-    from flavorsmith.providers import service
-    from flavorsmith.store import service_flavors as store
-
     engine = open_database(database, ctx)
     registry = load_registry(ctx, providers, repo, engine)
     with reported(), engine.connect() as connection:
-        found = find(store.flavors(connection), ident, WHAT)
+        found = find(store.flavors(connection), ident, FLAVORS.what)
         result = service.resolve(connection, registry, found["id"], provider)
     if fmt is Format.JSON and not column:
         typer.echo(json.dumps(result, indent=2))
     elif fmt is Format.YAML and not column:
         typer.echo(to_yaml(result), nl=False)
     else:
-        typer.echo(render_show(_flat(result), fmt, column or ()), nl=False)
+        print_show(_flat(result), fmt, column)
 
 
 def _flat(result: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,8 @@ from typing import Annotated, Any
 
 import typer
 
+from flavorsmith import logs
+from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
     DatabaseOption,
     FitWidthOption,
@@ -16,6 +18,7 @@ from flavorsmith.cli.options import (
     MaxWidthOption,
     RepoOption,
     ReportFormatOption,
+    repository,
 )
 from flavorsmith.cli.output import Format, ReportFormat
 from flavorsmith.cli.sync.common import (
@@ -32,6 +35,10 @@ from flavorsmith.cli.sync.common import (
     run_round,
 )
 from flavorsmith.sync.default_kind import DEFAULT
+from flavorsmith.sync.engine import exclusive, in_use_refusal
+from flavorsmith.sync.kinds import NAMES, choose
+from flavorsmith.sync.saved_plan import BadPlan, drift, parse
+from flavorsmith.sync.watch import watch as keep_watching
 
 
 def apply(
@@ -80,12 +87,6 @@ def apply(
     --watch keeps the --only kind in sync. With PLAN, the saved plan decides the kind and
     --prune."""
     fmt = Format(output_format.value)
-    from flavorsmith import logs
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.cli.options import repository
-    from flavorsmith.sync.engine import exclusive, in_use_refusal
-    from flavorsmith.sync.kinds import choose
-    from flavorsmith.sync.watch import watch as keep_watching
 
     guard = None
     if plan_file is not None:
@@ -93,7 +94,6 @@ def apply(
         only, prune, allow_empty, yes = saved.kind, saved.prune, True, True
     kind = choose(only)
     if plan_file is not None:
-        from flavorsmith.sync.saved_plan import drift
 
         def guard(fresh: Any) -> str | None:
             return drift(saved, fresh, kind.noun)
@@ -168,9 +168,6 @@ def apply(
 def _saved(ctx: typer.Context, path: Path) -> Any:
     """The saved plan at ``path``; a usage error with --watch, --only or --prune (the plan
     says what it syncs), one line and exit 1 when it cannot be read or is not a plan."""
-    from flavorsmith.sync.kinds import NAMES
-    from flavorsmith.sync.saved_plan import BadPlan, parse
-
     given = [
         f"--{name}"
         for name in ("only", "prune", "allow-empty", "watch")

@@ -2,21 +2,36 @@
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 from collections.abc import Callable
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 import typer
 import typer.core
 
+from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.output import Format, render_list
+from flavorsmith.cli.report import emit
+from flavorsmith.cli.sync.diff import render, use_colour
+from flavorsmith.clients import cloud as clouds
+from flavorsmith.diagnostics import has_errors
+from flavorsmith.errors import TargetError
+from flavorsmith.extra_specs.builtin import build
+from flavorsmith.extra_specs.factory import base_registry, completed
+from flavorsmith.extra_specs.validation import refusal
+from flavorsmith.progress import progress
+from flavorsmith.sync import store_target as store
+from flavorsmith.sync.engine import run, sdk_target
+from flavorsmith.sync.kinds import NAMES
 
 ONLY_HELP = "What to sync: one of {}."
 
 
 def _known_kind(value: str) -> str:
     """--only names a kind of the sync registry (a usage error otherwise)."""
-    from flavorsmith.sync.kinds import NAMES
-
     if value not in NAMES:
         raise typer.BadParameter(f"{value!r} is not a sync kind; choose one of {', '.join(NAMES)}")
     return value
@@ -28,8 +43,6 @@ class KindCommand(typer.core.TyperCommand):
     other commands' start-up must not pay for)."""
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
-        from flavorsmith.sync.kinds import NAMES
-
         for param in self.params:
             if param.name == "only" and isinstance(param, typer.core.TyperOption):
                 param.help = ONLY_HELP.format(", ".join(NAMES))
@@ -89,8 +102,6 @@ EndpointOption = Annotated[
 def check_target(ctx: typer.Context, cloud: str | None, endpoint: str | None) -> str | None:
     """The cloud to use, after refusing --cloud with --endpoint and an endpoint that is not an
     http(s) URL (usage errors). $OS_CLOUD gives way to an explicit --endpoint."""
-    from urllib.parse import urlsplit
-
     if endpoint is not None:
         parts = urlsplit(endpoint)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -124,9 +135,6 @@ def run_round(
     """One sync round of ``kind`` against ``target`` (``guard`` may refuse to apply it;
     ``force`` applies it even when it deletes or replaces objects in use); an applied round
     shows a progress bar on a terminal."""
-    from flavorsmith.progress import progress
-    from flavorsmith.sync.engine import run
-
     with progress("applying") as bar:
         return run(
             kind,
@@ -156,15 +164,6 @@ def make_target(
     a microversion that does not validate); in permissive mode against the catalog's completed
     registry for the service's own flavors (a bad value of a known key is refused, as its
     compute API refuses it; Ironic's capabilities are kept, as a real Nova keeps them)."""
-    from flavorsmith.cli.node.database import open_database
-    from flavorsmith.clients import cloud as clouds
-    from flavorsmith.errors import TargetError
-    from flavorsmith.extra_specs.builtin import build
-    from flavorsmith.extra_specs.factory import base_registry, completed
-    from flavorsmith.extra_specs.validation import refusal
-    from flavorsmith.sync import store_target as store
-    from flavorsmith.sync.engine import sdk_target
-
     if cloud or endpoint:
         try:
             connection = clouds.connect(cloud, kind.service, endpoint)
@@ -199,21 +198,11 @@ def print_plan(result: Any, fmt: Format, subject: str = "flavor") -> None:
 
 def _print_diff(result: Any, subject: str) -> None:
     """The plan of ``result`` as a diff, coloured on a terminal unless NO_COLOR."""
-    import os
-    import sys
-
-    from flavorsmith.cli.sync.diff import render, use_colour
-
     colour = use_colour(sys.stdout.isatty(), dict(os.environ))
     typer.echo(render(result.actions, subject, colour=colour), nl=False, color=colour)
 
 
 def print_round(result: Any, fmt: Format, subject: str = "flavor") -> None:
-    import json
-
-    from flavorsmith.cli.report import emit
-    from flavorsmith.diagnostics import has_errors
-
     if fmt is Format.JSON:
         typer.echo(json.dumps(result.as_dict(), indent=2))
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -13,6 +14,7 @@ from flavorsmith.cli.options import (
     MaxWidthOption,
     RepoOption,
     ReportFormatOption,
+    repository,
 )
 from flavorsmith.cli.output import Format, ReportFormat
 from flavorsmith.cli.sync.common import (
@@ -27,6 +29,7 @@ from flavorsmith.cli.sync.common import (
     run_round,
 )
 from flavorsmith.sync.default_kind import DEFAULT
+from flavorsmith.sync.kinds import choose
 
 
 def plan(
@@ -69,8 +72,6 @@ def plan(
     --out FILE saves the plan; `sync apply FILE` applies exactly it, or refuses when the
     target or the catalog changed since."""
     fmt = Format(output_format.value)
-    from flavorsmith.cli.options import repository
-    from flavorsmith.sync.kinds import choose
 
     kind = choose(only)
     cloud = check_target(ctx, cloud, endpoint)
@@ -85,8 +86,6 @@ def plan(
     )
     print_plan(result, fmt, kind.subject)
     if out is not None and not result.blocked:
-        import json
-
         try:
             out.write_text(json.dumps(result.as_dict(), indent=2) + "\n")
         except OSError as exc:
