@@ -8,9 +8,6 @@ import typer
 
 from flavorsmith.catalog.kinds import DEPLOY_TEMPLATE, TRAIT_RULE
 from flavorsmith.catalog.trait_use import KnownNodes, check_unprovided
-from flavorsmith.cli.ironic_source import ironic_nodes, reading
-from flavorsmith.cli.matching.inputs import MATCH_FIELDS
-from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
     IronicCloudOption,
     IronicEndpointOption,
@@ -18,11 +15,8 @@ from flavorsmith.cli.options import (
     repository,
 )
 from flavorsmith.cli.report import DiagnosticFormat, emit, exit_for
-from flavorsmith.db.engine import consistent
 from flavorsmith.matching import pools
 from flavorsmith.matching.index import Index
-from flavorsmith.matching.snapshot import from_records
-from flavorsmith.store import nodes as node_store
 
 if TYPE_CHECKING:
     from flavorsmith.catalog.repo import RepoView
@@ -77,6 +71,15 @@ def node_index(
             "give one node source: --database, or --cloud / --ironic-endpoint",
             param_hint="'--database'",
         )
+    # Asked for: the database layer or the OpenStack SDK (a fifth of a second and more) loads
+    # only now; a plain validate, what CI runs on every catalog change, never waits for them.
+    from flavorsmith.cli.ironic_source import ironic_nodes, reading
+    from flavorsmith.cli.matching.inputs import MATCH_FIELDS
+    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.db.engine import consistent
+    from flavorsmith.matching.snapshot import from_records
+    from flavorsmith.store import nodes as node_store
+
     source = ironic_nodes(cloud, endpoint)
     if source is not None:
         return Index.build(from_records(reading(lambda: source.nodes(MATCH_FIELDS))))
