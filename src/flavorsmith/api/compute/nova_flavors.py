@@ -22,7 +22,7 @@ from flavorsmith.api.contract import Contract, declare, params
 from flavorsmith.api.paging import is_full, next_href
 from flavorsmith.api.query import NOVA, Query
 from flavorsmith.api.requests import json_body, microversion
-from flavorsmith.api.schema import LINKS, array, obj
+from flavorsmith.api.schema import LINKS, Schema, array, obj
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid
 from flavorsmith.extra_specs.safety import Matcher, compile_linear
@@ -118,18 +118,19 @@ async def _list(request: Request, contract: Contract, detail: bool) -> dict[str,
     return body
 
 
-LIST_FLAVORS = Contract(
-    "List flavors",
-    {
-        200: obj(
-            {"flavors": array(NOVA_BRIEF), "flavors_links": LINKS},
-            required=("flavors",),
-            additional=False,
-        )
-    },
-    query=params(LIST_PARAMS, NOVA_LIST_QUERY),
-    errors=NOVA_READ,
-)
+def _list_contract(summary: str, flavor: Schema) -> Contract:
+    """A flavor list, brief or detailed: the same parameters, pages and errors."""
+    page = obj(
+        {"flavors": array(flavor), "flavors_links": LINKS},
+        required=("flavors",),
+        additional=False,
+    )
+    return Contract(
+        summary, {200: page}, query=params(LIST_PARAMS, NOVA_LIST_QUERY), errors=NOVA_READ
+    )
+
+
+LIST_FLAVORS = _list_contract("List flavors", NOVA_BRIEF)
 
 
 @router.get("/v2.1/flavors")
@@ -138,18 +139,7 @@ async def list_flavors(request: Request) -> dict[str, Any]:
     return await _list(request, LIST_FLAVORS, detail=False)
 
 
-LIST_FLAVORS_DETAIL = Contract(
-    "List flavors with every field",
-    {
-        200: obj(
-            {"flavors": array(NOVA_FLAVOR), "flavors_links": LINKS},
-            required=("flavors",),
-            additional=False,
-        )
-    },
-    query=params(LIST_PARAMS, NOVA_LIST_QUERY),
-    errors=NOVA_READ,
-)
+LIST_FLAVORS_DETAIL = _list_contract("List flavors with every field", NOVA_FLAVOR)
 
 
 @router.get("/v2.1/flavors/detail")
