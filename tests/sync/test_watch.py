@@ -14,11 +14,11 @@ import pytest
 
 from flavorsmith.catalog.fingerprint import fingerprint
 from flavorsmith.catalog.repo import Repository
+from flavorsmith.cli.sync import apply as apply_module
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import make_engine
 from flavorsmith.logs import fields_of, formatter
 from flavorsmith.sync import store_target as store
-from flavorsmith.sync import watch as watch_module
 from flavorsmith.sync.kinds import deploy_templates
 from flavorsmith.sync.kinds.deploy_templates import StoreTemplates
 from flavorsmith.sync.kinds.nova_flavors import KIND as FLAVORS
@@ -68,7 +68,7 @@ def test_watch_keeps_deploy_templates_in_sync_from_the_command_line(
         seen.update(options, target=make_target(options["kinds"][0]))
         return 0
 
-    monkeypatch.setattr(watch_module, "watch", fake_watch)
+    monkeypatch.setattr(apply_module, "keep_watching", fake_watch)
     database = f"sqlite:///{tmp_path / 'cli.db'}"
     args = ["--repo", str(repo), "--database", database, "--only", "deploy-templates"]
     result = cli("sync", "apply", *args, "--watch", "--prune")
