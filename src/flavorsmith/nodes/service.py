@@ -44,6 +44,8 @@ MIRROR = "mirror"
 def mirrored_by(connection: Connection) -> str | None:
     """The refusal a node write answers while the nodes mirror a real Ironic (None when the
     database is their source)."""
+    if not background.exists(connection, MIRROR):
+        return None
     entry = background.load(connection, MIRROR)
     if entry is None or not entry.state.get("ironic"):
         return None

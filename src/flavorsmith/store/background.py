@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, select
+from sqlalchemy import Connection, bindparam, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from flavorsmith.db.models import BackgroundState
+from flavorsmith.store.sql import Prepared
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,17 @@ def load(connection: Connection, name: str) -> Entry | None:
     if row is None:
         return None
     return Entry(name, row.holder, row.updated_at, dict(row.state))
+
+
+# Whether a row is there, asked on the driver: the node service asks for the mirror's on every
+# node write (SQLAlchemy's execute of a select of the row cost a trait write 0.4 ms, a third of
+# its time; the row is read whole only when it is there).
+_EXISTS = Prepared(select(BackgroundState.name).where(BackgroundState.name == bindparam("name")))
+
+
+def exists(connection: Connection, name: str) -> bool:
+    """Is there a row ``name``?"""
+    return _EXISTS.scalar(connection, {"name": name}) is not None
 
 
 def remove(connection: Connection, name: str) -> None:
