@@ -29,9 +29,6 @@ from flavorsmith.serving import server
 from flavorsmith.serving.metrics import collectors
 from flavorsmith.serving.process import ENV, ServeConfig, build
 
-# The auth modes as ``serve --auth`` names them.
-AUTH_NAMES = {"noauth": "noauth", "token-file": "token-file", "keystone": "keystone"}
-
 
 class StartError(Exception):
     """The start cannot go on: one line for the operator and the exit code (2: a usage or
@@ -146,7 +143,7 @@ def _say_what_is_served(
 ) -> None:
     if listener.workers > 1:
         say(f"workers: {listener.workers} processes on this port")
-    say(f"serving on {url} (auth: {AUTH_NAMES[config.auth]})")
+    say(f"serving on {url} (auth: {config.auth})")
     if config.mirrored:
         label = config.ironic_endpoint or f"cloud {config.ironic_cloud}"
         say(
