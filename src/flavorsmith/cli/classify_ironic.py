@@ -63,11 +63,11 @@ def _reading_failed(kind: Any, error: str) -> str:
 def one(nodes: IronicNodes, view: RepoView, node: str, *, apply: bool, fmt: Format) -> None:
     """One node: its classification with the reasons, what would change (or changed)."""
     from flavorsmith.cli.classification_table import cells
-    from flavorsmith.sync.engine import run_loaded
+    from flavorsmith.sync.engine import run
 
     kind, target = _kind_and_target(nodes)
     target.only = node
-    result = run_loaded(kind, view, target, prune=False, execute=apply)
+    result = run(kind, view, target, prune=False, execute=apply)
     if result.error is not None:
         fail(_reading_failed(kind, result.error))
     action: Any = result.actions[0]
@@ -110,10 +110,10 @@ def one(nodes: IronicNodes, view: RepoView, node: str, *, apply: bool, fmt: Form
 def fleet(nodes: IronicNodes, view: RepoView, *, apply: bool, yes: bool, fmt: Format) -> None:
     """Every node: the plan first; with ``apply`` (and ``yes`` or a terminal's answer) each
     changing node on its own, a progress bar on a terminal, and a summary."""
-    from flavorsmith.sync.engine import carry_out, run_loaded
+    from flavorsmith.sync.engine import carry_out, run
 
     kind, target = _kind_and_target(nodes)
-    preview = run_loaded(kind, view, target, prune=False, execute=False)
+    preview = run(kind, view, target, prune=False, execute=False)
     if preview.error is not None:
         fail(_reading_failed(kind, preview.error))
     actions = list(preview.actions)

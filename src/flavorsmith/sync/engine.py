@@ -203,9 +203,9 @@ def in_use_refusal(actions: Sequence[Planned], noun: str) -> tuple[dict[str, int
     )
 
 
-def run_loaded(
+def run(
     kind: Kind[D, O, A, T],
-    view: RepoView,
+    catalog: Repository | RepoView,
     target: T,
     *,
     prune: bool,
@@ -216,10 +216,12 @@ def run_loaded(
     progress: Callable[[int, int], None] | None = None,
     force: bool = False,
 ) -> Round:
-    """One round of ``kind`` from a catalog already loaded; see the module's rules. An
+    """One round of ``kind`` from ``catalog``: loaded already, or a repository read once now (a
+    missing hardware/ folder is an error then, not "empty"); see the module's rules. An
     applied round (``execute``) is counted in the service's metrics; ``guard`` may refuse
     to apply the round planned; ``progress`` hears (writes carried out, writes planned);
     ``force`` applies a round that deletes or replaces objects in use."""
+    view = catalog.load() if isinstance(catalog, Repository) else catalog
     if not execute:
         return _round(kind, view, target, prune, False, allow_empty, retry, guard)
     started = time.perf_counter()
@@ -296,35 +298,6 @@ def _counting(
             progress(done, planned)
 
     return heard
-
-
-def run(
-    kind: Kind[D, O, A, T],
-    repository: Repository,
-    target: T,
-    *,
-    prune: bool,
-    execute: bool,
-    allow_empty: bool = False,
-    retry: Retry | None = None,
-    guard: Guard | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    force: bool = False,
-) -> Round:
-    """One round of ``kind`` from the catalog as it is on disk now (loaded once; a missing
-    hardware/ folder is an error here, not "empty")."""
-    return run_loaded(
-        kind,
-        repository.load(),
-        target,
-        prune=prune,
-        execute=execute,
-        allow_empty=allow_empty,
-        retry=retry,
-        guard=guard,
-        progress=progress,
-        force=force,
-    )
 
 
 def exclusive(engine: Engine, *, wait: bool) -> AbstractContextManager[bool]:

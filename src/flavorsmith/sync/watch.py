@@ -18,7 +18,7 @@ from flavorsmith.db.engine import Engine
 from flavorsmith.logs import event
 from flavorsmith.sync import metrics as sync_metrics
 from flavorsmith.sync.changes import Changes
-from flavorsmith.sync.engine import AnyKind, Retry, exclusive, run_loaded
+from flavorsmith.sync.engine import AnyKind, Retry, exclusive, run
 from flavorsmith.sync.kinds import WATCHED
 from flavorsmith.sync.report import Report, Round, changes_of
 
@@ -111,7 +111,7 @@ def _round(
         for kind in kinds:
             line = _line(kind, number, trigger)
             try:
-                result = run_loaded(
+                result = run(
                     kind,
                     view,
                     make_target(kind),

@@ -13,7 +13,7 @@ from flavorsmith.catalog.repo import Repository
 from flavorsmith.errors import TargetError
 from flavorsmith.ironic.nodes import RESOURCE_CLASS_UPDATE_STATES, resource_class_refusal
 from flavorsmith.sync import store_target as store
-from flavorsmith.sync.engine import run_loaded
+from flavorsmith.sync.engine import run
 from flavorsmith.sync.kinds.classification import KIND, NodeAction, ObservedNode, plan, steps
 from tests.conftest import EXAMPLES
 from tests.support.catalogs import RULES
@@ -202,7 +202,7 @@ def test_the_engine_runs_it_on_an_observed_fleet(catalog: Catalog) -> None:
 
     target = Fleet()
     view = Repository(EXAMPLES, RULES).load()
-    result = run_loaded(KIND, view, target, prune=False, execute=True)
+    result = run(KIND, view, target, prune=False, execute=True)
     assert result.report is not None and result.error is None
     assert [(o.action.subject, o.ok, o.error) for o in result.report.outcomes] == [
         ("a", True, None),

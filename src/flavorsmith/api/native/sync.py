@@ -22,7 +22,7 @@ from flavorsmith.errors import Invalid, ServiceUnavailable
 from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.query_values import parse_bool
 from flavorsmith.sync import store_target as store
-from flavorsmith.sync.engine import AnyKind, ProjectCheck, exclusive, run_loaded
+from flavorsmith.sync.engine import AnyKind, ProjectCheck, exclusive, run
 from flavorsmith.sync.kinds import DEFAULT, NAMES, UnknownKind, choose
 
 router = APIRouter()
@@ -86,7 +86,7 @@ def _work(
         # key is refused as the compute API refuses it; Ironic's capabilities are kept).
         registry = shared.catalog.registry() if execute else shared.catalog.rules_registry(view)
         check = refusal(registry, "permissive")
-        result = run_loaded(
+        result = run(
             choice.kind,
             view,
             store.target(choice.kind, shared.engine, spec_check=check, project_check=projects),
