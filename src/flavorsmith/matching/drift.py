@@ -89,21 +89,10 @@ class ProviderLike(Protocol):
     def traits(self) -> AbstractSet[str]: ...
 
 
-class WantedFlavor(Protocol):
-    """A catalog flavor derived into the Nova flavor a sync writes (``nova.derive``)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def is_public(self) -> bool: ...
-    @property
-    def projects(self) -> tuple[str, ...]: ...
-    @property
-    def extra_specs(self) -> Mapping[str, str]: ...
-
-
-class NovaFlavor(Protocol):
-    """A flavor as Nova has it (``sync/kinds/nova_flavors.py`` observes them)."""
+class FlavorAccess(Protocol):
+    """What drift compares of a flavor, on both sides: a catalog flavor derived into the Nova
+    flavor a sync writes (``nova.derive``), and a flavor as Nova has it
+    (``sync/kinds/nova_flavors.py`` observes them)."""
 
     @property
     def id(self) -> str: ...
@@ -429,8 +418,8 @@ def candidate_findings(
 
 
 def flavor_findings(
-    wanted: Sequence[WantedFlavor],
-    nova: Mapping[str, NovaFlavor],
+    wanted: Sequence[FlavorAccess],
+    nova: Mapping[str, FlavorAccess],
     fixes: Fixes = Fixes(),
     marker: Mapping[str, str] | None = None,
 ) -> list[Finding]:
@@ -537,8 +526,8 @@ def verify(
     *,
     index: Index,
     rules: Sequence[FlavorRule],
-    wanted: Sequence[WantedFlavor],
-    nova: Mapping[str, NovaFlavor],
+    wanted: Sequence[FlavorAccess],
+    nova: Mapping[str, FlavorAccess],
     providers: Sequence[ProviderLike],
     candidates: Mapping[str, AbstractSet[str]] | None,
     sources: Mapping[str, str],
