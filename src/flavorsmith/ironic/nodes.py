@@ -65,28 +65,27 @@ PROVISION_STATES = (
     "service hold",
     "error",
 )
-# The states of a node that holds (or is getting, or still has) an instance.
-PROVISIONED_STATES = frozenset(
+# The states of a node that holds no instance: enrolled, being made ready (verified, cleaned,
+# inspected) or failed at it, or in error. Every other state holds (or is getting, or still
+# has) an instance.
+UNPROVISIONED_STATES = frozenset(
     {
-        "active",
-        "deploying",
-        "wait call-back",
-        "deploy failed",
-        "deploy hold",
-        "deleting",
-        "adopting",
-        "rescuing",
-        "rescue wait",
-        "rescue failed",
-        "rescue",
-        "unrescuing",
-        "unrescue failed",
-        "servicing",
-        "service wait",
-        "service failed",
-        "service hold",
+        "enroll",
+        "verifying",
+        "manageable",
+        "available",
+        "cleaning",
+        "clean wait",
+        "clean failed",
+        "clean hold",
+        "inspecting",
+        "inspect wait",
+        "inspect failed",
+        "adopt failed",
+        "error",
     }
 )
+PROVISIONED_STATES = frozenset(PROVISION_STATES) - UNPROVISIONED_STATES
 # Ironic's power states (None: not known yet).
 POWER_STATES = ("power on", "power off", "rebooting", "soft rebooting", "soft power off", "error")
 # The states in which Ironic changes a node's resource class once it has one (Ironic 39's
