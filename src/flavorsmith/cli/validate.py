@@ -74,15 +74,14 @@ def node_index(
     # Asked for: the database layer or the OpenStack SDK (a fifth of a second and more) loads
     # only now; a plain validate, what CI runs on every catalog change, never waits for them.
     from flavorsmith.cli.ironic_source import ironic_nodes, reading
-    from flavorsmith.cli.matching.inputs import MATCH_FIELDS
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.db.engine import consistent
-    from flavorsmith.matching.snapshot import from_records
+    from flavorsmith.matching.snapshot import RECORD_FIELDS, from_records
     from flavorsmith.store import nodes as node_store
 
     source = ironic_nodes(cloud, endpoint)
     if source is not None:
-        return Index.build(from_records(reading(lambda: source.nodes(MATCH_FIELDS))))
+        return Index.build(from_records(reading(lambda: source.nodes(RECORD_FIELDS))))
     engine = open_database(database, ctx)
     with consistent(engine).begin() as connection:
         return Index.build(node_store.snapshot(connection))

@@ -16,24 +16,11 @@ from flavorsmith.matching import drift
 from flavorsmith.matching.index import Index
 from flavorsmith.matching.provider import derived
 from flavorsmith.matching.reports import rules_of
-from flavorsmith.matching.snapshot import from_records
+from flavorsmith.matching.snapshot import RECORD_FIELDS, from_records
 from flavorsmith.nova.derive import derive
 from flavorsmith.nova.placement_request import request_for
 from flavorsmith.sync.engine import refuses_nothing
 from flavorsmith.sync.kinds import FLAVOR_MARKER, FLAVORS
-
-# What verify reads of each node of a real Ironic: matching's fields and what Nova's ironic
-# driver reserves a node by (its power state).
-IRONIC_FIELDS = (
-    "uuid",
-    "name",
-    "resource_class",
-    "traits",
-    "provision_state",
-    "power_state",
-    "maintenance",
-    "instance_uuid",
-)
 
 
 class NodeSource(Protocol):
@@ -115,7 +102,7 @@ def cloud(
     """The catalog against the Ironic, Nova and Placement of the cloud ``name``: Placement's
     candidates are asked for each flavor with the request Nova builds from it (without a
     limit: every candidate)."""
-    records = ironic.nodes(IRONIC_FIELDS)
+    records = ironic.nodes(RECORD_FIELDS)
     index = Index.build(from_records(records))
     providers = list(placement.providers())
     candidates: dict[str, set[str]] = {}

@@ -13,23 +13,8 @@ from flavorsmith.cli.report import emit
 from flavorsmith.db.engine import consistent
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.matching.index import Index
-from flavorsmith.matching.snapshot import from_records
+from flavorsmith.matching.snapshot import RECORD_FIELDS, from_records
 from flavorsmith.store import nodes as node_store
-
-# What matching reads of each node of a real Ironic (no driver_info, no properties): what
-# the matcher matches on, and what Nova's ironic driver reports to Placement from.
-MATCH_FIELDS = (
-    "uuid",
-    "name",
-    "resource_class",
-    "traits",
-    "provision_state",
-    "power_state",
-    "maintenance",
-    "instance_uuid",
-    "owner",
-    "lessee",
-)
 
 
 def load(
@@ -46,7 +31,7 @@ def load(
         emit(view.diagnostics, err=True)
         raise typer.Exit(1)
     if source is not None:
-        records = reading(lambda: source.nodes(MATCH_FIELDS))
+        records = reading(lambda: source.nodes(RECORD_FIELDS))
         return view.catalog, Index.build(from_records(records))
     engine = open_database(database, ctx)
     with consistent(engine).begin() as connection:
