@@ -173,24 +173,11 @@ class PlacementReader(SdkTarget):
         def one(listing: Mapping[str, Any]) -> Provider | None:
             uuid = str(listing["uuid"])
             path = f"/resource_providers/{quote(uuid, safe='')}"
-            try:
-                inventories = self.request("GET", f"{path}/inventories", READ_VERSION)
-                usages = self.request("GET", f"{path}/usages", READ_VERSION)
-            except TargetError as exc:
-                if exc.status == 404:
-                    return None
-                raise
-            return Provider(
-                uuid=uuid,
-                name=str(listing.get("name") or uuid),
-                generation=int(listing.get("generation") or 0),
-                inventories={
-                    str(rc): _inventory(fields)
-                    for rc, fields in (inventories or {}).get("inventories", {}).items()
-                },
-                usages={str(rc): int(n) for rc, n in (usages or {}).get("usages", {}).items()},
-                traits=frozenset(holders.get(uuid, ())),
-            )
+            read = self._read_all(path, "/inventories", "/usages")
+            if read is None:
+                return None
+            inventories, usages = read
+            return _provider(listing, inventories, usages, frozenset(holders.get(uuid, ())))
 
         read = self._each(one, listed)
         return sorted((p for p in read if p is not None), key=lambda p: p.uuid)
@@ -200,28 +187,24 @@ class PlacementReader(SdkTarget):
         usages and traits: four calls, whatever the size of the cloud. None when Placement has
         no provider with that uuid (404), or it is deleted while it is read."""
         path = f"/resource_providers/{quote(uuid, safe='')}"
+        read = self._read_all(path, "", "/inventories", "/usages", "/traits")
+        if read is None:
+            return None
+        listing, inventories, usages, traits = read
+        if not isinstance(listing, dict) or "uuid" not in listing:
+            raise TargetError(f"GET {path}: the answer has no uuid (is this Placement?)")
+        named = frozenset(str(t) for t in _list(traits, "traits", f"GET {path}/traits"))
+        return _provider(listing, inventories, usages, named)
+
+    def _read_all(self, path: str, *parts: str) -> list[Any] | None:
+        """``GET path+part`` for each of ``parts``, in turn; None when Placement answers 404
+        to any (the provider is gone, or deleted while it is read)."""
         try:
-            listing = self.request("GET", path, READ_VERSION)
-            inventories = self.request("GET", f"{path}/inventories", READ_VERSION)
-            usages = self.request("GET", f"{path}/usages", READ_VERSION)
-            traits = self.request("GET", f"{path}/traits", READ_VERSION)
+            return [self.request("GET", f"{path}{part}", READ_VERSION) for part in parts]
         except TargetError as exc:
             if exc.status == 404:
                 return None
             raise
-        if not isinstance(listing, dict) or "uuid" not in listing:
-            raise TargetError(f"GET {path}: the answer has no uuid (is this Placement?)")
-        return Provider(
-            uuid=str(listing["uuid"]),
-            name=str(listing.get("name") or listing["uuid"]),
-            generation=int(listing.get("generation") or 0),
-            inventories={
-                str(rc): _inventory(fields)
-                for rc, fields in (inventories or {}).get("inventories", {}).items()
-            },
-            usages={str(rc): int(n) for rc, n in (usages or {}).get("usages", {}).items()},
-            traits=frozenset(str(t) for t in _list(traits, "traits", f"GET {path}/traits")),
-        )
 
     def candidates(
         self, params: Params, microversion: str | tuple[int, int] = NOVA_VERSION
@@ -292,3 +275,21 @@ def reader(
 
 
 __all__ = ["NOVA_VERSION", "READ_VERSION", "THREADS", "PlacementReader", "parse_version", "reader"]
+
+
+def _provider(
+    listing: Mapping[str, Any], inventories: Any, usages: Any, traits: frozenset[str]
+) -> Provider:
+    """A provider from Placement's answers: its listing, inventories and usages documents."""
+    uuid = str(listing["uuid"])
+    return Provider(
+        uuid=uuid,
+        name=str(listing.get("name") or uuid),
+        generation=int(listing.get("generation") or 0),
+        inventories={
+            str(rc): _inventory(fields)
+            for rc, fields in (inventories or {}).get("inventories", {}).items()
+        },
+        usages={str(rc): int(n) for rc, n in (usages or {}).get("usages", {}).items()},
+        traits=traits,
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from flavorsmith.matching.flavor_rules import FlavorRule, unknown_forbidden
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot
@@ -178,20 +179,6 @@ def positions(bits: int) -> Iterator[int]:
 
 
 def first_positions(bits: int, count: int) -> list[int]:
-    """The first ``count`` positions set in ``bits``, ascending (``positions`` cut short, in
-    one list: a page of a flavor's nodes visits only the bytes before its last node)."""
-    found: list[int] = []
-    if count <= 0:
-        return found
-    append = found.append
-    data = bits.to_bytes((bits.bit_length() + 7) // 8, "little")
-    base = -8
-    for byte in data:
-        base += 8
-        if byte:
-            for offset in _BYTE_POSITIONS[byte]:
-                append(base + offset)
-            if len(found) >= count:
-                del found[count:]
-                break
-    return found
+    """The first ``count`` positions set in ``bits``, ascending: a page of a flavor's nodes
+    visits only the bytes before its last node."""
+    return list(islice(positions(bits), max(count, 0)))

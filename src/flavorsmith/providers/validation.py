@@ -6,6 +6,7 @@ with its traceback, answered with a sanitised 502 (Octavia answers 500 and leaks
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from flavorsmith import jsonsafe
@@ -46,37 +47,31 @@ def validate(provider: Provider, data: Any) -> None:
             f"Provider '{provider.name}' does not support a requested option: "
             f"{data!r} is not of type 'object'"
         )
-    try:
-        provider.driver.validate_flavor(data)
-    except UnsupportedOption as exc:
-        raise Invalid(
-            f"Provider '{provider.name}' does not support a requested option: {exc.user_message}"
-        ) from None
-    except Exception:
-        LOG.exception("provider %s crashed validating flavor data", provider.name)
-        raise DriverFault(
-            f"Provider '{provider.name}' failed while validating the flavor data; "
-            "the error is in the service log"
-        ) from None
+    _ask(provider, "validating", provider.driver.validate_flavor, data)
 
 
 def expand(provider: Provider, data: Any) -> Any:
     expand_flavor = getattr(provider.driver, "expand_flavor", None)
     if expand_flavor is None:
         return data
+    return dict(_ask(provider, "expanding", expand_flavor, data))
+
+
+def _ask(provider: Provider, doing: str, call: Callable[[Any], Any], data: Any) -> Any:
+    """``call(data)``, one of the driver's flavor-data methods: an option the driver refuses is
+    a 400 in Octavia's words, a crash a driver fault (``doing``: what the call was doing)."""
     try:
-        result = expand_flavor(data)
+        return call(data)
     except UnsupportedOption as exc:
         raise Invalid(
             f"Provider '{provider.name}' does not support a requested option: {exc.user_message}"
         ) from None
     except Exception:
-        LOG.exception("provider %s crashed expanding flavor data", provider.name)
+        LOG.exception("provider %s crashed %s flavor data", provider.name, doing)
         raise DriverFault(
-            f"Provider '{provider.name}' failed while expanding the flavor data; "
+            f"Provider '{provider.name}' failed while {doing} the flavor data; "
             "the error is in the service log"
         ) from None
-    return dict(result)
 
 
 def capabilities(provider: Provider) -> list[dict[str, str]]:

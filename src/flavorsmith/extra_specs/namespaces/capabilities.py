@@ -90,24 +90,15 @@ VALIDATORS = [
 # Ironic reads these from instance_info at deploy time; Nova >= 2.86 does not know them.
 IRONIC = [
     Validator(
-        "capabilities:boot_mode",
-        "Boot the bare-metal node in this firmware mode (Ironic).",
-        ENUM("uefi", "bios"),
+        f"capabilities:{name}",
+        f"{description} (Ironic).",
+        ENUM(*values),
         drivers=("ironic",),
         extension="Ironic",
-    ),
-    Validator(
-        "capabilities:secure_boot",
-        "Require UEFI secure boot on the bare-metal node (Ironic).",
-        ENUM("true", "false"),
-        drivers=("ironic",),
-        extension="Ironic",
-    ),
-    Validator(
-        "capabilities:disk_label",
-        "Partition table the deploy writes on the root disk (Ironic).",
-        ENUM("gpt", "msdos"),
-        drivers=("ironic",),
-        extension="Ironic",
-    ),
+    )
+    for name, description, values in (
+        ("boot_mode", "Boot the bare-metal node in this firmware mode", ("uefi", "bios")),
+        ("secure_boot", "Require UEFI secure boot on the bare-metal node", ("true", "false")),
+        ("disk_label", "Partition table the deploy writes on the root disk", ("gpt", "msdos")),
+    )
 ]

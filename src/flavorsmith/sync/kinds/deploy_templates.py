@@ -76,13 +76,7 @@ class TemplateAction:
             path = op["path"].lstrip("/")
             if path == "extra":
                 old, new = have.extra, op["value"]
-                for k in sorted(set(old) | set(new)):
-                    if k not in old:
-                        found.append(Change("add", f"extra.{k}", new=new[k]))
-                    elif k not in new:
-                        found.append(Change("remove", f"extra.{k}", old=old[k]))
-                    elif old[k] != new[k]:
-                        found.append(Change("change", f"extra.{k}", old[k], new[k]))
+                found += _key_changes("extra", old, new, sorted(set(old) | set(new)))
             elif path == "steps":
                 found += _step_changes(have.steps, op["value"])
             elif op["op"] == "remove":
@@ -113,13 +107,23 @@ def _step_changes(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) 
             out.append(Change("remove", f"steps[{i}]", old=old[i]))
         else:
             was, now = old[i], new[i]
-            for key in [*was, *(k for k in now if k not in was)]:
-                if key not in now:
-                    out.append(Change("remove", f"steps[{i}].{key}", old=was[key]))
-                elif key not in was:
-                    out.append(Change("add", f"steps[{i}].{key}", new=now[key]))
-                elif was[key] != now[key]:
-                    out.append(Change("change", f"steps[{i}].{key}", was[key], now[key]))
+            keys = [*was, *(k for k in now if k not in was)]
+            out += _key_changes(f"steps[{i}]", was, now, keys)
+    return out
+
+
+def _key_changes(
+    where: str, old: Mapping[str, Any], new: Mapping[str, Any], keys: Sequence[str]
+) -> list[Change]:
+    """``where.KEY`` added, removed or changed between two mappings, in the order of ``keys``."""
+    out = []
+    for key in keys:
+        if key not in old:
+            out.append(Change("add", f"{where}.{key}", new=new[key]))
+        elif key not in new:
+            out.append(Change("remove", f"{where}.{key}", old=old[key]))
+        elif old[key] != new[key]:
+            out.append(Change("change", f"{where}.{key}", old[key], new[key]))
     return out
 
 
