@@ -83,23 +83,10 @@ class PlacementReader(SdkTarget):
         paragraphs = [" ".join(p.split()) for p in detail.split("\n\n") if p.strip()]
         return paragraphs[-1] if paragraphs else str(response.reason)
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        version: tuple[int, int],
-        body: Any = None,
-        params: Any = None,
-    ) -> Any:
-        """One call; its JSON body. Failures become one line that says what to check."""
-        try:
-            return super().request(method, path, version, body=body, params=params)
-        except TargetError as exc:
-            raise self._explain(exc, method, path, version) from None
-
-    def _explain(
+    def explain(
         self, exc: TargetError, method: str, path: str, version: tuple[int, int]
     ) -> TargetError:
+        """Failures become one line that says what to check."""
         text = str(exc)
         status = exc.status
         if text.startswith("cannot reach") and "(HTTP 401)" in text:

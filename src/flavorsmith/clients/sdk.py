@@ -70,7 +70,22 @@ class SdkTarget:
         body: Any = None,
         params: Any = None,
     ) -> Any:
-        """One call; its JSON body (None when empty)."""
+        """One call; its JSON body (None when empty). A failure is a TargetError, in the words
+        ``explain`` gives it."""
+        try:
+            return self._call(method, path, version, body, params)
+        except TargetError as exc:
+            raise self.explain(exc, method, path, version) from None
+
+    def explain(
+        self, exc: TargetError, method: str, path: str, version: tuple[int, int]
+    ) -> TargetError:
+        """A failed call's error as this service's callers should read it (as it is, here)."""
+        return exc
+
+    def _call(
+        self, method: str, path: str, version: tuple[int, int], body: Any, params: Any
+    ) -> Any:
         self.calls += 1
         try:
             response = self.proxy.request(

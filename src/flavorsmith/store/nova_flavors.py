@@ -265,14 +265,8 @@ def merge_extra_specs(
 
 
 def delete_extra_spec(connection: Connection, flavor: dict[str, Any], key: str) -> None:
-    result = connection.execute(
-        delete(NovaFlavorExtraSpec).where(
-            NovaFlavorExtraSpec.flavor_id == flavor["id"], NovaFlavorExtraSpec.key == key
-        )
-    )
-    if result.rowcount == 0:
-        raise NotFound(f"Flavor {flavor['flavorid']} has no extra specs with key {key}.")
-    bump(connection, GENERATION)
+    missing = f"Flavor {flavor['flavorid']} has no extra specs with key {key}."
+    _delete_one(connection, NovaFlavorExtraSpec, NovaFlavorExtraSpec.key == key, flavor, missing)
 
 
 def projects(connection: Connection, flavor: dict[str, Any]) -> list[str]:
@@ -299,13 +293,21 @@ def add_project(connection: Connection, flavor: dict[str, Any], project_id: str)
 
 
 def remove_project(connection: Connection, flavor: dict[str, Any], project_id: str) -> None:
-    result = connection.execute(
-        delete(NovaFlavorProject).where(
-            NovaFlavorProject.flavor_id == flavor["id"], NovaFlavorProject.project_id == project_id
-        )
-    )
+    missing = f"Flavor access not found for {flavor['flavorid']} / {project_id} combination."
+    where = NovaFlavorProject.project_id == project_id
+    _delete_one(connection, NovaFlavorProject, where, flavor, missing)
+
+
+def _delete_one(
+    connection: Connection,
+    table: type[NovaFlavorExtraSpec | NovaFlavorProject],
+    where: ColumnElement[bool],
+    flavor: dict[str, Any],
+    missing: str,
+) -> None:
+    """Delete the flavor's row of ``table`` that ``where`` names; NotFound(``missing``) when
+    there is none."""
+    result = connection.execute(delete(table).where(table.flavor_id == flavor["id"], where))
     if result.rowcount == 0:
-        raise NotFound(
-            f"Flavor access not found for {flavor['flavorid']} / {project_id} combination."
-        )
+        raise NotFound(missing)
     bump(connection, GENERATION)
