@@ -76,12 +76,13 @@ def node_index(
     from flavorsmith.cli.ironic_source import ironic_nodes, reading
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.db.engine import consistent
-    from flavorsmith.matching.snapshot import RECORD_FIELDS, from_records
+    from flavorsmith.ironic.nodes import SCHEDULING_FIELDS
+    from flavorsmith.matching.snapshot import from_records
     from flavorsmith.store import nodes as node_store
 
     source = ironic_nodes(cloud, endpoint)
     if source is not None:
-        return Index.build(from_records(reading(lambda: source.nodes(RECORD_FIELDS))))
+        return Index.build(from_records(reading(lambda: source.nodes(SCHEDULING_FIELDS))))
     engine = open_database(database, ctx)
     with consistent(engine).begin() as connection:
         return Index.build(node_store.snapshot(connection))

@@ -13,24 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from flavorsmith.ironic.nodes import is_uuid
+from flavorsmith.ironic.nodes import SCHEDULING_FIELDS, is_uuid
 
 # The stored columns a refresh compares and writes, besides the UUID (the key) and the traits
 # (their own table). Ironic's list is read with exactly these fields plus uuid and traits.
-COLUMNS = (
-    "name",
-    "resource_class",
-    "provision_state",
-    "power_state",
-    "maintenance",
-    "instance_uuid",
-    "owner",
-    "lessee",
-    "retired",
-    "driver",
-    "properties",
-)
-FIELDS = ("uuid", "name", "resource_class", "traits", *COLUMNS[2:])
+FIELDS = (*SCHEDULING_FIELDS, "retired", "driver", "properties")
+COLUMNS = tuple(field for field in FIELDS if field not in ("uuid", "traits"))
 # A refresh may delete at most this share of the mirrored nodes (more is refused).
 MAX_DELETE = 0.10
 

@@ -86,6 +86,21 @@ UNPROVISIONED_STATES = frozenset(
     }
 )
 PROVISIONED_STATES = frozenset(PROVISION_STATES) - UNPROVISIONED_STATES
+# What matching reads of each node of a real Ironic (no driver_info, no properties): what the
+# matcher matches on, and what Nova's ironic driver reports to Placement from and reserves a
+# node by (its power state). Ask Ironic's node list for these fields and no more.
+SCHEDULING_FIELDS = (
+    "uuid",
+    "name",
+    "resource_class",
+    "traits",
+    "provision_state",
+    "power_state",
+    "maintenance",
+    "instance_uuid",
+    "owner",
+    "lessee",
+)
 # Ironic's power states (None: not known yet).
 POWER_STATES = ("power on", "power off", "rebooting", "soft rebooting", "soft power off", "error")
 # The states in which Ironic changes a node's resource class once it has one (Ironic 39's

@@ -161,25 +161,8 @@ def is_provisioned(provision_state: str | None, instance_uuid: str | None) -> bo
     return provision_state in PROVISIONED_STATES or instance_uuid is not None
 
 
-# What the matcher reads of each node of a real Ironic (no driver_info, no properties): what
-# it matches on, and what Nova's ironic driver reports to Placement from and reserves a node
-# by (its power state). Ask Ironic's node list for these fields and no more.
-RECORD_FIELDS = (
-    "uuid",
-    "name",
-    "resource_class",
-    "traits",
-    "provision_state",
-    "power_state",
-    "maintenance",
-    "instance_uuid",
-    "owner",
-    "lessee",
-)
-
-
 def from_records(records: Iterable[Mapping[str, Any]], generation: int = 0) -> Snapshot:
-    """A snapshot of nodes as Ironic's API shows them (the :data:`RECORD_FIELDS`), in the
+    """A snapshot of nodes as Ironic's API shows them (``ironic.nodes.SCHEDULING_FIELDS``), in the
     given order. A field the record lacks reads as Ironic's
     null (a power state never read, no owner)."""
     return Snapshot(

@@ -12,11 +12,12 @@ from typing import Any, Protocol
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.db.engine import Engine
 from flavorsmith.errors import TargetError
+from flavorsmith.ironic.nodes import SCHEDULING_FIELDS
 from flavorsmith.matching import drift
 from flavorsmith.matching.index import Index
 from flavorsmith.matching.provider import derived
 from flavorsmith.matching.reports import rules_of
-from flavorsmith.matching.snapshot import RECORD_FIELDS, from_records
+from flavorsmith.matching.snapshot import from_records
 from flavorsmith.nova.derive import derive
 from flavorsmith.nova.placement_request import request_for
 from flavorsmith.sync.engine import refuses_nothing
@@ -102,7 +103,7 @@ def cloud(
     """The catalog against the Ironic, Nova and Placement of the cloud ``name``: Placement's
     candidates are asked for each flavor with the request Nova builds from it (without a
     limit: every candidate)."""
-    records = ironic.nodes(RECORD_FIELDS)
+    records = ironic.nodes(SCHEDULING_FIELDS)
     index = Index.build(from_records(records))
     providers = list(placement.providers())
     candidates: dict[str, set[str]] = {}

@@ -12,8 +12,9 @@ from flavorsmith.cli.options import repository
 from flavorsmith.cli.report import emit
 from flavorsmith.db.engine import consistent
 from flavorsmith.diagnostics import has_errors
+from flavorsmith.ironic.nodes import SCHEDULING_FIELDS
 from flavorsmith.matching.index import Index
-from flavorsmith.matching.snapshot import RECORD_FIELDS, from_records
+from flavorsmith.matching.snapshot import from_records
 from flavorsmith.store import nodes as node_store
 
 
@@ -31,7 +32,7 @@ def load(
         emit(view.diagnostics, err=True)
         raise typer.Exit(1)
     if source is not None:
-        records = reading(lambda: source.nodes(RECORD_FIELDS))
+        records = reading(lambda: source.nodes(SCHEDULING_FIELDS))
         return view.catalog, Index.build(from_records(records))
     engine = open_database(database, ctx)
     with consistent(engine).begin() as connection:
