@@ -129,7 +129,7 @@ def test_a_form_post_is_refused_as_cross_site(keystone_client: TestClient) -> No
 BAD_BODIES: list[tuple[Any, str]] = [
     (b"{", "Malformed JSON in the request body"),
     (b"", "The request body is empty"),
-    ([], "The login body must be a JSON object with username, password"),
+    ([], "The login must be a JSON object with username, password"),
     ({"password": PASSWORD, "project_name": "p"}, "The login needs 'username'"),
     ({"username": "alice", "project_name": "p"}, "The login needs 'password'"),
     ({**GOOD, "username": 7}, "The login's 'username' must be a string, not a number"),

@@ -1,21 +1,27 @@
 """One declaration per HTTP operation: what it takes and answers.
 
 A handler is declared with its :class:`Contract` (``@declare(CONTRACT)`` under the route
-decorator); the handler checks its query with the same contract (``CONTRACT.check_query``) and
-the OpenAPI document (api/openapi.py) is generated from the contracts of the app's routes, so
-the accepted parameters and the documented ones are one list. Each family declares its
+decorator); the handler checks its query with the same contract (``CONTRACT.check_query``),
+reads its body through it where the family's words allow (``CONTRACT.body_of``: checked
+against the declared schema, api/body_check.py), and the OpenAPI document (api/openapi.py) is
+generated from the contracts of the app's routes, so the accepted parameters and the
+documented ones are one list. Each family declares its
 contracts next to its handlers, its shapes in its ``schemas.py``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, TypeVar
 
 from fastapi import Request
+from jsonschema import Draft202012Validator
 
-from flavorsmith.api.requests import check_query
+from flavorsmith.api import body_check
+from flavorsmith.api.requests import check_query, json_body
 from flavorsmith.api.schema import Schema, string
+from flavorsmith.errors import Invalid
 
 __all__ = [
     "READ",
@@ -45,11 +51,30 @@ class Contract:
     patch: bool = False  # the body is a JSON patch: application/json-patch+json too
     errors: tuple[int, ...] = ()
     query_array: tuple[str, ...] = ()  # query parameters that may repeat (Octavia's fields)
+    body_noun: str = "request"  # what a message about the body calls it ("the login's ...")
 
     def check_query(self, request: Request) -> None:
         """400 for a query parameter this operation does not declare (and for one sent twice
         where the family's service refuses that): see ``requests.check_query``."""
         check_query(request, self.query)
+
+    async def body_of(self, request: Request) -> Any:
+        """The JSON body checked against the declared ``body`` schema: a 400 that names the
+        field and what it takes (api/body_check.py); None for an optional body not sent. The
+        compatible families whose replays check the real services' own words for a body
+        keep their handlers' parsers for those checks (see docs/architecture.md)."""
+        if not self.body_required and not (await request.body()).strip():
+            return None
+        data = await json_body(request)
+        if self.body is not None:
+            found = body_check.problem(self._body_checker, data, self.body_noun)
+            if found is not None:
+                raise Invalid(found)
+        return data
+
+    @cached_property
+    def _body_checker(self) -> Draft202012Validator:
+        return body_check.validator(self.body or {})
 
 
 _DECLARED: dict[Callable[..., Any], Contract] = {}

@@ -13,7 +13,6 @@ from fastapi import APIRouter, Request
 from flavorsmith.api.auth import Credentials
 from flavorsmith.api.context import call, services
 from flavorsmith.api.contract import Contract, declare
-from flavorsmith.api.requests import json_body
 from flavorsmith.api.schema import BOOLEAN, array, nullable, obj, string
 from flavorsmith.config import AuthMode
 from flavorsmith.errors import Invalid, NotFound
@@ -84,6 +83,7 @@ LOGIN = Contract(
     {200: LOGIN_ANSWER},
     body=LOGIN_BODY,
     errors=(400, 401, 403, 404, 413, 415, 503),
+    body_noun="login",
 )
 
 
@@ -106,24 +106,14 @@ async def login(request: Request) -> dict[str, Any]:
             f"No login here: this service does not run Keystone auth (it runs "
             f"{MODES[found.settings.auth]}); send a token in X-Auth-Token instead"
         )
-    credentials = parse(await json_body(request))
+    credentials = parse(await LOGIN.body_of(request))
     return await call(request, lambda: keystone(credentials))
 
 
-def parse(body: object) -> Credentials:
-    """The login's fields; Invalid naming the field and what it takes (never its value: it
-    may be a password typed in the wrong box)."""
-    if not isinstance(body, dict):
-        raise Invalid(
-            f"The login body must be a JSON object with {', '.join(REQUIRED)} and "
-            "project_name or project_id"
-        )
-    unknown = sorted(set(body) - set(FIELDS))
-    if unknown:
-        raise Invalid(f"Unknown field {unknown[0]!r} in the login; allowed: {', '.join(FIELDS)}")
-    for name in REQUIRED:
-        if name not in body:
-            raise Invalid(f"The login needs {name!r} (a non-empty string)")
+def parse(body: dict[str, Any]) -> Credentials:
+    """The login's fields, from a body ``LOGIN_BODY`` has checked (an object of strings of the
+    allowed lengths, with the required fields); Invalid naming the field and what it takes
+    (never its value: it may be a password typed in the wrong box)."""
     values = {name: _text(body, name) for name in FIELDS if name in body}
     if ("project_name" in values) == ("project_id" in values):
         raise Invalid(
@@ -146,28 +136,9 @@ def parse(body: object) -> Credentials:
 
 
 def _text(body: dict[str, Any], name: str) -> str:
-    value = body[name]
-    limit = PASSWORD_LENGTH if name == "password" else NAME_LENGTH
-    if not isinstance(value, str):
-        raise Invalid(f"The login's {name!r} must be a string, not {_kind(value)}")
+    value: str = body[name]
     if not value.strip():
         raise Invalid(f"The login's {name!r} is empty; give a non-empty string")
-    if len(value) > limit:
-        raise Invalid(f"The login's {name!r} is longer than {limit} characters")
     if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
         raise Invalid(f"The login's {name!r} holds a control character; it never does")
     return value
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__

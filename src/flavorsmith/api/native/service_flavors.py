@@ -14,9 +14,7 @@ from flavorsmith.api.context import context
 from flavorsmith.api.contract import WRITE, Contract, declare
 from flavorsmith.api.loadbalancer.policies import RESOLVE_PROFILE
 from flavorsmith.api.native.schemas import RESOLVED
-from flavorsmith.api.requests import json_body
 from flavorsmith.api.schema import nullable, obj, string
-from flavorsmith.errors import Invalid
 from flavorsmith.providers import service
 
 router = APIRouter()
@@ -28,6 +26,7 @@ RESOLVE = Contract(
     body=obj({"provider": nullable(string())}, additional=False),
     body_required=False,
     errors=(*WRITE, 404, 502),
+    body_noun="resolve request",
 )
 
 
@@ -37,14 +36,8 @@ async def resolve(request: Request, ident: str) -> dict[str, Any]:
     ctx = context(request)
     ctx.authorize("flavorsmith:service-flavor:resolve")
     RESOLVE.check_query(request)
-    provider = None
-    if await request.body():
-        body = await json_body(request)
-        if not isinstance(body, dict) or set(body) - {"provider"}:
-            raise Invalid('The body is optional; when sent it is {"provider": "<name>"}')
-        provider = body.get("provider")
-        if provider is not None and not isinstance(provider, str):
-            raise Invalid("provider must be a string")
+    body = await RESOLVE.body_of(request)
+    provider = None if body is None else body.get("provider")
     registry = ctx.services.providers
     full = ctx.allowed(RESOLVE_PROFILE)
     result: dict[str, Any] = await ctx.run(
