@@ -11,7 +11,6 @@ from fastapi import APIRouter, Request
 from flavorsmith.api.context import context
 from flavorsmith.api.contract import READ, WRITE, Contract, declare
 from flavorsmith.api.policy import RuleDefault
-from flavorsmith.api.requests import json_body
 from flavorsmith.api.schema import ANY_OBJECT, nullable, obj, string
 from flavorsmith.db.engine import Connection
 from flavorsmith.diagnostics import has_errors
@@ -85,6 +84,7 @@ INSPECT_NODE = Contract(
     {200: obj(required=("node", "applied"))},
     body=ANY_OBJECT,
     errors=(*WRITE, 404, 409, 503),
+    body_noun="inspection data",
 )
 
 
@@ -94,7 +94,7 @@ async def inspect_node(request: Request, ident: str) -> dict[str, Any]:
     ctx = context(request)
     ctx.authorize("flavorsmith:inspection:create")
     INSPECT_NODE.check_query(request)
-    data = await json_body(request)
+    data = await INSPECT_NODE.body_of(request)
     view = ctx.services.catalog.view()
     if has_errors(view.diagnostics):
         raise ServiceUnavailable(
