@@ -4,6 +4,8 @@
     python3 dev.py demo    # set up, check the example catalog, load it into .demo/, serve
     python3 dev.py demo --reset   # the same, loading the examples again over earlier changes
     python3 dev.py test    # set up, run the whole test suite, ruff, mypy and the import contracts
+    python3 dev.py docs    # set up, build the documentation site into site/ (warnings are errors)
+    python3 dev.py docs --serve   # the same, served on http://127.0.0.1:8000/ while you edit
     python3 dev.py audit   # check the pinned versions (constraints.txt) for known vulnerabilities
     python3 dev.py audit --vulnerability-service=osv tests/support/nova-constraints.txt
 
@@ -206,11 +208,24 @@ def test(extra: list[str]) -> int:
     # The layers and the rules of docs/architecture.md (contracts in pyproject.toml).
     if run(BIN / "lint-imports") != 0:
         failures.append("import contracts")
+    if docs([]) != 0:
+        failures.append("docs")
     if failures:
         print(f"FAILED: {', '.join(failures)}", flush=True)
         return 1
     print("all checks passed", flush=True)
     return 0
+
+
+def docs(extra: list[str]) -> int:
+    """Build the documentation site (mkdocs.yml: docs/ into site/, strict, so a broken link or
+    a page left out of the navigation fails); ``--serve`` previews it while you edit."""
+    # MkDocs' own banner about its successor is news for the maintainers, not for each build.
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    if "--serve" in extra:
+        rest = [arg for arg in extra if arg != "--serve"]
+        return run(BIN / "mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", *rest)
+    return run(BIN / "mkdocs", "build", "--strict", "--clean", *extra)
 
 
 # pip-audit (the PyPA's auditor) in a virtual environment of its own, so that its dependencies
@@ -273,7 +288,7 @@ def audit(extra: list[str]) -> int:
 
 
 def main() -> int:
-    if len(sys.argv) < 2 or sys.argv[1] not in ("demo", "test", "setup", "audit"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("demo", "test", "setup", "audit", "docs"):
         print(__doc__)
         return 2
     if sys.argv[1] == "audit":
@@ -283,6 +298,8 @@ def main() -> int:
         return demo(sys.argv[2:])
     if sys.argv[1] == "test":
         return test(sys.argv[2:])
+    if sys.argv[1] == "docs":
+        return docs(sys.argv[2:])
     return 0
 
 

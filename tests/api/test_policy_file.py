@@ -142,7 +142,7 @@ def test_nesting_up_to_the_limit_is_accepted(tmp_path: Path) -> None:
     Enforcer.from_file(policy_defaults(), policy).authorize(GET, _identity("admin"))
 
 
-# The README's example rule, and its variant for one named project.
+# The example rule of docs/how-to/policy.md, and its variant for one named project.
 README_RULE = "role:admin or (role:member and project_id:%(project_id)s)"
 OPS_ONLY = "role:admin or (role:member and project_id:ops)"
 WRITE_RULES = (

@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "schemathesis.toml"
 IRONIC = {"X-OpenStack-Ironic-API-Version": "latest"}
 NOVA = {"OpenStack-API-Version": "compute latest"}
-# Bounds of the run, measured on two shared cores: see README "The OpenAPI document".
+# Bounds of the run, measured on two shared cores: see docs/reference/openapi.md.
 MAX_EXAMPLES = "15"
 # One worker thread: with two, Hypothesis (describing a filter's lambda for Schemathesis) can
 # run ast.parse in both threads at once, and CPython 3.11's AST constructor then fails with

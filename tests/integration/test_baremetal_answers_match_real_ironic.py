@@ -18,7 +18,7 @@ from tests.support.ironic_api import running_ironic
 
 UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 TIME_RE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00")
-# Kept here beyond Ironic 39 (README): a deploy template's description.
+# Kept here beyond Ironic 39 (docs/reference/ironic-api.md): a deploy template's description.
 OURS_ONLY = {"description"}
 
 Answer = tuple[int, Any]

@@ -160,8 +160,8 @@ CRASHES = {
 def test_a_sync_killed_at_each_step_is_repaired_by_the_next(
     conn: Any, nova: str, tmp_path: Path, crash: str
 ) -> None:
-    """What a crash after each call leaves in a real Nova (README, "What a crash at each
-    step leaves"), and the next plan completing it."""
+    """What a crash after each call leaves in a real Nova (docs/how-to/sync.md, "What a
+    crash at each step leaves"), and the next plan completing it."""
     method, ending, nth, flavor, then = CRASHES[crash]
     empty(conn)
     shutil.copytree(EXAMPLES / "hardware", tmp_path / "deploy" / "hardware")

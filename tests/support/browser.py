@@ -199,8 +199,7 @@ def screenshots_folder() -> Path:
 
 def screenshot(driver: Any, name: str, max_height: int = 2000) -> Path:
     """The page (its first ``max_height`` pixels) as NAME.png in :func:`screenshots_folder`.
-    With FLAVORSMITH_SCREENSHOTS=docs/screenshots these are the images the README and
-    docs/dashboard.md show."""
+    With FLAVORSMITH_SCREENSHOTS=docs/screenshots these are the images the docs show."""
     width, height = driver.execute_script(
         "const e = document.documentElement; return [e.scrollWidth, e.scrollHeight];"
     )

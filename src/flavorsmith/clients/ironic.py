@@ -21,7 +21,7 @@ from flavorsmith.ironic.mirror import FIELDS as MIRROR_FIELDS
 
 # Ironic's default (and usual) largest page.
 PAGE = 1000
-# The node fields the mirror keeps and the node sources read (README: "With your cloud"):
+# The node fields the mirror keeps and the node sources read (docs/how-to/your-cloud.md):
 # the mirror's rules own the list.
 NODE_FIELDS = MIRROR_FIELDS
 # The lowest microversion that has every field above (lessee came last, at 1.65).
