@@ -194,14 +194,18 @@ def test_workers() -> list[str]:
     return ["-n", str(workers), *DISTRIBUTION] if workers > 1 else ["-n", "0"]
 
 
+# What ruff checks and formats.
+LINTED = ("src", "tests", "benchmarks", "docs/hooks", "dev.py")
+
+
 def test(extra: list[str]) -> int:
     failures = []
     # pytest exits 5 when it collected no test: that is a failure too.
     if run(PY, "-m", "pytest", "-q", *test_workers(), *extra) != 0:
         failures.append("pytest")
-    if run(PY, "-m", "ruff", "check", "src", "tests", "benchmarks", "dev.py") != 0:
+    if run(PY, "-m", "ruff", "check", *LINTED) != 0:
         failures.append("ruff check")
-    if run(PY, "-m", "ruff", "format", "--check", "src", "tests", "benchmarks", "dev.py") != 0:
+    if run(PY, "-m", "ruff", "format", "--check", *LINTED) != 0:
         failures.append("ruff format")
     if run(PY, "-m", "mypy") != 0:
         failures.append("mypy")
