@@ -7,7 +7,8 @@ characters (which PostgreSQL text refuses), NaN and Infinity (not JSON; stored a
 SQLite, refused by PostgreSQL), 1e999 (overflows to Infinity), integers of thousands of digits
 (Python refuses to convert more than 4300) and nesting deep enough to exhaust the stack. Each is
 refused here with :class:`~flavorsmith.errors.Invalid`, naming the JSON path of the bad value
-(``extra.k``, ``steps[0].step``). The limits are documented in docs/reference/service.md ("Request limits").
+(``extra.k``, ``steps[0].step``). The limits are documented in docs/reference/service.md
+("Request limits").
 
 Pure: no web framework, no database."""
 

@@ -190,6 +190,23 @@ def test_validate_json_output_names_the_same_positions(cli: Invoke, example_repo
     )
 
 
+def test_validate_github_output_annotates_each_position(cli: Invoke, example_repo: Path) -> None:
+    write_broken(example_repo)
+    result = cli("validate", "-f", "github")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    found = json.loads(cli("validate", "-f", "json").stdout)
+    assert len(lines) == len(found) + 1 and lines[-1] == EXPECTED_TEXT.splitlines()[-1]
+    for line, d in zip(lines, found, strict=False):
+        level = "error" if d["severity"] == "error" else "warning"
+        title = d["field"].replace(":", "%3A").replace(",", "%2C")
+        assert line.startswith(
+            f"::{level} file={d['path']},line={d['line']},col={d['column']},title={title}::"
+        )
+        message = line.split("::", 2)[2]
+        assert message.replace("%0A", "\n").replace("%25", "%") == d["message"]
+
+
 EXPECTED_CODES = [
     ("hardware/base/kustomization.yaml", 21, 5, "error", "kustomization-missing-file"),
     ("hardware/deploy-templates/CUSTOM_BROKEN.yaml", 1, 1, "warning", "kustomization-unlisted"),

@@ -14,7 +14,7 @@ from flavorsmith.cli.options import (
     RepoOption,
     repository,
 )
-from flavorsmith.cli.report import DiagnosticFormat, emit, exit_for
+from flavorsmith.cli.report import FORMAT_HELP, DiagnosticFormat, emit, exit_for
 from flavorsmith.matching import pools
 from flavorsmith.matching.index import Index
 
@@ -29,7 +29,7 @@ def validate(
     repo: RepoOption = None,
     fmt: Annotated[
         DiagnosticFormat,
-        typer.Option("-f", "--format", help="text: one line per problem; json: a JSON list."),
+        typer.Option("-f", "--format", help=FORMAT_HELP),
     ] = DiagnosticFormat.TEXT,
     database: Annotated[
         str | None,

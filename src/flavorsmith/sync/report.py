@@ -1,8 +1,8 @@
 """What a sync round says: its planned actions (each with the attribute changes it makes), each
 action's outcome, the calls it made. ``Round.as_dict`` is the plan format of ``sync plan -f
 json``, ``sync plan --out`` and ``/v1/sync/plan``: versioned by ``FORMAT_VERSION``
-(docs/reference/plan-format.md). ``Servers`` is how many servers use an object a plan deletes or replaces, as
-far as the target could tell."""
+(docs/reference/plan-format.md). ``Servers`` is how many servers use an object a plan deletes
+or replaces, as far as the target could tell."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import typer
 from flavorsmith.catalog.kinds import Kind
 from flavorsmith.catalog.load import load_file
 from flavorsmith.cli.options import RepoOption, repository
-from flavorsmith.cli.report import DiagnosticFormat, emit, exit_for
+from flavorsmith.cli.report import FORMAT_HELP, DiagnosticFormat, emit, exit_for
 
 
 def register(app: typer.Typer, kind: Kind) -> None:
@@ -22,7 +22,7 @@ def register(app: typer.Typer, kind: Kind) -> None:
         ],
         repo: RepoOption = None,
         fmt: Annotated[
-            DiagnosticFormat, typer.Option("-f", "--format", help="text or json.")
+            DiagnosticFormat, typer.Option("-f", "--format", help=FORMAT_HELP)
         ] = DiagnosticFormat.TEXT,
     ) -> None:
         """Validate definition files (and against the repository when one is found)."""

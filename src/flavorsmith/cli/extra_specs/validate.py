@@ -13,7 +13,7 @@ import typer
 from flavorsmith import jsonsafe
 from flavorsmith.cli.extra_specs.registry import load
 from flavorsmith.cli.options import RepoOption
-from flavorsmith.cli.report import DiagnosticFormat
+from flavorsmith.cli.report import AnswerFormat
 from flavorsmith.errors import Invalid
 from flavorsmith.extra_specs.registry import MODES, parse_mode
 
@@ -47,9 +47,9 @@ def validate(
         bool, typer.Option("--stdin", help='Read JSON lines {"key","value"} from stdin.')
     ] = False,
     fmt: Annotated[
-        DiagnosticFormat,
+        AnswerFormat,
         typer.Option("-f", "--format", help="text or json (one JSON line per pair)."),
-    ] = DiagnosticFormat.TEXT,
+    ] = AnswerFormat.TEXT,
     repo: RepoOption = None,
 ) -> None:
     """Validate extra specs; exit 1 when the mode rejects any of them."""
@@ -61,7 +61,7 @@ def validate(
     if stdin == bool(pairs):
         raise typer.BadParameter("give KEY=VALUE pairs or --stdin, not both or neither")
     registry = load(repo)
-    as_json = fmt is DiagnosticFormat.JSON
+    as_json = fmt is AnswerFormat.JSON
     rejected = 0
     batch: list[str] = []
     if stdin:
