@@ -165,6 +165,7 @@ _COMMANDS: dict[str, _Register] = {
     "service-flavor": _group("providers", "flavor_group"),
     "keystone": _group("keystone", "group"),
     "completion": _command("completion", "completion"),
+    "init": _command("init", "init"),
 }
 
 
@@ -194,6 +195,7 @@ _SUMMARIES: dict[str, str] = {
         "Device type, resource class and traits for inspection data, with the reason for each."
     ),
     "completion": 'Print the completion script of a shell (see README: "Shell completion").',
+    "init": "Make a catalog repository to start from.",
     "db": "Database migrations.",
     "node": "Nodes and their traits, in the service's database.",
     "extra-specs": (
