@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Annotated
+import functools
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 import typer
 
@@ -108,6 +111,45 @@ PrefixOption = Annotated[
         show_default=False,
     ),
 ]
+
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def table_options(
+    *, prefix: bool = False, after: str | None = None
+) -> Callable[[Command], Command]:
+    """Give a command the table formatter's options, --max-width and --fit-width (with
+    ``prefix``, -f shell's --prefix before them), after its parameter ``after`` (default: its
+    last). They are kept for the rendering (output.remember), so the command does not declare
+    them: the signature typer reads lists them, and they are dropped before the call."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    added = [
+        *(
+            [inspect.Parameter("prefix", kind, annotation=PrefixOption, default="")]
+            if prefix
+            else []
+        ),
+        inspect.Parameter("max_width", kind, annotation=MaxWidthOption, default=0),
+        inspect.Parameter("fit_width", kind, annotation=FitWidthOption, default=False),
+    ]
+
+    def add(command: Command) -> Command:
+        params = list(inspect.signature(command, eval_str=True).parameters.values())
+        at = len(params) if after is None else [p.name for p in params].index(after) + 1
+
+        @functools.wraps(command)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            for param in added:
+                kwargs.pop(param.name, None)
+            return command(*args, **kwargs)
+
+        run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [*params[:at], *added, *params[at:]]
+        )
+        return cast("Command", run)
+
+    return add
 
 
 def catalog_rules() -> CatalogRules:

@@ -11,15 +11,11 @@ from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
-    FitWidthOption,
     FormatOption,
-    ListFormatOption,
-    MaxWidthOption,
-    PrefixOption,
     RepoOption,
-    SortColumnOption,
+    table_options,
 )
-from flavorsmith.cli.output import Format, ListFormat, print_show
+from flavorsmith.cli.output import Format, print_show
 from flavorsmith.cli.providers import records
 from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption, load_registry, reported
 from flavorsmith.db.engine import writer
@@ -27,14 +23,11 @@ from flavorsmith.providers import service
 from flavorsmith.store import service_flavors as store
 
 COLUMNS = ("id", "name", "provider_name", "flavor_data")
-PROFILES = records.Kind("flavor profile", COLUMNS, store.profiles, service.delete_profile)
-
-Ident = Annotated[
-    str,
-    typer.Argument(
-        metavar="PROFILE", help="Flavor profile id, or its name when only one profile has it."
-    ),
-]
+IDENT = typer.Argument(
+    metavar="PROFILE", help="Flavor profile id, or its name when only one profile has it."
+)
+Ident = Annotated[str, IDENT]
+PROFILES = records.Kind("flavor profile", COLUMNS, store.profiles, service.delete_profile, IDENT)
 FlavorData = Annotated[
     str,
     typer.Option(
@@ -46,6 +39,7 @@ FlavorData = Annotated[
 ]
 
 
+@table_options(prefix=True)
 def create(
     ctx: typer.Context,
     name: Annotated[
@@ -60,9 +54,6 @@ def create(
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
     column: ColumnOption = None,
-    prefix: PrefixOption = "",
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Create a flavor profile; the provider's driver validates the flavor data.
 
@@ -76,33 +67,7 @@ def create(
     print_show(row, fmt, column)
 
 
-def list_profiles(
-    ctx: typer.Context,
-    database: DatabaseOption = None,
-    fmt: ListFormatOption = ListFormat.TABLE,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
-    column: ColumnOption = None,
-    sort_column: SortColumnOption = None,
-) -> None:
-    """List flavor profiles."""
-    records.list_records(ctx, PROFILES, database, fmt, column, sort_column)
-
-
-def show(
-    ctx: typer.Context,
-    ident: Ident,
-    database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
-    column: ColumnOption = None,
-    prefix: PrefixOption = "",
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
-) -> None:
-    """Show a flavor profile."""
-    records.show_record(ctx, PROFILES, ident, database, fmt, column)
-
-
+@table_options(prefix=True)
 def set_profile(
     ctx: typer.Context,
     ident: Ident,
@@ -120,9 +85,6 @@ def set_profile(
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
     column: ColumnOption = None,
-    prefix: PrefixOption = "",
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Change a flavor profile. Its provider and flavor data cannot change while a service
     flavor uses it; a new provider or new data is validated by the driver again.
@@ -145,6 +107,6 @@ def set_profile(
     )
 
 
-def delete(ctx: typer.Context, ident: Ident, database: DatabaseOption = None) -> None:
-    """Delete a flavor profile that no service flavor uses."""
-    records.delete_record(ctx, PROFILES, ident, database)
+list_profiles = records.list_command(PROFILES)
+show = records.show_command(PROFILES)
+delete = records.delete_command(PROFILES, "Delete a flavor profile that no service flavor uses.")

@@ -8,11 +8,10 @@ import typer
 
 from flavorsmith.cli.options import (
     ColumnOption,
-    FitWidthOption,
     ListFormatOption,
-    MaxWidthOption,
     RepoOption,
     SortColumnOption,
+    table_options,
 )
 from flavorsmith.cli.output import ListFormat, print_list
 from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption, load_registry, reported
@@ -21,12 +20,11 @@ from flavorsmith.providers.validation import capabilities as of
 COLUMNS = ("name", "description")
 
 
+@table_options(after="fmt")
 def list_providers(
     ctx: typer.Context,
     providers: ProvidersOption = DEFAULT,
     fmt: ListFormatOption = ListFormat.TABLE,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
 ) -> None:
@@ -37,14 +35,13 @@ def list_providers(
     print_list(rows, COLUMNS, fmt, column, sort_column)
 
 
+@table_options(after="fmt")
 def capabilities(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(metavar="PROVIDER", help="An enabled provider's name.")],
     providers: ProvidersOption = DEFAULT,
     repo: RepoOption = None,
     fmt: ListFormatOption = ListFormat.TABLE,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
 ) -> None:

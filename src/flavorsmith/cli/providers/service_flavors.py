@@ -12,15 +12,11 @@ from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
-    FitWidthOption,
     FormatOption,
-    ListFormatOption,
-    MaxWidthOption,
-    PrefixOption,
     RepoOption,
-    SortColumnOption,
+    table_options,
 )
-from flavorsmith.cli.output import Format, ListFormat, print_show, to_yaml
+from flavorsmith.cli.output import Format, print_show, to_yaml
 from flavorsmith.cli.providers import records
 from flavorsmith.cli.providers.common import (
     DEFAULT,
@@ -34,11 +30,12 @@ from flavorsmith.providers import service
 from flavorsmith.store import service_flavors as store
 
 COLUMNS = ("id", "name", "description", "enabled", "flavor_profile_id")
-FLAVORS = records.Kind("service flavor", COLUMNS, store.flavors, service.delete_flavor)
+IDENT = typer.Argument(metavar="FLAVOR", help="Service flavor id or name.")
+Ident = Annotated[str, IDENT]
+FLAVORS = records.Kind("service flavor", COLUMNS, store.flavors, service.delete_flavor, IDENT)
 
-Ident = Annotated[str, typer.Argument(metavar="FLAVOR", help="Service flavor id or name.")]
 
-
+@table_options(prefix=True)
 def create(
     ctx: typer.Context,
     name: Annotated[str, typer.Option("--name", metavar="NAME", help="Flavor name (unique).")],
@@ -60,9 +57,6 @@ def create(
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
     column: ColumnOption = None,
-    prefix: PrefixOption = "",
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Create a service flavor from a flavor profile."""
     engine = open_database(database, ctx)
@@ -79,33 +73,7 @@ def create(
     print_show(row, fmt, column)
 
 
-def list_flavors(
-    ctx: typer.Context,
-    database: DatabaseOption = None,
-    fmt: ListFormatOption = ListFormat.TABLE,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
-    column: ColumnOption = None,
-    sort_column: SortColumnOption = None,
-) -> None:
-    """List service flavors."""
-    records.list_records(ctx, FLAVORS, database, fmt, column, sort_column)
-
-
-def show(
-    ctx: typer.Context,
-    ident: Ident,
-    database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
-    column: ColumnOption = None,
-    prefix: PrefixOption = "",
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
-) -> None:
-    """Show a service flavor."""
-    records.show_record(ctx, FLAVORS, ident, database, fmt, column)
-
-
+@table_options(prefix=True)
 def set_flavor(
     ctx: typer.Context,
     ident: Ident,
@@ -122,9 +90,6 @@ def set_flavor(
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
     column: ColumnOption = None,
-    prefix: PrefixOption = "",
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Change a service flavor's name, description or enabled state (its profile is fixed:
     create a new flavor instead)."""
@@ -142,11 +107,7 @@ def set_flavor(
     )
 
 
-def delete(ctx: typer.Context, ident: Ident, database: DatabaseOption = None) -> None:
-    """Delete a service flavor."""
-    records.delete_record(ctx, FLAVORS, ident, database)
-
-
+@table_options(prefix=True)
 def resolve(
     ctx: typer.Context,
     ident: Ident,
@@ -163,9 +124,6 @@ def resolve(
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
     column: ColumnOption = None,
-    prefix: PrefixOption = "",
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Resolve a service flavor as a consuming service does at each use: its provider and the
     metadata the driver expands it to, after the driver validated the profile again. A
@@ -187,6 +145,11 @@ def resolve(
         typer.echo(to_yaml(result), nl=False)
     else:
         print_show(_flat(result), fmt, column)
+
+
+list_flavors = records.list_command(FLAVORS)
+show = records.show_command(FLAVORS)
+delete = records.delete_command(FLAVORS, "Delete a service flavor.")
 
 
 def _flat(result: dict[str, Any]) -> dict[str, Any]:
