@@ -13,16 +13,16 @@ import typer
 from flavorsmith.cli.classification_table import cells
 from flavorsmith.cli.options import (
     DatabaseOption,
-    FitWidthOption,
     FormatOption,
     IronicCloudOption,
     IronicEndpointOption,
-    MaxWidthOption,
     RepoOption,
+    table_options,
 )
 from flavorsmith.cli.output import Format, render_show, to_yaml
 
 
+@table_options()
 def classify(
     ctx: typer.Context,
     inspection: Annotated[
@@ -56,8 +56,6 @@ def classify(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Device type, resource class and traits for inspection data, with the reason for each.
     Exit 1 when no device type, or more than one, matches.

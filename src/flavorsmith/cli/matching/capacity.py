@@ -11,13 +11,12 @@ from flavorsmith.cli.matching.inputs import load
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
-    FitWidthOption,
     IronicCloudOption,
     IronicEndpointOption,
     ListFormatOption,
-    MaxWidthOption,
     RepoOption,
     SortColumnOption,
+    table_options,
 )
 from flavorsmith.cli.output import (
     Format,
@@ -45,6 +44,7 @@ COLUMNS = [
 ]
 
 
+@table_options(after="sort_column")
 def capacity(
     ctx: typer.Context,
     repo: RepoOption = None,
@@ -54,8 +54,6 @@ def capacity(
     fmt: ListFormatOption = ListFormat.TABLE,
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
     project: Annotated[
         str | None,
         typer.Option(

@@ -11,12 +11,11 @@ from flavorsmith.cli.ironic_source import fail, reading
 from flavorsmith.cli.matching.inputs import load
 from flavorsmith.cli.options import (
     DatabaseOption,
-    FitWidthOption,
     IronicCloudOption,
     IronicEndpointOption,
-    MaxWidthOption,
     RepoOption,
     ReportFormatOption,
+    table_options,
 )
 from flavorsmith.cli.output import Format, ReportFormat, render_list, to_yaml
 from flavorsmith.clients import placement
@@ -32,6 +31,7 @@ REASON_COLUMNS = ["layer", "reason", "blocking", "detail"]
 COUNT_COLUMNS = ["count", "reason"]
 
 
+@table_options()
 def explain(
     ctx: typer.Context,
     flavor: Annotated[
@@ -56,8 +56,6 @@ def explain(
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
     output_format: ReportFormatOption = ReportFormat.TABLE,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Why the flavor cannot land on the node (catalog, Ironic, Placement, flavor access), or
     the flavor's nodes counted by reason.

@@ -13,12 +13,11 @@ from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
-    FitWidthOption,
     ListFormatOption,
-    MaxWidthOption,
     RepoOption,
     SortColumnOption,
     repository,
+    table_options,
 )
 from flavorsmith.cli.output import (
     ListFormat,
@@ -56,6 +55,7 @@ VerifyCloudOption = Annotated[
 ]
 
 
+@table_options()
 def verify(
     ctx: typer.Context,
     cloud: VerifyCloudOption = None,
@@ -64,8 +64,6 @@ def verify(
     fmt: ListFormatOption = ListFormat.TABLE,
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Drift between the catalog, Ironic, Placement and Nova's flavors, each finding with the
     command that fixes it. Exit 1 when anything drifted, 0 when all is aligned. -c and

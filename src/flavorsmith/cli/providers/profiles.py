@@ -9,13 +9,11 @@ import typer
 
 from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
-    ColumnOption,
     DatabaseOption,
-    FormatOption,
     RepoOption,
-    table_options,
+    shows,
 )
-from flavorsmith.cli.output import Format, print_show
+from flavorsmith.cli.output import Row
 from flavorsmith.cli.providers import records
 from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption, load_registry, reported
 from flavorsmith.db.engine import writer
@@ -39,7 +37,7 @@ FlavorData = Annotated[
 ]
 
 
-@table_options(prefix=True)
+@shows
 def create(
     ctx: typer.Context,
     name: Annotated[
@@ -52,9 +50,7 @@ def create(
     providers: ProvidersOption = DEFAULT,
     repo: RepoOption = None,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
-    column: ColumnOption = None,
-) -> None:
+) -> Row:
     """Create a flavor profile; the provider's driver validates the flavor data.
 
     The baremetal provider checks the resource class and deploy templates against the catalog
@@ -63,11 +59,10 @@ def create(
     registry = load_registry(ctx, providers, repo, engine)
     values = {"name": name, "provider_name": provider, "flavor_data": flavor_data}
     with reported(), writer(engine).begin() as connection:
-        row = service.create_profile(connection, registry, values)
-    print_show(row, fmt, column)
+        return service.create_profile(connection, registry, values)
 
 
-@table_options(prefix=True)
+@shows
 def set_profile(
     ctx: typer.Context,
     ident: Ident,
@@ -83,9 +78,7 @@ def set_profile(
     providers: ProvidersOption = DEFAULT,
     repo: RepoOption = None,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
-    column: ColumnOption = None,
-) -> None:
+) -> Row:
     """Change a flavor profile. Its provider and flavor data cannot change while a service
     flavor uses it; a new provider or new data is validated by the driver again.
 
@@ -97,13 +90,11 @@ def set_profile(
     )
     engine = open_database(database, ctx)
     registry = load_registry(ctx, providers, repo, engine)
-    records.change_record(
+    return records.change_record(
         PROFILES,
         ident,
         engine,
         lambda connection, found: service.update_profile(connection, registry, found, values),
-        fmt,
-        column,
     )
 
 

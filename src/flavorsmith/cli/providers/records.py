@@ -13,19 +13,10 @@ from typing import Annotated, Any
 import typer
 
 from flavorsmith.cli.node.database import open_database
-from flavorsmith.cli.options import (
-    ColumnOption,
-    DatabaseOption,
-    FormatOption,
-    ListFormatOption,
-    SortColumnOption,
-    table_options,
-)
-from flavorsmith.cli.output import Format, ListFormat, print_list, print_show
+from flavorsmith.cli.options import DatabaseOption, lists, shows
+from flavorsmith.cli.output import Row
 from flavorsmith.cli.providers.common import find, reported
 from flavorsmith.db.engine import Connection, Engine, writer
-
-Row = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -44,17 +35,10 @@ class Kind:
 def list_command(kind: Kind) -> Callable[..., None]:
     """``list``: every record of the kind, sorted and with the columns asked."""
 
-    @table_options(after="fmt")
-    def list_records(
-        ctx: typer.Context,
-        database: DatabaseOption = None,
-        fmt: ListFormatOption = ListFormat.TABLE,
-        column: ColumnOption = None,
-        sort_column: SortColumnOption = None,
-    ) -> None:
+    @lists(kind.columns)
+    def list_records(ctx: typer.Context, database: DatabaseOption = None) -> list[Row]:
         with open_database(database, ctx).connect() as connection:
-            rows = kind.read(connection)
-        print_list(rows, kind.columns, fmt, column, sort_column)
+            return kind.read(connection)
 
     list_records.__doc__ = f"List {kind.what}s."
     return list_records
@@ -63,17 +47,12 @@ def list_command(kind: Kind) -> Callable[..., None]:
 def show_command(kind: Kind) -> Callable[..., None]:
     """``show``: the record with this id, else the only one with this name."""
 
-    @table_options(prefix=True)
+    @shows
     def show_record(
-        ctx: typer.Context,
-        ident: Annotated[str, kind.ident],
-        database: DatabaseOption = None,
-        fmt: FormatOption = Format.TABLE,
-        column: ColumnOption = None,
-    ) -> None:
+        ctx: typer.Context, ident: Annotated[str, kind.ident], database: DatabaseOption = None
+    ) -> Row:
         with reported(), open_database(database, ctx).connect() as connection:
-            row = find(kind.read(connection), ident, kind.what)
-        print_show(row, fmt, column)
+            return find(kind.read(connection), ident, kind.what)
 
     show_record.__doc__ = f"Show a {kind.what}."
     return show_record
@@ -99,15 +78,12 @@ def change_record(
     ident: str,
     engine: Engine,
     change: Callable[[Connection, str], Row],
-    fmt: Format,
-    column: Sequence[str] | None,
-) -> None:
-    """Find the record, change it in one transaction (``change`` takes its id and returns the
-    changed record) and show it."""
+) -> Row:
+    """Find the record and change it in one transaction: ``change`` takes its id and returns
+    the changed record."""
     with reported(), writer(engine).begin() as connection:
         found = find(kind.read(connection), ident, kind.what)
-        row = change(connection, found["id"])
-    print_show(row, fmt, column)
+        return change(connection, found["id"])
 
 
 def changes(pairs: Sequence[tuple[str, Any]], hint: str) -> dict[str, Any]:

@@ -14,9 +14,10 @@ from flavorsmith.cli.options import (
     DatabaseOption,
     FormatOption,
     RepoOption,
+    shows,
     table_options,
 )
-from flavorsmith.cli.output import Format, print_show, to_yaml
+from flavorsmith.cli.output import Format, Row, print_show, to_yaml
 from flavorsmith.cli.providers import records
 from flavorsmith.cli.providers.common import (
     DEFAULT,
@@ -35,7 +36,7 @@ Ident = Annotated[str, IDENT]
 FLAVORS = records.Kind("service flavor", COLUMNS, store.flavors, service.delete_flavor, IDENT)
 
 
-@table_options(prefix=True)
+@shows
 def create(
     ctx: typer.Context,
     name: Annotated[str, typer.Option("--name", metavar="NAME", help="Flavor name (unique).")],
@@ -55,9 +56,7 @@ def create(
         bool, typer.Option("--disable", help="Create it disabled: resolving it is refused.")
     ] = False,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
-    column: ColumnOption = None,
-) -> None:
+) -> Row:
     """Create a service flavor from a flavor profile."""
     engine = open_database(database, ctx)
     with reported(), writer(engine).begin() as connection:
@@ -69,11 +68,10 @@ def create(
         }
         if description is not None:
             values["description"] = description
-        row = service.create_flavor(connection, values)
-    print_show(row, fmt, column)
+        return service.create_flavor(connection, values)
 
 
-@table_options(prefix=True)
+@shows
 def set_flavor(
     ctx: typer.Context,
     ident: Ident,
@@ -88,22 +86,18 @@ def set_flavor(
         ),
     ] = None,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
-    column: ColumnOption = None,
-) -> None:
+) -> Row:
     """Change a service flavor's name, description or enabled state (its profile is fixed:
     create a new flavor instead)."""
     values = records.changes(
         (("name", name), ("description", description), ("enabled", enabled)),
         "--name, --description, --enable or --disable",
     )
-    records.change_record(
+    return records.change_record(
         FLAVORS,
         ident,
         open_database(database, ctx),
         lambda connection, found: service.update_flavor(connection, found, values),
-        fmt,
-        column,
     )
 
 
