@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 from flavorsmith.cli.groups import command_group
-from flavorsmith.cli.providers import profiles, provider, service_flavors
+from flavorsmith.cli.providers import profiles, provider, records, service_flavors
 
 
 def provider_group() -> typer.Typer:
@@ -17,27 +17,21 @@ def provider_group() -> typer.Typer:
 
 
 def profile_group() -> typer.Typer:
-    return command_group(
+    return records.group(
         "Flavor profiles (a provider and its flavor data), in the service's database.",
-        {
-            "create": profiles.create,
-            "list": profiles.list_profiles,
-            "show": profiles.show,
-            "set": profiles.set_profile,
-            "delete": profiles.delete,
-        },
+        profiles.PROFILES,
+        profiles.create,
+        profiles.set_profile,
+        "Delete a flavor profile that no service flavor uses.",
     )
 
 
 def flavor_group() -> typer.Typer:
-    return command_group(
+    return records.group(
         "Service flavors (a name over a flavor profile), in the service's database.",
-        {
-            "create": service_flavors.create,
-            "list": service_flavors.list_flavors,
-            "show": service_flavors.show,
-            "set": service_flavors.set_flavor,
-            "delete": service_flavors.delete,
-            "resolve": service_flavors.resolve,
-        },
+        service_flavors.FLAVORS,
+        service_flavors.create,
+        service_flavors.set_flavor,
+        "Delete a service flavor.",
+        resolve=service_flavors.resolve,
     )

@@ -1,5 +1,5 @@
 """``flavorsmith flavor-profile create|list|show|set|delete``: flavor profiles (a provider and
-its flavor data) in the service's database."""
+its flavor data) in the service's database; list, show and delete are :mod:`records`'."""
 
 from __future__ import annotations
 
@@ -96,8 +96,3 @@ def set_profile(
         engine,
         lambda connection, found: service.update_profile(connection, registry, found, values),
     )
-
-
-list_profiles = records.list_command(PROFILES)
-show = records.show_command(PROFILES)
-delete = records.delete_command(PROFILES, "Delete a flavor profile that no service flavor uses.")

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
+from flavorsmith.cli.groups import command_group
 from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import DatabaseOption, lists, shows
 from flavorsmith.cli.output import Row
@@ -71,6 +72,29 @@ def delete_command(kind: Kind, doc: str) -> Callable[..., None]:
 
     delete_record.__doc__ = doc
     return delete_record
+
+
+def group(
+    help_text: str,
+    kind: Kind,
+    create: Callable[..., None],
+    change: Callable[..., None],
+    delete_doc: str,
+    **more: Callable[..., None],
+) -> typer.Typer:
+    """The command group of a kind of record: its ``create`` and ``set`` (``change``) commands,
+    the shared list, show and delete (``delete_doc`` the help of delete), then ``more``."""
+    return command_group(
+        help_text,
+        {
+            "create": create,
+            "list": list_command(kind),
+            "show": show_command(kind),
+            "set": change,
+            "delete": delete_command(kind, delete_doc),
+            **more,
+        },
+    )
 
 
 def change_record(

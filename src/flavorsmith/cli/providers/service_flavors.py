@@ -1,5 +1,5 @@
 """``flavorsmith service-flavor create|list|show|set|delete|resolve``: service flavors (a name
-over a flavor profile) in the service's database."""
+over a flavor profile) in the service's database; list, show and delete are :mod:`records`'."""
 
 from __future__ import annotations
 
@@ -139,11 +139,6 @@ def resolve(
         typer.echo(to_yaml(result), nl=False)
     else:
         print_show(_flat(result), fmt, column)
-
-
-list_flavors = records.list_command(FLAVORS)
-show = records.show_command(FLAVORS)
-delete = records.delete_command(FLAVORS, "Delete a service flavor.")
 
 
 def _flat(result: dict[str, Any]) -> dict[str, Any]:
