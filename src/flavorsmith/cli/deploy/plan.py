@@ -18,7 +18,7 @@ from flavorsmith.cli.options import (
     repository,
     table_options,
 )
-from flavorsmith.cli.output import Format, ReportFormat, render_list, to_yaml
+from flavorsmith.cli.output import Format, ReportFormat, print_document, render_list
 from flavorsmith.cli.report import emit
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import FlavorsmithError, TargetError
@@ -115,11 +115,7 @@ def _catalog(repo: str | None) -> Any:
 
 
 def _print(report: dict[str, Any], fmt: Format) -> None:
-    if fmt is Format.JSON:
-        typer.echo(json.dumps(report, indent=2))
-        return
-    if fmt is Format.YAML:
-        typer.echo(to_yaml(report), nl=False)
+    if print_document(report, fmt):
         return
     typer.echo(
         f"node {report['node']} (driver {report['driver']}); instance traits: "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -21,11 +20,11 @@ from flavorsmith.cli.options import (
 from flavorsmith.cli.output import (
     Format,
     ListFormat,
+    print_document,
     render_list,
     render_show,
     select,
     sort_rows,
-    to_yaml,
 )
 from flavorsmith.matching import pools, reports
 from flavorsmith.visibility import Viewer, visible_catalog
@@ -88,11 +87,7 @@ def capacity(
         result["project"] = project
     leaks = pools.leaks(catalog.flavors, index)
     result["findings"]["pool_leaks"] = [leak.as_dict() for leak in leaks]
-    if fmt is ListFormat.JSON:
-        typer.echo(json.dumps(result, indent=2))
-        return
-    if fmt is ListFormat.YAML:
-        typer.echo(to_yaml(result), nl=False)
+    if print_document(result, fmt):
         return
     rows = [
         {**row, "competition": [f"{k} flavors: {v}" for k, v in row["competition"].items()]}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -17,7 +16,7 @@ from flavorsmith.cli.options import (
     ReportFormatOption,
     table_options,
 )
-from flavorsmith.cli.output import Format, ReportFormat, render_list, to_yaml
+from flavorsmith.cli.output import Format, ReportFormat, print_document, render_list
 from flavorsmith.clients import placement
 from flavorsmith.errors import NotFound
 from flavorsmith.matching import reports
@@ -87,11 +86,9 @@ def explain(
         if target is not None
         else reports.explain_flavor(index, rule, context, providers)
     )
-    if fmt is Format.JSON:
-        typer.echo(json.dumps(result, indent=2))
-    elif fmt is Format.YAML:
-        typer.echo(to_yaml(result), nl=False)
-    elif target is not None:
+    if print_document(result, fmt):
+        return
+    if target is not None:
         _node_text(result, fmt)
     else:
         _flavor_text(result, fmt)

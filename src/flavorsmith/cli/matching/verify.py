@@ -3,7 +3,6 @@ Nova's flavors; exit 1 when anything drifted."""
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
@@ -22,10 +21,10 @@ from flavorsmith.cli.options import (
 from flavorsmith.cli.output import (
     ListFormat,
     check_columns,
+    print_document,
     render_list,
     select,
     sort_rows,
-    to_yaml,
 )
 from flavorsmith.cli.report import emit
 from flavorsmith.clients import cloud as clouds
@@ -81,11 +80,7 @@ def verify(
     body["findings"] = sort_rows(body["findings"], sort_column or [], COLUMNS)
     if column:
         body["findings"] = select(body["findings"], column, COLUMNS)
-    if fmt is ListFormat.JSON:
-        typer.echo(json.dumps(body, indent=2))
-    elif fmt is ListFormat.YAML:
-        typer.echo(to_yaml(body), nl=False)
-    else:
+    if not print_document(body, fmt):
         if body["findings"] or fmt is ListFormat.CSV:
             typer.echo(render_list(body["findings"], wanted, fmt), nl=False)
         if fmt is ListFormat.TABLE:

@@ -17,7 +17,7 @@ from flavorsmith.cli.options import (
     shows,
     table_options,
 )
-from flavorsmith.cli.output import Format, Row, print_show, to_yaml
+from flavorsmith.cli.output import Format, Row, print_document, print_show
 from flavorsmith.cli.providers import records
 from flavorsmith.cli.providers.common import (
     DEFAULT,
@@ -133,11 +133,7 @@ def resolve(
     with reported(), engine.connect() as connection:
         found = find(store.flavors(connection), ident, FLAVORS.what)
         result = service.resolve(connection, registry, found["id"], provider)
-    if fmt is Format.JSON and not column:
-        typer.echo(json.dumps(result, indent=2))
-    elif fmt is Format.YAML and not column:
-        typer.echo(to_yaml(result), nl=False)
-    else:
+    if column or not print_document(result, fmt):
         print_show(_flat(result), fmt, column)
 
 
