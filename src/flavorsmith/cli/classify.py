@@ -4,7 +4,6 @@ database, and ``flavorsmith classify --cloud NAME|--ironic-endpoint URL --node N
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,16 +12,16 @@ import typer
 from flavorsmith.cli.classification_table import cells
 from flavorsmith.cli.options import (
     DatabaseOption,
-    FitWidthOption,
     FormatOption,
     IronicCloudOption,
     IronicEndpointOption,
-    MaxWidthOption,
     RepoOption,
+    table_options,
 )
-from flavorsmith.cli.output import Format, render_show, to_yaml
+from flavorsmith.cli.output import Format, print_document, render_show
 
 
+@table_options()
 def classify(
     ctx: typer.Context,
     inspection: Annotated[
@@ -56,8 +55,6 @@ def classify(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Device type, resource class and traits for inspection data, with the reason for each.
     Exit 1 when no device type, or more than one, matches.
@@ -146,11 +143,7 @@ def classify(
     body = result.as_dict()
     if apply:
         body["applied"] = changes or "nothing to change"
-    if fmt is Format.JSON:
-        typer.echo(json.dumps(body, indent=2))
-    elif fmt is Format.YAML:
-        typer.echo(to_yaml(body), nl=False)
-    else:
+    if not print_document(body, fmt):
         typer.echo(render_show(cells(body), fmt), nl=False)
     if result.resource_class is None:
         raise typer.Exit(1)

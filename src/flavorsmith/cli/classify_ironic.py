@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from flavorsmith.cli.ironic_source import fail, ironic_nodes
-from flavorsmith.cli.output import Format, render_list, render_show, to_yaml
+from flavorsmith.cli.output import Format, print_document, render_list, render_show, to_yaml
 from flavorsmith.progress import progress
 
 if TYPE_CHECKING:
@@ -91,11 +91,7 @@ def one(nodes: IronicNodes, view: RepoView, node: str, *, apply: bool, fmt: Form
             if action.kind in ("update", "blocked")
             else "nothing to change"
         )
-    if fmt is Format.JSON:
-        typer.echo(json.dumps(body, indent=2))
-    elif fmt is Format.YAML:
-        typer.echo(to_yaml(body), nl=False)
-    else:
+    if not print_document(body, fmt):
         shown = {
             "node": action.node,
             "provision_state": action.state,

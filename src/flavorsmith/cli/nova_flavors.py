@@ -6,12 +6,11 @@ import typer
 
 from flavorsmith.cli.options import (
     ColumnOption,
-    FitWidthOption,
     ListFormatOption,
-    MaxWidthOption,
     RepoOption,
     SortColumnOption,
     repository,
+    table_options,
 )
 from flavorsmith.cli.output import ListFormat, print_list
 from flavorsmith.cli.report import emit
@@ -32,13 +31,12 @@ COLUMNS = (
 TABLE_COLUMNS = ("id", "vcpus", "ram", "disk", "is_public", "extra_specs")
 
 
+@table_options()
 def nova_flavors(
     repo: RepoOption = None,
     fmt: ListFormatOption = ListFormat.TABLE,
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Print every flavor as Nova will see it: vcpus, ram, disk and scheduling extra specs."""
     found = repository(repo)

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Annotated
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 import typer
 
-from flavorsmith.cli.output import Format, ListFormat, ReportFormat, remember
+from flavorsmith.cli.output import (
+    Format,
+    ListFormat,
+    ReportFormat,
+    Row,
+    print_list,
+    print_show,
+    remember,
+)
 
 if TYPE_CHECKING:
     from flavorsmith.catalog.given_rules import CatalogRules
@@ -108,6 +119,95 @@ PrefixOption = Annotated[
         show_default=False,
     ),
 ]
+
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def _param(name: str, annotation: Any, default: Any) -> inspect.Parameter:
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Parameter(name, kind, annotation=annotation, default=default)
+
+
+def _table(prefix: bool) -> list[inspect.Parameter]:
+    """The table formatter's options (with ``prefix``, -f shell's --prefix before them)."""
+    return [
+        *([_param("prefix", PrefixOption, "")] if prefix else []),
+        _param("max_width", MaxWidthOption, 0),
+        _param("fit_width", FitWidthOption, False),
+    ]
+
+
+def _extend(
+    command: Callable[..., Any],
+    added: list[inspect.Parameter],
+    after: str | None,
+    finish: Callable[[Any, dict[str, Any]], Any],
+) -> Callable[..., Any]:
+    """The command with the ``added`` options after its parameter ``after`` (default: its
+    last) in the signature typer reads; they are taken out of the call and given, with what
+    the command returned, to ``finish``."""
+    params = list(inspect.signature(command, eval_str=True).parameters.values())
+    at = len(params) if after is None else [p.name for p in params].index(after) + 1
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        given = {param.name: kwargs.pop(param.name, param.default) for param in added}
+        return finish(command(*args, **kwargs), given)
+
+    run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [*params[:at], *added, *params[at:]]
+    )
+    return run
+
+
+def table_options(
+    *, prefix: bool = False, after: str | None = None
+) -> Callable[[Command], Command]:
+    """Give a command the table formatter's options, --max-width and --fit-width (with
+    ``prefix``, -f shell's --prefix before them), after its parameter ``after`` (default: its
+    last). They are kept for the rendering (output.remember), so the command does not declare
+    them: the signature typer reads lists them, and they are dropped before the call."""
+
+    def add(command: Command) -> Command:
+        return cast("Command", _extend(command, _table(prefix), after, lambda result, _: result))
+
+    return add
+
+
+def shows(command: Callable[..., Row]) -> Callable[..., None]:
+    """A command that returns one record, printed as cliff's ``ShowOne`` does: -f, -c and the
+    table formatter's options (with --prefix) are added after its own options."""
+    added = [_param("fmt", FormatOption, Format.TABLE), _param("column", ColumnOption, None)]
+    return _extend(
+        command,
+        [*added, *_table(prefix=True)],
+        None,
+        lambda row, given: print_show(row, given["fmt"], given["column"]),
+    )
+
+
+def lists(columns: Sequence[str]) -> Callable[[Callable[..., list[Row]]], Callable[..., None]]:
+    """A command that returns rows, printed as cliff's ``Lister`` does with these columns: -f,
+    the table formatter's options, -c and --sort-column are added after its own options."""
+    added = [
+        _param("fmt", ListFormatOption, ListFormat.TABLE),
+        *_table(prefix=False),
+        _param("column", ColumnOption, None),
+        _param("sort_column", SortColumnOption, None),
+    ]
+
+    def add(command: Callable[..., list[Row]]) -> Callable[..., None]:
+        return _extend(
+            command,
+            added,
+            None,
+            lambda rows, given: print_list(
+                rows, columns, given["fmt"], given["column"], given["sort_column"]
+            ),
+        )
+
+    return add
 
 
 def catalog_rules() -> CatalogRules:

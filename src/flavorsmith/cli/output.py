@@ -137,6 +137,18 @@ def print_show(record: Row, fmt: Format, columns: Sequence[str] | None = None) -
     typer.echo(render_show(record, fmt, columns or ()), nl=False)
 
 
+def print_document(data: Any, fmt: str) -> bool:
+    """Print ``data`` as the document -f json (indented by 2) or -f yaml asks for; False, and
+    nothing printed, for the other formats (tables, values, csv), which the command renders."""
+    if fmt == "json":
+        typer.echo(json.dumps(data, indent=2))
+    elif fmt == "yaml":
+        typer.echo(to_yaml(data), nl=False)
+    else:
+        return False
+    return True
+
+
 def to_csv(rows: Sequence[Row], columns: Sequence[str]) -> str:
     """A header line, then one line per row; a list cell is its items joined by spaces."""
     out = io.StringIO()

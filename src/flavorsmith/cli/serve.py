@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -24,6 +24,11 @@ from flavorsmith.config import (
 )
 
 AUTH_MODES: dict[str, AuthMode] = {m: m for m in ("noauth", "token-file", "keystone")}
+
+
+def _seconds(help_text: str, least: float) -> Any:
+    """An option taking a number of seconds, at least ``least``."""
+    return typer.Option(metavar="SECONDS", help=help_text, min=least)
 
 
 def serve(
@@ -71,59 +76,32 @@ def serve(
         int, typer.Option(metavar="BYTES", help="Largest request body accepted.", min=1)
     ] = DEFAULT_MAX_BODY_BYTES,
     idle_timeout: Annotated[
-        int,
-        typer.Option(
-            metavar="SECONDS",
-            help="Seconds a connection may stay open with no request under way.",
-            min=1,
-        ),
+        int, _seconds("Seconds a connection may stay open with no request under way.", 1)
     ] = DEFAULT_IDLE_TIMEOUT,
     header_timeout: Annotated[
-        int,
-        typer.Option(
-            metavar="SECONDS",
-            help="Seconds a request's line and headers may take to arrive once begun.",
-            min=1,
-        ),
+        int, _seconds("Seconds a request's line and headers may take to arrive once begun.", 1)
     ] = DEFAULT_HEADER_TIMEOUT,
     body_timeout: Annotated[
         float,
-        typer.Option(
-            metavar="SECONDS",
-            help="Seconds a request's body may take to arrive in full after its head (408).",
-            min=0.1,
-        ),
+        _seconds("Seconds a request's body may take to arrive in full after its head (408).", 0.1),
     ] = DEFAULT_BODY_TIMEOUT,
     db_statement_timeout: Annotated[
         float,
-        typer.Option(
-            metavar="SECONDS",
-            help="PostgreSQL: the longest a statement, commit or ping may wait for the "
+        _seconds(
+            "PostgreSQL: the longest a statement, commit or ping may wait for the "
             "database (the server's statement_timeout; the connection is dropped 2 s later).",
-            min=0.1,
+            0.1,
         ),
     ] = DEFAULT_DB_STATEMENT_TIMEOUT,
     db_connect_timeout: Annotated[
-        int,
-        typer.Option(
-            metavar="SECONDS", help="PostgreSQL: the longest a connection may take.", min=1
-        ),
+        int, _seconds("PostgreSQL: the longest a connection may take.", 1)
     ] = DEFAULT_DB_CONNECT_TIMEOUT,
     db_pool_timeout: Annotated[
         float,
-        typer.Option(
-            metavar="SECONDS",
-            help="PostgreSQL: the longest a request waits for a free pooled connection.",
-            min=0.1,
-        ),
+        _seconds("PostgreSQL: the longest a request waits for a free pooled connection.", 0.1),
     ] = DEFAULT_DB_POOL_TIMEOUT,
     db_busy_timeout: Annotated[
-        float,
-        typer.Option(
-            metavar="SECONDS",
-            help="SQLite: the longest a write waits for another writer's lock.",
-            min=0.1,
-        ),
+        float, _seconds("SQLite: the longest a write waits for another writer's lock.", 0.1)
     ] = DEFAULT_DB_BUSY_TIMEOUT,
     max_connections: Annotated[
         int,
@@ -150,10 +128,7 @@ def serve(
             "the catalog.",
         ),
     ] = False,
-    sync_interval: Annotated[
-        float,
-        typer.Option(metavar="SECONDS", help="Seconds between timer rounds of --sync.", min=1),
-    ] = 60.0,
+    sync_interval: Annotated[float, _seconds("Seconds between timer rounds of --sync.", 1)] = 60.0,
     sync_prune: Annotated[
         bool, typer.Option(help="With --sync, delete managed objects gone from the catalog.")
     ] = False,
@@ -200,10 +175,7 @@ def serve(
         ),
     ] = None,
     ironic_refresh: Annotated[
-        float,
-        typer.Option(
-            metavar="SECONDS", help="Seconds between refreshes of the Ironic mirror.", min=1
-        ),
+        float, _seconds("Seconds between refreshes of the Ironic mirror.", 1)
     ] = 60.0,
     ironic_max_delete: Annotated[
         float,

@@ -9,14 +9,13 @@ import typer
 from flavorsmith.catalog.trait_use import KnownNodes, uses
 from flavorsmith.cli.options import (
     ColumnOption,
-    FitWidthOption,
     IronicCloudOption,
     IronicEndpointOption,
     ListFormatOption,
-    MaxWidthOption,
     RepoOption,
     SortColumnOption,
     repository,
+    table_options,
 )
 from flavorsmith.cli.output import ListFormat, print_list
 from flavorsmith.cli.report import emit
@@ -34,6 +33,7 @@ def group() -> typer.Typer:
     return app
 
 
+@table_options(after="fmt")
 def list_traits(
     ctx: typer.Context,
     repo: RepoOption = None,
@@ -50,8 +50,6 @@ def list_traits(
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
     fmt: ListFormatOption = ListFormat.TABLE,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
 ) -> None:

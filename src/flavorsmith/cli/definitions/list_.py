@@ -8,12 +8,11 @@ from flavorsmith.catalog.kinds import Kind
 from flavorsmith.cli.definitions.rows import columns, row
 from flavorsmith.cli.options import (
     ColumnOption,
-    FitWidthOption,
     ListFormatOption,
-    MaxWidthOption,
     RepoOption,
     SortColumnOption,
     repository,
+    table_options,
 )
 from flavorsmith.cli.output import ListFormat, print_list
 from flavorsmith.cli.report import emit
@@ -21,13 +20,12 @@ from flavorsmith.cli.report import emit
 
 def register(app: typer.Typer, kind: Kind) -> None:
     @app.command("list")
+    @table_options()
     def list_(
         repo: RepoOption = None,
         fmt: ListFormatOption = ListFormat.TABLE,
         column: ColumnOption = None,
         sort_column: SortColumnOption = None,
-        max_width: MaxWidthOption = 0,
-        fit_width: FitWidthOption = False,
     ) -> None:
         """List the definitions in the repository."""
         found = repository(repo)

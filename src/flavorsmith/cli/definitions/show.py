@@ -24,12 +24,10 @@ from flavorsmith.cli.definitions.rows import (
 )
 from flavorsmith.cli.options import (
     ColumnOption,
-    FitWidthOption,
     FormatOption,
-    MaxWidthOption,
-    PrefixOption,
     RepoOption,
     repository,
+    table_options,
 )
 from flavorsmith.cli.output import Format, print_show
 from flavorsmith.cli.report import emit
@@ -37,6 +35,7 @@ from flavorsmith.cli.report import emit
 
 def register(app: typer.Typer, kind: Kind) -> None:
     @app.command("show")
+    @table_options(prefix=True)
     def show(
         name: Annotated[
             str, typer.Argument(metavar="NAME", help="Flavor name, or device-type name.")
@@ -44,9 +43,6 @@ def register(app: typer.Typer, kind: Kind) -> None:
         repo: RepoOption = None,
         fmt: FormatOption = Format.TABLE,
         column: ColumnOption = None,
-        prefix: PrefixOption = "",
-        max_width: MaxWidthOption = 0,
-        fit_width: FitWidthOption = False,
     ) -> None:
         """Show one definition."""
         found = repository(repo)

@@ -5,9 +5,8 @@ from __future__ import annotations
 import typer
 
 from flavorsmith.cli.deploy import plan
+from flavorsmith.cli.groups import command_group
 
 
 def group() -> typer.Typer:
-    app = typer.Typer(help="Deploy steps and templates for provisioning.", no_args_is_help=True)
-    app.command("plan")(plan.plan)
-    return app
+    return command_group("Deploy steps and templates for provisioning.", {"plan": plan.plan})

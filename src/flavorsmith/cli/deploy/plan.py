@@ -11,15 +11,14 @@ from flavorsmith.cli.ironic_source import fail, ironic_nodes, reading
 from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
     DatabaseOption,
-    FitWidthOption,
     IronicCloudOption,
     IronicEndpointOption,
-    MaxWidthOption,
     RepoOption,
     ReportFormatOption,
     repository,
+    table_options,
 )
-from flavorsmith.cli.output import Format, ReportFormat, render_list, to_yaml
+from flavorsmith.cli.output import Format, ReportFormat, print_document, render_list
 from flavorsmith.cli.report import emit
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import FlavorsmithError, TargetError
@@ -29,6 +28,7 @@ from flavorsmith.store import deploy_templates as template_store
 from flavorsmith.store import nodes as store
 
 
+@table_options()
 def plan(
     ctx: typer.Context,
     node: Annotated[str, typer.Argument(metavar="NODE", help="Node name or UUID.")],
@@ -54,8 +54,6 @@ def plan(
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
     output_format: ReportFormatOption = ReportFormat.TABLE,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Show the ordered deploy steps provisioning NODE would run, where each comes from, and
     why each deploy template was or was not applied. Exits 1 when Ironic would refuse, or
@@ -117,11 +115,7 @@ def _catalog(repo: str | None) -> Any:
 
 
 def _print(report: dict[str, Any], fmt: Format) -> None:
-    if fmt is Format.JSON:
-        typer.echo(json.dumps(report, indent=2))
-        return
-    if fmt is Format.YAML:
-        typer.echo(to_yaml(report), nl=False)
+    if print_document(report, fmt):
         return
     typer.echo(
         f"node {report['node']} (driver {report['driver']}); instance traits: "

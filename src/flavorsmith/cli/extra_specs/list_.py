@@ -9,17 +9,17 @@ import typer
 from flavorsmith.cli.extra_specs.registry import load
 from flavorsmith.cli.options import (
     ColumnOption,
-    FitWidthOption,
     ListFormatOption,
-    MaxWidthOption,
     RepoOption,
     SortColumnOption,
+    table_options,
 )
 from flavorsmith.cli.output import ListFormat, print_list
 
 COLUMNS = ("key", "value", "status", "source", "description")
 
 
+@table_options(after="fmt")
 def list_validators(
     namespace: Annotated[
         str | None,
@@ -29,8 +29,6 @@ def list_validators(
     ] = None,
     repo: RepoOption = None,
     fmt: ListFormatOption = ListFormat.TABLE,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
 ) -> None:

@@ -9,15 +9,14 @@ import typer
 from flavorsmith.cli.extra_specs.registry import load
 from flavorsmith.cli.options import (
     ColumnOption,
-    FitWidthOption,
     FormatOption,
-    MaxWidthOption,
-    PrefixOption,
     RepoOption,
+    table_options,
 )
 from flavorsmith.cli.output import Format, print_show
 
 
+@table_options(prefix=True)
 def show(
     key: Annotated[
         str,
@@ -28,9 +27,6 @@ def show(
     repo: RepoOption = None,
     fmt: FormatOption = Format.TABLE,
     column: ColumnOption = None,
-    prefix: PrefixOption = "",
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Show the validator for a key."""
     registry = load(repo)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -11,22 +10,21 @@ from flavorsmith.cli.matching.inputs import load
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
-    FitWidthOption,
     IronicCloudOption,
     IronicEndpointOption,
     ListFormatOption,
-    MaxWidthOption,
     RepoOption,
     SortColumnOption,
+    table_options,
 )
 from flavorsmith.cli.output import (
     Format,
     ListFormat,
+    print_document,
     render_list,
     render_show,
     select,
     sort_rows,
-    to_yaml,
 )
 from flavorsmith.matching import pools, reports
 from flavorsmith.visibility import Viewer, visible_catalog
@@ -45,6 +43,7 @@ COLUMNS = [
 ]
 
 
+@table_options(after="sort_column")
 def capacity(
     ctx: typer.Context,
     repo: RepoOption = None,
@@ -54,8 +53,6 @@ def capacity(
     fmt: ListFormatOption = ListFormat.TABLE,
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
     project: Annotated[
         str | None,
         typer.Option(
@@ -90,11 +87,7 @@ def capacity(
         result["project"] = project
     leaks = pools.leaks(catalog.flavors, index)
     result["findings"]["pool_leaks"] = [leak.as_dict() for leak in leaks]
-    if fmt is ListFormat.JSON:
-        typer.echo(json.dumps(result, indent=2))
-        return
-    if fmt is ListFormat.YAML:
-        typer.echo(to_yaml(result), nl=False)
+    if print_document(result, fmt):
         return
     rows = [
         {**row, "competition": [f"{k} flavors: {v}" for k, v in row["competition"].items()]}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -11,14 +10,13 @@ from flavorsmith.cli.ironic_source import fail, reading
 from flavorsmith.cli.matching.inputs import load
 from flavorsmith.cli.options import (
     DatabaseOption,
-    FitWidthOption,
     IronicCloudOption,
     IronicEndpointOption,
-    MaxWidthOption,
     RepoOption,
     ReportFormatOption,
+    table_options,
 )
-from flavorsmith.cli.output import Format, ReportFormat, render_list, to_yaml
+from flavorsmith.cli.output import Format, ReportFormat, print_document, render_list
 from flavorsmith.clients import placement
 from flavorsmith.errors import NotFound
 from flavorsmith.matching import reports
@@ -32,6 +30,7 @@ REASON_COLUMNS = ["layer", "reason", "blocking", "detail"]
 COUNT_COLUMNS = ["count", "reason"]
 
 
+@table_options()
 def explain(
     ctx: typer.Context,
     flavor: Annotated[
@@ -56,8 +55,6 @@ def explain(
     cloud: IronicCloudOption = None,
     ironic_endpoint: IronicEndpointOption = None,
     output_format: ReportFormatOption = ReportFormat.TABLE,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Why the flavor cannot land on the node (catalog, Ironic, Placement, flavor access), or
     the flavor's nodes counted by reason.
@@ -89,11 +86,9 @@ def explain(
         if target is not None
         else reports.explain_flavor(index, rule, context, providers)
     )
-    if fmt is Format.JSON:
-        typer.echo(json.dumps(result, indent=2))
-    elif fmt is Format.YAML:
-        typer.echo(to_yaml(result), nl=False)
-    elif target is not None:
+    if print_document(result, fmt):
+        return
+    if target is not None:
         _node_text(result, fmt)
     else:
         _flavor_text(result, fmt)

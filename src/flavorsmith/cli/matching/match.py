@@ -10,13 +10,12 @@ from flavorsmith.cli.matching.inputs import load
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
-    FitWidthOption,
     IronicCloudOption,
     IronicEndpointOption,
     ListFormatOption,
-    MaxWidthOption,
     RepoOption,
     SortColumnOption,
+    table_options,
 )
 from flavorsmith.cli.output import (
     Format,
@@ -32,6 +31,7 @@ from flavorsmith.matching.match import explain as reasons_for
 TABLE_NODES = 6
 
 
+@table_options()
 def match(
     ctx: typer.Context,
     flavor: Annotated[
@@ -50,8 +50,6 @@ def match(
     fmt: ListFormatOption = ListFormat.TABLE,
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Which nodes each flavor can land on (and with --explain, why not). With --flavor and
     --node, the one pair as a record (-c picks its fields; csv is one row)."""

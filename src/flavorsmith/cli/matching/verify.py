@@ -3,7 +3,6 @@ Nova's flavors; exit 1 when anything drifted."""
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
@@ -13,20 +12,19 @@ from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
-    FitWidthOption,
     ListFormatOption,
-    MaxWidthOption,
     RepoOption,
     SortColumnOption,
     repository,
+    table_options,
 )
 from flavorsmith.cli.output import (
     ListFormat,
     check_columns,
+    print_document,
     render_list,
     select,
     sort_rows,
-    to_yaml,
 )
 from flavorsmith.cli.report import emit
 from flavorsmith.clients import cloud as clouds
@@ -56,6 +54,7 @@ VerifyCloudOption = Annotated[
 ]
 
 
+@table_options()
 def verify(
     ctx: typer.Context,
     cloud: VerifyCloudOption = None,
@@ -64,8 +63,6 @@ def verify(
     fmt: ListFormatOption = ListFormat.TABLE,
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Drift between the catalog, Ironic, Placement and Nova's flavors, each finding with the
     command that fixes it. Exit 1 when anything drifted, 0 when all is aligned. -c and
@@ -83,11 +80,7 @@ def verify(
     body["findings"] = sort_rows(body["findings"], sort_column or [], COLUMNS)
     if column:
         body["findings"] = select(body["findings"], column, COLUMNS)
-    if fmt is ListFormat.JSON:
-        typer.echo(json.dumps(body, indent=2))
-    elif fmt is ListFormat.YAML:
-        typer.echo(to_yaml(body), nl=False)
-    else:
+    if not print_document(body, fmt):
         if body["findings"] or fmt is ListFormat.CSV:
             typer.echo(render_list(body["findings"], wanted, fmt), nl=False)
         if fmt is ListFormat.TABLE:

@@ -9,9 +9,8 @@ import typer
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
-    FitWidthOption,
-    MaxWidthOption,
     SortColumnOption,
+    table_options,
 )
 from flavorsmith.cli.output import ListFormat, render_list, select, sort_rows
 
@@ -108,6 +107,7 @@ def remove(
     _change(ctx, node, traits or [], database, adding=False, everything=everything)
 
 
+@table_options()
 def list_traits(
     ctx: typer.Context,
     node: NodeArg,
@@ -123,8 +123,6 @@ def list_traits(
     ] = ListFormat.VALUE,
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """List a node's traits, one per line (or as a table, JSON, YAML or CSV)."""
     from flavorsmith.cli.node.database import open_database

@@ -5,41 +5,33 @@ from __future__ import annotations
 
 import typer
 
-from flavorsmith.cli.providers import profiles, provider, service_flavors
+from flavorsmith.cli.groups import command_group
+from flavorsmith.cli.providers import profiles, provider, records, service_flavors
 
 
 def provider_group() -> typer.Typer:
-    app = typer.Typer(
-        help="Flavor providers: the enabled drivers and what flavor data each accepts.",
-        no_args_is_help=True,
+    return command_group(
+        "Flavor providers: the enabled drivers and what flavor data each accepts.",
+        {"list": provider.list_providers, "capabilities": provider.capabilities},
     )
-    app.command("list")(provider.list_providers)
-    app.command("capabilities")(provider.capabilities)
-    return app
 
 
 def profile_group() -> typer.Typer:
-    app = typer.Typer(
-        help="Flavor profiles (a provider and its flavor data), in the service's database.",
-        no_args_is_help=True,
+    return records.group(
+        "Flavor profiles (a provider and its flavor data), in the service's database.",
+        profiles.PROFILES,
+        profiles.create,
+        profiles.set_profile,
+        "Delete a flavor profile that no service flavor uses.",
     )
-    app.command("create")(profiles.create)
-    app.command("list")(profiles.list_profiles)
-    app.command("show")(profiles.show)
-    app.command("set")(profiles.set_profile)
-    app.command("delete")(profiles.delete)
-    return app
 
 
 def flavor_group() -> typer.Typer:
-    app = typer.Typer(
-        help="Service flavors (a name over a flavor profile), in the service's database.",
-        no_args_is_help=True,
+    return records.group(
+        "Service flavors (a name over a flavor profile), in the service's database.",
+        service_flavors.FLAVORS,
+        service_flavors.create,
+        service_flavors.set_flavor,
+        "Delete a service flavor.",
+        resolve=service_flavors.resolve,
     )
-    app.command("create")(service_flavors.create)
-    app.command("list")(service_flavors.list_flavors)
-    app.command("show")(service_flavors.show)
-    app.command("set")(service_flavors.set_flavor)
-    app.command("delete")(service_flavors.delete)
-    app.command("resolve")(service_flavors.resolve)
-    return app

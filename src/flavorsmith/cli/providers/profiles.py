@@ -1,5 +1,5 @@
 """``flavorsmith flavor-profile create|list|show|set|delete``: flavor profiles (a provider and
-its flavor data) in the service's database."""
+its flavor data) in the service's database; list, show and delete are :mod:`records`'."""
 
 from __future__ import annotations
 
@@ -9,17 +9,11 @@ import typer
 
 from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
-    ColumnOption,
     DatabaseOption,
-    FitWidthOption,
-    FormatOption,
-    ListFormatOption,
-    MaxWidthOption,
-    PrefixOption,
     RepoOption,
-    SortColumnOption,
+    shows,
 )
-from flavorsmith.cli.output import Format, ListFormat, print_show
+from flavorsmith.cli.output import Row
 from flavorsmith.cli.providers import records
 from flavorsmith.cli.providers.common import DEFAULT, ProvidersOption, load_registry, reported
 from flavorsmith.db.engine import writer
@@ -27,14 +21,11 @@ from flavorsmith.providers import service
 from flavorsmith.store import service_flavors as store
 
 COLUMNS = ("id", "name", "provider_name", "flavor_data")
-PROFILES = records.Kind("flavor profile", COLUMNS, store.profiles, service.delete_profile)
-
-Ident = Annotated[
-    str,
-    typer.Argument(
-        metavar="PROFILE", help="Flavor profile id, or its name when only one profile has it."
-    ),
-]
+IDENT = typer.Argument(
+    metavar="PROFILE", help="Flavor profile id, or its name when only one profile has it."
+)
+Ident = Annotated[str, IDENT]
+PROFILES = records.Kind("flavor profile", COLUMNS, store.profiles, service.delete_profile, IDENT)
 FlavorData = Annotated[
     str,
     typer.Option(
@@ -46,6 +37,7 @@ FlavorData = Annotated[
 ]
 
 
+@shows
 def create(
     ctx: typer.Context,
     name: Annotated[
@@ -58,12 +50,7 @@ def create(
     providers: ProvidersOption = DEFAULT,
     repo: RepoOption = None,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
-    column: ColumnOption = None,
-    prefix: PrefixOption = "",
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
-) -> None:
+) -> Row:
     """Create a flavor profile; the provider's driver validates the flavor data.
 
     The baremetal provider checks the resource class and deploy templates against the catalog
@@ -72,37 +59,10 @@ def create(
     registry = load_registry(ctx, providers, repo, engine)
     values = {"name": name, "provider_name": provider, "flavor_data": flavor_data}
     with reported(), writer(engine).begin() as connection:
-        row = service.create_profile(connection, registry, values)
-    print_show(row, fmt, column)
+        return service.create_profile(connection, registry, values)
 
 
-def list_profiles(
-    ctx: typer.Context,
-    database: DatabaseOption = None,
-    fmt: ListFormatOption = ListFormat.TABLE,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
-    column: ColumnOption = None,
-    sort_column: SortColumnOption = None,
-) -> None:
-    """List flavor profiles."""
-    records.list_records(ctx, PROFILES, database, fmt, column, sort_column)
-
-
-def show(
-    ctx: typer.Context,
-    ident: Ident,
-    database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
-    column: ColumnOption = None,
-    prefix: PrefixOption = "",
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
-) -> None:
-    """Show a flavor profile."""
-    records.show_record(ctx, PROFILES, ident, database, fmt, column)
-
-
+@shows
 def set_profile(
     ctx: typer.Context,
     ident: Ident,
@@ -118,12 +78,7 @@ def set_profile(
     providers: ProvidersOption = DEFAULT,
     repo: RepoOption = None,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
-    column: ColumnOption = None,
-    prefix: PrefixOption = "",
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
-) -> None:
+) -> Row:
     """Change a flavor profile. Its provider and flavor data cannot change while a service
     flavor uses it; a new provider or new data is validated by the driver again.
 
@@ -135,16 +90,9 @@ def set_profile(
     )
     engine = open_database(database, ctx)
     registry = load_registry(ctx, providers, repo, engine)
-    records.change_record(
+    return records.change_record(
         PROFILES,
         ident,
         engine,
         lambda connection, found: service.update_profile(connection, registry, found, values),
-        fmt,
-        column,
     )
-
-
-def delete(ctx: typer.Context, ident: Ident, database: DatabaseOption = None) -> None:
-    """Delete a flavor profile that no service flavor uses."""
-    records.delete_record(ctx, PROFILES, ident, database)

@@ -1,5 +1,5 @@
 """``flavorsmith service-flavor create|list|show|set|delete|resolve``: service flavors (a name
-over a flavor profile) in the service's database."""
+over a flavor profile) in the service's database; list, show and delete are :mod:`records`'."""
 
 from __future__ import annotations
 
@@ -12,15 +12,12 @@ from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
-    FitWidthOption,
     FormatOption,
-    ListFormatOption,
-    MaxWidthOption,
-    PrefixOption,
     RepoOption,
-    SortColumnOption,
+    shows,
+    table_options,
 )
-from flavorsmith.cli.output import Format, ListFormat, print_show, to_yaml
+from flavorsmith.cli.output import Format, Row, print_document, print_show
 from flavorsmith.cli.providers import records
 from flavorsmith.cli.providers.common import (
     DEFAULT,
@@ -34,11 +31,12 @@ from flavorsmith.providers import service
 from flavorsmith.store import service_flavors as store
 
 COLUMNS = ("id", "name", "description", "enabled", "flavor_profile_id")
-FLAVORS = records.Kind("service flavor", COLUMNS, store.flavors, service.delete_flavor)
+IDENT = typer.Argument(metavar="FLAVOR", help="Service flavor id or name.")
+Ident = Annotated[str, IDENT]
+FLAVORS = records.Kind("service flavor", COLUMNS, store.flavors, service.delete_flavor, IDENT)
 
-Ident = Annotated[str, typer.Argument(metavar="FLAVOR", help="Service flavor id or name.")]
 
-
+@shows
 def create(
     ctx: typer.Context,
     name: Annotated[str, typer.Option("--name", metavar="NAME", help="Flavor name (unique).")],
@@ -58,12 +56,7 @@ def create(
         bool, typer.Option("--disable", help="Create it disabled: resolving it is refused.")
     ] = False,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
-    column: ColumnOption = None,
-    prefix: PrefixOption = "",
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
-) -> None:
+) -> Row:
     """Create a service flavor from a flavor profile."""
     engine = open_database(database, ctx)
     with reported(), writer(engine).begin() as connection:
@@ -75,37 +68,10 @@ def create(
         }
         if description is not None:
             values["description"] = description
-        row = service.create_flavor(connection, values)
-    print_show(row, fmt, column)
+        return service.create_flavor(connection, values)
 
 
-def list_flavors(
-    ctx: typer.Context,
-    database: DatabaseOption = None,
-    fmt: ListFormatOption = ListFormat.TABLE,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
-    column: ColumnOption = None,
-    sort_column: SortColumnOption = None,
-) -> None:
-    """List service flavors."""
-    records.list_records(ctx, FLAVORS, database, fmt, column, sort_column)
-
-
-def show(
-    ctx: typer.Context,
-    ident: Ident,
-    database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
-    column: ColumnOption = None,
-    prefix: PrefixOption = "",
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
-) -> None:
-    """Show a service flavor."""
-    records.show_record(ctx, FLAVORS, ident, database, fmt, column)
-
-
+@shows
 def set_flavor(
     ctx: typer.Context,
     ident: Ident,
@@ -120,33 +86,22 @@ def set_flavor(
         ),
     ] = None,
     database: DatabaseOption = None,
-    fmt: FormatOption = Format.TABLE,
-    column: ColumnOption = None,
-    prefix: PrefixOption = "",
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
-) -> None:
+) -> Row:
     """Change a service flavor's name, description or enabled state (its profile is fixed:
     create a new flavor instead)."""
     values = records.changes(
         (("name", name), ("description", description), ("enabled", enabled)),
         "--name, --description, --enable or --disable",
     )
-    records.change_record(
+    return records.change_record(
         FLAVORS,
         ident,
         open_database(database, ctx),
         lambda connection, found: service.update_flavor(connection, found, values),
-        fmt,
-        column,
     )
 
 
-def delete(ctx: typer.Context, ident: Ident, database: DatabaseOption = None) -> None:
-    """Delete a service flavor."""
-    records.delete_record(ctx, FLAVORS, ident, database)
-
-
+@table_options(prefix=True)
 def resolve(
     ctx: typer.Context,
     ident: Ident,
@@ -163,9 +118,6 @@ def resolve(
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
     column: ColumnOption = None,
-    prefix: PrefixOption = "",
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
 ) -> None:
     """Resolve a service flavor as a consuming service does at each use: its provider and the
     metadata the driver expands it to, after the driver validated the profile again. A
@@ -181,11 +133,7 @@ def resolve(
     with reported(), engine.connect() as connection:
         found = find(store.flavors(connection), ident, FLAVORS.what)
         result = service.resolve(connection, registry, found["id"], provider)
-    if fmt is Format.JSON and not column:
-        typer.echo(json.dumps(result, indent=2))
-    elif fmt is Format.YAML and not column:
-        typer.echo(to_yaml(result), nl=False)
-    else:
+    if column or not print_document(result, fmt):
         print_show(_flat(result), fmt, column)
 
 

@@ -13,12 +13,11 @@ from flavorsmith import logs
 from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
     DatabaseOption,
-    FitWidthOption,
     LogFormatOption,
-    MaxWidthOption,
     RepoOption,
     ReportFormatOption,
     repository,
+    table_options,
 )
 from flavorsmith.cli.output import Format, ReportFormat
 from flavorsmith.cli.sync.common import (
@@ -41,6 +40,7 @@ from flavorsmith.sync.saved_plan import BadPlan, drift, parse
 from flavorsmith.sync.watch import watch as keep_watching
 
 
+@table_options(after="output_format")
 def apply(
     ctx: typer.Context,
     plan_file: Annotated[
@@ -75,8 +75,6 @@ def apply(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     output_format: ReportFormatOption = ReportFormat.TABLE,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
     log_format: LogFormatOption = None,
 ) -> None:
     """Apply the plan; exit 1 if any action failed. A failed flavor does not stop the others.

@@ -10,11 +10,10 @@ import typer
 
 from flavorsmith.cli.options import (
     DatabaseOption,
-    FitWidthOption,
-    MaxWidthOption,
     RepoOption,
     ReportFormatOption,
     repository,
+    table_options,
 )
 from flavorsmith.cli.output import Format, ReportFormat
 from flavorsmith.cli.sync.common import (
@@ -32,6 +31,7 @@ from flavorsmith.sync.default_kind import DEFAULT
 from flavorsmith.sync.kinds import choose
 
 
+@table_options(after="output_format")
 def plan(
     ctx: typer.Context,
     only: OnlyOption = DEFAULT,
@@ -42,8 +42,6 @@ def plan(
     repo: RepoOption = None,
     database: DatabaseOption = None,
     output_format: ReportFormatOption = ReportFormat.TABLE,
-    max_width: MaxWidthOption = 0,
-    fit_width: FitWidthOption = False,
     detailed_exitcode: Annotated[
         bool,
         typer.Option(
