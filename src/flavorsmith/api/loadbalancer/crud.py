@@ -107,24 +107,33 @@ def router_for(resource: Resource) -> APIRouter:
         row = await run(request, lambda c: r.find(c, ident), write=False)
         return {r.member: select_fields(r.shown(row), fields_of(request, r.fields))}
 
+    async def write(
+        request: Request,
+        action: str,
+        contract: Contract,
+        allowed: frozenset[str],
+        work: Callable[[Connection, Services, Row], Row],
+    ) -> dict[str, Any]:
+        """A create or an update: policy, query, the wrapped body, ``work`` in a transaction."""
+        authorize(request, f"{r.policy}:{action}")
+        contract.check_query(request)
+        values = await wrapped_body(request, r.member, allowed)
+        shared = services(request)
+        row = await run(request, lambda c: work(c, shared, values), write=True)
+        return {r.member: r.shown(row)}
+
     @declare(created)
     async def create_row(request: Request, response: Response) -> dict[str, Any]:
-        authorize(request, f"{r.policy}:post")
-        created.check_query(request)
-        values = await wrapped_body(request, r.member, r.create_fields)
-        shared = services(request)
-        row = await run(request, lambda c: r.create(c, shared, values), write=True)
+        body = await write(request, "post", created, r.create_fields, r.create)
         response.status_code = 201
-        return {r.member: r.shown(row)}
+        return body
 
     @declare(updated)
     async def update_row(request: Request, ident: str) -> dict[str, Any]:
-        authorize(request, f"{r.policy}:put")
-        updated.check_query(request)
-        values = await wrapped_body(request, r.member, r.update_fields)
-        shared = services(request)
-        row = await run(request, lambda c: r.update(c, shared, ident, values), write=True)
-        return {r.member: r.shown(row)}
+        def work(c: Connection, shared: Services, values: Row) -> Row:
+            return r.update(c, shared, ident, values)
+
+        return await write(request, "put", updated, r.update_fields, work)
 
     @declare(deleted)
     async def delete_row(request: Request, ident: str) -> Response:
