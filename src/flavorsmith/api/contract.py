@@ -5,17 +5,17 @@ decorator); the handler checks its query with the same contract (``CONTRACT.chec
 reads its body through it where the family's words allow (``CONTRACT.body_of``: checked
 against the declared schema, api/body_check.py), and the OpenAPI document (api/openapi.py) is
 generated from the contracts of the app's routes, so the accepted parameters and the
-documented ones are one list. Each family declares its
-contracts next to its handlers, its shapes in its ``schemas.py``."""
+documented ones are one list. Each family declares its contracts next to its handlers, its
+shapes in its ``schemas.py``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypeVar
 
-from fastapi import Request
+from fastapi import APIRouter, Request
 from jsonschema import Draft202012Validator
 
 from flavorsmith.api import body_check
@@ -27,6 +27,7 @@ __all__ = [
     "READ",
     "WRITE",
     "Contract",
+    "add_lists",
     "declare",
     "declared",
     "params",
@@ -37,6 +38,9 @@ READ = (400, 401, 403)
 WRITE = (400, 401, 403, 413, 415)
 
 Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
+# Serves one of a collection's two lists: the request, that list's contract, and whether it is
+# the detailed one.
+Lister = Callable[[Request, "Contract", bool], Awaitable[dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,31 @@ def declare(contract: Contract) -> Callable[[Endpoint], Endpoint]:
 def declared(endpoint: Callable[..., Any]) -> Contract | None:
     """The contract a handler was declared with, if any."""
     return _DECLARED.get(endpoint)
+
+
+def add_lists(
+    router: APIRouter,
+    path: str,
+    name: str,
+    lister: Lister,
+    brief: Contract,
+    detailed: Contract,
+) -> None:
+    """Route a collection's two lists as Ironic and Nova serve them, ``path`` and
+    ``path/detail``, both served by ``lister`` with their own contract (routes ``name`` and
+    ``name_detail``). Call it before routing ``path/{ident}``, which would take ``detail``."""
+
+    def served(contract: Contract, detail: bool) -> Callable[[Request], Awaitable[Any]]:
+        @declare(contract)
+        async def handler(request: Request) -> dict[str, Any]:
+            return await lister(request, contract, detail)
+
+        return handler
+
+    router.add_api_route(path, served(brief, False), methods=["GET"], name=name)
+    router.add_api_route(
+        f"{path}/detail", served(detailed, True), methods=["GET"], name=f"{name}_detail"
+    )
 
 
 def params(names: Iterable[str], types: Mapping[str, Schema]) -> dict[str, Schema]:

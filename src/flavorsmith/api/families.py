@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import enum
 import json
+from dataclasses import dataclass
 from http import HTTPStatus
 
 from starlette.responses import JSONResponse, Response
@@ -18,12 +19,25 @@ class Family(enum.StrEnum):
     NATIVE = "native"
 
 
-PREFIXES = {
-    Family.IRONIC: "/baremetal",
-    Family.NOVA: "/compute",
-    Family.OCTAVIA: "/load-balancer",
-    Family.NATIVE: "/v1",
+@dataclass(frozen=True)
+class Style:
+    """Where a family is served, and what its real service says when policy refuses a call
+    (``{rule}``: the rule) and for a path it does not route (``{path}``: the path)."""
+
+    prefix: str
+    policy_message: str
+    not_found_message: str = "The resource could not be found."
+
+
+STYLES = {
+    Family.IRONIC: Style("/baremetal", "{rule} is disallowed by policy"),
+    Family.NOVA: Style("/compute", "Policy doesn't allow {rule} to be performed."),
+    Family.OCTAVIA: Style("/load-balancer", "Policy does not allow this request to be performed."),
+    Family.NATIVE: Style("/v1", "Policy does not allow {rule}", "No such resource: {path}"),
 }
+PREFIXES = {family: style.prefix for family, style in STYLES.items()}
+POLICY_MESSAGES = {family: style.policy_message for family, style in STYLES.items()}
+NOT_FOUND_MESSAGES = {family: style.not_found_message for family, style in STYLES.items()}
 
 # Nova's fault names by status; any other status (406 included) is "computeFault".
 _NOVA_FAULTS = {
@@ -41,22 +55,6 @@ _NOVA_FAULTS = {
 }
 
 
-# What each real service says when policy refuses a call.
-POLICY_MESSAGES = {
-    Family.IRONIC: "{rule} is disallowed by policy",
-    Family.NOVA: "Policy doesn't allow {rule} to be performed.",
-    Family.OCTAVIA: "Policy does not allow this request to be performed.",
-    Family.NATIVE: "Policy does not allow {rule}",
-}
-# What each says for a path it does not route.
-NOT_FOUND_MESSAGES = {
-    Family.IRONIC: "The resource could not be found.",
-    Family.NOVA: "The resource could not be found.",
-    Family.OCTAVIA: "The resource could not be found.",
-    Family.NATIVE: "No such resource: {path}",
-}
-
-
 def family_of(path: str) -> Family:
     for family, prefix in PREFIXES.items():
         if path == prefix or path.startswith(prefix + "/"):
@@ -70,23 +68,20 @@ def error_response(
     """The error body each real service sends, so its clients parse our errors."""
     body: object
     media_type = "application/json"
+    # Ironic and Octavia (both WSME) send the same fault; Ironic double-encodes it:
+    # error_message is itself a JSON document.
+    fault = {
+        "faultcode": "Client" if status < 500 else "Server",
+        "faultstring": message,
+        "debuginfo": None,
+    }
     if family is Family.IRONIC:
-        # Ironic (WSME) double-encodes: error_message is itself a JSON document.
-        fault = {
-            "faultcode": "Client" if status < 500 else "Server",
-            "faultstring": message,
-            "debuginfo": None,
-        }
         body = {"error_message": json.dumps(fault)}
     elif family is Family.NOVA:
         body = {_NOVA_FAULTS.get(status, "computeFault"): {"code": status, "message": message}}
         media_type = "application/json; charset=UTF-8"  # as Nova's faults (its successes: none)
     elif family is Family.OCTAVIA:
-        body = {
-            "faultcode": "Client" if status < 500 else "Server",
-            "faultstring": message,
-            "debuginfo": None,
-        }
+        body = fault
     else:
         media_type = "application/problem+json"
         body = {"type": "about:blank", "title": _title(status), "status": status, "detail": message}

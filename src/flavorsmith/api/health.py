@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from flavorsmith import __version__
 from flavorsmith.api.context import services
 from flavorsmith.api.contract import Contract, declare
+from flavorsmith.api.links import base, link
 from flavorsmith.api.middleware import DATABASE_RETRY_AFTER
 from flavorsmith.api.schema import ANY_OBJECT, LINKS, array, obj, string
 from flavorsmith.api.services import CatalogState
@@ -38,6 +39,11 @@ ROOT_DOC = obj(
 )
 
 
+def _described_by(href: str) -> dict[str, str]:
+    """The link to an OpenAPI document."""
+    return link(href, "describedby", type="application/json")
+
+
 ROOT = Contract(
     "The APIs this service serves, and where to find this document",
     {200: ROOT_DOC},
@@ -47,7 +53,7 @@ ROOT = Contract(
 @router.get("/")
 @declare(ROOT)
 async def root(request: Request) -> dict[str, Any]:
-    base = str(request.base_url).rstrip("/")
+    top = base(request)
     return {
         "name": "Flavorsmith",
         "version": __version__,
@@ -56,13 +62,11 @@ async def root(request: Request) -> dict[str, Any]:
                 "prefix": prefix,
                 "compatible_with": what,
                 "resources": resources,
-                "href": base + prefix,
+                "href": top + prefix,
             }
             for prefix, what, resources in APIS
         ],
-        "links": [
-            {"href": f"{base}/openapi.json", "rel": "describedby", "type": "application/json"}
-        ],
+        "links": [_described_by(f"{top}/openapi.json")],
     }
 
 
@@ -73,14 +77,11 @@ NATIVE_V1 = Contract("The Flavorsmith API's version document", {200: ANY_OBJECT}
 @declare(NATIVE_V1)
 async def native_v1(request: Request) -> dict[str, Any]:
     """The native API's version document, pointing at the OpenAPI document."""
-    base = str(request.base_url).rstrip("/")
+    top = base(request)
     return {
         "id": "v1",
         "status": "CURRENT",
-        "links": [
-            {"href": f"{base}/v1", "rel": "self"},
-            {"href": f"{base}/v1/openapi.json", "rel": "describedby", "type": "application/json"},
-        ],
+        "links": [link(f"{top}/v1", "self"), _described_by(f"{top}/v1/openapi.json")],
     }
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, QueryParams
 from starlette.requests import ClientDisconnect
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from flavorsmith import metrics
@@ -196,30 +197,22 @@ class ServiceMiddleware:
         line)."""
         reason = outage(error)
         if reason is not None:
-            await self._unavailable(reason, scope, receive, send, family, request_id)
-            return
-        log.exception(
-            "unhandled error in %s %s [%s]",
-            loggable(str(scope.get("method", ""))),
-            loggable(str(scope.get("path", ""))),
-            request_id,
-        )
-        response = error_response(
-            family,
-            500,
-            f"An unexpected error occurred; the service log has the details ({request_id}).",
-        )
+            response = self._unavailable(reason, family, request_id)
+        else:
+            log.exception(
+                "unhandled error in %s %s [%s]",
+                loggable(str(scope.get("method", ""))),
+                loggable(str(scope.get("path", ""))),
+                request_id,
+            )
+            response = error_response(
+                family,
+                500,
+                f"An unexpected error occurred; the service log has the details ({request_id}).",
+            )
         await response(scope, receive, send)
 
-    async def _unavailable(
-        self,
-        reason: str,
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        family: Family,
-        request_id: str,
-    ) -> None:
+    def _unavailable(self, reason: str, family: Family, request_id: str) -> Response:
         left_out = self.outage_log.admit()
         if left_out is not None:
             log.warning(
@@ -228,14 +221,13 @@ class ServiceMiddleware:
                 request_id,
                 left_out_note(left_out),
             )
-        response = error_response(
+        return error_response(
             family,
             503,
             "The database is unavailable; try again in "
             f"{DATABASE_RETRY_AFTER} seconds ({request_id}).",
             {"Retry-After": str(DATABASE_RETRY_AFTER)},
         )
-        await response(scope, receive, send)
 
     def _check_length(self, headers: Headers) -> None:
         length = headers.get("content-length")

@@ -10,7 +10,7 @@ templates; what each may use is named on its field. Built on the leaf module
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fastapi import Request
 
@@ -153,19 +153,14 @@ OCTAVIA = Dialect(
     repeated=lambda name, values, path: "One or more arguments are either duplicate or invalid",
     repeatable=frozenset({"fields"}),
 )
-NATIVE = Dialect(
-    true_words=query_values.TRUE_WORDS,
-    false_words=query_values.FALSE_WORDS,
-    strip_booleans=True,
-    bad_bool=IRONIC.bad_bool,
-    limit=query_values.parse_limit,
-    default_limit=query_values.MAX_LIMIT,
+# The native API reads its queries in Ironic's words, but takes any marker, reads one
+# ``fields`` and refuses every repeated parameter in its own words.
+NATIVE = replace(
+    IRONIC,
     uuid_markers=False,
-    bad_sort_key=IRONIC.bad_sort_key,
-    bad_sort_dir=IRONIC.bad_sort_dir,
-    sort_dir_first=True,
     fields_repeat=False,
     repeated=_native_repeated,
+    repeatable=frozenset(),
 )
 DIALECTS = {
     Family.IRONIC: IRONIC,

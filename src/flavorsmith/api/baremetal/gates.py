@@ -11,19 +11,24 @@ from flavorsmith.api.baremetal.serialize import FIELDS
 from flavorsmith.api.microversions import Version
 from flavorsmith.errors import NotAcceptable
 
-V = Version
-# List filters and the version that introduced each (Ironic's check_allow_filter_by_*).
+# List filters and the version that introduced each (Ironic's check_allow_filter_by_*), in
+# the order a refusal names the first: a filter on a field came with the field, and these two
+# are not fields.
+_NOT_FIELDS = {"sharded": Version(1, 82), "include_children": Version(1, 83)}
 FILTERS: dict[str, Version] = {
-    "resource_class": V(1, 21),
-    "fault": V(1, 42),
-    "conductor_group": V(1, 46),
-    "owner": V(1, 50),
-    "lessee": V(1, 65),
-    "shard": V(1, 82),
-    "sharded": V(1, 82),
-    "include_children": V(1, 83),
-    "parent_node": V(1, 83),
-    "instance_name": V(1, 104),
+    name: _NOT_FIELDS[name] if name in _NOT_FIELDS else FIELDS[name]
+    for name in (
+        "resource_class",
+        "fault",
+        "conductor_group",
+        "owner",
+        "lessee",
+        "shard",
+        "sharded",
+        "include_children",
+        "parent_node",
+        "instance_name",
+    )
 }
 
 

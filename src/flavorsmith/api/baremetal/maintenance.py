@@ -40,6 +40,17 @@ async def _reason(request: Request) -> str | None:
     return reason
 
 
+async def _change(request: Request, ident: str, changes: dict[str, Any]) -> Response:
+    """Write those of ``changes`` that differ from the node's fields: 202, no body."""
+
+    def work(connection: Connection) -> None:
+        row = load(connection, request, ident, lock=True)
+        nodes.update(connection, row, {k: v for k, v in changes.items() if row[k] != v})
+
+    await run(request, work, write=True)
+    return Response(status_code=202)
+
+
 SET_MAINTENANCE = Contract(
     "Put a node in maintenance, with an optional reason (202, no body)",
     {202: None},
@@ -56,14 +67,7 @@ async def set_maintenance(request: Request, ident: str) -> Response:
     authorize(request, "baremetal:node:set_maintenance")
     SET_MAINTENANCE.check_query(request)
     reason = await _reason(request)
-    changes = {"maintenance": True, "maintenance_reason": reason}
-
-    def work(connection: Connection) -> None:
-        row = load(connection, request, ident, lock=True)
-        nodes.update(connection, row, {k: v for k, v in changes.items() if row[k] != v})
-
-    await run(request, work, write=True)
-    return Response(status_code=202)
+    return await _change(request, ident, {"maintenance": True, "maintenance_reason": reason})
 
 
 CLEAR_MAINTENANCE = Contract(
@@ -78,11 +82,4 @@ CLEAR_MAINTENANCE = Contract(
 async def clear_maintenance(request: Request, ident: str) -> Response:
     authorize(request, "baremetal:node:clear_maintenance")
     CLEAR_MAINTENANCE.check_query(request)
-    changes = {"maintenance": False, "maintenance_reason": None}
-
-    def work(connection: Connection) -> None:
-        row = load(connection, request, ident, lock=True)
-        nodes.update(connection, row, {k: v for k, v in changes.items() if row[k] != v})
-
-    await run(request, work, write=True)
-    return Response(status_code=202)
+    return await _change(request, ident, {"maintenance": False, "maintenance_reason": None})

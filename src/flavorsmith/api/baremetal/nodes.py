@@ -21,7 +21,7 @@ from flavorsmith.api.baremetal.schemas import (
     VALIDATION,
 )
 from flavorsmith.api.context import context, run
-from flavorsmith.api.contract import Contract, declare, params
+from flavorsmith.api.contract import Contract, add_lists, declare, params
 from flavorsmith.api.microversions import Version
 from flavorsmith.api.paging import is_full, next_href
 from flavorsmith.api.query import IRONIC, Query
@@ -170,26 +170,13 @@ async def _list(request: Request, contract: Contract, detail: bool) -> dict[str,
 LIST_NODES = Contract(
     "List nodes", {200: NODE_LIST}, query=params(LIST_PARAMS, NODE_QUERY_TYPES), errors=IRONIC_READ
 )
-
-
-@router.get("/v1/nodes")
-@declare(LIST_NODES)
-async def list_nodes(request: Request) -> dict[str, Any]:
-    return await _list(request, LIST_NODES, detail=False)
-
-
 LIST_NODES_DETAIL = Contract(
     "List nodes with every field",
     {200: NODE_LIST},
     query=params(DETAIL_PARAMS, NODE_QUERY_TYPES),
     errors=IRONIC_READ,
 )
-
-
-@router.get("/v1/nodes/detail")
-@declare(LIST_NODES_DETAIL)
-async def list_nodes_detail(request: Request) -> dict[str, Any]:
-    return await _list(request, LIST_NODES_DETAIL, detail=True)
+add_lists(router, "/v1/nodes", "list_nodes", _list, LIST_NODES, LIST_NODES_DETAIL)
 
 
 SHOW_NODE = Contract(

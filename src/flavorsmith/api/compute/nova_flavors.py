@@ -18,7 +18,7 @@ from flavorsmith.api.compute.schemas import (
     NOVA_WRITE,
 )
 from flavorsmith.api.context import authorize, run
-from flavorsmith.api.contract import Contract, declare, params
+from flavorsmith.api.contract import Contract, add_lists, declare, params
 from flavorsmith.api.paging import is_full, next_href
 from flavorsmith.api.query import NOVA, Query
 from flavorsmith.api.requests import json_body, microversion
@@ -131,21 +131,8 @@ def _list_contract(summary: str, flavor: Schema) -> Contract:
 
 
 LIST_FLAVORS = _list_contract("List flavors", NOVA_BRIEF)
-
-
-@router.get("/v2.1/flavors")
-@declare(LIST_FLAVORS)
-async def list_flavors(request: Request) -> dict[str, Any]:
-    return await _list(request, LIST_FLAVORS, detail=False)
-
-
 LIST_FLAVORS_DETAIL = _list_contract("List flavors with every field", NOVA_FLAVOR)
-
-
-@router.get("/v2.1/flavors/detail")
-@declare(LIST_FLAVORS_DETAIL)
-async def list_flavors_detail(request: Request) -> dict[str, Any]:
-    return await _list(request, LIST_FLAVORS_DETAIL, detail=True)
+add_lists(router, "/v2.1/flavors", "list_flavors", _list, LIST_FLAVORS, LIST_FLAVORS_DETAIL)
 
 
 SHOW_FLAVOR = Contract(

@@ -36,7 +36,8 @@ def _state(request: Request) -> CatalogState:
     return services(request).catalog
 
 
-def _summary(request: Request, state: CatalogState, view: RepoView) -> dict[str, Any]:
+def _summary(request: Request, view: RepoView) -> dict[str, Any]:
+    state = _state(request)
     who = viewer(request)
     catalog = visible_catalog(view.catalog, who)
     shown, withheld = visible_diagnostics(view, who)
@@ -67,8 +68,7 @@ GET_CATALOG = Contract(
 def get_catalog(request: Request) -> dict[str, Any]:
     authorize(request, "flavorsmith:catalog:get")
     GET_CATALOG.check_query(request)
-    state = _state(request)
-    return _summary(request, state, state.view())
+    return _summary(request, _state(request).view())
 
 
 RELOAD_CATALOG = Contract("Reload the catalog from disk", {200: CATALOG_SUMMARY}, errors=READ)
@@ -79,8 +79,7 @@ RELOAD_CATALOG = Contract("Reload the catalog from disk", {200: CATALOG_SUMMARY}
 def reload_catalog(request: Request) -> dict[str, Any]:
     authorize(request, "flavorsmith:catalog:reload")
     RELOAD_CATALOG.check_query(request)
-    state = _state(request)
-    return _summary(request, state, state.reload())
+    return _summary(request, _state(request).reload())
 
 
 NOVA_FLAVORS = Contract(

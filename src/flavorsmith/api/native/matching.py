@@ -51,7 +51,11 @@ def _authorize(request: Request) -> None:
     authorize(request, "flavorsmith:match:get")
 
 
-async def _inputs(request: Request) -> tuple[Catalog, Index]:
+async def _inputs(request: Request, contract: Contract) -> tuple[Catalog, Index]:
+    """What most handlers start with: policy, then the query checked against ``contract``,
+    then the catalog as the caller may see it and the current index."""
+    _authorize(request)
+    contract.check_query(request)
     catalog = _served(request).catalog
     index = await call(request, services(request).index_cache.current)
     return visible_catalog(catalog, viewer(request)), index
@@ -182,9 +186,7 @@ NODE_FLAVORS = Contract(
 @router.get("/nodes/{ident}/flavors")
 @declare(NODE_FLAVORS)
 async def node_flavors(request: Request, ident: str) -> dict[str, Any]:
-    _authorize(request)
-    NODE_FLAVORS.check_query(request)
-    catalog, index = await _inputs(request)
+    catalog, index = await _inputs(request, NODE_FLAVORS)
     node = reports.find_node(index, ident)
     return {
         "node": reports.node_entry(node),
@@ -202,9 +204,7 @@ EXPLAIN_PAIR = Contract(
 @router.get("/flavors/{name}/nodes/{ident}")
 @declare(EXPLAIN_PAIR)
 async def explain_pair(request: Request, name: str, ident: str) -> dict[str, Any]:
-    _authorize(request)
-    EXPLAIN_PAIR.check_query(request)
-    catalog, index = await _inputs(request)
+    catalog, index = await _inputs(request, EXPLAIN_PAIR)
     rule = reports.find_flavor(reports.rules_of(catalog), name)
     return reports.pair(reports.find_node(index, ident), rule, reports.known_traits(index))
 
@@ -215,9 +215,7 @@ CAPACITY = Contract("Capacity per flavor", {200: ANY_OBJECT}, errors=(*READ, 503
 @router.get("/capacity")
 @declare(CAPACITY)
 async def capacity(request: Request) -> dict[str, Any]:
-    _authorize(request)
-    CAPACITY.check_query(request)
-    catalog, index = await _inputs(request)
+    catalog, index = await _inputs(request, CAPACITY)
     names = may_list_access(request)
 
     def work() -> dict[str, Any]:
@@ -258,9 +256,7 @@ EXPLAIN_FLAVOR = Contract(
 @declare(EXPLAIN_FLAVOR)
 async def explain_flavor(request: Request, name: str) -> dict[str, Any]:
     """The flavor's nodes counted by reason: the same as ``flavorsmith explain FLAVOR -f json``."""
-    _authorize(request)
-    EXPLAIN_FLAVOR.check_query(request)
-    catalog, index = await _inputs(request)
+    catalog, index = await _inputs(request, EXPLAIN_FLAVOR)
     rule = reports.find_flavor(reports.rules_of(catalog), name)
     context = _explain_context(request, catalog, rule.name)
     return await call(request, lambda: reports.explain_flavor(index, rule, context))
@@ -278,9 +274,7 @@ EXPLAIN_NODE = Contract(
 @declare(EXPLAIN_NODE)
 async def explain_node(request: Request, name: str, ident: str) -> dict[str, Any]:
     """Every reason the flavor cannot land on the node: ``flavorsmith explain FLAVOR NODE``."""
-    _authorize(request)
-    EXPLAIN_NODE.check_query(request)
-    catalog, index = await _inputs(request)
+    catalog, index = await _inputs(request, EXPLAIN_NODE)
     rule = reports.find_flavor(reports.rules_of(catalog), name)
     node = reports.find_node(index, ident)
     context = _explain_context(request, catalog, rule.name)
@@ -321,9 +315,7 @@ async def flavor_node_matrix(request: Request) -> dict[str, Any]:
     """Flavors by node groups (same resource class and traits), filtered by the nodes'
     ``resource_class``, ``trait`` (comma-separated: every one) and ``provision_state``; the
     groups paged with ``limit`` and ``marker`` (a group's id)."""
-    _authorize(request)
-    FLAVOR_NODE_MATRIX.check_query(request)
-    catalog, index = await _inputs(request)
+    catalog, index = await _inputs(request, FLAVOR_NODE_MATRIX)
     query = Query(request, NATIVE)
     traits = query.get("trait")
     filters = matrix.Filters(
@@ -358,9 +350,7 @@ async def node_matches(request: Request, ident: str) -> dict[str, Any]:
     each trait), and every
     flavor the caller may see: whether the matcher lets it land there, and why not (the
     dashboard's node page; ``explain FLAVOR NODE`` has the reasons by layer)."""
-    _authorize(request)
-    NODE_MATCHES.check_query(request)
-    catalog, index = await _inputs(request)
+    catalog, index = await _inputs(request, NODE_MATCHES)
     node = reports.find_node(index, ident)
     known = reports.known_traits(index)
     detail = reports.node_detail(node)
