@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from flavorsmith.catalog.document import Document
 from flavorsmith.catalog.given_rules import CatalogRules
 from flavorsmith.catalog.model import (
+    Catalog,
     DeployTemplateDef,
     DeviceType,
     ExtraSpecSet,
@@ -24,6 +25,26 @@ def _where(doc: Document | None, path: list[str | int]) -> str:
     if doc is None:
         return "elsewhere"
     return f"{doc.display}:{doc.position(path)[0]}"
+
+
+def across_files(
+    catalog: Catalog,
+    rules: CatalogRules,
+    *,
+    unchecked_resource_classes: frozenset[str] = frozenset(),
+) -> list[Diagnostic]:
+    """Every check across files, in order: device types and flavors, trait-rule prefixes,
+    extra specs, deploy templates (see each)."""
+    return [
+        *check_catalog(
+            catalog.device_types,
+            catalog.flavors,
+            unchecked_resource_classes=unchecked_resource_classes,
+        ),
+        *check_trait_rule_sets(catalog.trait_rules),
+        *check_extra_specs(catalog.flavors, catalog.extra_specs, rules),
+        *check_deploy_templates(catalog.flavors, catalog.deploy_templates),
+    ]
 
 
 def check_catalog(

@@ -8,14 +8,7 @@ from pathlib import Path
 from flavorsmith.catalog import kustomization
 from flavorsmith.catalog.kinds import KINDS, Kind
 from flavorsmith.catalog.load import Loaded, Unreadable, display_path, load_bytes, read_file
-from flavorsmith.catalog.model import (
-    Definition,
-    DeployTemplateDef,
-    DeviceType,
-    ExtraSpecSet,
-    Flavor,
-    TraitRuleSet,
-)
+from flavorsmith.catalog.model import Definition, DeviceType, label
 from flavorsmith.catalog.repo import Repository, with_modeline, write_atomic
 from flavorsmith.diagnostics import Diagnostic, excerpt, has_errors
 from flavorsmith.resource_classes import placement_name
@@ -57,7 +50,7 @@ def add(repo: Repository, kind: Kind, source: Path, *, force: bool = False) -> A
         and (clashes or (target.exists() and not in_place))
     ):
         where = display_path(clashes[0].path if clashes else target)
-        raise EditRefused(f"{_label(model)} already exists at {where}; use --force to replace it")
+        raise EditRefused(f"{label(model)} already exists at {where}; use --force to replace it")
     diagnostics += repo.check_candidate(_relocated(repo, candidate, target, raw), replace=force)
     if has_errors(diagnostics):
         return AddResult(None, sorted(diagnostics))
@@ -84,7 +77,7 @@ def delete(repo: Repository, kind: Kind, name: str, *, force: bool = False) -> P
         users = _flavors_using(repo, found.model)
         if users:
             raise EditRefused(
-                f"{_label(found.model)} defines resource classes used by flavors "
+                f"{label(found.model)} defines resource classes used by flavors "
                 f"{', '.join(users)}; delete those first or use --force"
             )
     if repo.kustomization_path.is_file():
@@ -145,9 +138,7 @@ def _unusable_file_name(candidate: Loaded, model: Definition) -> Diagnostic | No
         and not any(c in name for c in _NOT_IN_FILE_NAMES)
     ):
         return None
-    field = "namespace" if isinstance(model, ExtraSpecSet) else "name"
-    if isinstance(model, DeviceType):
-        field = "model"
+    field = model.key_field
     doc = candidate.doc
     line, column = doc.position((field,)) if doc is not None else (1, 1)
     return Diagnostic(
@@ -166,8 +157,7 @@ def _same_path(a: Path, b: Path) -> bool:
 
 
 def _same_definitions(repo: Repository, kind: Kind, model: Definition) -> list[Loaded]:
-    name = model.slug if isinstance(model, DeviceType) else model.name
-    found = repo.find(kind, name)
+    found = repo.find(kind, model.key)
     return [found] if found is not None else []
 
 
@@ -175,15 +165,3 @@ def _flavors_using(repo: Repository, device_type: DeviceType) -> list[str]:
     ours = {rc.placement_name for rc in device_type.resource_classes}
     catalog = repo.load().catalog
     return sorted(f.name for f in catalog.flavors if placement_name(f.resource_class) in ours)
-
-
-def _label(model: Definition) -> str:
-    if isinstance(model, Flavor):
-        return f"flavor {model.name!r}"
-    if isinstance(model, TraitRuleSet):
-        return f"trait rules {model.name!r}"
-    if isinstance(model, ExtraSpecSet):
-        return f"extra-spec definitions {model.name!r}"
-    if isinstance(model, DeployTemplateDef):
-        return f"deploy template {model.name!r}"
-    return f"device type {model.slug!r}"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from flavorsmith import traits
 from flavorsmith.catalog.document import Document
@@ -40,6 +41,13 @@ class Flavor:
     projects: tuple[str, ...] = ()
     extra_specs: tuple[tuple[str, str], ...] = ()
     doc: Document | None = field(default=None, compare=False, repr=False)
+    noun: ClassVar[str] = "flavor"
+    key_field: ClassVar[str] = "name"  # the field that names it
+
+    @property
+    def key(self) -> str:
+        """What names it in its kind (its file is KEY.yaml)."""
+        return self.name
 
     @property
     def required_traits(self) -> frozenset[str]:
@@ -92,6 +100,12 @@ class DeviceType:
     resource_classes: tuple[ResourceClass, ...] = ()
     data: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     doc: Document | None = field(default=None, compare=False, repr=False)
+    noun: ClassVar[str] = "device type"
+    key_field: ClassVar[str] = "model"
+
+    @property
+    def key(self) -> str:
+        return self.slug
 
     @property
     def slug(self) -> str:
@@ -146,6 +160,12 @@ class TraitRuleSet:
     description: str | None
     rules: tuple[TraitRule, ...]
     doc: Document | None = field(default=None, compare=False, repr=False)
+    noun: ClassVar[str] = "trait rules"
+    key_field: ClassVar[str] = "name"
+
+    @property
+    def key(self) -> str:
+        return self.name
 
     @property
     def canonical_file(self) -> str:
@@ -174,6 +194,12 @@ class ExtraSpecSet:
     namespace: str
     data: dict[str, Any] = field(compare=False, repr=False)
     doc: Document | None = field(default=None, compare=False, repr=False)
+    noun: ClassVar[str] = "extra-spec definitions"
+    key_field: ClassVar[str] = "namespace"
+
+    @property
+    def key(self) -> str:
+        return self.namespace
 
     @property
     def name(self) -> str:
@@ -194,6 +220,12 @@ class DeployTemplateDef:
     description: str | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
     doc: Document | None = field(default=None, compare=False, repr=False)
+    noun: ClassVar[str] = "deploy template"
+    key_field: ClassVar[str] = "name"
+
+    @property
+    def key(self) -> str:
+        return self.name
 
     @property
     def canonical_file(self) -> str:
@@ -245,6 +277,22 @@ def _plain(value: Any) -> Any:
 Definition = Flavor | DeviceType | TraitRuleSet | ExtraSpecSet | DeployTemplateDef
 
 
+def label(definition: Definition) -> str:
+    """How a message names a definition: its kind and key ("flavor 'm1.small'")."""
+    return f"{definition.noun} {definition.key!r}"
+
+
+def answers_to(definition: Definition, name: str) -> bool:
+    """Whether ``name`` names the definition: its key, exactly; a device type also by
+    'manufacturer model', in any case."""
+    if isinstance(definition, DeviceType):
+        return name.casefold() in (
+            definition.slug,
+            f"{definition.manufacturer} {definition.model}".casefold(),
+        )
+    return definition.key == name
+
+
 @dataclass(frozen=True)
 class Catalog:
     device_types: tuple[DeviceType, ...] = ()
@@ -252,6 +300,19 @@ class Catalog:
     trait_rules: tuple[TraitRuleSet, ...] = ()
     extra_specs: tuple[ExtraSpecSet, ...] = ()
     deploy_templates: tuple[DeployTemplateDef, ...] = ()
+
+    @classmethod
+    def of(cls, definitions: Iterable[Definition | None]) -> Catalog:
+        """The catalog of ``definitions``, each kind in the order given (None: a file that
+        did not load)."""
+        found = [d for d in definitions if d is not None]
+        return cls(
+            device_types=tuple(d for d in found if isinstance(d, DeviceType)),
+            flavors=tuple(d for d in found if isinstance(d, Flavor)),
+            trait_rules=tuple(d for d in found if isinstance(d, TraitRuleSet)),
+            extra_specs=tuple(d for d in found if isinstance(d, ExtraSpecSet)),
+            deploy_templates=tuple(d for d in found if isinstance(d, DeployTemplateDef)),
+        )
 
     def flavor(self, name: str) -> Flavor | None:
         return next((f for f in self.flavors if f.name == name), None)

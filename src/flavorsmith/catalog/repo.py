@@ -21,15 +21,7 @@ from flavorsmith.catalog.load import (
     load_file,
     read_file,
 )
-from flavorsmith.catalog.model import (
-    Catalog,
-    Definition,
-    DeployTemplateDef,
-    DeviceType,
-    ExtraSpecSet,
-    Flavor,
-    TraitRuleSet,
-)
+from flavorsmith.catalog.model import Catalog, Definition, DeviceType, answers_to
 from flavorsmith.catalog.root import resolve_root
 from flavorsmith.diagnostics import Diagnostic, Severity, excerpt
 
@@ -52,15 +44,7 @@ class RepoView:
 
     @property
     def catalog(self) -> Catalog:
-        return Catalog(
-            device_types=tuple(x.model for x in self.loaded if isinstance(x.model, DeviceType)),
-            flavors=tuple(x.model for x in self.loaded if isinstance(x.model, Flavor)),
-            trait_rules=tuple(x.model for x in self.loaded if isinstance(x.model, TraitRuleSet)),
-            extra_specs=tuple(x.model for x in self.loaded if isinstance(x.model, ExtraSpecSet)),
-            deploy_templates=tuple(
-                x.model for x in self.loaded if isinstance(x.model, DeployTemplateDef)
-            ),
-        )
+        return Catalog.of(x.model for x in self.loaded)
 
 
 class Repository:
@@ -196,28 +180,11 @@ class Repository:
             return view
         # Definitions in their canonical file come first, so a duplicate is reported on the copy.
         ordered = sorted(view.loaded, key=lambda x: (not _canonical(x), str(x.path)))
-        models = [x.model for x in ordered if x.model is not None]
         view.diagnostics.extend(
-            checks.check_catalog(
-                [m for m in models if isinstance(m, DeviceType)],
-                [m for m in models if isinstance(m, Flavor)],
-                unchecked_resource_classes=_names_in_broken_device_types(view.loaded),
-            )
-        )
-        view.diagnostics.extend(
-            checks.check_trait_rule_sets([m for m in models if isinstance(m, TraitRuleSet)])
-        )
-        view.diagnostics.extend(
-            checks.check_extra_specs(
-                [m for m in models if isinstance(m, Flavor)],
-                [m for m in models if isinstance(m, ExtraSpecSet)],
+            checks.across_files(
+                Catalog.of(x.model for x in ordered),
                 self.rules,
-            )
-        )
-        view.diagnostics.extend(
-            checks.check_deploy_templates(
-                [m for m in models if isinstance(m, Flavor)],
-                [m for m in models if isinstance(m, DeployTemplateDef)],
+                unchecked_resource_classes=_names_in_broken_device_types(view.loaded),
             )
         )
         view.diagnostics.extend(self._check_file_names(view.loaded))
@@ -240,20 +207,7 @@ class Repository:
             and not _same_file(x.path, candidate.path)
             and not (replace and _same_definition(x.model, candidate.model))
         ]
-        models = [*others, candidate.model]
-        found = checks.check_catalog(
-            [m for m in models if isinstance(m, DeviceType)],
-            [m for m in models if isinstance(m, Flavor)],
-        ) + checks.check_trait_rule_sets([m for m in models if isinstance(m, TraitRuleSet)])
-        found += checks.check_extra_specs(
-            [m for m in models if isinstance(m, Flavor)],
-            [m for m in models if isinstance(m, ExtraSpecSet)],
-            self.rules,
-        )
-        found += checks.check_deploy_templates(
-            [m for m in models if isinstance(m, Flavor)],
-            [m for m in models if isinstance(m, DeployTemplateDef)],
-        )
+        found = checks.across_files(Catalog.of([*others, candidate.model]), self.rules)
         shown = candidate.doc.display if candidate.doc is not None else ""
         return [d for d in found if d.path == shown]
 
@@ -263,17 +217,7 @@ class Repository:
         for path in self.definition_files(kind):
             loaded = self.load_definition(path, kind)
             model = loaded.model
-            if isinstance(model, Flavor) and model.name == name:
-                return loaded
-            if isinstance(model, DeviceType) and wanted in (
-                model.slug,
-                f"{model.manufacturer} {model.model}".casefold(),
-            ):
-                return loaded
-            if (
-                isinstance(model, TraitRuleSet | ExtraSpecSet | DeployTemplateDef)
-                and model.name == name
-            ):
+            if model is not None and answers_to(model, name):
                 return loaded
             if model is None and path.stem.casefold() == wanted:
                 return loaded
@@ -416,13 +360,7 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def _same_definition(a: Definition, b: Definition) -> bool:
-    if isinstance(a, Flavor | TraitRuleSet | ExtraSpecSet | DeployTemplateDef) and isinstance(
-        b, type(a)
-    ):
-        return a.name == b.name
-    if isinstance(a, DeviceType) and isinstance(b, DeviceType):
-        return a.slug == b.slug
-    return False
+    return type(a) is type(b) and a.key == b.key
 
 
 def with_modeline(text: str, kind: Kind) -> str:

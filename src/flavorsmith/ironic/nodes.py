@@ -32,25 +32,22 @@ DRIVER_INFO_REQUIRED = {
 }
 # Ironic's logical names: URL-unreserved characters, and never something shaped like a UUID.
 _NAME_RE = re.compile(r"^[A-Za-z0-9\-._~]+$")
-# Every provision state an Ironic 39 node can be in.
+# The provision states of a node being made ready for use (enrolled, verified, cleaned,
+# inspected) or failed at it: it holds no instance.
+_READYING = ("enroll", "verifying", "manageable", "available")
+_CLEANING = ("cleaning", "clean wait", "clean failed", "clean hold")
+_INSPECTING = ("inspecting", "inspect wait", "inspect failed")
+# Every provision state an Ironic 39 node can be in, in Ironic's order.
 PROVISION_STATES = (
-    "enroll",
-    "verifying",
-    "manageable",
-    "available",
+    *_READYING,
     "active",
     "deploying",
     "wait call-back",
     "deploy failed",
     "deploy hold",
     "deleting",
-    "cleaning",
-    "clean wait",
-    "clean failed",
-    "clean hold",
-    "inspecting",
-    "inspect wait",
-    "inspect failed",
+    *_CLEANING,
+    *_INSPECTING,
     "adopting",
     "adopt failed",
     "rescuing",
@@ -65,26 +62,9 @@ PROVISION_STATES = (
     "service hold",
     "error",
 )
-# The states of a node that holds no instance: enrolled, being made ready (verified, cleaned,
-# inspected) or failed at it, or in error. Every other state holds (or is getting, or still
-# has) an instance.
-UNPROVISIONED_STATES = frozenset(
-    {
-        "enroll",
-        "verifying",
-        "manageable",
-        "available",
-        "cleaning",
-        "clean wait",
-        "clean failed",
-        "clean hold",
-        "inspecting",
-        "inspect wait",
-        "inspect failed",
-        "adopt failed",
-        "error",
-    }
-)
+# The states of a node that holds no instance: being made ready or failed at it, a failed
+# adoption, or in error. Every other state holds (or is getting, or still has) an instance.
+UNPROVISIONED_STATES = frozenset({*_READYING, *_CLEANING, *_INSPECTING, "adopt failed", "error"})
 PROVISIONED_STATES = frozenset(PROVISION_STATES) - UNPROVISIONED_STATES
 # What matching reads of each node of a real Ironic (no driver_info, no properties): what the
 # matcher matches on, and what Nova's ironic driver reports to Placement from and reserves a

@@ -16,26 +16,15 @@ from flavorsmith.cli.options import (
     SortColumnOption,
 )
 from flavorsmith.cli.output import ListFormat, check_columns, render_list, select, sort_rows
+from flavorsmith.store import nodes as node_store
 
 COLUMNS = ("name", "uuid", "resource_class", "provision_state", "maintenance", "traits")
 # What --sort accepts: the node fields both the service's database and Ironic (at the
-# microversion the node source reads) sort on.
+# microversion the node source reads) sort on: the database's keys but its own row id and the
+# two fields of newer microversions, with the name first.
 SORT_KEYS = (
     "name",
-    "uuid",
-    "driver",
-    "resource_class",
-    "provision_state",
-    "power_state",
-    "maintenance",
-    "instance_uuid",
-    "created_at",
-    "updated_at",
-    "conductor_group",
-    "owner",
-    "lessee",
-    "retired",
-    "protected",
+    *(k for k in node_store.SORT_KEYS if k not in ("id", "name", "shard", "instance_name")),
 )
 
 
