@@ -21,6 +21,18 @@ def _spec_value(value: Any) -> str:
     return str(value)
 
 
+class ByName:
+    """A definition named by its ``name`` field; every definition has a ``key`` (what names
+    it in its kind: its file is KEY.yaml), the ``key_field`` that holds it, and a ``noun``."""
+
+    name: str
+    key_field: ClassVar[str] = "name"
+
+    @property
+    def key(self) -> str:
+        return self.name
+
+
 @dataclass(frozen=True)
 class TraitRequirement:
     trait: str  # as written, without CUSTOM_
@@ -32,7 +44,7 @@ class TraitRequirement:
 
 
 @dataclass(frozen=True)
-class Flavor:
+class Flavor(ByName):
     name: str
     resource_class: str
     description: str | None = None
@@ -42,12 +54,6 @@ class Flavor:
     extra_specs: tuple[tuple[str, str], ...] = ()
     doc: Document | None = field(default=None, compare=False, repr=False)
     noun: ClassVar[str] = "flavor"
-    key_field: ClassVar[str] = "name"  # the field that names it
-
-    @property
-    def key(self) -> str:
-        """What names it in its kind (its file is KEY.yaml)."""
-        return self.name
 
     @property
     def required_traits(self) -> frozenset[str]:
@@ -152,7 +158,7 @@ class TraitRule:
 
 
 @dataclass(frozen=True)
-class TraitRuleSet:
+class TraitRuleSet(ByName):
     """One trait-rules file: its rules and the trait prefix it owns."""
 
     name: str
@@ -161,11 +167,6 @@ class TraitRuleSet:
     rules: tuple[TraitRule, ...]
     doc: Document | None = field(default=None, compare=False, repr=False)
     noun: ClassVar[str] = "trait rules"
-    key_field: ClassVar[str] = "name"
-
-    @property
-    def key(self) -> str:
-        return self.name
 
     @property
     def canonical_file(self) -> str:
@@ -211,7 +212,7 @@ class ExtraSpecSet:
 
 
 @dataclass(frozen=True)
-class DeployTemplateDef:
+class DeployTemplateDef(ByName):
     """One deploy-template file: an Ironic deploy template, named by the trait that asks
     for it (the full trait name, CUSTOM_ included, exactly as Ironic stores it)."""
 
@@ -221,11 +222,6 @@ class DeployTemplateDef:
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
     doc: Document | None = field(default=None, compare=False, repr=False)
     noun: ClassVar[str] = "deploy template"
-    key_field: ClassVar[str] = "name"
-
-    @property
-    def key(self) -> str:
-        return self.name
 
     @property
     def canonical_file(self) -> str:
