@@ -336,3 +336,33 @@ async function login(username, password, project) {
   }
   return body;
 }
+
+// An explain answer's reasons as a list, each under its layer ("Nothing stops it" when none).
+export function reasonsList(reasons) {
+  const list = el("ul", { class: "explain" });
+  for (const reason of reasons) {
+    list.append(
+      el(
+        "li",
+        { "data-layer": reason.layer },
+        el("strong", { text: `${reason.layer}${reason.blocking ? "" : " (not blocking)"}: ` }),
+        reason.detail,
+      ),
+    );
+  }
+  if (reasons.length === 0) list.append(el("li", { text: "Nothing stops it: schedulable." }));
+  return list;
+}
+
+// Runs a page's load; the status line and body[data-loaded] say how it went ("true", or
+// "error" with the reason in the status line).
+export async function loading(load) {
+  try {
+    await load();
+    showStatus("");
+    document.body.dataset.loaded = "true";
+  } catch (error) {
+    showStatus(explainError(error), true);
+    document.body.dataset.loaded = "error";
+  }
+}

@@ -5,7 +5,7 @@
 // On a node chosen in a form: Explain (/v1/flavors/{name}/nodes/{node}/explain, the reasons by
 // layer) and the deploy-step plan (/v1/flavors/{name}/nodes/{node}/deploy-plan, what
 // `flavorsmith deploy plan NODE --flavor FLAVOR` prints).
-import { api, el, explainError, nodeHref, shell, showStatus } from "/ui/common.js";
+import { api, el, explainError, loading, nodeHref, reasonsList, shell, showStatus } from "/ui/common.js";
 
 const NODES_SHOWN = 200;
 const name = new URLSearchParams(location.search).get("name") || "";
@@ -211,19 +211,10 @@ async function planDeploy() {
 async function explainNode() {
   const body = await api(onNodePath("explain"));
   const node = document.getElementById("on-node").value.trim();
-  const list = el("ul", { class: "explain" });
-  for (const reason of body.reasons) {
-    list.append(
-      el(
-        "li",
-        { "data-layer": reason.layer },
-        el("strong", { text: `${reason.layer}${reason.blocking ? "" : " (not blocking)"}: ` }),
-        reason.detail,
-      ),
-    );
-  }
-  if (body.reasons.length === 0) list.append(el("li", { text: "Nothing stops it: schedulable." }));
-  return [el("h3", { text: `Why ${name} can or cannot land on ${node}, by layer` }), list];
+  return [
+    el("h3", { text: `Why ${name} can or cannot land on ${node}, by layer` }),
+    reasonsList(body.reasons),
+  ];
 }
 
 async function main() {
@@ -238,7 +229,7 @@ async function main() {
     document.body.dataset.loaded = "error";
     return;
   }
-  try {
+  await loading(async () => {
     const [flavor, nova, explained, nodes] = await Promise.all([
       api(`/v1/catalog/flavors/${path}`),
       api("/v1/catalog/nova-flavors"),
@@ -246,12 +237,7 @@ async function main() {
       api(`/v1/flavors/${path}/nodes?limit=${NODES_SHOWN}`),
     ]);
     render(flavor, nova.nova_flavors.find((f) => f.name === name), explained, nodes);
-    showStatus("");
-    document.body.dataset.loaded = "true";
-  } catch (error) {
-    showStatus(explainError(error), true);
-    document.body.dataset.loaded = "error";
-  }
+  });
 }
 
 main();

@@ -5,7 +5,7 @@
 // (GET /v1/nodes/{ident}/inspection): the device type, each candidate's per-field checks, and
 // the rule behind each trait. Polled every 5 s: a trait changed through /baremetal shows
 // without a reload.
-import { api, el, explainError, flavorHref, shell, showStatus } from "/ui/common.js";
+import { api, el, explainError, flavorHref, reasonsList, shell, showStatus } from "/ui/common.js";
 
 const POLL_MS = 5000;
 const ident = new URLSearchParams(location.search).get("node") || "";
@@ -23,19 +23,7 @@ async function explain(flavor, button, target) {
     const body = await api(
       `/v1/flavors/${encodeURIComponent(flavor)}/nodes/${encodeURIComponent(ident)}/explain`,
     );
-    const list = el("ul", { class: "explain" });
-    for (const reason of body.reasons) {
-      list.append(
-        el(
-          "li",
-          { "data-layer": reason.layer },
-          el("strong", { text: `${reason.layer}${reason.blocking ? "" : " (not blocking)"}: ` }),
-          reason.detail,
-        ),
-      );
-    }
-    if (body.reasons.length === 0) list.append(el("li", { text: "Nothing stops it: schedulable." }));
-    target.replaceChildren(list);
+    target.replaceChildren(reasonsList(body.reasons));
   } catch (error) {
     target.replaceChildren(el("p", { class: "error", role: "alert", text: explainError(error) }));
   } finally {

@@ -2,7 +2,7 @@
 // or delete in the service, each object's changes field by field. Callers whom policy allows
 // to apply (GET /v1/sync/allowed; admins by default) get an Apply button (POST /v1/sync/apply),
 // then the outcome per object; others see the plan only.
-import { ApiError, api, el, explainError, shell, showStatus } from "/ui/common.js";
+import { ApiError, api, el, explainError, loading, shell, showStatus } from "/ui/common.js";
 
 const only = new URLSearchParams(location.search).get("only") || "flavors";
 
@@ -147,7 +147,7 @@ function setButton(button, plan) {
 async function main() {
   shell("sync");
   document.getElementById("only").value = only;
-  try {
+  await loading(async () => {
     const [plan, allowed] = await Promise.all([
       api(`/v1/sync/plan?only=${encodeURIComponent(only)}`),
       api("/v1/sync/allowed"),
@@ -161,12 +161,7 @@ async function main() {
         el("p", {}, button, " ", el("span", { class: "hint", text: "Makes the service's objects match the catalog (asks first)." })),
       );
     }
-    showStatus("");
-    document.body.dataset.loaded = "true";
-  } catch (error) {
-    showStatus(explainError(error), true);
-    document.body.dataset.loaded = "error";
-  }
+  });
 }
 
 main();
