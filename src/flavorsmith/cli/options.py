@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import functools
 import inspect
@@ -283,3 +284,40 @@ IronicEndpointOption = Annotated[
         show_default=False,
     ),
 ]
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeSource:
+    """Where a command reads nodes from: the options ``node_source`` adds. A real Ironic with
+    ``cloud`` or ``ironic_endpoint``, else the service's database (``database``: its URL)."""
+
+    database: str | None = None
+    cloud: str | None = None
+    ironic_endpoint: str | None = None
+
+
+def node_source(database: Any = DatabaseOption) -> Callable[[Command], Command]:
+    """Give a command the node-source options, --database, --cloud and --ironic-endpoint, in
+    place of its parameter ``nodes``, which receives them as one ``NodeSource``. ``database``
+    is the --database declaration, for a command whose help says more about it."""
+    added = [
+        _param("database", database, None),
+        _param("cloud", IronicCloudOption, None),
+        _param("ironic_endpoint", IronicEndpointOption, None),
+    ]
+
+    def add(command: Command) -> Command:
+        params = list(inspect.signature(command, eval_str=True).parameters.values())
+        at = [p.name for p in params].index("nodes")
+
+        @functools.wraps(command)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            given = {param.name: kwargs.pop(param.name, None) for param in added}
+            return command(*args, nodes=NodeSource(**given), **kwargs)
+
+        run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [*params[:at], *added, *params[at + 1 :]]
+        )
+        return cast("Command", run)
+
+    return add
