@@ -296,24 +296,22 @@ class NodeSource:
     ironic_endpoint: str | None = None
 
 
-def node_source(database: Any = DatabaseOption) -> Callable[[Command], Command]:
-    """Give a command the node-source options, --database, --cloud and --ironic-endpoint, in
-    place of its parameter ``nodes``, which receives them as one ``NodeSource``. ``database``
-    is the --database declaration, for a command whose help says more about it."""
-    added = [
-        _param("database", database, None),
-        _param("cloud", IronicCloudOption, None),
-        _param("ironic_endpoint", IronicEndpointOption, None),
-    ]
+def bundled(
+    name: str, options: dict[str, Any], bundle: Callable[..., Any]
+) -> Callable[[Command], Command]:
+    """A decorator giving a command ``options`` (parameter name: its declaration, default
+    None) in place of its parameter ``name``, which receives them as one value,
+    ``bundle(**given)``."""
+    added = [_param(option, annotation, None) for option, annotation in options.items()]
 
     def add(command: Command) -> Command:
         params = list(inspect.signature(command, eval_str=True).parameters.values())
-        at = [p.name for p in params].index("nodes")
+        at = [p.name for p in params].index(name)
 
         @functools.wraps(command)
         def run(*args: Any, **kwargs: Any) -> Any:
-            given = {param.name: kwargs.pop(param.name, None) for param in added}
-            return command(*args, nodes=NodeSource(**given), **kwargs)
+            given = {param.name: kwargs.pop(param.name, param.default) for param in added}
+            return command(*args, **{name: bundle(**given)}, **kwargs)
 
         run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
             [*params[:at], *added, *params[at + 1 :]]
@@ -321,3 +319,15 @@ def node_source(database: Any = DatabaseOption) -> Callable[[Command], Command]:
         return cast("Command", run)
 
     return add
+
+
+def node_source(database: Any = DatabaseOption) -> Callable[[Command], Command]:
+    """Give a command the node-source options, --database, --cloud and --ironic-endpoint, in
+    place of its parameter ``nodes``, which receives them as one ``NodeSource``. ``database``
+    is the --database declaration, for a command whose help says more about it."""
+    options = {
+        "database": database,
+        "cloud": IronicCloudOption,
+        "ironic_endpoint": IronicEndpointOption,
+    }
+    return bundled("nodes", options, NodeSource)
