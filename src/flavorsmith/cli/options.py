@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import functools
 import inspect
@@ -283,3 +284,50 @@ IronicEndpointOption = Annotated[
         show_default=False,
     ),
 ]
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeSource:
+    """Where a command reads nodes from: the options ``node_source`` adds. A real Ironic with
+    ``cloud`` or ``ironic_endpoint``, else the service's database (``database``: its URL)."""
+
+    database: str | None = None
+    cloud: str | None = None
+    ironic_endpoint: str | None = None
+
+
+def bundled(
+    name: str, options: dict[str, Any], bundle: Callable[..., Any]
+) -> Callable[[Command], Command]:
+    """A decorator giving a command ``options`` (parameter name: its declaration, default
+    None) in place of its parameter ``name``, which receives them as one value,
+    ``bundle(**given)``."""
+    added = [_param(option, annotation, None) for option, annotation in options.items()]
+
+    def add(command: Command) -> Command:
+        params = list(inspect.signature(command, eval_str=True).parameters.values())
+        at = [p.name for p in params].index(name)
+
+        @functools.wraps(command)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            given = {param.name: kwargs.pop(param.name, param.default) for param in added}
+            return command(*args, **{name: bundle(**given)}, **kwargs)
+
+        run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [*params[:at], *added, *params[at + 1 :]]
+        )
+        return cast("Command", run)
+
+    return add
+
+
+def node_source(database: Any = DatabaseOption) -> Callable[[Command], Command]:
+    """Give a command the node-source options, --database, --cloud and --ironic-endpoint, in
+    place of its parameter ``nodes``, which receives them as one ``NodeSource``. ``database``
+    is the --database declaration, for a command whose help says more about it."""
+    options = {
+        "database": database,
+        "cloud": IronicCloudOption,
+        "ironic_endpoint": IronicEndpointOption,
+    }
+    return bundled("nodes", options, NodeSource)

@@ -9,11 +9,11 @@ import typer
 from flavorsmith.catalog.trait_use import KnownNodes, uses
 from flavorsmith.cli.options import (
     ColumnOption,
-    IronicCloudOption,
-    IronicEndpointOption,
     ListFormatOption,
+    NodeSource,
     RepoOption,
     SortColumnOption,
+    node_source,
     repository,
     table_options,
 )
@@ -23,6 +23,17 @@ from flavorsmith.cli.validate import node_index
 from flavorsmith.diagnostics import Severity, has_errors
 
 COLUMNS = ["trait", "set_by", "nodes", "required_by", "forbidden_by"]
+
+NodesDatabaseOption = Annotated[
+    str | None,
+    typer.Option(
+        "--database",
+        metavar="URL",
+        help="Also count the nodes of this database (SQLAlchemy URL) that have each trait; "
+        "a trait nodes have and nothing sets shows as set 'by hand'. Read only when given.",
+        show_default=False,
+    ),
+]
 
 
 def group() -> typer.Typer:
@@ -34,21 +45,11 @@ def group() -> typer.Typer:
 
 
 @table_options(after="fmt")
+@node_source(NodesDatabaseOption)
 def list_traits(
     ctx: typer.Context,
     repo: RepoOption = None,
-    database: Annotated[
-        str | None,
-        typer.Option(
-            "--database",
-            metavar="URL",
-            help="Also count the nodes of this database (SQLAlchemy URL) that have each trait; "
-            "a trait nodes have and nothing sets shows as set 'by hand'. Read only when given.",
-            show_default=False,
-        ),
-    ] = None,
-    cloud: IronicCloudOption = None,
-    ironic_endpoint: IronicEndpointOption = None,
+    nodes: NodeSource = NodeSource(),
     fmt: ListFormatOption = ListFormat.TABLE,
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
@@ -59,7 +60,7 @@ def list_traits(
     if has_errors(view.diagnostics):
         typer.echo("skipped files with errors (run flavorsmith validate):", err=True)
         emit([d for d in view.diagnostics if d.severity is Severity.ERROR], err=True)
-    index = node_index(ctx, database, cloud, ironic_endpoint)
+    index = node_index(ctx, nodes)
     known = None
     if index is not None:
         counts = {t: bits.bit_count() for t, bits in index.by_trait.items()}

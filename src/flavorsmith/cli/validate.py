@@ -9,9 +9,9 @@ import typer
 from flavorsmith.catalog.kinds import DEPLOY_TEMPLATE, TRAIT_RULE
 from flavorsmith.catalog.trait_use import KnownNodes, check_unprovided
 from flavorsmith.cli.options import (
-    IronicCloudOption,
-    IronicEndpointOption,
+    NodeSource,
     RepoOption,
+    node_source,
     repository,
 )
 from flavorsmith.cli.report import FORMAT_HELP, DiagnosticFormat, emit, exit_for
@@ -23,7 +23,19 @@ if TYPE_CHECKING:
     from flavorsmith.diagnostics import Diagnostic
     from flavorsmith.matching.index import Index
 
+CheckDatabaseOption = Annotated[
+    str | None,
+    typer.Option(
+        "--database",
+        metavar="URL",
+        help="Also check against the nodes of this database (SQLAlchemy URL): pool leaks "
+        "counted on them, required traits that no node has. Read only when given.",
+        show_default=False,
+    ),
+]
 
+
+@node_source(CheckDatabaseOption)
 def validate(
     ctx: typer.Context,
     repo: RepoOption = None,
@@ -31,18 +43,7 @@ def validate(
         DiagnosticFormat,
         typer.Option("-f", "--format", help=FORMAT_HELP),
     ] = DiagnosticFormat.TEXT,
-    database: Annotated[
-        str | None,
-        typer.Option(
-            "--database",
-            metavar="URL",
-            help="Also check against the nodes of this database (SQLAlchemy URL): pool leaks "
-            "counted on them, required traits that no node has. Read only when given.",
-            show_default=False,
-        ),
-    ] = None,
-    cloud: IronicCloudOption = None,
-    ironic_endpoint: IronicEndpointOption = None,
+    nodes: NodeSource = NodeSource(),
 ) -> None:
     """Validate the whole repository. Exit 0 when clean (warnings allowed), 1 on errors.
 
@@ -50,7 +51,7 @@ def validate(
     resource class, no trait conflict: "can reach", without a count)."""
     found = repository(repo)
     view = found.load()
-    index = node_index(ctx, database, cloud, ironic_endpoint)
+    index = node_index(ctx, nodes)
     diagnostics = sorted(
         [*view.diagnostics, *_against_nodes(view, index)],
         key=lambda d: (d.path, d.line, d.column, d.message),
@@ -59,14 +60,14 @@ def validate(
     exit_for(diagnostics)
 
 
-def node_index(
-    ctx: typer.Context, database: str | None, cloud: str | None, endpoint: str | None
-) -> Index | None:
+def node_index(ctx: typer.Context, nodes: NodeSource) -> Index | None:
     """The nodes to check against: of a database, of a real Ironic, or None (not asked)."""
-    if database is None and cloud is None and endpoint is None:
+    if nodes == NodeSource():
         return None
 
-    if database is not None and (cloud is not None or endpoint is not None):
+    if nodes.database is not None and (
+        nodes.cloud is not None or nodes.ironic_endpoint is not None
+    ):
         raise typer.BadParameter(
             "give one node source: --database, or --cloud / --ironic-endpoint",
             param_hint="'--database'",
@@ -80,10 +81,10 @@ def node_index(
     from flavorsmith.matching.snapshot import from_records
     from flavorsmith.store import nodes as node_store
 
-    source = ironic_nodes(cloud, endpoint)
+    source = ironic_nodes(nodes.cloud, nodes.ironic_endpoint)
     if source is not None:
         return Index.build(from_records(reading(lambda: source.nodes(SCHEDULING_FIELDS))))
-    engine = open_database(database, ctx)
+    engine = open_database(nodes.database, ctx)
     with consistent(engine).begin() as connection:
         return Index.build(node_store.snapshot(connection))
 

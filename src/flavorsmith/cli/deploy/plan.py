@@ -10,11 +10,10 @@ import typer
 from flavorsmith.cli.ironic_source import fail, ironic_nodes, reading
 from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
-    DatabaseOption,
-    IronicCloudOption,
-    IronicEndpointOption,
+    NodeSource,
     RepoOption,
     ReportFormatOption,
+    node_source,
     repository,
     table_options,
 )
@@ -29,6 +28,7 @@ from flavorsmith.store import nodes as store
 
 
 @table_options()
+@node_source()
 def plan(
     ctx: typer.Context,
     node: Annotated[str, typer.Argument(metavar="NODE", help="Node name or UUID.")],
@@ -50,9 +50,7 @@ def plan(
         ),
     ] = False,
     repo: RepoOption = None,
-    database: DatabaseOption = None,
-    cloud: IronicCloudOption = None,
-    ironic_endpoint: IronicEndpointOption = None,
+    nodes: NodeSource = NodeSource(),
     output_format: ReportFormatOption = ReportFormat.TABLE,
 ) -> None:
     """Show the ordered deploy steps provisioning NODE would run, where each comes from, and
@@ -73,12 +71,12 @@ def plan(
                 )
                 raise typer.Exit(1)
         repo_templates = [template_store.as_template(t.as_api()) for t in view.deploy_templates]
-    source = ironic_nodes(cloud, ironic_endpoint)
+    source = ironic_nodes(nodes.cloud, nodes.ironic_endpoint)
     if source is not None:
         row, node_traits, templates = _from_ironic(source, node)
         templates = repo_templates if catalog else templates
     else:
-        engine = open_database(database, ctx)
+        engine = open_database(nodes.database, ctx)
         try:
             with engine.connect() as connection:
                 row = store.find(connection, node, by_name=True)

@@ -9,12 +9,11 @@ import typer
 from flavorsmith.cli.matching.inputs import load
 from flavorsmith.cli.options import (
     ColumnOption,
-    DatabaseOption,
-    IronicCloudOption,
-    IronicEndpointOption,
     ListFormatOption,
+    NodeSource,
     RepoOption,
     SortColumnOption,
+    node_source,
     table_options,
 )
 from flavorsmith.cli.output import (
@@ -44,12 +43,11 @@ COLUMNS = [
 
 
 @table_options(after="sort_column")
+@node_source()
 def capacity(
     ctx: typer.Context,
     repo: RepoOption = None,
-    database: DatabaseOption = None,
-    cloud: IronicCloudOption = None,
-    ironic_endpoint: IronicEndpointOption = None,
+    nodes: NodeSource = NodeSource(),
     fmt: ListFormatOption = ListFormat.TABLE,
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
@@ -67,7 +65,7 @@ def capacity(
     """Capacity per flavor, and findings: idle flavors and nodes, unused classes and traits,
     pool leaks. -c and --sort-column apply to the flavors (in JSON and YAML, to the document's
     flavors); the findings table follows the flavors' table only when no -c is given."""
-    catalog, index = load(ctx, repo, database, cloud, ironic_endpoint)
+    catalog, index = load(ctx, repo, nodes)
     if project is not None:
         if not project.strip():
             raise typer.BadParameter("a project id cannot be empty", param_hint="'--project'")

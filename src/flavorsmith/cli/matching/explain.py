@@ -9,11 +9,10 @@ import typer
 from flavorsmith.cli.ironic_source import fail, reading
 from flavorsmith.cli.matching.inputs import load
 from flavorsmith.cli.options import (
-    DatabaseOption,
-    IronicCloudOption,
-    IronicEndpointOption,
+    NodeSource,
     RepoOption,
     ReportFormatOption,
+    node_source,
     table_options,
 )
 from flavorsmith.cli.output import Format, ReportFormat, print_document, render_list
@@ -31,6 +30,7 @@ COUNT_COLUMNS = ["count", "reason"]
 
 
 @table_options()
+@node_source()
 def explain(
     ctx: typer.Context,
     flavor: Annotated[
@@ -51,9 +51,7 @@ def explain(
         ),
     ] = None,
     repo: RepoOption = None,
-    database: DatabaseOption = None,
-    cloud: IronicCloudOption = None,
-    ironic_endpoint: IronicEndpointOption = None,
+    nodes: NodeSource = NodeSource(),
     output_format: ReportFormatOption = ReportFormat.TABLE,
 ) -> None:
     """Why the flavor cannot land on the node (catalog, Ironic, Placement, flavor access), or
@@ -64,7 +62,7 @@ def explain(
     derived from the node as Nova's ironic driver reports it."""
     fmt = Format(output_format.value)
 
-    catalog, index = load(ctx, repo, database, cloud, ironic_endpoint)
+    catalog, index = load(ctx, repo, nodes)
     try:
         rule = reports.find_flavor(reports.rules_of(catalog), flavor)
         target = reports.find_node(index, node) if node is not None else None
@@ -73,14 +71,14 @@ def explain(
     context = Context(
         project=project,
         access=reports.access_of(catalog, rule.name),
-        real_placement=cloud is not None,
+        real_placement=nodes.cloud is not None,
     )
-    if cloud is None:
+    if nodes.cloud is None:
         providers = DERIVED
     elif target is not None:
-        providers = _one_provider(cloud, target)
+        providers = _one_provider(nodes.cloud, target)
     else:
-        providers = _placement(cloud)
+        providers = _placement(nodes.cloud)
     result = (
         reports.explain_node(index, rule, target, context, providers)
         if target is not None

@@ -8,7 +8,7 @@ import typer
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.cli.ironic_source import ironic_nodes, reading
 from flavorsmith.cli.node.database import open_database
-from flavorsmith.cli.options import repository
+from flavorsmith.cli.options import NodeSource, repository
 from flavorsmith.cli.report import emit
 from flavorsmith.db.engine import consistent
 from flavorsmith.diagnostics import has_errors
@@ -18,14 +18,8 @@ from flavorsmith.matching.snapshot import from_records
 from flavorsmith.store import nodes as node_store
 
 
-def load(
-    ctx: typer.Context,
-    repo: str | None,
-    database: str | None,
-    cloud: str | None = None,
-    endpoint: str | None = None,
-) -> tuple[Catalog, Index]:
-    source = ironic_nodes(cloud, endpoint)
+def load(ctx: typer.Context, repo: str | None, nodes: NodeSource) -> tuple[Catalog, Index]:
+    source = ironic_nodes(nodes.cloud, nodes.ironic_endpoint)
     view = repository(repo).load()
     if has_errors(view.diagnostics):
         typer.echo("the catalog has errors; fix them first:", err=True)
@@ -34,7 +28,7 @@ def load(
     if source is not None:
         records = reading(lambda: source.nodes(SCHEDULING_FIELDS))
         return view.catalog, Index.build(from_records(records))
-    engine = open_database(database, ctx)
+    engine = open_database(nodes.database, ctx)
     with consistent(engine).begin() as connection:
         snapshot = node_store.snapshot(connection)
     return view.catalog, Index.build(snapshot)

@@ -9,12 +9,11 @@ import typer
 from flavorsmith.cli.matching.inputs import load
 from flavorsmith.cli.options import (
     ColumnOption,
-    DatabaseOption,
-    IronicCloudOption,
-    IronicEndpointOption,
     ListFormatOption,
+    NodeSource,
     RepoOption,
     SortColumnOption,
+    node_source,
     table_options,
 )
 from flavorsmith.cli.output import (
@@ -32,6 +31,7 @@ TABLE_NODES = 6
 
 
 @table_options()
+@node_source()
 def match(
     ctx: typer.Context,
     flavor: Annotated[
@@ -44,16 +44,14 @@ def match(
         bool, typer.Option("--explain", help="Say why each non-matching pair does not match.")
     ] = False,
     repo: RepoOption = None,
-    database: DatabaseOption = None,
-    cloud: IronicCloudOption = None,
-    ironic_endpoint: IronicEndpointOption = None,
+    nodes: NodeSource = NodeSource(),
     fmt: ListFormatOption = ListFormat.TABLE,
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
 ) -> None:
     """Which nodes each flavor can land on (and with --explain, why not). With --flavor and
     --node, the one pair as a record (-c picks its fields; csv is one row)."""
-    catalog, index = load(ctx, repo, database, cloud, ironic_endpoint)
+    catalog, index = load(ctx, repo, nodes)
     rules = reports.rules_of(catalog)
     try:
         chosen = [reports.find_flavor(rules, flavor)] if flavor else rules

@@ -9,11 +9,10 @@ import typer
 
 from flavorsmith.cli.options import (
     ColumnOption,
-    DatabaseOption,
-    IronicCloudOption,
-    IronicEndpointOption,
     ListFormatOption,
+    NodeSource,
     SortColumnOption,
+    node_source,
 )
 from flavorsmith.cli.output import ListFormat, check_columns, render_list, select, sort_rows
 from flavorsmith.store import nodes as node_store
@@ -44,6 +43,7 @@ def parse_sort(value: str) -> tuple[str, str]:
     return key, direction
 
 
+@node_source()
 def list_nodes(
     ctx: typer.Context,
     trait: Annotated[
@@ -100,9 +100,7 @@ def list_nodes(
             show_default=False,
         ),
     ] = None,
-    database: DatabaseOption = None,
-    cloud: IronicCloudOption = None,
-    ironic_endpoint: IronicEndpointOption = None,
+    nodes: NodeSource = NodeSource(),
     fmt: ListFormatOption = ListFormat.TABLE,
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
@@ -136,12 +134,12 @@ def list_nodes(
     wanted = column or list(COLUMNS)
     select([], wanted, COLUMNS)  # an unknown column is a usage error before any reading
     check_columns(sort_column or [], COLUMNS, "'--sort-column'")
-    source = ironic_nodes(cloud, ironic_endpoint)
+    source = ironic_nodes(nodes.cloud, nodes.ironic_endpoint)
     states = {"resource_class": resource_class, "provision_state": provision_state}
     if source is not None:
         found = _from_ironic(source, states, filters, (sort_key, sort_dir), limit)
     else:
-        found = _from_database(ctx, database, states, filters, (sort_key, sort_dir), limit)
+        found = _from_database(ctx, nodes.database, states, filters, (sort_key, sort_dir), limit)
     found = sort_rows(found, sort_column or [], COLUMNS)
     typer.echo(render_list(select(found, wanted, COLUMNS), wanted, fmt), nl=False)
 

@@ -12,9 +12,7 @@ import typer
 from flavorsmith import logs
 from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
-    DatabaseOption,
     LogFormatOption,
-    RepoOption,
     ReportFormatOption,
     repository,
     table_options,
@@ -22,16 +20,16 @@ from flavorsmith.cli.options import (
 from flavorsmith.cli.output import Format, ReportFormat
 from flavorsmith.cli.sync.common import (
     AllowEmptyOption,
-    CloudOption,
-    EndpointOption,
     ForceOption,
     OnlyOption,
+    Places,
     PruneOption,
     check_target,
     make_target,
     print_plan,
     print_round,
     run_round,
+    sync_places,
 )
 from flavorsmith.sync.default_kind import DEFAULT
 from flavorsmith.sync.engine import exclusive, in_use_refusal
@@ -41,6 +39,7 @@ from flavorsmith.sync.watch import watch as keep_watching
 
 
 @table_options(after="output_format")
+@sync_places
 def apply(
     ctx: typer.Context,
     plan_file: Annotated[
@@ -70,10 +69,7 @@ def apply(
             min=1,
         ),
     ] = 60.0,
-    cloud: CloudOption = None,
-    endpoint: EndpointOption = None,
-    repo: RepoOption = None,
-    database: DatabaseOption = None,
+    places: Places = Places(),
     output_format: ReportFormatOption = ReportFormat.TABLE,
     log_format: LogFormatOption = None,
 ) -> None:
@@ -108,15 +104,15 @@ def apply(
             "refusal; apply once with --force instead",
             param_hint="'--force'",
         )
-    cloud = check_target(ctx, cloud, endpoint)
-    found = repository(repo)
-    engine = open_database(database, ctx)
+    places = check_target(ctx, places)
+    found = repository(places.repo)
+    engine = open_database(places.database, ctx)
     if watch:
         logs.configure(log_format.value if log_format is not None else None)
         with contextlib.suppress(KeyboardInterrupt):
             keep_watching(
                 found,
-                lambda chosen: make_target(ctx, chosen, cloud, endpoint, database, found),
+                lambda chosen: make_target(ctx, chosen, places, found),
                 engine,
                 kinds=(kind,),
                 prune=prune,
@@ -124,7 +120,7 @@ def apply(
                 interval=interval,
             )
         return
-    target = make_target(ctx, kind, cloud, endpoint, database, found)
+    target = make_target(ctx, kind, places, found)
     label = kind.subject
 
     def run(*, execute: bool) -> Any:

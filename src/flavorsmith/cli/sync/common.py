@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -13,6 +14,7 @@ import typer
 import typer.core
 
 from flavorsmith.cli.node.database import open_database
+from flavorsmith.cli.options import DatabaseOption, RepoOption, bundled
 from flavorsmith.cli.output import Format, render_list
 from flavorsmith.cli.report import emit
 from flavorsmith.cli.sync.diff import render, use_colour
@@ -99,9 +101,35 @@ EndpointOption = Annotated[
 ]
 
 
-def check_target(ctx: typer.Context, cloud: str | None, endpoint: str | None) -> str | None:
-    """The cloud to use, after refusing --cloud with --endpoint and an endpoint that is not an
+@dataclasses.dataclass(frozen=True)
+class Places:
+    """Where a sync goes: from the catalog at ``repo``, to --cloud, else --endpoint, else the
+    service itself (its ``database``)."""
+
+    cloud: str | None = None
+    endpoint: str | None = None
+    repo: str | None = None
+    database: str | None = None
+
+
+# Gives sync plan and sync apply --cloud, --endpoint, --repo and --database in place of their
+# parameter ``places``, which receives them as one ``Places``.
+sync_places = bundled(
+    "places",
+    {
+        "cloud": CloudOption,
+        "endpoint": EndpointOption,
+        "repo": RepoOption,
+        "database": DatabaseOption,
+    },
+    Places,
+)
+
+
+def check_target(ctx: typer.Context, places: Places) -> Places:
+    """The places to use, after refusing --cloud with --endpoint and an endpoint that is not an
     http(s) URL (usage errors). $OS_CLOUD gives way to an explicit --endpoint."""
+    cloud, endpoint = places.cloud, places.endpoint
     if endpoint is not None:
         parts = urlsplit(endpoint)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -113,12 +141,12 @@ def check_target(ctx: typer.Context, cloud: str | None, endpoint: str | None) ->
         if cloud:
             source = ctx.get_parameter_source("cloud")
             if source is not None and source.name == "ENVIRONMENT":
-                return None
+                return dataclasses.replace(places, cloud=None)
             raise typer.BadParameter(
                 "--cloud and --endpoint name two targets: give one of them",
                 param_hint="'--cloud' / '--endpoint'",
             )
-    return cloud
+    return places
 
 
 def run_round(
@@ -152,9 +180,7 @@ def run_round(
 def make_target(
     ctx: typer.Context,
     kind: Any,
-    cloud: str | None,
-    endpoint: str | None,
-    database: str | None,
+    places: Places,
     repository: Any,
 ) -> Any:
     """The target of ``kind``: --cloud, else --endpoint (of the kind's service type, e.g.
@@ -164,9 +190,9 @@ def make_target(
     a microversion that does not validate); in permissive mode against the catalog's completed
     registry for the service's own flavors (a bad value of a known key is refused, as its
     compute API refuses it; Ironic's capabilities are kept, as a real Nova keeps them)."""
-    if cloud or endpoint:
+    if places.cloud or places.endpoint:
         try:
-            connection = clouds.connect(cloud, kind.service, endpoint)
+            connection = clouds.connect(places.cloud, kind.service, places.endpoint)
         except TargetError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(1) from None
@@ -184,7 +210,7 @@ def make_target(
     if kind.store_target is None:
         typer.echo(f"error: {store.no_store_target(kind)} (give --cloud or --endpoint)", err=True)
         raise typer.Exit(1)
-    return store.target(kind, open_database(database, ctx), spec_check=check)
+    return store.target(kind, open_database(places.database, ctx), spec_check=check)
 
 
 def print_plan(result: Any, fmt: Format, subject: str = "flavor") -> None:

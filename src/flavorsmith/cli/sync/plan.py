@@ -9,8 +9,6 @@ from typing import Annotated
 import typer
 
 from flavorsmith.cli.options import (
-    DatabaseOption,
-    RepoOption,
     ReportFormatOption,
     repository,
     table_options,
@@ -18,29 +16,27 @@ from flavorsmith.cli.options import (
 from flavorsmith.cli.output import Format, ReportFormat
 from flavorsmith.cli.sync.common import (
     AllowEmptyOption,
-    CloudOption,
-    EndpointOption,
     OnlyOption,
+    Places,
     PruneOption,
     check_target,
     make_target,
     print_plan,
     run_round,
+    sync_places,
 )
 from flavorsmith.sync.default_kind import DEFAULT
 from flavorsmith.sync.kinds import choose
 
 
 @table_options(after="output_format")
+@sync_places
 def plan(
     ctx: typer.Context,
     only: OnlyOption = DEFAULT,
     prune: PruneOption = False,
     allow_empty: AllowEmptyOption = False,
-    cloud: CloudOption = None,
-    endpoint: EndpointOption = None,
-    repo: RepoOption = None,
-    database: DatabaseOption = None,
+    places: Places = Places(),
     output_format: ReportFormatOption = ReportFormat.TABLE,
     detailed_exitcode: Annotated[
         bool,
@@ -72,12 +68,12 @@ def plan(
     fmt = Format(output_format.value)
 
     kind = choose(only)
-    cloud = check_target(ctx, cloud, endpoint)
-    found = repository(repo)
+    places = check_target(ctx, places)
+    found = repository(places.repo)
     result = run_round(
         kind,
         found,
-        make_target(ctx, kind, cloud, endpoint, database, found),
+        make_target(ctx, kind, places, found),
         prune=prune,
         execute=False,
         allow_empty=allow_empty,
