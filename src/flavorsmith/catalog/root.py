@@ -1,4 +1,4 @@
-"""Where a deploy repository is, and whether a catalog is there: the little a command needs
+"""Where a catalog repository is, and whether a catalog is there: the little a command needs
 before it decides to load the catalog (so a command run outside a repository never imports
 the loader and its schema validation)."""
 

@@ -194,7 +194,9 @@ _SUMMARIES: dict[str, str] = {
     "classify": (
         "Device type, resource class and traits for inspection data, with the reason for each."
     ),
-    "completion": 'Print the completion script of a shell (see README: "Shell completion").',
+    "completion": (
+        'Print the completion script of a shell (see docs/reference/cli.md, "Shell completion").'
+    ),
     "init": "Make a catalog repository to start from.",
     "db": "Database migrations.",
     "node": "Nodes and their traits, in the service's database.",

@@ -31,7 +31,7 @@ RepoOption = Annotated[
         "--repo",
         metavar="DIR",
         envvar=["FLAVORSMITH_REPO", "UC_DEPLOY"],
-        help="Deploy repository root (holding hardware/), or a folder holding the catalog "
+        help="Catalog repository root (holding hardware/), or a folder holding the catalog "
         "ConfigMaps mounted as device-types/, flavors/, ... Default: the working directory.",
         show_default=False,
     ),
