@@ -1,0 +1,23 @@
+"""The how-to pages whose examples run on this machine alone print what they show (the other
+pages' examples need a real cloud; tests/docs/pages.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.docs.pages import Session, environment, run_page
+
+HOW_TO = Path(__file__).resolve().parents[2] / "docs" / "how-to"
+RUNNABLE = ["upgrade-database.md"]
+
+
+@pytest.mark.parametrize("page", RUNNABLE)
+def test_the_page_prints_what_it_shows(tmp_path: Path, page: str) -> None:
+    session = Session(tmp_path, environment(tmp_path))
+    try:
+        problems = run_page(HOW_TO / page, session)
+    finally:
+        session.close()
+    assert not problems, "\n\n".join(problems)
