@@ -32,12 +32,13 @@ WIDTH = 100  # the help texts' width: the same on every machine
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
+    document = openapi()  # builds the app once: both the page and the file come from it
     generated = {
         "reference/commands.md": commands(),
         "reference/catalog-schemas.md": schemas_page(),
         "reference/extra-spec-registry.md": registry_page(),
-        "reference/http-api.md": http_page(),
-        "openapi.json": json.dumps(openapi(), indent=2) + "\n",
+        "reference/http-api.md": http_page(document),
+        "openapi.json": json.dumps(document, indent=2) + "\n",
         **{f"schemas/v1/{kind.schema_file}": schema_text(kind) for kind in KINDS},
     }
     for path, content in generated.items():
@@ -113,8 +114,7 @@ def openapi() -> dict[str, Any]:
     return found
 
 
-def http_page() -> str:
-    found = openapi()
+def http_page(found: dict[str, Any]) -> str:
     out = [
         "# HTTP operations",
         "",
