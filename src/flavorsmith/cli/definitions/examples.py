@@ -1,5 +1,5 @@
 """The examples of the definition verbs, on the example catalog (examples/): the words of each
-kind's group, and one definition of each kind there."""
+kind's group, and one definition of each kind there (one that delete removes without --force)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from flavorsmith.catalog.kinds import Kind
 # The validator files' verbs are under extra-specs, beside the validator registry's.
 _WORDS = {"extra-spec": "extra-specs file"}
 _SAMPLES = {
-    "device-type": "dell-poweredge-r7615",
+    "device-type": "palo-alto-networks-pa-5410",
     "flavor": "c2.large",
     "trait-rule": "nics",
     "extra-spec": "scheduling",
