@@ -4,7 +4,8 @@
 - reference/commands.md: every command's help, from the CLI itself;
 - reference/catalog-schemas.md and schemas/v1/<kind>.schema.json: the JSON Schema of each kind
   of catalog file, at the path of the URL the files' editor modeline names;
-- reference/extra-spec-registry.md: every extra-spec validator, from the registry;
+- reference/extra-spec-registry.md: every extra-spec validator, from the registry, and
+  extra-specs/metadefs/<namespace>.json: the same keys as Glance metadata definitions;
 - reference/http-api.md and openapi.json: the HTTP APIs' OpenAPI document, from the routes'
   contracts;
 - reference/configuration.md: serve's options and every environment variable, from the CLI
@@ -56,10 +57,12 @@ from flavorsmith.db import deadline, migrate
 from flavorsmith.db.engine import make_engine
 from flavorsmith.extra_specs.builtin import build as builtin_registry
 from flavorsmith.extra_specs.docs import markdown
+from flavorsmith.extra_specs.metadef import file_name, namespaces
 from flavorsmith.providers import validation
 from flavorsmith.serving.metrics import collectors
 
 ROOT = Path(__file__).resolve().parents[2]
+METADEFS = "extra-specs/metadefs"  # the Glance metadata definitions, one file per namespace
 WIDTH = 100  # the help texts' width: the same on every machine
 
 
@@ -68,10 +71,11 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     with service_app() as app:  # built once: the OpenAPI pages and the metrics come from it
         document = openapi(app)
         scraped = metric_families(app)
+    metadefs = namespaces(builtin_registry())
     generated = {
         "reference/commands.md": commands(),
         "reference/catalog-schemas.md": schemas_page(),
-        "reference/extra-spec-registry.md": registry_page(),
+        "reference/extra-spec-registry.md": registry_page(metadefs),
         "reference/http-api.md": http_page(document),
         "openapi.json": json.dumps(document, indent=2) + "\n",
         "reference/configuration.md": configuration_page(root),
@@ -79,6 +83,10 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         "reference/limits.md": limits_page(root),
         "reference/exit-codes.md": exit_codes_page(),
         **{f"schemas/v1/{kind.schema_file}": schema_text(kind) for kind in KINDS},
+        **{
+            f"{METADEFS}/{file_name(document)}": json.dumps(document, indent=2) + "\n"
+            for document in metadefs
+        },
     }
     for path, content in generated.items():
         files.append(File.generated(config, path, content=content))
@@ -136,14 +144,25 @@ def schemas_page() -> str:
     return "\n".join(out) + "\n"
 
 
-def registry_page() -> str:
+def registry_page(documents: list[dict[str, Any]]) -> str:
     text = markdown(builtin_registry())
     body = text.split("\n", 1)[1] if text.startswith("# ") else text
+    files = "\n".join(
+        f"| `{document['namespace']}` | [{file_name(document)}]"
+        f"(../{METADEFS}/{file_name(document)}) | {len(document['properties'])} |"
+        for document in documents
+    )
     return (
         "# The extra-spec registry\n\n"
         "Every built-in validator (a catalog's own, declared under `hardware/extra-specs/`, come"
         " on top; `flavorsmith extra-specs docs` prints them all). How they are used: "
-        "[flavor extra specs](extra-specs.md).\n" + body
+        "[flavor extra specs](extra-specs.md).\n\n"
+        "## Glance metadata definitions\n\n"
+        "The same keys as Glance metadata-definition namespaces, one file per namespace, in the"
+        " format `POST /v2/metadefs/namespaces` takes, so Horizon offers them on a flavor"
+        " (`flavorsmith extra-specs metadef --output DIR --repo .` writes them with the"
+        " catalog's own validators):\n\n"
+        "| namespace | file | keys |\n| --- | --- | --- |\n" + files + "\n" + body
     )
 
 

@@ -228,3 +228,22 @@ def test_every_exit_code_is_on_the_page_and_is_what_the_cli_exits_with() -> None
     )
     assert usage.returncode == ExitCode.USAGE
     assert "No such option" in usage.stderr
+
+
+def test_the_registry_page_links_a_glance_file_for_every_namespace_metadef_writes(
+    tmp_path: Path,
+) -> None:
+    written = tmp_path / "metadefs"
+    done = subprocess.run(
+        [sys.executable, "-m", "flavorsmith", "extra-specs", "metadef", "--output", str(written)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    names = sorted(path.name for path in written.glob("*.json"))
+    assert "hw.json" in names and "trait.json" in names
+    page = hook.registry_page(hook.namespaces(hook.builtin_registry()))
+    linked = sorted(re.findall(rf"\]\(\.\./{hook.METADEFS}/([a-z]+\.json)\)", page))
+    assert linked == names
