@@ -13,7 +13,14 @@ from tests.docs.pages import Session, environment, run_page
 
 ROOT = Path(__file__).resolve().parents[2]
 HOW_TO = ROOT / "docs" / "how-to"
-RUNNABLE = ["upgrade-database.md", "ci-gate.md", "sync.md", "deploy-templates.md", "classify.md"]
+RUNNABLE = [
+    "upgrade-database.md",
+    "ci-gate.md",
+    "sync.md",
+    "deploy-templates.md",
+    "classify.md",
+    "explain-novalidhost.md",
+]
 
 
 @pytest.mark.parametrize("page", RUNNABLE)
