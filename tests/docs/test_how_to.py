@@ -20,6 +20,7 @@ RUNNABLE = [
     "deploy-templates.md",
     "classify.md",
     "explain-novalidhost.md",
+    "find-drift.md",
 ]
 
 
