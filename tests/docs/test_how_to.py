@@ -21,6 +21,7 @@ RUNNABLE = [
     "classify.md",
     "explain-novalidhost.md",
     "find-drift.md",
+    "policy.md",
 ]
 
 
