@@ -22,6 +22,7 @@ RUNNABLE = [
     "explain-novalidhost.md",
     "find-drift.md",
     "policy.md",
+    "your-cloud.md",
 ]
 
 
