@@ -23,6 +23,7 @@ RUNNABLE = [
     "find-drift.md",
     "policy.md",
     "your-cloud.md",
+    "inspection-hook.md",
 ]
 
 
