@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.options import DatabaseOption, LogFormatOption, RepoOption
 from flavorsmith.config import (
     DEFAULT_BODY_TIMEOUT,
@@ -249,7 +250,7 @@ def serve(
             tls.check(tls_cert, tls_key)
         except tls.TlsError as exc:
             typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            raise typer.Exit(ExitCode.USAGE) from None
 
     if auth not in AUTH_MODES:
         raise typer.BadParameter("choose noauth, token-file or keystone", param_hint="'--auth'")

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.ironic_source import fail, reading
 from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
@@ -73,7 +74,7 @@ def verify(
     if has_errors(view.diagnostics):
         typer.echo("the catalog has errors; fix them first:", err=True)
         emit(view.diagnostics, err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
     result = _cloud(cloud, view.catalog) if cloud else _own(ctx, database, view.catalog)
     body = result.as_dict()
     wanted = column or COLUMNS
@@ -86,7 +87,7 @@ def verify(
         if fmt is ListFormat.TABLE:
             _summary(body)
     if not result.aligned:
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
 
 
 def _summary(body: dict[str, Any]) -> None:
