@@ -25,6 +25,7 @@ RUNNABLE += [
     "policy.md",
     "your-cloud.md",
     "inspection-hook.md",
+    "mirror-ironic.md",
 ]
 
 
