@@ -93,7 +93,8 @@ def verify(
 def _summary(body: dict[str, Any]) -> None:
     checked = body["checked"]
     counts = ", ".join(f"{n} {kind}" for kind, n in body["counts"].items())
-    verdict = f"{len(body['findings'])} findings ({counts})" if body["findings"] else "aligned"
+    found = len(body["findings"])
+    verdict = f"{found} finding{'' if found == 1 else 's'} ({counts})" if found else "aligned"
     typer.echo(
         f"{verdict}: {checked['flavors']} catalog flavors, {checked['nodes']} nodes, "
         f"{checked['providers']} providers, {checked['nova_flavors']} Nova flavors"
