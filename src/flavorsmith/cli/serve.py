@@ -262,6 +262,18 @@ def serve(
         raise typer.BadParameter(
             "--auth keystone needs --keystone-config", param_hint="'--keystone-config'"
         )
+    # A token file or Keystone configuration given without its mode would be ignored, and the
+    # service would start with a mode the operator did not mean (noauth: every caller admin).
+    for given, mode, name in (
+        (token_file, "token-file", "--token-file"),
+        (keystone_config, "keystone", "--keystone-config"),
+    ):
+        if given is not None and auth != mode:
+            raise typer.BadParameter(
+                f"{name} is read only with --auth {mode}, and --auth is {auth}: "
+                f"add --auth {mode}, or leave {name} out",
+                param_hint=f"'{name}'",
+            )
     try:
         parse_enabled(providers)
     except ValueError as exc:
