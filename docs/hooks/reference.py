@@ -22,6 +22,7 @@ import contextlib
 import dataclasses
 import inspect
 import json
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +61,10 @@ from flavorsmith.extra_specs.docs import markdown
 from flavorsmith.extra_specs.metadef import file_name, namespaces
 from flavorsmith.providers import validation
 from flavorsmith.serving.metrics import collectors
+
+# WebOb (under keystonemiddleware, imported when the service's app is built) imports the
+# standard library's cgi module; MkDocs would log the deprecation with its traceback.
+warnings.filterwarnings("ignore", "'cgi' is deprecated", DeprecationWarning)
 
 ROOT = Path(__file__).resolve().parents[2]
 METADEFS = "extra-specs/metadefs"  # the Glance metadata definitions, one file per namespace
