@@ -43,7 +43,7 @@ from flavorsmith import (
     resource_classes,
     traits,
 )
-from flavorsmith.api import keystone, microversions
+from flavorsmith.api import microversions
 from flavorsmith.api.app import create_app
 from flavorsmith.api.families import Family
 from flavorsmith.api.openapi import document
@@ -62,9 +62,11 @@ from flavorsmith.extra_specs.metadef import file_name, namespaces
 from flavorsmith.providers import validation
 from flavorsmith.serving.metrics import collectors
 
-# WebOb (under keystonemiddleware, imported when the service's app is built) imports the
-# standard library's cgi module; MkDocs would log the deprecation with its traceback.
-warnings.filterwarnings("ignore", "'cgi' is deprecated", DeprecationWarning)
+# The Keystone module imports keystonemiddleware, whose WebOb imports the standard library's
+# cgi module; MkDocs would log that deprecation with its traceback.
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", "'cgi' is deprecated", DeprecationWarning)
+    from flavorsmith.api import keystone
 
 ROOT = Path(__file__).resolve().parents[2]
 METADEFS = "extra-specs/metadefs"  # the Glance metadata definitions, one file per namespace
