@@ -16,6 +16,70 @@ DEFAULT_PROVIDERS = (
 )
 
 
+@dataclass(frozen=True)
+class Variable:
+    """An environment variable the project reads itself (an option's own variable, such as
+    ``--providers``'s $FLAVORSMITH_PROVIDERS, is declared with the option)."""
+
+    name: str
+    meaning: str
+    # Set by flavorsmith for a process it starts, or by a script it prints: never by hand.
+    internal: bool = False
+
+
+# Every variable read in src/ (tests/docs/test_reference.py checks it against the code; the
+# docs' configuration reference lists them).
+ENVIRONMENT = (
+    Variable(
+        "FLAVORSMITH_DATABASE_URL",
+        "The database of every command and of serve when --database is not given (an "
+        "SQLAlchemy URL).",
+    ),
+    Variable(
+        "XDG_DATA_HOME",
+        "Where the per-user data folder is made: $XDG_DATA_HOME/flavorsmith, else "
+        "~/.local/share/flavorsmith; the default SQLite database is flavorsmith.db in it.",
+    ),
+    Variable(
+        "FLAVORSMITH_REPO",
+        "The catalog repository when --repo is not given (shell completion reads it too).",
+    ),
+    Variable(
+        "UC_DEPLOY", "The catalog repository when neither --repo nor $FLAVORSMITH_REPO is set."
+    ),
+    Variable(
+        "FLAVORSMITH_DEBUG",
+        "Set (to anything): an internal error, or a provider driver's crash, shows its "
+        "traceback instead of one line.",
+    ),
+    Variable("NO_COLOR", "Set: no colours, even on a terminal (no-color.org)."),
+    Variable(
+        "COLUMNS",
+        "The terminal width tables are fitted to (read through the standard library).",
+    ),
+    Variable(
+        "PROMETHEUS_MULTIPROC_DIR",
+        "The folder where serve's processes write their metrics (one per serve; its metric "
+        "files are emptied at start). Unset: a temporary folder of each start's own.",
+    ),
+    Variable(
+        "FLAVORSMITH_CATALOG",
+        "In Ironic's environment: the catalog the inspection hook reads when Ironic's "
+        "[flavorsmith]catalog option is not set.",
+    ),
+    Variable(
+        "_FLAVORSMITH_COMPLETE",
+        "Set by the shell completion script when it asks for completions.",
+        internal=True,
+    ),
+    Variable(
+        "FLAVORSMITH_SERVE_CONFIG",
+        "Set by serve for its worker processes: the checked options, as JSON.",
+        internal=True,
+    ),
+)
+
+
 def data_dir() -> Path:
     """The per-user data folder: $XDG_DATA_HOME/flavorsmith, else ~/.local/share/flavorsmith."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
@@ -95,5 +159,5 @@ DEFAULT_DB_POOL_TIMEOUT = 10.0
 # so no network stall: a wait is another writer, whose transactions take milliseconds.
 DEFAULT_DB_BUSY_TIMEOUT = 30.0
 # How much of a request head (request line and headers) may be buffered before it is
-# complete; past it, 400. Room for Keystone tokens and long query strings.
+# complete; past it, 431. Room for Keystone tokens and long query strings.
 MAX_HEADER_BYTES = 32 * 1024

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from flavorsmith.catalog.model import Catalog, ResourceClass
+from flavorsmith.catalog.model import Catalog, ResourceClass, TraitRule, TraitRuleSet
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.classify.classification import classify
 from flavorsmith.classify.inspection import parse
+from flavorsmith.classify.trait_rules import evaluate
 from flavorsmith.classify.vendors import cpu_model_matches, manufacturer, model
 from flavorsmith.errors import Invalid
 from tests.conftest import EXAMPLES
@@ -349,6 +350,22 @@ def test_trait_rules_and_their_reasons(catalog: Catalog) -> None:
     assert {d.trait: d.reason for d in nics.traits.decisions}["CUSTOM_NIC_MELLANOX_CX5"] == (
         "interface ens1f0np0 is 15b3:1017 (mlx5_core)"
     )
+
+
+def test_a_speed_rule_names_the_speed_it_saw() -> None:
+    speed = TraitRuleSet(
+        "network-speed",
+        "CUSTOM_NET_",
+        None,
+        (
+            TraitRule("25G", {"interface": {"min_speed_mbps": 25000}}, ("CUSTOM_NET_25G",)),
+            TraitRule("100G", {"interface": {"min_speed_mbps": 100000}}, ("CUSTOM_NET_100G",)),
+        ),
+    )
+    decisions = evaluate([speed], parse(load("r7615-m1-small.json")))  # two 25 Gb/s ports
+    assert [(d.trait, d.reason) for d in decisions] == [
+        ("CUSTOM_NET_25G", "interface ens1f0np0 is 15b3:1017 (mlx5_core) at 25000 Mb/s")
+    ]
 
 
 def test_rules_own_their_prefix_and_nothing_else(catalog: Catalog) -> None:

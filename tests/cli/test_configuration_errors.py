@@ -179,3 +179,31 @@ def test_the_enabled_drivers_reach_every_worker() -> None:
     again = ServeConfig.from_json(config.to_json())
     assert again.settings().enabled_drivers == ("ipmi", "snmp")
     assert ServeConfig(database_url="sqlite://").settings().enabled_drivers is None
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--token-file", "TOKENS"],
+            "--token-file is read only with --auth token-file, and --auth is noauth: "
+            "add --auth token-file, or leave --token-file out",
+        ),
+        (
+            ["--auth", "token-file", "--token-file", "TOKENS", "--keystone-config", "TOKENS"],
+            "--keystone-config is read only with --auth keystone, and --auth is token-file: "
+            "add --auth keystone, or leave --keystone-config out",
+        ),
+    ],
+    ids=["token file without its mode", "keystone config with another mode"],
+)
+def test_serve_refuses_an_auth_file_its_mode_would_ignore(
+    cli: Invoke, tmp_path: Path, args: list[str], message: str
+) -> None:
+    tokens = tmp_path / "tokens.yaml"
+    tokens.write_text("{}\n")
+    result = cli(
+        "serve", "--repo", str(EXAMPLES), *[str(tokens) if a == "TOKENS" else a for a in args]
+    )
+    assert message in usage_error(result)
+    assert "serving on" not in result.stderr

@@ -163,6 +163,7 @@ def test_the_root_lists_its_commands_without_loading_them(cli: Invoke) -> None:
     assert [m for m in loaded if m.startswith("flavorsmith.")] == [
         "flavorsmith.cli",
         "flavorsmith.cli.completion",
+        "flavorsmith.cli.exit_codes",
         "flavorsmith.cli.output",
         "flavorsmith.did_you_mean",
     ]

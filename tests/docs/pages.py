@@ -11,6 +11,8 @@ A page's conventions (docs/tutorial/ follows them):
   lines. A command that ends with ``# exits N`` must exit with N (else with 0); one that ends
   with `` &`` starts a server in the background: the runner waits for its ``--port`` to answer
   and stops it at the end. ``cd DIR`` changes the folder the next commands run in.
+  Each port a command names (``--port N``, ``127.0.0.1:N``) is replaced by a free one; where
+  the output names that free port, it is compared (and recorded) as the page's ``N``.
 
 ``FLAVORSMITH_DOCS_RECORD=1`` writes the outputs the commands gave back into the page instead
 of comparing them (review the diff before committing it)."""
@@ -137,10 +139,16 @@ class Session:
             timeout=COMMAND_TIMEOUT,
             check=False,
         )
-        text = done.stdout.decode(errors="replace")
+        text = self._unported(done.stdout.decode(errors="replace"))
         return done.returncode, [
             line.rstrip() for line in text.rstrip("\n").split("\n")
         ] if text else []
+
+    def _unported(self, output: str) -> str:
+        """The output with each free port the runner chose shown as the page's own."""
+        for page_port, port in self.ports.items():
+            output = re.sub(rf":{port}\b", f":{page_port}", output)
+        return output
 
     def _start(self, command: str) -> tuple[int, list[str]]:
         port = PORT.search(command)

@@ -30,3 +30,15 @@ def test_a_page_that_shows_other_output_fails(tmp_path: Path) -> None:
     assert len(problems) == 2
     assert "the page shows:\ngoodbye\n  it printed:\nhello" in problems[0]
     assert "$ true  # exits 1\n  exited 0, not 1" in problems[1]
+
+
+def test_output_shows_the_pages_port_not_the_free_one(tmp_path: Path) -> None:
+    # The command runs against a free port in place of 8123; what it prints names the page's.
+    page = tmp_path / "page.md"
+    page.write_text("```console\n$ echo http://127.0.0.1:8123/v1\nhttp://127.0.0.1:8123/v1\n```\n")
+    session = Session(tmp_path, environment(tmp_path))
+    try:
+        assert run_page(page, session) == []
+        assert session.ports["8123"] != "8123"
+    finally:
+        session.close()

@@ -141,7 +141,7 @@ def test_a_pool_leak_on_the_nodes_it_reads(
     ]
     table = cli("verify", *database)
     assert table.exit_code == 1
-    assert "1 findings (1 pool-leak)" in table.stdout
+    assert "1 finding (1 pool-leak)" in table.stdout
 
     # The fix it names closes the leak.
     medium.write_text(medium.read_text() + "traits:\n  - trait: CPU_AVX512\n    state: absent\n")

@@ -80,7 +80,10 @@ def _interface(condition: dict[str, Any], inspection: Inspection) -> str | None:
             continue
         if "min_speed_mbps" in condition and (nic.speed_mbps or 0) < condition["min_speed_mbps"]:
             continue
-        return f"interface {nic.name} is {nic.vendor}:{nic.product} ({nic.driver or 'no driver'})"
+        reason = f"interface {nic.name} is {nic.vendor}:{nic.product} ({nic.driver or 'no driver'})"
+        if "min_speed_mbps" in condition:
+            reason += f" at {nic.speed_mbps} Mb/s"
+        return reason
     return None
 
 

@@ -13,6 +13,7 @@ import typer.core
 
 from flavorsmith import __version__
 from flavorsmith.cli import completion, output
+from flavorsmith.cli.exit_codes import ExitCode
 
 
 def _version(value: bool) -> None:
@@ -280,7 +281,7 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except (typer.Abort, KeyboardInterrupt):
         typer.echo("Aborted.", err=True)
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
     except Exception as exc:
         if os.environ.get("FLAVORSMITH_DEBUG"):
             raise
@@ -289,9 +290,9 @@ def main() -> None:
             "(set FLAVORSMITH_DEBUG=1 for details)",
             err=True,
         )
-        sys.exit(1)
+        sys.exit(ExitCode.FAILURE)
     # Without standalone mode click returns a command's explicit exit code, or None.
-    sys.exit(status if isinstance(status, int) and not isinstance(status, bool) else 0)
+    sys.exit(status if isinstance(status, int) and not isinstance(status, bool) else ExitCode.OK)
 
 
 def usage_line(exc: Any) -> str:

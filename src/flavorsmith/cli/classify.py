@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from flavorsmith.cli.classification_table import cells
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.options import (
     DatabaseOption,
     FormatOption,
@@ -124,15 +125,15 @@ def classify(
         data = jsonsafe.loads(inspection.read_bytes(), what="the inspection data")
     except Malformed as exc:
         typer.echo(f"error: {inspection}: not JSON: {exc.detail}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(ExitCode.FAILURE) from None
     except FlavorsmithError as exc:
         typer.echo(f"error: {inspection}: {exc.message}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(ExitCode.FAILURE) from None
     view = repository(repo).load()
     if has_errors(view.diagnostics):
         typer.echo("the catalog has errors; fix them first:", err=True)
         emit(view.diagnostics, err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
     changes: dict[str, Any] = {}
     try:
         if node is None:
@@ -144,11 +145,11 @@ def classify(
                 result, changes = classify_node(connection, row, data, view.catalog, apply=apply)
     except FlavorsmithError as exc:
         typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(ExitCode.FAILURE) from None
     body = result.as_dict()
     if apply:
         body["applied"] = changes or "nothing to change"
     if not print_document(body, fmt):
         typer.echo(render_show(cells(body), fmt), nl=False)
     if result.resource_class is None:
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.ironic_source import fail, ironic_nodes
 from flavorsmith.cli.output import Format, print_document, render_list, render_show, to_yaml
 from flavorsmith.progress import progress
@@ -100,7 +101,7 @@ def one(nodes: IronicNodes, view: RepoView, node: str, *, apply: bool, fmt: Form
         }
         typer.echo(render_show(shown, fmt), nl=False)
     if failed or (apply and action.kind == "blocked") or body["resource_class"] is None:
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
 
 
 def fleet(nodes: IronicNodes, view: RepoView, *, apply: bool, yes: bool, fmt: Format) -> None:
@@ -123,10 +124,10 @@ def fleet(nodes: IronicNodes, view: RepoView, *, apply: bool, yes: bool, fmt: Fo
                 f"error: {changes} nodes to change; pass --yes to apply without a terminal",
                 err=True,
             )
-            raise typer.Exit(2)
+            raise typer.Exit(ExitCode.USAGE)
         _print(actions, None, Format.TABLE)
         if not typer.confirm(f"Apply to {changes} nodes?"):
-            raise typer.Exit(1)
+            raise typer.Exit(ExitCode.FAILURE)
     with progress("classifying", changes) as bar:
         report = carry_out(
             actions,
@@ -136,7 +137,7 @@ def fleet(nodes: IronicNodes, view: RepoView, *, apply: bool, yes: bool, fmt: Fo
         )
     _print(actions, report, fmt)
     if report.failed:
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
 
 
 def _summary(actions: list[Any], report: Report | None) -> dict[str, int]:

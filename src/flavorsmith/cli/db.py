@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.options import DatabaseOption, database_url
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import describe, make_engine
@@ -27,7 +28,7 @@ def upgrade(database: DatabaseOption = None) -> None:
         after = migrate.current(engine)
     except Exception as exc:
         typer.echo(f"error: database {describe(url)}: {type(exc).__name__}: {exc}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(ExitCode.FAILURE) from None
     if before == after:
         typer.echo(f"{describe(url)}: already at {after}")
     else:
@@ -47,9 +48,9 @@ def current(database: DatabaseOption = None) -> None:
         revision = migrate.current(make_engine(url))
     except Exception as exc:
         typer.echo(f"error: database {describe(url)}: {type(exc).__name__}: {exc}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(ExitCode.FAILURE) from None
     head = migrate.head()
     state = "current" if revision == head else f"behind: latest is {head}"
     typer.echo(f"{describe(url)}: {revision or 'empty'} ({state})")
     if revision != head:
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)

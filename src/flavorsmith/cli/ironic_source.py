@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.clients import cloud as clouds
 from flavorsmith.clients.ironic import IronicNodes
 from flavorsmith.errors import TargetError
@@ -54,7 +55,7 @@ def ironic_nodes(
 def fail(message: str) -> NoReturn:
     """Say ``message`` on one line and stop with exit 1."""
     typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
+    raise typer.Exit(ExitCode.FAILURE)
 
 
 def reading(call: Callable[[], T]) -> T:

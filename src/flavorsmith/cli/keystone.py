@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.clients.keystone import KeystoneCatalog, wanted
 from flavorsmith.config import DEFAULT_PORT
 from flavorsmith.errors import TargetError
@@ -95,7 +96,7 @@ def register(
             catalog.close()
     except TargetError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(ExitCode.FAILURE) from None
     for change in changes:
         typer.echo(change.describe(where))
     if all(change.action == "unchanged" for change in changes):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.options import (
     ColumnOption,
     ListFormatOption,
@@ -49,7 +50,7 @@ def nova_flavors(
     if has_errors(view.diagnostics):
         typer.echo("the catalog has errors; no Nova flavors are derived from it:", err=True)
         emit(view.diagnostics, err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
     derived, _ = derive(view.catalog)
     rows = [flavor.as_dict() for flavor in derived]
     wanted = column or (list(TABLE_COLUMNS) if fmt is ListFormat.TABLE else list(COLUMNS))

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.diagnostics import Diagnostic, Severity, has_errors
 
 
@@ -101,4 +102,4 @@ def _count(n: int, noun: str) -> str:
 
 def exit_for(diagnostics: Sequence[Diagnostic]) -> None:
     if has_errors(list(diagnostics)):
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)

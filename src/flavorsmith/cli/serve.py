@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.options import DatabaseOption, LogFormatOption, RepoOption
 from flavorsmith.config import (
     DEFAULT_BODY_TIMEOUT,
@@ -254,7 +255,7 @@ def serve(
             tls.check(tls_cert, tls_key)
         except tls.TlsError as exc:
             typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            raise typer.Exit(ExitCode.USAGE) from None
 
     if auth not in AUTH_MODES:
         raise typer.BadParameter("choose noauth, token-file or keystone", param_hint="'--auth'")
@@ -266,6 +267,18 @@ def serve(
         raise typer.BadParameter(
             "--auth keystone needs --keystone-config", param_hint="'--keystone-config'"
         )
+    # A token file or Keystone configuration given without its mode would be ignored, and the
+    # service would start with a mode the operator did not mean (noauth: every caller admin).
+    for given, mode, name in (
+        (token_file, "token-file", "--token-file"),
+        (keystone_config, "keystone", "--keystone-config"),
+    ):
+        if given is not None and auth != mode:
+            raise typer.BadParameter(
+                f"{name} is read only with --auth {mode}, and --auth is {auth}: "
+                f"add --auth {mode}, or leave {name} out",
+                param_hint=f"'{name}'",
+            )
     try:
         parse_enabled(providers)
     except ValueError as exc:

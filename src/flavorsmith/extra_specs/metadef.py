@@ -70,3 +70,8 @@ def namespaces(registry: Registry) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def file_name(document: dict[str, Any]) -> str:
+    """The file a namespace document is written to: its namespace's last part, lowercased."""
+    return (str(document["namespace"]).split("::")[-1].lower() or "bare") + ".json"

@@ -12,6 +12,7 @@ from flavorsmith.catalog.kinds import Kind
 from flavorsmith.catalog.load import display_path
 from flavorsmith.catalog.repo import Repository, resolve_root
 from flavorsmith.cli.definitions.examples import example, sample
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.help_example import with_example
 from flavorsmith.cli.options import RepoOption, repository
 from flavorsmith.cli.report import emit
@@ -37,12 +38,12 @@ def register(app: typer.Typer, kind: Kind) -> None:
             result = edit.add(found, kind, file, force=force)
         except edit.EditRefused as exc:
             typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(1) from None
+            raise typer.Exit(ExitCode.FAILURE) from None
         if result.diagnostics:
             emit(result.diagnostics, err=has_errors(result.diagnostics))
         if result.written is None:
             typer.echo(f"error: {display_path(file)} was not added", err=True)
-            raise typer.Exit(1)
+            raise typer.Exit(ExitCode.FAILURE)
         for old in result.replaced:
             typer.echo(f"removed {display_path(old)}")
         typer.echo(f"added {display_path(result.written)}")

@@ -10,6 +10,7 @@ from flavorsmith.catalog import edit
 from flavorsmith.catalog.kinds import Kind
 from flavorsmith.catalog.load import display_path
 from flavorsmith.cli.definitions.examples import example, sample
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.help_example import with_example
 from flavorsmith.cli.options import RepoOption, repository
 
@@ -34,7 +35,7 @@ def register(app: typer.Typer, kind: Kind) -> None:
             removed = edit.delete(found, kind, name, force=force)
         except edit.EditRefused as exc:
             typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(1) from None
+            raise typer.Exit(ExitCode.FAILURE) from None
         typer.echo(f"deleted {display_path(removed)}")
 
     delete.__doc__ = with_example(

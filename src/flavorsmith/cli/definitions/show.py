@@ -23,6 +23,7 @@ from flavorsmith.cli.definitions.rows import (
     show_table,
     trait_rule_record,
 )
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.help_example import with_example
 from flavorsmith.cli.options import (
     ColumnOption,
@@ -51,10 +52,10 @@ def register(app: typer.Typer, kind: Kind) -> None:
         loaded = found.find(kind, name)
         if loaded is None:
             typer.echo(f"error: no {kind.name} named {name!r}", err=True)
-            raise typer.Exit(1)
+            raise typer.Exit(ExitCode.FAILURE)
         if loaded.model is None:
             emit(loaded.diagnostics, err=True)
-            raise typer.Exit(1)
+            raise typer.Exit(ExitCode.FAILURE)
         catalog = found.load().catalog
         if isinstance(loaded.model, Flavor):
             record = flavor_record(loaded.model, catalog)

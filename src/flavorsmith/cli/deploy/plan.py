@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.ironic_source import fail, ironic_nodes, reading
 from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
@@ -74,7 +75,7 @@ def plan(
                 typer.echo(
                     f"error: no flavor {flavor!r} in the catalog; flavors: {names}", err=True
                 )
-                raise typer.Exit(1)
+                raise typer.Exit(ExitCode.FAILURE)
         repo_templates = [template_store.as_template(t.as_api()) for t in view.deploy_templates]
     source = ironic_nodes(nodes.cloud, nodes.ironic_endpoint)
     if source is not None:
@@ -89,11 +90,11 @@ def plan(
                 templates = repo_templates if catalog else template_store.all_templates(connection)
         except FlavorsmithError as exc:
             typer.echo(f"error: {exc.message}", err=True)
-            raise typer.Exit(1) from None
+            raise typer.Exit(ExitCode.FAILURE) from None
     report = deploy_plan(row, node_traits, templates, wanted_flavor)
     _print(report, fmt)
     if report["errors"]:
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
 
 
 def _from_ironic(source: Any, node: str) -> tuple[dict[str, Any], list[str], list[Any]]:
@@ -113,7 +114,7 @@ def _catalog(repo: str | None) -> Any:
     if has_errors(view.diagnostics):
         typer.echo("the catalog has errors; fix them first:", err=True)
         emit(view.diagnostics, err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
     return view.catalog
 
 

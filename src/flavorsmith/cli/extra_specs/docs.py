@@ -11,7 +11,7 @@ import typer
 from flavorsmith.cli.extra_specs.registry import load
 from flavorsmith.cli.options import RepoOption
 from flavorsmith.extra_specs.docs import markdown
-from flavorsmith.extra_specs.metadef import namespaces
+from flavorsmith.extra_specs.metadef import file_name, namespaces
 
 
 def docs(repo: RepoOption = None) -> None:
@@ -49,8 +49,7 @@ def metadef(
         return
     output.mkdir(parents=True, exist_ok=True)
     for document in documents:
-        name = document["namespace"].split("::")[-1].lower() or "bare"
-        (output / f"{name}.json").write_text(
+        (output / file_name(document)).write_text(
             json.dumps(document, indent=2) + "\n", encoding="utf-8"
         )
     typer.echo(f"wrote {len(documents)} namespaces to {output}")

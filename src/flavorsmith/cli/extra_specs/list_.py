@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.extra_specs.registry import load
 from flavorsmith.cli.options import (
     ColumnOption,
@@ -63,6 +64,6 @@ def list_validators(
             {(v.namespace or "").replace("{group}", "") for v in registry.validators} - {""}
         )
         typer.echo(f"error: no namespace {namespace!r}; known: {', '.join(known)}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
     wanted = column or (["key", "value", "status"] if fmt is ListFormat.TABLE else list(COLUMNS))
     print_list(rows, COLUMNS, fmt, wanted, sort_column)

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.extra_specs.registry import load
 from flavorsmith.cli.options import (
     ColumnOption,
@@ -42,7 +43,7 @@ def show(
             f"error: no validator for {key!r}" + (f" (did you mean {hint!r}?)" if hint else ""),
             err=True,
         )
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
     record = {
         "key": validator.name,
         "description": validator.description,

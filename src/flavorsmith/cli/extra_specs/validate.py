@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from flavorsmith import jsonsafe
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.extra_specs.registry import load
 from flavorsmith.cli.options import RepoOption
 from flavorsmith.cli.report import AnswerFormat
@@ -103,7 +104,7 @@ def validate(
     if batch:
         typer.echo("\n".join(batch))
     if rejected:
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
 
 
 def _error(item: str, as_json: bool) -> str:

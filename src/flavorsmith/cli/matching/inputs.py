@@ -6,6 +6,7 @@ from __future__ import annotations
 import typer
 
 from flavorsmith.catalog.model import Catalog
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.ironic_source import ironic_nodes, reading
 from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import NodeSource, repository
@@ -24,7 +25,7 @@ def load(ctx: typer.Context, repo: str | None, nodes: NodeSource) -> tuple[Catal
     if has_errors(view.diagnostics):
         typer.echo("the catalog has errors; fix them first:", err=True)
         emit(view.diagnostics, err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
     if source is not None:
         records = reading(lambda: source.nodes(SCHEDULING_FIELDS))
         return view.catalog, Index.build(from_records(records))

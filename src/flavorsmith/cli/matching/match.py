@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.matching.inputs import load
 from flavorsmith.cli.options import (
     ColumnOption,
@@ -63,7 +64,7 @@ def match(
         target = reports.find_node(index, node) if node else None
     except NotFound as exc:
         typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(ExitCode.FAILURE) from None
     if target is not None and flavor:
         result = _pair_cells(reports.pair(target, chosen[0], reports.known_traits(index)), fmt)
         if fmt is ListFormat.CSV:

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.ironic_source import fail, reading
 from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
@@ -78,7 +79,7 @@ def verify(
     if has_errors(view.diagnostics):
         typer.echo("the catalog has errors; fix them first:", err=True)
         emit(view.diagnostics, err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
     result = _cloud(cloud, view.catalog) if cloud else _own(ctx, database, view.catalog)
     body = result.as_dict()
     wanted = column or COLUMNS
@@ -91,13 +92,14 @@ def verify(
         if fmt is ListFormat.TABLE:
             _summary(body)
     if not result.aligned:
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
 
 
 def _summary(body: dict[str, Any]) -> None:
     checked = body["checked"]
     counts = ", ".join(f"{n} {kind}" for kind, n in body["counts"].items())
-    verdict = f"{len(body['findings'])} findings ({counts})" if body["findings"] else "aligned"
+    found = len(body["findings"])
+    verdict = f"{found} finding{'' if found == 1 else 's'} ({counts})" if found else "aligned"
     typer.echo(
         f"{verdict}: {checked['flavors']} catalog flavors, {checked['nodes']} nodes, "
         f"{checked['providers']} providers, {checked['nova_flavors']} Nova flavors"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.db.engine import Engine
 
 
@@ -31,7 +32,7 @@ def open_database(option: str | None, ctx: typer.Context) -> Engine:
             typer.echo(
                 f"error: {describe(url)} needs migrations: run flavorsmith db upgrade", err=True
             )
-            raise typer.Exit(1)
+            raise typer.Exit(ExitCode.FAILURE)
         if fresh is not None:
             seeded.update(row_counts(engine))
     except typer.Exit:
@@ -39,7 +40,7 @@ def open_database(option: str | None, ctx: typer.Context) -> Engine:
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         typer.echo(f"error: database {describe(url)}: {first}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(ExitCode.FAILURE) from None
     return engine
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.options import DatabaseOption
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ def import_nodes(
     def refuse(diagnostics: list[Diagnostic]) -> NoReturn:
         emit(diagnostics, err=True)
         typer.echo("error: nothing was imported", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
 
     engine = open_database(database, ctx)
     if file.suffix.lower() == ".json":  # read whole: the one JSON reader says what is wrong
@@ -92,7 +93,7 @@ def import_nodes(
         except Invalid as exc:
             typer.echo(f"error: {exc.message}", err=True)
             typer.echo("error: nothing was imported", err=True)
-            raise typer.Exit(1) from None
+            raise typer.Exit(ExitCode.FAILURE) from None
     from_ironic: bool | None = None
     while True:
         try:
@@ -114,11 +115,11 @@ def import_nodes(
                 typer.echo(f"note: {note}", err=True)
             typer.echo(f"error: {undo.outcome.error}", err=True)
             typer.echo("error: nothing was imported", err=True)
-            raise typer.Exit(1) from None
+            raise typer.Exit(ExitCode.FAILURE) from None
         except FlavorsmithError as exc:
             typer.echo(f"error: {exc.message}", err=True)
             typer.echo("error: nothing was imported", err=True)
-            raise typer.Exit(1) from None
+            raise typer.Exit(ExitCode.FAILURE) from None
     for note in outcome.notes:
         typer.echo(f"note: {note}", err=True)
     report = outcome.report

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.options import (
     ColumnOption,
     DatabaseOption,
@@ -67,7 +68,7 @@ def _change(
             nodes.set_traits(connection, row, wanted)
     except FlavorsmithError as exc:
         typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(ExitCode.FAILURE) from None
     typer.echo(" ".join(sorted(wanted)))
 
 
@@ -152,6 +153,6 @@ def list_traits(
             traits = store.traits_of(connection, [row["id"]])[row["id"]]
     except FlavorsmithError as exc:
         typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(ExitCode.FAILURE) from None
     rows = sort_rows([{"trait": t} for t in traits], sort_column or [], COLUMNS)
     typer.echo(render_list(select(rows, wanted, COLUMNS), wanted, fmt), nl=False)

@@ -15,6 +15,7 @@ import typer
 
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.catalog.repo import Repository, resolve_root
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.options import catalog_rules
 from flavorsmith.config import DEFAULT_PROVIDERS
 from flavorsmith.db.engine import Engine
@@ -48,7 +49,7 @@ def reported() -> Iterator[None]:
         yield
     except FlavorsmithError as exc:
         typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(ExitCode.FAILURE) from None
 
 
 class CatalogSource:

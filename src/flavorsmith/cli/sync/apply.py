@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from flavorsmith import logs
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import (
     LogFormatOption,
@@ -147,21 +148,21 @@ def apply(
             preview.in_use, preview.error = in_use_refusal(preview.actions, kind.noun)
         if preview.blocked or changes == 0:
             print_round(preview, fmt, label)
-            raise typer.Exit(1 if preview.blocked else 0)
+            raise typer.Exit(ExitCode.FAILURE if preview.blocked else ExitCode.OK)
         if not sys.stdin.isatty():
             typer.echo(
                 f"error: {changes} changes to apply; pass --yes to apply without a terminal",
                 err=True,
             )
-            raise typer.Exit(2)
+            raise typer.Exit(ExitCode.USAGE)
         print_plan(preview, Format.TABLE, label)
         if not typer.confirm(f"Apply {changes} changes?"):
-            raise typer.Exit(1)
+            raise typer.Exit(ExitCode.FAILURE)
     with exclusive(engine, wait=True):
         result = run(execute=True)
     print_round(result, fmt, label)
     if result.blocked or (result.report and result.report.failed):
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
 
 
 def _saved(ctx: typer.Context, path: Path) -> Any:
@@ -182,11 +183,11 @@ def _saved(ctx: typer.Context, path: Path) -> Any:
         saved = parse(path.read_text(), str(path))
     except OSError as exc:
         typer.echo(f"error: cannot read the plan {path}: {exc.strerror}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(ExitCode.FAILURE) from None
     except (BadPlan, UnicodeDecodeError) as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(ExitCode.FAILURE) from None
     if saved.kind not in NAMES:
         typer.echo(f"error: {path}: plans {saved.kind!r}, not one of {', '.join(NAMES)}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
     return saved

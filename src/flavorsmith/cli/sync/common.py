@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import typer
 import typer.core
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import DatabaseOption, RepoOption, bundled
 from flavorsmith.cli.output import Format, render_list
@@ -195,7 +196,7 @@ def make_target(
             connection = clouds.connect(places.cloud, kind.service, places.endpoint)
         except TargetError as exc:
             typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(1) from None
+            raise typer.Exit(ExitCode.FAILURE) from None
         return sdk_target(kind, connection, spec_check=refusal(build(), "nova"))
     checks: list[Callable[[str, str], str | None]] = []
 
@@ -209,7 +210,7 @@ def make_target(
 
     if kind.store_target is None:
         typer.echo(f"error: {store.no_store_target(kind)} (give --cloud or --endpoint)", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
     return store.target(kind, open_database(places.database, ctx), spec_check=check)
 
 

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.options import (
     ReportFormatOption,
     repository,
@@ -90,10 +91,10 @@ def plan(
             out.write_text(json.dumps(result.as_dict(), indent=2) + "\n")
         except OSError as exc:
             typer.echo(f"error: cannot write the plan to {out}: {exc.strerror}", err=True)
-            raise typer.Exit(1) from None
+            raise typer.Exit(ExitCode.FAILURE) from None
     if result.blocked:
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
     if detailed_exitcode:
         if any(a.kind == "conflict" for a in result.actions):
-            raise typer.Exit(1)
-        raise typer.Exit(2 if result.changes else 0)
+            raise typer.Exit(ExitCode.FAILURE)
+        raise typer.Exit(ExitCode.CHANGES if result.changes else ExitCode.OK)
