@@ -135,8 +135,7 @@ def _extra_specs(app: typer.Typer, name: str) -> None:
     extra_specs.add_typer(
         definitions.group(
             EXTRA_SPEC,
-            "Validate, add, list, show and delete extra-spec validator files "
-            "(hardware/extra-specs/).",
+            "Manage extra-spec validator files (hardware/extra-specs/).",
         ),
         name="file",
     )
@@ -157,21 +156,18 @@ _COMMANDS: dict[str, _Register] = {
     "classify": _command("classify", "classify"),
     "extra-specs": _extra_specs,
     "sync": _group("sync", "group"),
-    "flavor": _definitions(
-        "FLAVOR", "Validate, add, list, show and delete flavor definitions (hardware/flavors/)."
-    ),
+    "flavor": _definitions("FLAVOR", "Manage flavor definitions (hardware/flavors/)."),
     "device-type": _definitions(
         "DEVICE_TYPE",
-        "Validate, add, list, show and delete device-type definitions (hardware/device-types/).",
+        "Manage device-type definitions (hardware/device-types/).",
     ),
     "trait-rule": _definitions(
         "TRAIT_RULE",
-        "Validate, add, list, show and delete trait rules for inspection data "
-        "(hardware/trait-rules/).",
+        "Manage trait rules for inspection data (hardware/trait-rules/).",
     ),
     "deploy-template": _definitions(
         "DEPLOY_TEMPLATE",
-        "Validate, add, list, show and delete deploy templates (hardware/deploy-templates/).",
+        "Manage deploy templates (hardware/deploy-templates/).",
     ),
     "trait": _group("trait_list", "group"),
     "deploy": _group("deploy", "group"),
@@ -221,17 +217,10 @@ _SUMMARIES: dict[str, str] = {
         "catalog's own are in its validator files: extra-specs file ...)."
     ),
     "sync": "Plan and apply the catalog into a real service.",
-    "flavor": "Validate, add, list, show and delete flavor definitions (hardware/flavors/).",
-    "device-type": (
-        "Validate, add, list, show and delete device-type definitions (hardware/device-types/)."
-    ),
-    "trait-rule": (
-        "Validate, add, list, show and delete trait rules for inspection data "
-        "(hardware/trait-rules/)."
-    ),
-    "deploy-template": (
-        "Validate, add, list, show and delete deploy templates (hardware/deploy-templates/)."
-    ),
+    "flavor": "Manage flavor definitions (hardware/flavors/).",
+    "device-type": "Manage device-type definitions (hardware/device-types/).",
+    "trait-rule": "Manage trait rules for inspection data (hardware/trait-rules/).",
+    "deploy-template": "Manage deploy templates (hardware/deploy-templates/).",
     "trait": "List the traits the catalog uses.",
     "deploy": "Plan a provisioning: its deploy steps and deploy templates.",
     "provider": (
