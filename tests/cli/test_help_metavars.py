@@ -52,6 +52,9 @@ Usage: flavorsmith node trait add [OPTIONS] {NODE} {TRAIT}...
 
   Add traits to a node (prints the resulting traits).
 
+  Example:
+    flavorsmith node trait add r7615-a01-u02 CUSTOM_NICX
+
 Arguments:
   NODE   Node name or UUID.  [required]
   TRAIT  Full trait names, e.g. CUSTOM_NICX.  [required]

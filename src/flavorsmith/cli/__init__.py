@@ -35,7 +35,8 @@ def build(only: str | None = None, *, listing: bool = False) -> typer.Typer:
     # name is its metavar (NODE, FILE, KEY), which already says what it takes.
     typer.core.TyperArgument.display_type_rich = _no_type  # type: ignore[method-assign]
     app = typer.Typer(
-        help="Flavorsmith: bare-metal flavors, traits and scheduling data from a Git catalog.",
+        help="Manage bare-metal flavors, traits and scheduling data from a catalog repository "
+        "in Git.",
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
@@ -51,7 +52,8 @@ def build(only: str | None = None, *, listing: bool = False) -> typer.Typer:
             False, "--version", callback=_version, is_eager=True, help="Print the version."
         ),
     ) -> None:
-        """Flavorsmith: bare-metal flavors, traits and scheduling data from a Git catalog."""
+        """Manage bare-metal flavors, traits and scheduling data from a catalog repository
+        in Git."""
         output.reset()
 
     for name, register in _COMMANDS.items():
@@ -131,7 +133,10 @@ def _extra_specs(app: typer.Typer, name: str) -> None:
 
     extra_specs = group()
     extra_specs.add_typer(
-        definitions.group(EXTRA_SPEC, "Extra-spec validator files (hardware/extra-specs/)."),
+        definitions.group(
+            EXTRA_SPEC,
+            "Manage extra-spec validator files (hardware/extra-specs/).",
+        ),
         name="file",
     )
     app.add_typer(extra_specs, name=name)
@@ -151,13 +156,18 @@ _COMMANDS: dict[str, _Register] = {
     "classify": _command("classify", "classify"),
     "extra-specs": _extra_specs,
     "sync": _group("sync", "group"),
-    "flavor": _definitions("FLAVOR", "Flavor definitions (hardware/flavors/)."),
-    "device-type": _definitions("DEVICE_TYPE", "Device-type definitions (hardware/device-types/)."),
+    "flavor": _definitions("FLAVOR", "Manage flavor definitions (hardware/flavors/)."),
+    "device-type": _definitions(
+        "DEVICE_TYPE",
+        "Manage device-type definitions (hardware/device-types/).",
+    ),
     "trait-rule": _definitions(
-        "TRAIT_RULE", "Trait rules for inspection data (hardware/trait-rules/)."
+        "TRAIT_RULE",
+        "Manage trait rules for inspection data (hardware/trait-rules/).",
     ),
     "deploy-template": _definitions(
-        "DEPLOY_TEMPLATE", "Deploy templates (hardware/deploy-templates/)."
+        "DEPLOY_TEMPLATE",
+        "Manage deploy templates (hardware/deploy-templates/).",
     ),
     "trait": _group("trait_list", "group"),
     "deploy": _group("deploy", "group"),
@@ -173,51 +183,56 @@ _COMMANDS: dict[str, _Register] = {
 # The first sentence of each command's help, in the order the root's help lists them (commands,
 # then groups); a test checks them against the commands' own help.
 _SUMMARIES: dict[str, str] = {
-    "validate": "Validate the whole repository.",
+    "validate": "Validate the whole catalog repository.",
     "schema": "Print the JSON Schema (draft 2020-12) for a kind of catalog file.",
     "nova-flavors": (
         "Print every flavor as Nova will see it: vcpus, ram, disk and scheduling extra specs."
     ),
     "serve": "Serve the Ironic, Nova, Octavia and Flavorsmith APIs.",
-    "match": "Which nodes each flavor can land on (and with --explain, why not).",
+    "match": "Show which nodes each flavor can land on (and with --explain, why not).",
     "capacity": (
-        "Capacity per flavor, and findings: idle flavors and nodes, unused classes and "
-        "traits, pool leaks."
+        "Count each flavor's capacity, and report findings: idle flavors and nodes, unused "
+        "classes and traits, pool leaks."
     ),
     "explain": (
-        "Why the flavor cannot land on the node (catalog, Ironic, Placement, flavor "
-        "access), or the flavor's nodes counted by reason."
+        "Explain why the flavor cannot land on the node (catalog, Ironic, Placement, flavor "
+        "access), or count the flavor's nodes by reason."
     ),
     "verify": (
-        "Drift between the catalog, Ironic, Placement and Nova's flavors, each finding "
-        "with the command that fixes it."
+        "Report the drift between the catalog, Ironic, Placement and Nova's flavors, each "
+        "finding with the command that fixes it."
     ),
     "classify": (
-        "Device type, resource class and traits for inspection data, with the reason for each."
+        "Classify inspection data: its device type, resource class and traits, with the "
+        "reason for each."
     ),
     "completion": (
         'Print the completion script of a shell (see docs/reference/cli.md, "Shell completion").'
     ),
     "init": "Make a catalog repository to start from.",
-    "db": "Database migrations.",
-    "node": "Nodes and their traits, in the service's database.",
+    "db": "Show and apply the database's migrations.",
+    "node": "Import and list nodes, and change their traits, in the service's database.",
     "extra-specs": (
-        "Flavor extra-spec validators: list, show, validate, docs, metadef; and the "
-        "validator files of the catalog (extra-specs file ...)."
+        "Validate flavor extra specs, and list, show or document their validators (the "
+        "catalog's own are in its validator files: extra-specs file ...)."
     ),
     "sync": "Plan and apply the catalog into a real service.",
-    "flavor": "Flavor definitions (hardware/flavors/).",
-    "device-type": "Device-type definitions (hardware/device-types/).",
-    "trait-rule": "Trait rules for inspection data (hardware/trait-rules/).",
-    "deploy-template": "Deploy templates (hardware/deploy-templates/).",
-    "trait": "Traits as the catalog uses them.",
-    "deploy": "Deploy steps and templates for provisioning.",
-    "provider": "Flavor providers: the enabled drivers and what flavor data each accepts.",
-    "flavor-profile": (
-        "Flavor profiles (a provider and its flavor data), in the service's database."
+    "flavor": "Manage flavor definitions (hardware/flavors/).",
+    "device-type": "Manage device-type definitions (hardware/device-types/).",
+    "trait-rule": "Manage trait rules for inspection data (hardware/trait-rules/).",
+    "deploy-template": "Manage deploy templates (hardware/deploy-templates/).",
+    "trait": "List the traits the catalog uses.",
+    "deploy": "Plan a provisioning: its deploy steps and deploy templates.",
+    "provider": (
+        "List the flavor providers (the enabled drivers) and what flavor data each accepts."
     ),
-    "service-flavor": "Service flavors (a name over a flavor profile), in the service's database.",
-    "keystone": "Flavorsmith in a Keystone service catalog.",
+    "flavor-profile": (
+        "Manage flavor profiles (a provider and its flavor data) in the service's database."
+    ),
+    "service-flavor": (
+        "Manage service flavors (a name over a flavor profile) in the service's database."
+    ),
+    "keystone": "Register Flavorsmith in a Keystone service catalog.",
 }
 
 

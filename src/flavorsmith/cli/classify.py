@@ -57,13 +57,18 @@ def classify(
     database: DatabaseOption = None,
     fmt: FormatOption = Format.TABLE,
 ) -> None:
-    """Device type, resource class and traits for inspection data, with the reason for each.
-    Exit 1 when no device type, or more than one, matches.
+    """Classify inspection data: its device type, resource class and traits, with the reason
+    for each. Exit 1 when no device type, or more than one, matches.
 
     With --cloud or --ironic-endpoint the inventory is the one Ironic keeps for the node
     (GET /v1/nodes/{node}/inventory) and --apply writes that Ironic: the resource class, and
     the owned traits one by one. --all plans every node and applies with --apply (--yes when
-    not on a terminal)."""
+    not on a terminal).
+
+    \b
+    Example:
+      flavorsmith classify inspection/r7615-m1-small.json
+    """
     if cloud is not None or ironic_endpoint is not None:
         from flavorsmith.cli import classify_ironic
 

@@ -34,7 +34,12 @@ class Shell(enum.StrEnum):
 def completion(
     shell: Annotated[Shell, typer.Argument(help="The shell to print the script for.")],
 ) -> None:
-    """Print the completion script of a shell (see docs/reference/cli.md, "Shell completion")."""
+    """Print the completion script of a shell (see docs/reference/cli.md, "Shell completion").
+
+    \b
+    Example:
+      flavorsmith completion bash
+    """
     typer.echo(get_completion_script(prog_name=PROG, complete_var=COMPLETE_VAR, shell=shell.value))
 
 

@@ -9,12 +9,17 @@ from flavorsmith.cli.options import DatabaseOption, database_url
 from flavorsmith.db import migrate
 from flavorsmith.db.engine import describe, make_engine
 
-app = typer.Typer(help="Database migrations.", no_args_is_help=True)
+app = typer.Typer(help="Show and apply the database's migrations.", no_args_is_help=True)
 
 
 @app.command("upgrade")
 def upgrade(database: DatabaseOption = None) -> None:
-    """Apply every pending migration."""
+    """Apply every pending migration.
+
+    \b
+    Example:
+      flavorsmith db upgrade --database sqlite:///flavorsmith.db
+    """
     url = database_url(database)
     try:
         engine = make_engine(url)
@@ -32,7 +37,12 @@ def upgrade(database: DatabaseOption = None) -> None:
 
 @app.command("current")
 def current(database: DatabaseOption = None) -> None:
-    """Print the database's migration and the latest one."""
+    """Print the database's migration and the latest one.
+
+    \b
+    Example:
+      flavorsmith db current --database sqlite:///flavorsmith.db
+    """
     url = database_url(database)
     try:
         revision = migrate.current(make_engine(url))

@@ -33,7 +33,9 @@ def init(
     One commented device type, one flavor, the kustomization, a pre-commit configuration and
     a README: it validates as it is. A folder that is not empty is refused unless --force.
 
-    Example: flavorsmith init my-catalog && cd my-catalog && flavorsmith validate
+    \b
+    Example:
+      flavorsmith init my-catalog
     """
     if folder.exists() and any(folder.iterdir()) and not force:
         raise typer.BadParameter(

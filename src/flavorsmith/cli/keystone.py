@@ -79,7 +79,12 @@ def register(
     ] = None,
 ) -> None:
     """Create or update Flavorsmith's services and public endpoints in Keystone (idempotent):
-    the native API under type 'flavorsmith' always, the compatible APIs only with --as."""
+    the native API under type 'flavorsmith' always, the compatible APIs only with --as.
+
+    \b
+    Example:
+      flavorsmith keystone register --cloud admin --as baremetal,compute
+    """
     url = public_url or f"http://{socket.getfqdn()}:{DEFAULT_PORT}"
     entries = wanted(url, tuple(n for n in also.split(",") if n))
     try:
@@ -99,6 +104,8 @@ def register(
 
 
 def group() -> typer.Typer:
-    app = typer.Typer(help="Flavorsmith in a Keystone service catalog.", no_args_is_help=True)
+    app = typer.Typer(
+        help="Register Flavorsmith in a Keystone service catalog.", no_args_is_help=True
+    )
     app.command("register")(register)
     return app

@@ -39,7 +39,12 @@ def nova_flavors(
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
 ) -> None:
-    """Print every flavor as Nova will see it: vcpus, ram, disk and scheduling extra specs."""
+    """Print every flavor as Nova will see it: vcpus, ram, disk and scheduling extra specs.
+
+    \b
+    Example:
+      flavorsmith nova-flavors -c name -c vcpus -c ram -c disk
+    """
     found = repository(repo)
     view = found.load()
     if has_errors(view.diagnostics):

@@ -20,5 +20,10 @@ class SchemaKind(enum.StrEnum):
 
 
 def schema(kind: Annotated[SchemaKind, typer.Argument(help="Which kind of file.")]) -> None:
-    """Print the JSON Schema (draft 2020-12) for a kind of catalog file."""
+    """Print the JSON Schema (draft 2020-12) for a kind of catalog file.
+
+    \b
+    Example:
+      flavorsmith schema flavor
+    """
     typer.echo(schema_text(kind_named(kind.value)), nl=False)

@@ -233,7 +233,12 @@ def serve(
         ),
     ] = "127.0.0.1",
 ) -> None:
-    """Serve the Ironic, Nova, Octavia and Flavorsmith APIs."""
+    """Serve the Ironic, Nova, Octavia and Flavorsmith APIs.
+
+    \b
+    Example:
+      flavorsmith serve --port 8780 --database sqlite:///flavorsmith.db
+    """
     from flavorsmith import tls
     from flavorsmith.api.hosts import HostSyntaxError, parse_rule
     from flavorsmith.cli.ironic_source import ironic_nodes

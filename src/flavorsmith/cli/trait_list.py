@@ -38,7 +38,7 @@ NodesDatabaseOption = Annotated[
 
 def group() -> typer.Typer:
     app = typer.Typer(
-        help="Traits as the catalog uses them.", no_args_is_help=True, rich_markup_mode=None
+        help="List the traits the catalog uses.", no_args_is_help=True, rich_markup_mode=None
     )
     app.command("list")(list_traits)
     return app
@@ -54,8 +54,13 @@ def list_traits(
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
 ) -> None:
-    """Every trait the catalog mentions: who sets it (a trait-rule file, a deploy template,
-    Nova, or by hand) and which flavors require or forbid it."""
+    """List every trait the catalog mentions: who sets it (a trait-rule file, a deploy template,
+    Nova, or by hand) and which flavors require or forbid it.
+
+    \b
+    Example:
+      flavorsmith trait list --database sqlite:///flavorsmith.db
+    """
     view = repository(repo).load()
     if has_errors(view.diagnostics):
         typer.echo("skipped files with errors (run flavorsmith validate):", err=True)

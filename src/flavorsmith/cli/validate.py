@@ -45,10 +45,15 @@ def validate(
     ] = DiagnosticFormat.TEXT,
     nodes: NodeSource = NodeSource(),
 ) -> None:
-    """Validate the whole repository. Exit 0 when clean (warnings allowed), 1 on errors.
+    """Validate the whole catalog repository. Exit 0 when clean (warnings allowed), 1 on errors.
 
     Pool leaks are checked on the nodes when a node source is given, else statically (same
-    resource class, no trait conflict: "can reach", without a count)."""
+    resource class, no trait conflict: "can reach", without a count).
+
+    \b
+    Example:
+      flavorsmith validate --database sqlite:///flavorsmith.db
+    """
     found = repository(repo)
     view = found.load()
     index = node_index(ctx, nodes)

@@ -11,7 +11,9 @@ from flavorsmith.catalog import edit
 from flavorsmith.catalog.kinds import Kind
 from flavorsmith.catalog.load import display_path
 from flavorsmith.catalog.repo import Repository, resolve_root
+from flavorsmith.cli.definitions.examples import example, sample
 from flavorsmith.cli.exit_codes import ExitCode
+from flavorsmith.cli.help_example import with_example
 from flavorsmith.cli.options import RepoOption, repository
 from flavorsmith.cli.report import emit
 from flavorsmith.diagnostics import has_errors
@@ -28,7 +30,7 @@ def register(app: typer.Typer, kind: Kind) -> None:
             bool, typer.Option("--force", help="Replace an existing definition of that name.")
         ] = False,
     ) -> None:
-        """Validate a definition and add it to the repository."""
+        """Validate a definition and add it to the catalog repository."""
         found = repository(repo, required=False)
         if not found.exists():
             found = Repository(resolve_root(repo), found.rules)
@@ -46,3 +48,8 @@ def register(app: typer.Typer, kind: Kind) -> None:
             typer.echo(f"removed {display_path(old)}")
         typer.echo(f"added {display_path(result.written)}")
         typer.echo(f"listed in {display_path(found.kustomization_path)}")
+
+    add.__doc__ = with_example(
+        "Validate a definition and add it to the catalog repository.",
+        example(kind, "add", f"hardware/{kind.folder}/{sample(kind)}.yaml"),
+    )

@@ -9,7 +9,9 @@ import typer
 from flavorsmith.catalog import edit
 from flavorsmith.catalog.kinds import Kind
 from flavorsmith.catalog.load import display_path
+from flavorsmith.cli.definitions.examples import example, sample
 from flavorsmith.cli.exit_codes import ExitCode
+from flavorsmith.cli.help_example import with_example
 from flavorsmith.cli.options import RepoOption, repository
 
 
@@ -27,7 +29,7 @@ def register(app: typer.Typer, kind: Kind) -> None:
             ),
         ] = False,
     ) -> None:
-        """Delete a definition from the repository."""
+        """Delete a definition from the catalog repository."""
         found = repository(repo)
         try:
             removed = edit.delete(found, kind, name, force=force)
@@ -35,3 +37,7 @@ def register(app: typer.Typer, kind: Kind) -> None:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(ExitCode.FAILURE) from None
         typer.echo(f"deleted {display_path(removed)}")
+
+    delete.__doc__ = with_example(
+        "Delete a definition from the catalog repository.", example(kind, "delete", sample(kind))
+    )

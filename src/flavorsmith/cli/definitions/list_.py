@@ -5,7 +5,9 @@ from __future__ import annotations
 import typer
 
 from flavorsmith.catalog.kinds import Kind
+from flavorsmith.cli.definitions.examples import example
 from flavorsmith.cli.definitions.rows import columns, row
+from flavorsmith.cli.help_example import with_example
 from flavorsmith.cli.options import (
     ColumnOption,
     ListFormatOption,
@@ -27,7 +29,7 @@ def register(app: typer.Typer, kind: Kind) -> None:
         column: ColumnOption = None,
         sort_column: SortColumnOption = None,
     ) -> None:
-        """List the definitions in the repository."""
+        """List the definitions in the catalog repository."""
         found = repository(repo)
         loaded = [found.load_definition(path, kind) for path in found.definition_files(kind)]
         broken = [d for item in loaded if item.model is None for d in item.diagnostics]
@@ -39,3 +41,7 @@ def register(app: typer.Typer, kind: Kind) -> None:
         available = columns(kind.name)
         wanted = column or list(available)
         print_list(rows, available, fmt, wanted, sort_column)
+
+    list_.__doc__ = with_example(
+        "List the definitions in the catalog repository.", example(kind, "list", "-f yaml")
+    )

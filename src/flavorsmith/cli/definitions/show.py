@@ -14,6 +14,7 @@ from flavorsmith.catalog.model import (
     Flavor,
     TraitRuleSet,
 )
+from flavorsmith.cli.definitions.examples import example, sample
 from flavorsmith.cli.definitions.rows import (
     deploy_template_record,
     device_type_record,
@@ -23,6 +24,7 @@ from flavorsmith.cli.definitions.rows import (
     trait_rule_record,
 )
 from flavorsmith.cli.exit_codes import ExitCode
+from flavorsmith.cli.help_example import with_example
 from flavorsmith.cli.options import (
     ColumnOption,
     FormatOption,
@@ -69,3 +71,5 @@ def register(app: typer.Typer, kind: Kind) -> None:
         if fmt in (Format.TABLE, Format.SHELL):
             record = show_table(record)
         print_show(record, fmt, column)
+
+    show.__doc__ = with_example("Show one definition.", example(kind, "show", sample(kind)))

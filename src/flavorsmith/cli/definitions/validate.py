@@ -9,6 +9,8 @@ import typer
 
 from flavorsmith.catalog.kinds import Kind
 from flavorsmith.catalog.load import load_file
+from flavorsmith.cli.definitions.examples import example
+from flavorsmith.cli.help_example import with_example
 from flavorsmith.cli.options import RepoOption, repository
 from flavorsmith.cli.report import FORMAT_HELP, DiagnosticFormat, emit, exit_for
 
@@ -42,4 +44,7 @@ def register(app: typer.Typer, kind: Kind) -> None:
         emit(diagnostics, fmt, checked=len(files), note=note)
         exit_for(diagnostics)
 
-    validate.__doc__ = f"Validate {kind.name} files (and against the repository when found)."
+    validate.__doc__ = with_example(
+        f"Validate {kind.name} files (and against the catalog repository when found).",
+        example(kind, "validate", f"hardware/{kind.folder}/*.yaml"),
+    )

@@ -9,4 +9,6 @@ from flavorsmith.cli.groups import command_group
 
 
 def group() -> typer.Typer:
-    return command_group("Deploy steps and templates for provisioning.", {"plan": plan.plan})
+    return command_group(
+        "Plan a provisioning: its deploy steps and deploy templates.", {"plan": plan.plan}
+    )

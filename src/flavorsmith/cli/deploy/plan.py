@@ -56,7 +56,12 @@ def plan(
 ) -> None:
     """Show the ordered deploy steps provisioning NODE would run, where each comes from, and
     why each deploy template was or was not applied. Exits 1 when Ironic would refuse, or
-    when Nova would never place the --flavor on NODE (another resource class)."""
+    when Nova would never place the --flavor on NODE (another resource class).
+
+    \b
+    Example:
+      flavorsmith deploy plan dl360-c01-u01 --flavor c2.large.vmx-mirror --catalog
+    """
     fmt = Format(output_format.value)
 
     wanted_flavor = None

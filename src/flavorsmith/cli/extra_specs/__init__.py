@@ -10,8 +10,8 @@ from flavorsmith.cli.groups import command_group
 
 def group() -> typer.Typer:
     return command_group(
-        "Flavor extra-spec validators: list, show, validate, docs, metadef; "
-        "and the validator files of the catalog (extra-specs file ...).",
+        "Validate flavor extra specs, and list, show or document their validators (the "
+        "catalog's own are in its validator files: extra-specs file ...).",
         {
             "list": list_.list_validators,
             "show": show.show,

@@ -15,7 +15,12 @@ from flavorsmith.extra_specs.metadef import file_name, namespaces
 
 
 def docs(repo: RepoOption = None) -> None:
-    """Print a Markdown reference of every validator, grouped by namespace."""
+    """Print a Markdown reference of every validator, grouped by namespace.
+
+    \b
+    Example:
+      flavorsmith extra-specs docs
+    """
     typer.echo(markdown(load(repo)), nl=False)
 
 
@@ -31,7 +36,13 @@ def metadef(
     ] = None,
     repo: RepoOption = None,
 ) -> None:
-    """Glance metadata-definition namespaces (a JSON list, or files with --output)."""
+    """Print the validators as Glance metadata-definition namespaces (a JSON list, or files
+    with --output).
+
+    \b
+    Example:
+      flavorsmith extra-specs metadef --output metadefs
+    """
     documents = namespaces(load(repo))
     if output is None:
         typer.echo(json.dumps(documents, indent=2))

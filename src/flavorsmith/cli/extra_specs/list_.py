@@ -33,7 +33,12 @@ def list_validators(
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
 ) -> None:
-    """List every registered extra-spec key."""
+    """List every registered extra-spec key.
+
+    \b
+    Example:
+      flavorsmith extra-specs list --namespace hw
+    """
     registry = load(repo)
     rows = []
     for validator in registry.validators:

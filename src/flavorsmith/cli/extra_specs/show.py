@@ -29,7 +29,12 @@ def show(
     fmt: FormatOption = Format.TABLE,
     column: ColumnOption = None,
 ) -> None:
-    """Show the validator for a key."""
+    """Show the validator for a key.
+
+    \b
+    Example:
+      flavorsmith extra-specs show hw:cpu_policy
+    """
     registry = load(repo)
     validator = registry.find(key) or next((v for v in registry.validators if v.name == key), None)
     if validator is None:

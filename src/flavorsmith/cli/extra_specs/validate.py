@@ -53,7 +53,12 @@ def validate(
     ] = AnswerFormat.TEXT,
     repo: RepoOption = None,
 ) -> None:
-    """Validate extra specs; exit 1 when the mode rejects any of them."""
+    """Validate extra specs; exit 1 when the mode rejects any of them.
+
+    \b
+    Example:
+      flavorsmith extra-specs validate hw:cpu_policy=dedicated --mode strict
+    """
     parsed = parse_mode(mode)
     if parsed is None:
         raise typer.BadParameter(

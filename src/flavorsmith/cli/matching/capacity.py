@@ -62,9 +62,14 @@ def capacity(
         ),
     ] = None,
 ) -> None:
-    """Capacity per flavor, and findings: idle flavors and nodes, unused classes and traits,
-    pool leaks. -c and --sort-column apply to the flavors (in JSON and YAML, to the document's
-    flavors); the findings table follows the flavors' table only when no -c is given."""
+    """Count each flavor's capacity, and report findings: idle flavors and nodes, unused classes
+    and traits, pool leaks. -c and --sort-column apply to the flavors (in JSON and YAML, to the
+    document's flavors); the findings table follows the flavors' table only when no -c is given.
+
+    \b
+    Example:
+      flavorsmith capacity --cloud lab
+    """
     catalog, index = load(ctx, repo, nodes)
     if project is not None:
         if not project.strip():

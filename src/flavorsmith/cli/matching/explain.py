@@ -54,12 +54,17 @@ def explain(
     nodes: NodeSource = NodeSource(),
     output_format: ReportFormatOption = ReportFormat.TABLE,
 ) -> None:
-    """Why the flavor cannot land on the node (catalog, Ironic, Placement, flavor access), or
-    the flavor's nodes counted by reason.
+    """Explain why the flavor cannot land on the node (catalog, Ironic, Placement, flavor
+    access), or count the flavor's nodes by reason.
 
     With --cloud, nodes come from the cloud's Ironic and providers from its Placement (for
     one node, only that node's provider is read); otherwise Placement's view of each node is
-    derived from the node as Nova's ironic driver reports it."""
+    derived from the node as Nova's ironic driver reports it.
+
+    \b
+    Example:
+      flavorsmith explain g1.8xh100 xe9680-g01-u96
+    """
     fmt = Format(output_format.value)
 
     catalog, index = load(ctx, repo, nodes)

@@ -50,8 +50,13 @@ def match(
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
 ) -> None:
-    """Which nodes each flavor can land on (and with --explain, why not). With --flavor and
-    --node, the one pair as a record (-c picks its fields; csv is one row)."""
+    """Show which nodes each flavor can land on (and with --explain, why not). With --flavor
+    and --node, the one pair as a record (-c picks its fields; csv is one row).
+
+    \b
+    Example:
+      flavorsmith match --flavor c2.large --explain
+    """
     catalog, index = load(ctx, repo, nodes)
     rules = reports.rules_of(catalog)
     try:

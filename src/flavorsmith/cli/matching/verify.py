@@ -65,9 +65,14 @@ def verify(
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
 ) -> None:
-    """Drift between the catalog, Ironic, Placement and Nova's flavors, each finding with the
-    command that fixes it. Exit 1 when anything drifted, 0 when all is aligned. -c and
-    --sort-column apply to the findings (in JSON and YAML, to the document's findings)."""
+    """Report the drift between the catalog, Ironic, Placement and Nova's flavors, each finding
+    with the command that fixes it. Exit 1 when anything drifted, 0 when all is aligned. -c and
+    --sort-column apply to the findings (in JSON and YAML, to the document's findings).
+
+    \b
+    Example:
+      flavorsmith verify --cloud lab
+    """
     check_columns(column or [], COLUMNS, "'-c' / '--column'")
     check_columns(sort_column or [], COLUMNS, "'--sort-column'")
     view = repository(repo).load()

@@ -9,7 +9,8 @@ from flavorsmith.cli.node import importing, listing, trait
 
 def group() -> typer.Typer:
     app = typer.Typer(
-        help="Nodes and their traits, in the service's database.", no_args_is_help=True
+        help="Import and list nodes, and change their traits, in the service's database.",
+        no_args_is_help=True,
     )
     app.command("import")(importing.import_nodes)
     app.command("list")(listing.list_nodes)

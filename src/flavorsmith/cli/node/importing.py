@@ -37,6 +37,10 @@ def import_nodes(
     on any error. Secrets are never stored (driver_info is not read from Ironic output).
 
     JSON parses fastest; YAML is read by libyaml, or with positions when a file needs them.
+
+    \b
+    Example:
+      flavorsmith node import nodes.yaml
     """
     import gc
     import logging

@@ -112,6 +112,10 @@ def list_nodes(
     one, every node of the other filters is read, and the traits, --sort and --limit are applied
     here. The order is the same either way: nodes without a value first ascending, last
     descending. --sort-column then sorts the listed rows (after --limit), as the openstack CLI.
+
+    \b
+    Example:
+      flavorsmith node list --trait CUSTOM_NVME --resource-class m1.small
     """
     from flavorsmith.cli.ironic_source import ironic_nodes
     from flavorsmith.errors import Invalid

@@ -24,7 +24,7 @@ TraitsArg = Annotated[
 
 
 def group() -> typer.Typer:
-    app = typer.Typer(help="A node's traits.", no_args_is_help=True)
+    app = typer.Typer(help="List, add and remove a node's traits.", no_args_is_help=True)
     app.command("add")(add)
     app.command("remove")(remove)
     app.command("list")(list_traits)
@@ -75,7 +75,12 @@ def _change(
 def add(
     ctx: typer.Context, node: NodeArg, traits: TraitsArg, database: DatabaseOption = None
 ) -> None:
-    """Add traits to a node (prints the resulting traits)."""
+    """Add traits to a node (prints the resulting traits).
+
+    \b
+    Example:
+      flavorsmith node trait add r7615-a01-u02 CUSTOM_NICX
+    """
     _change(ctx, node, traits, database, adding=True)
 
 
@@ -96,7 +101,12 @@ def remove(
     database: DatabaseOption = None,
 ) -> None:
     """Remove traits from a node, all of which must be present, or every trait with --all
-    (prints the resulting traits)."""
+    (prints the resulting traits).
+
+    \b
+    Example:
+      flavorsmith node trait remove r7615-a01-u01 CUSTOM_NICX
+    """
     if everything and traits:
         raise typer.BadParameter(
             "give trait names or --all, not both", param_hint="'TRAIT' / '--all'"
@@ -125,7 +135,12 @@ def list_traits(
     column: ColumnOption = None,
     sort_column: SortColumnOption = None,
 ) -> None:
-    """List a node's traits, one per line (or as a table, JSON, YAML or CSV)."""
+    """List a node's traits, one per line (or as a table, JSON, YAML or CSV).
+
+    \b
+    Example:
+      flavorsmith node trait list r7615-a01-u01
+    """
     from flavorsmith.cli.node.database import open_database
     from flavorsmith.errors import FlavorsmithError
     from flavorsmith.store import nodes as store

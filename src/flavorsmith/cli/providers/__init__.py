@@ -11,14 +11,14 @@ from flavorsmith.cli.providers import profiles, provider, records, service_flavo
 
 def provider_group() -> typer.Typer:
     return command_group(
-        "Flavor providers: the enabled drivers and what flavor data each accepts.",
+        "List the flavor providers (the enabled drivers) and what flavor data each accepts.",
         {"list": provider.list_providers, "capabilities": provider.capabilities},
     )
 
 
 def profile_group() -> typer.Typer:
     return records.group(
-        "Flavor profiles (a provider and its flavor data), in the service's database.",
+        "Manage flavor profiles (a provider and its flavor data) in the service's database.",
         profiles.PROFILES,
         profiles.create,
         profiles.set_profile,
@@ -28,7 +28,7 @@ def profile_group() -> typer.Typer:
 
 def flavor_group() -> typer.Typer:
     return records.group(
-        "Service flavors (a name over a flavor profile), in the service's database.",
+        "Manage service flavors (a name over a flavor profile) in the service's database.",
         service_flavors.FLAVORS,
         service_flavors.create,
         service_flavors.set_flavor,

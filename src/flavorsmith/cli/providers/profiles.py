@@ -25,7 +25,9 @@ IDENT = typer.Argument(
     metavar="PROFILE", help="Flavor profile id, or its name when only one profile has it."
 )
 Ident = Annotated[str, IDENT]
-PROFILES = records.Kind("flavor profile", COLUMNS, store.profiles, service.delete_profile, IDENT)
+PROFILES = records.Kind(
+    "flavor profile", COLUMNS, store.profiles, service.delete_profile, IDENT, "c2-large"
+)
 FlavorData = Annotated[
     str,
     typer.Option(
@@ -54,7 +56,13 @@ def create(
     """Create a flavor profile; the provider's driver validates the flavor data.
 
     The baremetal provider checks the resource class and deploy templates against the catalog
-    at --repo; when the catalog has errors it warns and uses the definitions that loaded."""
+    at --repo; when the catalog has errors it warns and uses the definitions that loaded.
+
+    \b
+    Example:
+      flavorsmith flavor-profile create --name c2-large --provider baremetal \\
+        --flavor-data '{"resource_class": "c2.large"}'
+    """
     engine = open_database(database, ctx)
     registry = load_registry(ctx, providers, repo, engine)
     values = {"name": name, "provider_name": provider, "flavor_data": flavor_data}
@@ -83,7 +91,12 @@ def set_profile(
     flavor uses it; a new provider or new data is validated by the driver again.
 
     The baremetal provider checks against the catalog at --repo; when the catalog has errors it
-    warns and uses the definitions that loaded."""
+    warns and uses the definitions that loaded.
+
+    \b
+    Example:
+      flavorsmith flavor-profile set c2-large --flavor-data '{"resource_class": "c2.diskless"}'
+    """
     values = records.changes(
         (("name", name), ("provider_name", provider), ("flavor_data", flavor_data)),
         "--name, --provider or --flavor-data",

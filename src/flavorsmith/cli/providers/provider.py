@@ -17,7 +17,12 @@ COLUMNS = ("name", "description")
 @lists(COLUMNS)
 def list_providers(ctx: typer.Context, providers: ProvidersOption = DEFAULT) -> list[Row]:
     """List the enabled providers; a provider whose driver failed to load is a warning on
-    stderr and is not listed."""
+    stderr and is not listed.
+
+    \b
+    Example:
+      flavorsmith provider list
+    """
     registry = load_registry(ctx, providers, None, None)
     return [{"name": p.name, "description": p.description} for p in registry.providers.values()]
 
@@ -32,7 +37,12 @@ def capabilities(
     """List the flavor data keys a provider accepts (its flavor capabilities).
 
     The baremetal provider lists the resource classes and deploy templates of the catalog at
-    --repo; when the catalog has errors it warns and uses the definitions that loaded."""
+    --repo; when the catalog has errors it warns and uses the definitions that loaded.
+
+    \b
+    Example:
+      flavorsmith provider capabilities baremetal
+    """
     registry = load_registry(ctx, providers, repo, None)
     with reported():
         return of(registry.get(name))

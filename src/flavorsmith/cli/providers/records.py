@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from flavorsmith.cli.groups import command_group
+from flavorsmith.cli.help_example import with_example
 from flavorsmith.cli.node.database import open_database
 from flavorsmith.cli.options import DatabaseOption, lists, shows
 from flavorsmith.cli.output import Row
@@ -24,13 +25,19 @@ from flavorsmith.db.engine import Connection, Engine, writer
 class Kind:
     """A kind of record: ``what`` names one in messages (``flavor profile``), ``columns`` are
     its list's columns, ``read`` lists every record and ``remove`` deletes one by id;
-    ``ident`` is the argument naming one (``typer.Argument``)."""
+    ``ident`` is the argument naming one (``typer.Argument``), ``example`` the name of one in
+    the commands' help examples."""
 
     what: str
     columns: tuple[str, ...]
     read: Callable[[Connection], list[Row]]
     remove: Callable[[Connection, str], None]
     ident: Any
+    example: str
+
+    def example_of(self, args: str) -> str:
+        """A help's example: ``args`` after the group's words (``what``, hyphenated)."""
+        return f"flavorsmith {self.what.replace(' ', '-')} {args}"
 
 
 def list_command(kind: Kind) -> Callable[..., None]:
@@ -41,7 +48,7 @@ def list_command(kind: Kind) -> Callable[..., None]:
         with open_database(database, ctx).connect() as connection:
             return kind.read(connection)
 
-    list_records.__doc__ = f"List {kind.what}s."
+    list_records.__doc__ = with_example(f"List {kind.what}s.", kind.example_of("list -f json"))
     return list_records
 
 
@@ -55,7 +62,9 @@ def show_command(kind: Kind) -> Callable[..., None]:
         with reported(), open_database(database, ctx).connect() as connection:
             return find(kind.read(connection), ident, kind.what)
 
-    show_record.__doc__ = f"Show a {kind.what}."
+    show_record.__doc__ = with_example(
+        f"Show a {kind.what}.", kind.example_of(f"show {kind.example}")
+    )
     return show_record
 
 
@@ -70,7 +79,7 @@ def delete_command(kind: Kind, doc: str) -> Callable[..., None]:
             kind.remove(connection, found["id"])
         typer.echo(f"deleted {kind.what} {found['id']} ({found['name']})")
 
-    delete_record.__doc__ = doc
+    delete_record.__doc__ = with_example(doc, kind.example_of(f"delete {kind.example}"))
     return delete_record
 
 

@@ -33,7 +33,9 @@ from flavorsmith.store import service_flavors as store
 COLUMNS = ("id", "name", "description", "enabled", "flavor_profile_id")
 IDENT = typer.Argument(metavar="FLAVOR", help="Service flavor id or name.")
 Ident = Annotated[str, IDENT]
-FLAVORS = records.Kind("service flavor", COLUMNS, store.flavors, service.delete_flavor, IDENT)
+FLAVORS = records.Kind(
+    "service flavor", COLUMNS, store.flavors, service.delete_flavor, IDENT, "c2.large"
+)
 
 
 @shows
@@ -57,7 +59,12 @@ def create(
     ] = False,
     database: DatabaseOption = None,
 ) -> Row:
-    """Create a service flavor from a flavor profile."""
+    """Create a service flavor from a flavor profile.
+
+    \b
+    Example:
+      flavorsmith service-flavor create --name c2.large --profile c2-large
+    """
     engine = open_database(database, ctx)
     with reported(), writer(engine).begin() as connection:
         found = find(store.profiles(connection), profile, "flavor profile")
@@ -88,7 +95,12 @@ def set_flavor(
     database: DatabaseOption = None,
 ) -> Row:
     """Change a service flavor's name, description or enabled state (its profile is fixed:
-    create a new flavor instead)."""
+    create a new flavor instead).
+
+    \b
+    Example:
+      flavorsmith service-flavor set c2.large --disable
+    """
     values = records.changes(
         (("name", name), ("description", description), ("enabled", enabled)),
         "--name, --description, --enable or --disable",
@@ -127,7 +139,12 @@ def resolve(
     that select the deploy templates, and the nodes that can take the flavor. It checks against
     the catalog at --repo; when the catalog has errors it warns and uses the definitions that
     loaded. -f json prints the result exactly as POST /v1/service-flavors/{id}/resolve (with -c,
-    the fields of the table, flattened)."""
+    the fields of the table, flattened).
+
+    \b
+    Example:
+      flavorsmith service-flavor resolve c2.large -f json
+    """
     engine = open_database(database, ctx)
     registry = load_registry(ctx, providers, repo, engine)
     with reported(), engine.connect() as connection:

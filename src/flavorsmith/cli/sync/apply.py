@@ -80,7 +80,12 @@ def apply(
     --force is given.
 
     --watch keeps the --only kind in sync. With PLAN, the saved plan decides the kind and
-    --prune."""
+    --prune.
+
+    \b
+    Example:
+      flavorsmith sync apply plan.json --cloud prod
+    """
     fmt = Format(output_format.value)
 
     guard = None

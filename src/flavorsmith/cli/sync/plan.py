@@ -58,14 +58,20 @@ def plan(
         ),
     ] = None,
 ) -> None:
-    """Print each action (create, update, access, replace, delete, unmanaged) with its reason.
+    """Plan the sync: print each action (create, update, access, replace, delete, unmanaged)
+    with its reason.
 
     --only deploy-templates plans the catalog's deploy templates into an Ironic API;
     --only inspection-rules the trait rules Ironic can run itself, as its inspection rules
     (with --cloud or --endpoint), and lists the trait rules that need the hook.
 
     --out FILE saves the plan; `sync apply FILE` applies exactly it, or refuses when the
-    target or the catalog changed since."""
+    target or the catalog changed since.
+
+    \b
+    Example:
+      flavorsmith sync plan --cloud prod --out plan.json
+    """
     fmt = Format(output_format.value)
 
     kind = choose(only)

@@ -1,0 +1,27 @@
+"""The examples of the definition verbs, on the example catalog (examples/): the words of each
+kind's group, and one definition of each kind there (one that delete removes without --force)."""
+
+from __future__ import annotations
+
+from flavorsmith.catalog.kinds import Kind
+
+# The validator files' verbs are under extra-specs, beside the validator registry's.
+_WORDS = {"extra-spec": "extra-specs file"}
+_SAMPLES = {
+    "device-type": "palo-alto-networks-pa-5410",
+    "flavor": "c2.large",
+    "trait-rule": "nics",
+    "extra-spec": "scheduling",
+    "deploy-template": "CUSTOM_BM_CONFIG_BIOS_VMX_ON",
+}
+
+
+def example(kind: Kind, verb: str, args: str = "") -> str:
+    """``flavorsmith <kind's words> <verb> <args>``."""
+    words = f"flavorsmith {_WORDS.get(kind.name, kind.name)} {verb}"
+    return f"{words} {args}" if args else words
+
+
+def sample(kind: Kind) -> str:
+    """The name of a definition of the kind in the example catalog (its file is NAME.yaml)."""
+    return _SAMPLES[kind.name]
