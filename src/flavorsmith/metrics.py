@@ -22,13 +22,25 @@ from dataclasses import dataclass, field
 from typing import Any
 from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest, values
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+    values,
+)
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import start_wsgi_server
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+# prometheus-client adds a ``_created`` timestamp series to every counter and histogram child in
+# one process, and none in multiprocess mode (serve with workers): a scrape shows the same
+# series whichever way the service runs.
+disable_created_metrics()  # type: ignore[no-untyped-call]
 PREFIX = "flavorsmith_"
 
 # Values recorded in this process (single-process mode); ignored in multiprocess mode, where
