@@ -18,6 +18,7 @@ from flavorsmith.cli.options import DatabaseOption, RepoOption, bundled
 from flavorsmith.cli.output import Format, render_list
 from flavorsmith.cli.report import emit
 from flavorsmith.cli.sync.diff import render, use_colour
+from flavorsmith.cli.validate import catalog_warnings
 from flavorsmith.clients import cloud as clouds
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import TargetError
@@ -147,6 +148,27 @@ def check_target(ctx: typer.Context, places: Places) -> Places:
                 param_hint="'--cloud' / '--endpoint'",
             )
     return places
+
+
+StrictOption = Annotated[
+    bool,
+    typer.Option(
+        "--strict",
+        help="Refuse to apply a catalog with warnings (flavorsmith validate shows them).",
+    ),
+]
+
+
+def load_catalog(repository: Any) -> Any:
+    """The catalog ``repository`` holds, read once for the whole command; its warnings (those
+    ``validate`` reports without nodes) are printed on stderr, above the plan, when it has no
+    errors (a catalog with errors is refused with all its diagnostics)."""
+    view = repository.load()
+    if not has_errors(view.diagnostics):
+        warnings = catalog_warnings(view)
+        if warnings:
+            emit(warnings, err=True)
+    return view
 
 
 def run_round(
