@@ -59,7 +59,7 @@ def nearest_standard(name: str) -> list[str]:
 def lookalike_message(name: str) -> str:
     """Why ``name`` (which ``looks_standard``) is refused, with the nearest standard names."""
     near = nearest_standard(name)
-    hint = f" (did you mean {' or '.join(near)}?)" if near else ""
+    hint = f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
     return f"{name} is not a standard trait of os-traits {os_traits_version()}{hint}"
 
 

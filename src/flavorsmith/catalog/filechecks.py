@@ -60,9 +60,10 @@ def check_flavor(doc: Document, flavor: Flavor) -> list[Diagnostic]:
             out.append(
                 doc.diagnostic(
                     at,
-                    f"{traits.lookalike_message(req.trait)}: a standard trait is asked for in "
-                    f"extra_specs as trait:NAME: required, and a custom trait named so as "
-                    f"trait:{req.full_name}",
+                    f"{traits.lookalike_message(req.trait)}; the traits list asks for CUSTOM_ "
+                    "traits: ask for a standard trait in extra_specs (trait:"
+                    f"{(traits.nearest_standard(req.trait) or ['NAME'])[0]}: required), and for "
+                    f"this name as a custom trait there too (trait:{req.full_name}: required)",
                     code="trait-standard-lookalike",
                 )
             )
@@ -161,8 +162,8 @@ def check_trait_rules(doc: Document, rules: TraitRuleSet) -> list[Diagnostic]:
                 out.append(
                     doc.diagnostic(
                         at,
-                        f"{traits.lookalike_message(trait)}: Ironic refuses a trait it does "
-                        "not know",
+                        f"{traits.lookalike_message(trait)}; Ironic accepts a standard trait, "
+                        "or CUSTOM_ followed by A-Z, 0-9 and _",
                         code="trait-standard-lookalike",
                     )
                 )
@@ -206,8 +207,8 @@ def check_deploy_template(
         [
             doc.diagnostic(
                 ["name"],
-                f"{traits.lookalike_message(template.name)}: a deploy template is named by a "
-                "trait Ironic accepts, a standard one or CUSTOM_ followed by A-Z, 0-9 and _",
+                f"{traits.lookalike_message(template.name)}; a deploy template is named by a "
+                "trait Ironic accepts: a standard one, or CUSTOM_ followed by A-Z, 0-9 and _",
                 code="trait-standard-lookalike",
             )
         ]

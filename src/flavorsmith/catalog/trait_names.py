@@ -85,7 +85,7 @@ def check(catalog: Catalog) -> list[Diagnostic]:
         known = (set(declared) | by_rule) - {named.trait}
         shown = {_written(t, named.short): t for t in sorted(known)}
         best = closest(named.written, shown)
-        hint = f" (did you mean {best}?)" if best is not None else ""
+        hint = f" (did you mean {best!r}?)" if best is not None else ""
         what = f"{named.written} ({named.trait})" if named.short else named.trait
         out.append(
             named.doc.diagnostic(

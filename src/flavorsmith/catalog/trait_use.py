@@ -230,6 +230,8 @@ def check_unprovided(catalog: Catalog, nodes: KnownNodes | None = None) -> list[
                 continue
             if declared and _custom(mention.trait) and mention.trait not in declared:
                 continue  # trait_names refuses it: not declared
+            if not mention.in_extra_specs and traits.looks_standard(mention.written):
+                continue  # the flavor's own checks refuse it: like a standard trait's name
             if (
                 mention.trait.startswith(traits.TEMPLATE_TRAIT_PREFIX)
                 and not mention.in_extra_specs
