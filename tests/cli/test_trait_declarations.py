@@ -173,3 +173,23 @@ def test_trait_list_of_a_catalog_without_declarations_keeps_its_columns(
 ) -> None:
     listed = json.loads(cli("trait", "list", "-f", "json").stdout)
     assert {tuple(row) for row in listed} == {("trait", "set_by", "required_by", "forbidden_by")}
+
+
+def test_sync_prints_the_first_warnings_and_how_many_there_are(
+    cli: Invoke, example_repo: Path, tmp_path: Path
+) -> None:
+    flavors = example_repo / "hardware" / "flavors"
+    for i in range(25):  # private without projects, and listed in no kustomization
+        (flavors / f"p{i:02d}.yaml").write_text(
+            f"name: p{i:02d}\nresource_class: m1.small\nis_public: false\n"
+        )
+    listed = cli("validate").stdout.splitlines()
+    warnings, summary = listed[:-1], listed[-1]
+    assert len(warnings) > 20 and summary.endswith(f": 0 errors, {len(warnings)} warnings")
+    plan = cli("sync", "plan", "--database", f"sqlite:///{tmp_path / 'sync.db'}")
+    assert plan.exit_code == 0
+    assert plan.stderr.splitlines() == [
+        *warnings[:20],
+        f"... and {len(warnings) - 20} more (flavorsmith validate lists them all)",
+        f"0 errors, {len(warnings)} warnings",
+    ]
