@@ -254,3 +254,26 @@ def test_the_declarations_are_those_of_the_file(root: Path) -> None:
 
 def test_every_standard_trait_has_a_standard_prefix() -> None:
     assert all(t.startswith(traits.STANDARD_PREFIXES) for t in traits.standard_traits())
+
+
+def test_an_extra_spec_definition_naming_a_trait_is_checked_too(root: Path) -> None:
+    (root / "hardware/extra-specs/trait.yaml").write_text(
+        "namespace: trait\nvalidators:\n"
+        "  - name: trait:CUSTOM_NMVE\n    description: NVMe\n"
+        "    value: {type: enum, choices: [required]}\n"
+        "  - name: trait:HW_CPU_X86_AVX512FF\n    description: AVX-512\n"
+        "    value: {type: enum, choices: [required]}\n"
+    )
+    edit(
+        root / "hardware/base/kustomization.yaml",
+        "  - scheduling.yaml=../extra-specs/scheduling.yaml\n",
+        "  - scheduling.yaml=../extra-specs/scheduling.yaml\n"
+        "  - trait.yaml=../extra-specs/trait.yaml\n",
+    )
+    assert rendered(root) == [
+        "hardware/extra-specs/trait.yaml:3:11: validators[0].name: CUSTOM_NMVE is not declared: "
+        "this catalog declares its custom traits under hardware/traits/, and every custom trait "
+        "its files name must be one of them (did you mean 'CUSTOM_NVME'?)",
+        f"hardware/extra-specs/trait.yaml:6:11: validators[1].name: HW_CPU_X86_AVX512FF "
+        f"{LOOKALIKE}; Placement refuses a trait it does not know",
+    ]

@@ -191,10 +191,24 @@ def check_trait_rules(doc: Document, rules: TraitRuleSet) -> list[Diagnostic]:
 def check_extra_specs(
     doc: Document, definitions: ExtraSpecSet, rules: CatalogRules
 ) -> list[Diagnostic]:
-    return [
+    """The definitions as the extra-spec registry checks them; a trait key's name like a
+    standard trait's that os-traits does not know."""
+    out = [
         doc.diagnostic(path, message, code="extra-spec-definition")
         for path, message in rules.extra_spec_definitions(definitions.data)
     ]
+    for index, spec in enumerate(definitions.data["validators"]):
+        match = traits.TRAIT_SPEC.fullmatch(spec["name"])
+        if match is not None and traits.looks_standard(match.group(2)):
+            out.append(
+                doc.diagnostic(
+                    ["validators", index, "name"],
+                    f"{traits.lookalike_message(match.group(2))}; Placement refuses a trait it "
+                    "does not know",
+                    code="trait-standard-lookalike",
+                )
+            )
+    return out
 
 
 def check_deploy_template(
