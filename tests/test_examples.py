@@ -223,6 +223,24 @@ EXPECTED: dict[str, tuple[int, list[str]]] = {
             "syntax is required (patterns run in linear time: no backreferences, no lookaround)",
         ],
     ),
+    "undeclared-trait": (
+        1,
+        [
+            f"{F}/m1.small.nvme.yaml:4:12: traits[0].trait: NMVE (CUSTOM_NMVE) is not declared: "
+            "this catalog declares its custom traits under hardware/traits/, and every custom "
+            "trait its files name must be one of them (did you mean 'NVME'?)",
+        ],
+    ),
+    "standard-trait-typo": (
+        1,
+        [
+            f"{F}/m1.small.avx512.yaml:4:12: traits[0].trait: HW_CPU_X86_AVX512FF is not a "
+            "standard trait of os-traits 3.9.0 (did you mean 'HW_CPU_X86_AVX512F' or "
+            "'HW_CPU_X86_AVX512PF'?); the traits list asks for CUSTOM_ traits: ask for a "
+            "standard trait in extra_specs (trait:HW_CPU_X86_AVX512F: required), and for this "
+            "name as a custom trait there too (trait:CUSTOM_HW_CPU_X86_AVX512FF: required)",
+        ],
+    ),
     "unlisted-file": (
         0,
         [

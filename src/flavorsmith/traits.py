@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from functools import cache
+from importlib import metadata
 
 import os_traits
 
@@ -16,12 +18,49 @@ MAX_TRAITS_PER_NODE = 50
 SHORT_TRAIT_PATTERN = r"^[A-Z][A-Z0-9_]*$"
 _SHORT_TRAIT_RE = re.compile(SHORT_TRAIT_PATTERN)
 _CUSTOM_TRAIT_RE = re.compile(r"^CUSTOM_[A-Z0-9_]+$")
+# The namespaces of the os-traits vocabulary: a name starting with one of these is read as a
+# standard trait (tests/test_traits.py checks every standard trait has one).
+STANDARD_PREFIXES = ("HW_", "COMPUTE_", "STORAGE_", "MISC_SHARES_", "OWNER_")
+# Traits named like this ask Ironic for a deploy template (the deploy templates spec's
+# convention).
+TEMPLATE_TRAIT_PREFIX = "CUSTOM_BM_CONFIG_"
+# Nova's trait extra spec: ``trait`` with an optional group suffix, then the trait's name.
+TRAIT_SPEC = re.compile(r"^trait([a-zA-Z0-9_-]{0,64}):(.+)$")
 
 
 @cache
 def standard_traits() -> frozenset[str]:
     """Every standard trait name of the pinned os-traits release."""
     return frozenset(os_traits.get_traits())
+
+
+@cache
+def os_traits_version() -> str:
+    """The installed os-traits release, whose vocabulary ``standard_traits`` is."""
+    return metadata.version("os-traits")
+
+
+def looks_standard(name: str) -> bool:
+    """Whether ``name`` starts like a standard trait (``HW_``, ``COMPUTE_``, ...) but is not one
+    of the installed os-traits release: a misspelt standard trait, or one of a later release
+    that this Placement's os-traits does not know either."""
+    return name.startswith(STANDARD_PREFIXES) and name not in standard_traits()
+
+
+def nearest_standard(name: str) -> list[str]:
+    """The standard traits most like ``name``, closest first: the two very like it, else the
+    one nearest, else none."""
+    pool = sorted(standard_traits())
+    return difflib.get_close_matches(name, pool, n=2, cutoff=0.85) or difflib.get_close_matches(
+        name, pool, n=1, cutoff=0.6
+    )
+
+
+def lookalike_message(name: str) -> str:
+    """Why ``name`` (which ``looks_standard``) is refused, with the nearest standard names."""
+    near = nearest_standard(name)
+    hint = f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
+    return f"{name} is not a standard trait of os-traits {os_traits_version()}{hint}"
 
 
 def full_name(short: str) -> str:

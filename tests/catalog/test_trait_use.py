@@ -102,6 +102,8 @@ def test_uses_say_who_sets_each_trait_and_who_asks_for_it(tmp_path: Path) -> Non
         "nodes": 1,
         "required_by": ["c2.large.raid"],
         "forbidden_by": [],
+        "description": None,  # the catalog declares no traits
+        "notes": [],
     }
     # A deploy template names a trait; the nodes that have it were given it by hand.
     assert by_trait["CUSTOM_BM_CONFIG_BIOS_VMX_ON"].set_by == ("deploy template", "by hand")

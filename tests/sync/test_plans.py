@@ -56,6 +56,15 @@ def an_unmanaged_flavor(args: list[str]) -> None:
     engine.dispose()
 
 
+def private_warning(repo: Path) -> str:
+    """What sync prints on stderr, above the plan, for the catalog ``changed_since_apply``
+    leaves: its one warning."""
+    return (
+        f"{repo}/{DISKLESS}:3:12: is_public: warning: a private flavor without projects can be "
+        "used by admins only\n0 errors, 1 warning\n"
+    )
+
+
 def changed_since_apply(cli: Invoke, repo: Path, args: list[str]) -> None:
     """The example catalog applied, then edited: one of each action."""
     assert cli("sync", "apply", *args, "--yes").exit_code == 0
@@ -92,7 +101,7 @@ def test_an_update_a_replace_and_access_show_old_and_new(
 ) -> None:
     changed_since_apply(cli, repo, args)
     result = cli("sync", "plan", *args)
-    assert (result.exit_code, result.stdout, result.stderr) == (0, DIFF, "")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, DIFF, private_warning(repo))
 
 
 def test_a_create_lists_every_attribute(cli: Invoke, args: list[str]) -> None:
@@ -194,7 +203,7 @@ def test_detailed_exitcode_is_1_when_apply_would_meet_a_conflict(
 def test_the_json_plan_format(cli: Invoke, repo: Path, args: list[str]) -> None:
     changed_since_apply(cli, repo, args)
     result = cli("sync", "plan", *args, "-f", "json")
-    assert (result.exit_code, result.stderr) == (0, "")
+    assert (result.exit_code, result.stderr) == (0, private_warning(repo))
     body = json.loads(result.stdout)
     observed = body.pop("observed")
     assert sorted(observed) == [*sorted(FLAVOR_IDS), "tiny-1"]
@@ -304,7 +313,7 @@ def test_a_saved_plan_is_applied_exactly(
     changed_since_apply(cli, repo, args)
     plan = saved_plan(cli, args, tmp_path / "plan.json")
     applied = cli("sync", "apply", str(tmp_path / "plan.json"), *args, "-f", "json")
-    assert (applied.exit_code, applied.stderr) == (0, "")
+    assert (applied.exit_code, applied.stderr) == (0, private_warning(repo))
     results = json.loads(applied.stdout)["results"]
     assert [{k: v for k, v in r.items() if k != "outcome"} for r in results] == plan["actions"]
     assert [r["outcome"] for r in results if r["action"] in ("replace", "update", "access")] == [
@@ -332,7 +341,8 @@ def test_a_saved_plan_is_refused_when_the_target_changed(
     assert (result.exit_code, result.stdout, result.stderr) == (
         1,
         "",
-        "error: refused: the target's flavors changed since the plan was made (changed: "
+        private_warning(repo)
+        + "error: refused: the target's flavors changed since the plan was made (changed: "
         "m1.small; appeared: xl-1; gone: tiny-1); make a new plan\n",
     )
     assert target.observe() == before  # nothing written
@@ -349,7 +359,8 @@ def test_a_saved_plan_is_refused_when_the_catalog_changed(
     assert (result.exit_code, result.stdout, result.stderr) == (
         1,
         "",
-        "error: refused: the catalog changed since the plan was made (flavors planned "
+        private_warning(repo)
+        + "error: refused: the catalog changed since the plan was made (flavors planned "
         "differently: m1.medium.dedicated); make a new plan\n",
     )
 
@@ -444,20 +455,22 @@ def test_colour_on_a_terminal_and_none_with_no_color(
     changed_since_apply(cli, repo, args)
     code, coloured = on_a_terminal(["sync", "plan", *args], {"NO_COLOR": ""})
     assert code == 0
+    # The catalog's warning comes first, on stderr (never coloured), then the plan.
     assert coloured.startswith(
-        "\x1b[33m-/+ replace flavor c2.diskless (is_public forces replacement; no servers use "
+        private_warning(repo)
+        + "\x1b[33m-/+ replace flavor c2.diskless (is_public forces replacement; no servers use "
         "it)\x1b[0m\n"
     )
-    assert click.unstyle(coloured) == DIFF
+    assert click.unstyle(coloured) == private_warning(repo) + DIFF
     code, plain = on_a_terminal(["sync", "plan", *args], {"NO_COLOR": "1"})
-    assert (code, plain) == (0, DIFF)
+    assert (code, plain) == (0, private_warning(repo) + DIFF)
 
 
 def test_apply_asks_with_the_diff_on_a_terminal(cli: Invoke, repo: Path, args: list[str]) -> None:
     changed_since_apply(cli, repo, args)
     code, output = on_a_terminal(["sync", "apply", *args], {"NO_COLOR": "1"}, b"n\n")
     assert code == 1
-    assert output == DIFF + "Apply 3 changes? [y/N]: "
+    assert output == private_warning(repo) + DIFF + "Apply 3 changes? [y/N]: "
 
 
 def test_a_watcher_is_never_forced(cli: Invoke, args: list[str]) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from flavorsmith import traits
+from flavorsmith.catalog import trait_names
 from flavorsmith.catalog.document import Document
 from flavorsmith.catalog.given_rules import CatalogRules
 from flavorsmith.catalog.model import (
@@ -34,7 +36,7 @@ def across_files(
     unchecked_resource_classes: frozenset[str] = frozenset(),
 ) -> list[Diagnostic]:
     """Every check across files, in order: device types and flavors, trait-rule prefixes,
-    extra specs, deploy templates (see each)."""
+    extra specs, deploy templates, declared traits (see each)."""
     return [
         *check_catalog(
             catalog.device_types,
@@ -44,6 +46,7 @@ def across_files(
         *check_trait_rule_sets(catalog.trait_rules),
         *check_extra_specs(catalog.flavors, catalog.extra_specs, rules),
         *check_deploy_templates(catalog.flavors, catalog.deploy_templates),
+        *trait_names.check(catalog),
     ]
 
 
@@ -292,9 +295,9 @@ def _reserved(key: str, reserved: set[str]) -> bool:
     return key in reserved or key.startswith("resources:")
 
 
-# Traits named like this ask Ironic for a deploy template (the deploy templates spec's
-# convention); a flavor requiring one with no template behind it configures nothing.
-TEMPLATE_TRAIT_PREFIX = "CUSTOM_BM_CONFIG_"
+# A flavor requiring a trait named like a deploy template with no template behind it
+# configures nothing.
+TEMPLATE_TRAIT_PREFIX = traits.TEMPLATE_TRAIT_PREFIX
 
 
 def check_deploy_templates(

@@ -12,6 +12,7 @@ from flavorsmith.catalog.model import (
     Flavor,
     ResourceClass,
     TraitRuleSet,
+    TraitSet,
 )
 from flavorsmith.cpu_brands import cores_per_socket
 from flavorsmith.diagnostics import Diagnostic, Severity
@@ -53,6 +54,17 @@ def check_flavor(doc: Document, flavor: Flavor) -> list[Diagnostic]:
                     f"{req.full_name} is {len(req.full_name)} characters; "
                     f"Ironic and Placement allow at most {traits.MAX_TRAIT_LENGTH}",
                     code="trait-too-long",
+                )
+            )
+        elif traits.looks_standard(req.trait):
+            out.append(
+                doc.diagnostic(
+                    at,
+                    f"{traits.lookalike_message(req.trait)}; the traits list asks for CUSTOM_ "
+                    "traits: ask for a standard trait in extra_specs (trait:"
+                    f"{(traits.nearest_standard(req.trait) or ['NAME'])[0]}: required), and for "
+                    f"this name as a custom trait there too (trait:{req.full_name}: required)",
+                    code="trait-standard-lookalike",
                 )
             )
         elif req.trait in traits.standard_traits():
@@ -146,7 +158,16 @@ def check_trait_rules(doc: Document, rules: TraitRuleSet) -> list[Diagnostic]:
     for index, rule in enumerate(rules.rules):
         for position, trait in enumerate(rule.add):
             at: list[str | int] = ["rules", index, "add", position]
-            if not traits.is_valid_node_trait(trait):
+            if traits.looks_standard(trait):
+                out.append(
+                    doc.diagnostic(
+                        at,
+                        f"{traits.lookalike_message(trait)}; Ironic accepts a standard trait, "
+                        "or CUSTOM_ followed by A-Z, 0-9 and _",
+                        code="trait-standard-lookalike",
+                    )
+                )
+            elif not traits.is_valid_node_trait(trait):
                 out.append(
                     doc.diagnostic(
                         at,
@@ -170,18 +191,45 @@ def check_trait_rules(doc: Document, rules: TraitRuleSet) -> list[Diagnostic]:
 def check_extra_specs(
     doc: Document, definitions: ExtraSpecSet, rules: CatalogRules
 ) -> list[Diagnostic]:
-    return [
+    """The definitions as the extra-spec registry checks them; a trait key's name like a
+    standard trait's that os-traits does not know."""
+    out = [
         doc.diagnostic(path, message, code="extra-spec-definition")
         for path, message in rules.extra_spec_definitions(definitions.data)
     ]
+    for index, spec in enumerate(definitions.data["validators"]):
+        match = traits.TRAIT_SPEC.fullmatch(spec["name"])
+        if match is not None and traits.looks_standard(match.group(2)):
+            out.append(
+                doc.diagnostic(
+                    ["validators", index, "name"],
+                    f"{traits.lookalike_message(match.group(2))}; Placement refuses a trait it "
+                    "does not know",
+                    code="trait-standard-lookalike",
+                )
+            )
+    return out
 
 
 def check_deploy_template(
     doc: Document, template: DeployTemplateDef, rules: CatalogRules
 ) -> list[Diagnostic]:
     """Ironic's rules for one template, and its steps against the driver step catalogues,
-    both as ``rules`` holds them."""
-    return [
+    both as ``rules`` holds them; a name like a standard trait's is named as such."""
+    lookalike = traits.looks_standard(template.name)
+    out = (
+        [
+            doc.diagnostic(
+                ["name"],
+                f"{traits.lookalike_message(template.name)}; a deploy template is named by a "
+                "trait Ironic accepts: a standard one, or CUSTOM_ followed by A-Z, 0-9 and _",
+                code="trait-standard-lookalike",
+            )
+        ]
+        if lookalike
+        else []
+    )
+    out += [
         doc.diagnostic(
             list(problem.path),
             problem.message,
@@ -189,4 +237,25 @@ def check_deploy_template(
             code=problem.code,
         )
         for problem in rules.deploy_template(template.as_api())
+        if not (lookalike and problem.code == "deploy-template-name")
     ]
+    return out
+
+
+def check_trait_set(doc: Document, trait_set: TraitSet) -> list[Diagnostic]:
+    """Each trait is declared once in a file (across files: ``trait_names.check``)."""
+    out: list[Diagnostic] = []
+    seen: dict[str, int] = {}
+    for index, declaration in enumerate(trait_set.traits):
+        if declaration.name in seen:
+            line = doc.position(["traits", seen[declaration.name], "name"])[0]
+            out.append(
+                doc.diagnostic(
+                    ["traits", index, "name"],
+                    f"{declaration.name} is declared twice (first at line {line})",
+                    code="trait-declared-twice",
+                )
+            )
+        else:
+            seen[declaration.name] = index
+    return out

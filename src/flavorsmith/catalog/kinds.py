@@ -27,7 +27,8 @@ FLAVOR = Kind("flavor", "flavors", "flavors")
 TRAIT_RULE = Kind("trait-rule", "trait-rules", "trait-rules")
 EXTRA_SPEC = Kind("extra-spec", "extra-specs", "extra-specs")
 DEPLOY_TEMPLATE = Kind("deploy-template", "deploy-templates", "deploy-templates")
-KINDS: tuple[Kind, ...] = (DEVICE_TYPE, FLAVOR, TRAIT_RULE, EXTRA_SPEC, DEPLOY_TEMPLATE)
+TRAIT = Kind("trait", "traits", "traits")
+KINDS: tuple[Kind, ...] = (DEVICE_TYPE, FLAVOR, TRAIT_RULE, EXTRA_SPEC, DEPLOY_TEMPLATE, TRAIT)
 
 
 def kind_named(name: str) -> Kind:

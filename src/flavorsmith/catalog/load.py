@@ -16,6 +16,7 @@ from flavorsmith.catalog.kinds import (
     DEVICE_TYPE,
     EXTRA_SPEC,
     FLAVOR,
+    TRAIT,
     TRAIT_RULE,
     Kind,
 )
@@ -26,6 +27,7 @@ from flavorsmith.catalog.model import (
     ExtraSpecSet,
     Flavor,
     TraitRuleSet,
+    TraitSet,
 )
 from flavorsmith.diagnostics import Diagnostic, Severity, has_errors
 
@@ -111,6 +113,9 @@ def load_bytes(
     elif kind is DEPLOY_TEMPLATE:
         model = DeployTemplateDef.from_data(doc.data, doc)
         diagnostics = filechecks.check_deploy_template(doc, model, rules)
+    elif kind is TRAIT:
+        model = TraitSet.from_data(doc.data, doc)
+        diagnostics = filechecks.check_trait_set(doc, model)
     else:  # pragma: no cover - every kind is handled above
         raise ValueError(kind.name)
     return Loaded(path, kind, doc, model, diagnostics)

@@ -270,7 +270,55 @@ def _plain(value: Any) -> Any:
     return value
 
 
-Definition = Flavor | DeviceType | TraitRuleSet | ExtraSpecSet | DeployTemplateDef
+SetBy = Literal["trait-rule", "inspection-hook", "deploy-template", "operator", "external"]
+# Setters outside the catalog: the catalog cannot tell whether they set the trait.
+OUTSIDE_SETTERS: frozenset[str] = frozenset({"inspection-hook", "operator", "external"})
+
+
+@dataclass(frozen=True)
+class TraitDeclaration:
+    """One declared custom trait: its full name (CUSTOM_ included), what it means, who sets
+    it on nodes (and, in free text, which tool)."""
+
+    name: str
+    description: str
+    set_by: SetBy
+    tool: str | None = None
+
+    @property
+    def setter(self) -> str:
+        """Who sets it, as ``trait list`` shows it: ``operator``, ``external: <tool>``."""
+        return f"{self.set_by}: {self.tool}" if self.tool else self.set_by
+
+
+@dataclass(frozen=True)
+class TraitSet(ByName):
+    """One trait-declarations file (hardware/traits/<name>.yaml)."""
+
+    name: str
+    description: str | None
+    traits: tuple[TraitDeclaration, ...]
+    doc: Document | None = field(default=None, compare=False, repr=False)
+    noun: ClassVar[str] = "trait declarations"
+
+    @property
+    def canonical_file(self) -> str:
+        return f"{self.name}.yaml"
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any], doc: Document | None = None) -> TraitSet:
+        return cls(
+            name=data["name"],
+            description=data.get("description"),
+            traits=tuple(
+                TraitDeclaration(t["name"], t["description"], t["set_by"], t.get("tool"))
+                for t in data["traits"]
+            ),
+            doc=doc,
+        )
+
+
+Definition = Flavor | DeviceType | TraitRuleSet | ExtraSpecSet | DeployTemplateDef | TraitSet
 
 
 def label(definition: Definition) -> str:
@@ -296,6 +344,16 @@ class Catalog:
     trait_rules: tuple[TraitRuleSet, ...] = ()
     extra_specs: tuple[ExtraSpecSet, ...] = ()
     deploy_templates: tuple[DeployTemplateDef, ...] = ()
+    trait_sets: tuple[TraitSet, ...] = ()
+
+    @property
+    def declared_traits(self) -> dict[str, TraitDeclaration]:
+        """Full trait name -> its first declaration (empty: the catalog declares none)."""
+        out: dict[str, TraitDeclaration] = {}
+        for trait_set in self.trait_sets:
+            for declaration in trait_set.traits:
+                out.setdefault(declaration.name, declaration)
+        return out
 
     @classmethod
     def of(cls, definitions: Iterable[Definition | None]) -> Catalog:
@@ -308,6 +366,7 @@ class Catalog:
             trait_rules=tuple(d for d in found if isinstance(d, TraitRuleSet)),
             extra_specs=tuple(d for d in found if isinstance(d, ExtraSpecSet)),
             deploy_templates=tuple(d for d in found if isinstance(d, DeployTemplateDef)),
+            trait_sets=tuple(d for d in found if isinstance(d, TraitSet)),
         )
 
     def flavor(self, name: str) -> Flavor | None:

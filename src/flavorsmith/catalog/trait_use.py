@@ -10,20 +10,17 @@ standard trait is asked for)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from flavorsmith import traits
-from flavorsmith.catalog.checks import TEMPLATE_TRAIT_PREFIX
 from flavorsmith.catalog.document import Document, FieldPath
-from flavorsmith.catalog.model import Catalog, Flavor
+from flavorsmith.catalog.model import OUTSIDE_SETTERS, Catalog, Flavor
 from flavorsmith.diagnostics import Diagnostic, Severity
 from flavorsmith.did_you_mean import closest
 
-# Nova's trait extra spec: ``trait`` with an optional group suffix, then the trait's name.
-TRAIT_SPEC = re.compile(r"^trait([a-zA-Z0-9_-]{0,64}):(.+)$")
+TRAIT_SPEC = traits.TRAIT_SPEC
 
 BY_HAND = "by hand"
 DEPLOY_TEMPLATE = "deploy template"
@@ -127,13 +124,20 @@ def _file_name(doc: Document | None, fallback: str) -> str:
     return doc.display.replace("\\", "/").rsplit("/", 1)[-1]
 
 
+NOTHING_SETS = "nothing sets it"
+NOTHING_USES = "nothing uses it"
+NOT_DECLARED = "not declared"
+
+
 @dataclass(frozen=True)
 class TraitUse:
     trait: str
-    set_by: tuple[str, ...]  # trait-rule files, "deploy template", "Nova", "by hand"
+    set_by: tuple[str, ...]  # trait-rule files, "deploy template", "Nova", "by hand", declared
     nodes: int | None  # nodes that have it (None: the nodes are not known)
     required_by: tuple[str, ...]
     forbidden_by: tuple[str, ...]
+    description: str | None = None  # its declaration's
+    notes: tuple[str, ...] = ()  # NOTHING_SETS, NOTHING_USES, NOT_DECLARED
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -142,15 +146,24 @@ class TraitUse:
             "nodes": self.nodes,
             "required_by": list(self.required_by),
             "forbidden_by": list(self.forbidden_by),
+            "description": self.description,
+            "notes": list(self.notes),
         }
 
 
 def uses(catalog: Catalog, nodes: KnownNodes | None = None) -> list[TraitUse]:
-    """Every trait the catalog mentions (flavors, trait rules, deploy templates), by name, with
-    who sets it and the flavors that require or forbid it. With the nodes, a trait that nodes
-    have and no trait rule (nor Nova) sets is set "by hand": a deploy template names a trait,
-    it does not put it on nodes."""
+    """Every trait the catalog mentions (flavors, trait rules, deploy templates) or declares,
+    by name, with who sets it and the flavors that require or forbid it. With the nodes, a
+    trait that nodes have and no trait rule (nor Nova) sets is set "by hand": a deploy
+    template names a trait, it does not put it on nodes.
+
+    A declared trait shows its description and, when an operator, the inspection hook or an
+    external tool sets it, that setter; its notes say when nothing sets it (no trait rule or
+    deploy template of the catalog, and no known node, for one declared as set by them) and
+    when nothing uses it (no flavor requires or forbids it). In a catalog that declares its
+    traits, a custom trait named but not declared is noted so."""
     by_catalog = setters(catalog)
+    declared = catalog.declared_traits
     required: dict[str, set[str]] = {}
     forbidden: dict[str, set[str]] = {}
     for flavor in catalog.flavors:
@@ -159,11 +172,22 @@ def uses(catalog: Catalog, nodes: KnownNodes | None = None) -> list[TraitUse]:
             side.setdefault(mention.trait, set()).add(flavor.name)
     named = {t for t, who in by_catalog.items() if who != [NOVA]} | set(required) | set(forbidden)
     out = []
-    for trait in sorted(named):
+    for trait in sorted(named | set(declared)):
         who = list(by_catalog.get(trait, []))
         count = None if nodes is None else nodes.with_trait.get(trait, 0)
         if count and all(w == DEPLOY_TEMPLATE for w in who):
             who.append(BY_HAND)  # a deploy template puts no trait on a node either
+        declaration = declared.get(trait)
+        notes: list[str] = []
+        if declaration is not None:
+            if declaration.set_by in OUTSIDE_SETTERS:
+                who.append(declaration.setter)
+            elif not who and not count:
+                notes.append(NOTHING_SETS)
+            if trait not in required and trait not in forbidden:
+                notes.append(NOTHING_USES)
+        elif declared and _custom(trait):
+            notes.append(NOT_DECLARED)
         out.append(
             TraitUse(
                 trait,
@@ -171,6 +195,8 @@ def uses(catalog: Catalog, nodes: KnownNodes | None = None) -> list[TraitUse]:
                 count,
                 tuple(sorted(required.get(trait, ()))),
                 tuple(sorted(forbidden.get(trait, ()))),
+                declaration.description if declaration is not None else None,
+                tuple(notes),
             )
         )
     return out
@@ -183,10 +209,15 @@ def check_unprovided(catalog: Catalog, nodes: KnownNodes | None = None) -> list[
     Without the nodes, a catalog without trait rules says nothing about who sets traits (they
     are all set by hand, or by another tool): then nothing is reported. A standard trait is
     checked like any other: one that nothing sets is on no node. A trait named like a deploy
-    template (CUSTOM_BM_CONFIG_...) without one is left to ``checks.check_deploy_templates``."""
+    template (CUSTOM_BM_CONFIG_...) without one is left to ``checks.check_deploy_templates``.
+    A declared trait that an operator, the inspection hook or an external tool sets is
+    provided; an undeclared one, in a catalog that declares its traits, is an error of
+    ``trait_names`` instead."""
     if nodes is None and not catalog.trait_rules:
         return []
+    declared = catalog.declared_traits
     provided = set(setters(catalog))
+    provided |= {t for t, d in declared.items() if d.set_by in OUTSIDE_SETTERS}
     if nodes is not None:
         provided |= {t for t, n in nodes.with_trait.items() if n}
     out: list[Diagnostic] = []
@@ -197,7 +228,14 @@ def check_unprovided(catalog: Catalog, nodes: KnownNodes | None = None) -> list[
         for mention in mentions(flavor):
             if mention.state != "required" or mention.trait in provided:
                 continue
-            if mention.trait.startswith(TEMPLATE_TRAIT_PREFIX) and not mention.in_extra_specs:
+            if declared and _custom(mention.trait) and mention.trait not in declared:
+                continue  # trait_names refuses it: not declared
+            if not mention.in_extra_specs and traits.looks_standard(mention.written):
+                continue  # the flavor's own checks refuse it: like a standard trait's name
+            if (
+                mention.trait.startswith(traits.TEMPLATE_TRAIT_PREFIX)
+                and not mention.in_extra_specs
+            ):
                 continue  # check_deploy_templates says no template defines it
             if nodes is None:
                 why = (
@@ -220,6 +258,10 @@ def check_unprovided(catalog: Catalog, nodes: KnownNodes | None = None) -> list[
                 )
             )
     return out
+
+
+def _custom(trait: str) -> bool:
+    return trait.startswith(traits.CUSTOM_PREFIX)
 
 
 def _nearest(mention: Mention, provided: set[str]) -> str:

@@ -17,6 +17,7 @@ class SchemaKind(enum.StrEnum):
     TRAIT_RULE = "trait-rule"
     EXTRA_SPEC = "extra-spec"
     DEPLOY_TEMPLATE = "deploy-template"
+    TRAIT = "trait"
 
 
 def schema(kind: Annotated[SchemaKind, typer.Argument(help="Which kind of file.")]) -> None:

@@ -22,7 +22,9 @@ from flavorsmith.cli.report import emit
 from flavorsmith.cli.validate import node_index
 from flavorsmith.diagnostics import Severity, has_errors
 
-COLUMNS = ["trait", "set_by", "nodes", "required_by", "forbidden_by"]
+COLUMNS = ["trait", "set_by", "nodes", "required_by", "forbidden_by", "description", "notes"]
+# Shown by default only when the catalog declares its traits (hardware/traits/).
+DECLARED_COLUMNS = ("description", "notes")
 
 NodesDatabaseOption = Annotated[
     str | None,
@@ -71,5 +73,10 @@ def list_traits(
         counts = {t: bits.bit_count() for t, bits in index.by_trait.items()}
         known = KnownNodes(len(index.snapshot.nodes), counts)
     rows = [use.as_dict() for use in uses(view.catalog, known)]
-    wanted = column or [c for c in COLUMNS if c != "nodes" or known is not None]
+    declares = bool(view.catalog.trait_sets)
+    wanted = column or [
+        c
+        for c in COLUMNS
+        if (c != "nodes" or known is not None) and (c not in DECLARED_COLUMNS or declares)
+    ]
     print_list(rows, COLUMNS, fmt, wanted, sort_column)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from flavorsmith.catalog.kinds import DEPLOY_TEMPLATE, TRAIT_RULE
+from flavorsmith.catalog.kinds import DEPLOY_TEMPLATE, TRAIT, TRAIT_RULE
 from flavorsmith.catalog.trait_use import KnownNodes, check_unprovided
 from flavorsmith.cli.options import (
     NodeSource,
@@ -15,6 +16,7 @@ from flavorsmith.cli.options import (
     repository,
 )
 from flavorsmith.cli.report import FORMAT_HELP, DiagnosticFormat, emit, exit_for
+from flavorsmith.diagnostics import Severity
 from flavorsmith.matching import pools
 from flavorsmith.matching.index import Index
 
@@ -44,6 +46,13 @@ def validate(
         typer.Option("-f", "--format", help=FORMAT_HELP),
     ] = DiagnosticFormat.TEXT,
     nodes: NodeSource = NodeSource(),
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="Report every warning as an error, and so exit 1 on any (for CI).",
+        ),
+    ] = False,
 ) -> None:
     """Validate the whole catalog repository. Exit 0 when clean (warnings allowed), 1 on errors.
 
@@ -61,6 +70,8 @@ def validate(
         [*view.diagnostics, *_against_nodes(view, index)],
         key=lambda d: (d.path, d.line, d.column, d.message),
     )
+    if strict:
+        diagnostics = [dataclasses.replace(d, severity=Severity.ERROR) for d in diagnostics]
     emit(diagnostics, fmt, checked=len(view.loaded))
     exit_for(diagnostics)
 
@@ -94,12 +105,21 @@ def node_index(ctx: typer.Context, nodes: NodeSource) -> Index | None:
         return Index.build(node_store.snapshot(connection))
 
 
+def catalog_warnings(view: RepoView) -> list[Diagnostic]:
+    """The warnings ``validate`` reports on a catalog without errors and without nodes."""
+    found = [*view.diagnostics, *_against_nodes(view, None)]
+    return sorted(
+        (d for d in found if d.severity is Severity.WARNING),
+        key=lambda d: (d.path, d.line, d.column, d.message),
+    )
+
+
 def _against_nodes(view: RepoView, index: Index | None) -> list[Diagnostic]:
-    """Pool leaks, and required traits nothing provides (skipped while a trait-rule or
-    deploy-template file has errors: what it sets is unknown)."""
+    """Pool leaks, and required traits nothing provides (skipped while a trait-rule,
+    deploy-template or trait file has errors: what it sets is unknown)."""
     catalog = view.catalog
     out = pools.diagnostics(catalog.flavors, pools.leaks(catalog.flavors, index))
-    sources = (TRAIT_RULE, DEPLOY_TEMPLATE)
+    sources = (TRAIT_RULE, DEPLOY_TEMPLATE, TRAIT)
     if all(item.model is not None for item in view.loaded if item.kind in sources):
         known = None
         if index is not None:

@@ -13,6 +13,7 @@ from flavorsmith.catalog.model import (
     Flavor,
     ResourceClass,
     TraitRuleSet,
+    TraitSet,
 )
 from flavorsmith.nova.derive import derive_flavor, selected_templates
 from flavorsmith.resource_classes import placement_name
@@ -53,6 +54,12 @@ def row(model: Definition) -> dict[str, Any]:
             "prefix": model.prefix,
             "rules": len(model.rules),
             "traits": sorted({t for r in model.rules for t in r.add}),
+        }
+    if isinstance(model, TraitSet):
+        return {
+            "name": model.name,
+            "traits": [t.name for t in model.traits],
+            "description": model.description,
         }
     if isinstance(model, Flavor):
         return {

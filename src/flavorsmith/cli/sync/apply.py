@@ -25,13 +25,17 @@ from flavorsmith.cli.sync.common import (
     OnlyOption,
     Places,
     PruneOption,
+    StrictOption,
     check_target,
+    load_catalog,
     make_target,
     print_plan,
     print_round,
     run_round,
     sync_places,
 )
+from flavorsmith.cli.validate import catalog_warnings
+from flavorsmith.diagnostics import has_errors
 from flavorsmith.sync.default_kind import DEFAULT
 from flavorsmith.sync.engine import exclusive, in_use_refusal
 from flavorsmith.sync.kinds import NAMES, choose
@@ -73,6 +77,7 @@ def apply(
     places: Places = Places(),
     output_format: ReportFormatOption = ReportFormat.TABLE,
     log_format: LogFormatOption = None,
+    strict: StrictOption = False,
 ) -> None:
     """Apply the plan; exit 1 if any action failed. A failed flavor does not stop the others.
 
@@ -110,6 +115,12 @@ def apply(
             "refusal; apply once with --force instead",
             param_hint="'--force'",
         )
+    if watch and strict:
+        raise typer.BadParameter(
+            "a watcher applies each change as it comes: check the catalog with "
+            "`flavorsmith validate --strict` before it lands instead",
+            param_hint="'--strict'",
+        )
     places = check_target(ctx, places)
     found = repository(places.repo)
     engine = open_database(places.database, ctx)
@@ -126,13 +137,23 @@ def apply(
                 interval=interval,
             )
         return
+    view = load_catalog(found)
+    if strict and not has_errors(view.diagnostics):
+        warnings = catalog_warnings(view)
+        if warnings:
+            typer.echo(
+                f"error: refused by --strict: the catalog has {len(warnings)} "
+                f"warning{'s' * (len(warnings) != 1)} (above); nothing applied",
+                err=True,
+            )
+            raise typer.Exit(1)
     target = make_target(ctx, kind, places, found)
     label = kind.subject
 
     def run(*, execute: bool) -> Any:
         return run_round(
             kind,
-            found,
+            view,
             target,
             prune=prune,
             execute=execute,

@@ -19,6 +19,7 @@ from flavorsmith.cli.options import DatabaseOption, RepoOption, bundled
 from flavorsmith.cli.output import Format, render_list
 from flavorsmith.cli.report import emit
 from flavorsmith.cli.sync.diff import render, use_colour
+from flavorsmith.cli.validate import catalog_warnings
 from flavorsmith.clients import cloud as clouds
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import TargetError
@@ -148,6 +149,38 @@ def check_target(ctx: typer.Context, places: Places) -> Places:
                 param_hint="'--cloud' / '--endpoint'",
             )
     return places
+
+
+StrictOption = Annotated[
+    bool,
+    typer.Option(
+        "--strict",
+        help="Refuse to apply a catalog with warnings (flavorsmith validate shows them).",
+    ),
+]
+
+
+# The most warnings printed above a plan; `validate` lists them all.
+MAX_WARNINGS_SHOWN = 20
+
+
+def load_catalog(repository: Any) -> Any:
+    """The catalog ``repository`` holds, read once for the whole command; its warnings (those
+    ``validate`` reports without nodes) are printed on stderr, above the plan, when it has no
+    errors (a catalog with errors is refused with all its diagnostics): the first
+    ``MAX_WARNINGS_SHOWN`` of them, and how many there are."""
+    view = repository.load()
+    if not has_errors(view.diagnostics):
+        warnings = catalog_warnings(view)
+        for warning in warnings[:MAX_WARNINGS_SHOWN]:
+            typer.echo(warning.render(), err=True)
+        more = len(warnings) - MAX_WARNINGS_SHOWN
+        if more > 0:
+            typer.echo(f"... and {more} more (flavorsmith validate lists them all)", err=True)
+        if warnings:
+            s = "" if len(warnings) == 1 else "s"
+            typer.echo(f"0 errors, {len(warnings)} warning{s}", err=True)
+    return view
 
 
 def run_round(

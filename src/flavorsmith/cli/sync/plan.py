@@ -21,6 +21,7 @@ from flavorsmith.cli.sync.common import (
     Places,
     PruneOption,
     check_target,
+    load_catalog,
     make_target,
     print_plan,
     run_round,
@@ -77,9 +78,10 @@ def plan(
     kind = choose(only)
     places = check_target(ctx, places)
     found = repository(places.repo)
+    view = load_catalog(found)
     result = run_round(
         kind,
-        found,
+        view,
         make_target(ctx, kind, places, found),
         prune=prune,
         execute=False,
