@@ -146,7 +146,7 @@ def apply(
                 f"warning{'s' * (len(warnings) != 1)} (above); nothing applied",
                 err=True,
             )
-            raise typer.Exit(1)
+            raise typer.Exit(ExitCode.FAILURE)
     target = make_target(ctx, kind, places, found)
     label = kind.subject
 
