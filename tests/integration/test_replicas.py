@@ -163,7 +163,7 @@ def test_one_leader_a_kill_a_new_leader_and_no_double_apply(
     first = leader_lines(started)
     assert len(first) == 1, first
     holder = first[0]["holder"]
-    assert first[0]["loops"] == ["sync"]
+    assert first[0]["loops"] == ["samples", "sync"]
     # Every replica (each worker of c too) names the same leader, from the database.
     for replica in started:
         for _ in range(4):

@@ -51,6 +51,7 @@ from flavorsmith.api.native import matching as native_matching
 from flavorsmith.api.native import node_source as native_node_source
 from flavorsmith.api.native import service_flavors as native_service_flavors
 from flavorsmith.api.native import sync as native_sync
+from flavorsmith.api.native import trends as native_trends
 from flavorsmith.api.native import verify as native_verify
 from flavorsmith.api.policy import Enforcer, PolicyDenied, RuleDefault
 from flavorsmith.api.routes import RouteTable
@@ -78,6 +79,7 @@ ROUTERS: list[tuple[APIRouter, str]] = [
     # matched before the router tries any other route.
     (baremetal_traits.router, "/baremetal"),
     (native_matching.router, "/v1"),
+    (native_trends.router, "/v1"),
     (health.router, ""),
     (baremetal.router, "/baremetal"),
     (baremetal_nodes.router, "/baremetal"),

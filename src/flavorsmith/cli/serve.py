@@ -188,6 +188,23 @@ def serve(
             max=100,
         ),
     ] = 10.0,
+    trend_interval: Annotated[
+        float,
+        typer.Option(
+            metavar="SECONDS",
+            help="Seconds between capacity samples (each flavor's and resource class's "
+            "nodes: in all, sellable, used), which the dashboard draws as trends; 0: none.",
+            min=0,
+        ),
+    ] = 300.0,
+    trend_retention: Annotated[
+        float,
+        typer.Option(
+            metavar="DAYS",
+            help="Days capacity samples are kept; older ones are deleted at each sample.",
+            min=1,
+        ),
+    ] = 30.0,
     workers: Annotated[
         int,
         typer.Option(
@@ -296,6 +313,10 @@ def serve(
                 parse_rule(value)
             except HostSyntaxError as exc:
                 raise typer.BadParameter(str(exc), param_hint="'--allowed-host'") from None
+    if 0 < trend_interval < 1:
+        raise typer.BadParameter(
+            "sample at most once a second (0: no samples)", param_hint="'--trend-interval'"
+        )
     url = database_url(database)
     # A path that is not a catalog is a usage error before anything is served: served, it
     # would look like an empty catalog, and a sync with prune would delete every flavor.
@@ -329,6 +350,8 @@ def serve(
         ironic_endpoint=ironic_endpoint,
         ironic_refresh=ironic_refresh,
         ironic_max_delete=ironic_max_delete,
+        trend_interval=trend_interval,
+        trend_retention=trend_retention,
         log_format="json"
         if log_format is not None and log_format.value == "json"
         else ("text" if log_format is not None else None),

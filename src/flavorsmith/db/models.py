@@ -243,3 +243,23 @@ class BackgroundState(Base):
     holder: Mapped[str] = mapped_column(String(255), nullable=False)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     state: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+
+
+class CapacitySample(Base):
+    """One sample of capacity: at ``taken_at``, the nodes a flavor (``scope`` "flavor") or a
+    resource class (``scope`` "resource_class", ``name`` the class) counts in all, sellable
+    (available as Placement would offer them) and used (holding an instance). The leader takes
+    one per flavor and per resource class every few minutes; samples past the retention are
+    pruned."""
+
+    __tablename__ = "capacity_samples"
+
+    scope: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(255), primary_key=True)
+    taken_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), primary_key=True, index=True
+    )
+    resource_class: Mapped[str] = mapped_column(String(255), nullable=False)
+    total: Mapped[int] = mapped_column(Integer, nullable=False)
+    sellable: Mapped[int] = mapped_column(Integer, nullable=False)
+    used: Mapped[int] = mapped_column(Integer, nullable=False)

@@ -3,7 +3,8 @@ serving process itself, or in each of ``--workers N`` worker processes, which uv
 fresh and which build it from ``$FLAVORSMITH_SERVE_CONFIG`` (the options ``serve`` checked,
 as JSON) through the import string ``flavorsmith.serving.process:from_environment``.
 
-Every process that has background loops (``--sync``, ``--ironic-*``) takes part in the leader
+Every process that has background loops (``--sync``, ``--ironic-*``, the capacity samples
+of ``--trend-interval``) takes part in the leader
 election of ``sync.leader``: all of them serve, one of them runs the loops."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass, fields
+from datetime import timedelta
 from pathlib import Path
 from typing import Literal
 
@@ -28,6 +30,7 @@ from flavorsmith.api.app import create_app
 from flavorsmith.api.auth import Authenticator
 from flavorsmith.api.keystone import KeystoneAuth
 from flavorsmith.api.services import Warming
+from flavorsmith.catalog.model import Catalog
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.clients import cloud
 from flavorsmith.clients.ironic import IronicNodes
@@ -46,8 +49,10 @@ from flavorsmith.config import (
 )
 from flavorsmith.db.deadline import Timeouts
 from flavorsmith.db.engine import Engine, make_engine, writer
+from flavorsmith.diagnostics import has_errors
 from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.nodes import service as nodes
+from flavorsmith.nodes.samples import Sampler
 from flavorsmith.progress import is_terminal, progress
 from flavorsmith.query_values import parse_list
 from flavorsmith.serving import warm
@@ -96,6 +101,8 @@ class ServeConfig:
     ironic_endpoint: str | None = None
     ironic_refresh: float = 60.0
     ironic_max_delete: float = 10.0
+    trend_interval: float = 300.0  # 0: no capacity samples
+    trend_retention: float = 30.0  # days
     log_format: logs.LogFormat | None = None  # None: text on a terminal, else json
 
     def settings(self) -> Settings:
@@ -236,6 +243,8 @@ def build(
         loops["mirror"] = mirror.run
     if config.sync:
         loops["sync"] = _watcher(config, app, engine, authenticator)
+    if config.trend_interval > 0:
+        loops["samples"] = _sampler(config, app, engine).run
     if loops:
         leadership = Leadership(engine, loops, period=config.election_period(), holder=holder)
         app.state.services.leadership = leadership
@@ -288,6 +297,22 @@ def _loading_bar() -> Iterator[Callable[[int, int], None]]:
     """The first load on a terminal: nodes read, with the rate (Ironic gives no total)."""
     with progress("loading nodes from Ironic") as bar:
         yield lambda _pages, nodes: bar.at(nodes, None)
+
+
+def _sampler(config: ServeConfig, app: FastAPI, engine: Engine) -> Sampler:
+    shared = app.state.services
+
+    def catalog() -> Catalog | None:
+        view = shared.catalog.view()
+        return None if has_errors(view.diagnostics) else view.catalog
+
+    return Sampler(
+        shared.index_cache,
+        catalog,
+        engine,
+        interval=config.trend_interval,
+        retention=timedelta(days=config.trend_retention),
+    )
 
 
 def _watcher(
