@@ -10,6 +10,7 @@ import sys
 import urllib.request
 from typing import Any
 
+from tests.dashboard.viewport import viewport
 from tests.support.browser import (
     EXAMPLES,
     console_errors,
@@ -118,18 +119,6 @@ def test_the_capacity_page_shows_the_capacity_command_s_numbers(
 FOLD = (1366, 768)
 
 
-def _viewport(browser: Any, size: tuple[int, int] | None) -> None:
-    """Make the page's viewport exactly ``size`` (CSS pixels), or the window's again (None)."""
-    if size is None:
-        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-        return
-    width, height = size
-    browser.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
-    )
-
-
 def test_the_summary_counts_every_finding_above_the_fold(
     service: tuple[str, str], browser: Any
 ) -> None:
@@ -138,8 +127,7 @@ def test_the_summary_counts_every_finding_above_the_fold(
         flavorsmith("capacity", "--repo", EXAMPLES, "--database", database, "-f", "json")
     )
     drift = _api(f"{url}/v1/verify")["findings"]
-    _viewport(browser, FOLD)
-    try:
+    with viewport(browser, *FOLD):
         browser.get(f"{url}/ui/")
         assert wait_loaded(browser) == "true"
         assert browser.execute_script("return [innerWidth, innerHeight]") == list(FOLD)
@@ -216,8 +204,6 @@ def test_the_summary_counts_every_finding_above_the_fold(
                  && r.top >= 0 && r.top < innerHeight;"""
         )
         assert console_errors(browser) == []
-    finally:
-        _viewport(browser, None)
 
 
 def _api(
