@@ -174,15 +174,15 @@ function findings(found) {
   ];
 }
 
-// The summary's counts, in order: the finding (its key in the capacity document's findings, or
-// "drift") and what it counts. Each links to its list below.
+// The summary's counts, in order, each a link to its list below: the finding (its key in the
+// capacity document's findings, or "drift") and what it counts (one, many).
 const COUNTS = [
-  ["nodes_without_flavor", "nodes no flavor can use"],
-  ["flavors_without_nodes", "flavors no node can serve"],
-  ["pool_leaks", "pool leaks"],
-  ["drift", "drift findings"],
-  ["resource_classes_without_flavor", "resource classes no flavor asks for"],
-  ["traits_no_node_has", "required traits no node has"],
+  ["nodes_without_flavor", "node no flavor can use", "nodes no flavor can use"],
+  ["flavors_without_nodes", "flavor no node can serve", "flavors no node can serve"],
+  ["pool_leaks", "pool leak", "pool leaks"],
+  ["drift", "drift finding", "drift findings"],
+  ["resource_classes_without_flavor", "resource class no flavor asks for", "resource classes no flavor asks for"],
+  ["traits_no_node_has", "required trait no node has", "required traits no node has"],
 ];
 
 // What the summary shows: the last capacity answer and the last drift report.
@@ -195,8 +195,9 @@ function countOf(key) {
   return Array.isArray(found) ? found.length : Object.keys(found).length;
 }
 
-function countItem(key, label) {
+function countItem(key, one, many) {
   const count = countOf(key);
+  const label = count === 1 ? one : many;
   if (count === null) {
     // Drift not known (yet, or not to this caller): say so, and link to why.
     const why = latest.drift ? "not shown" : "checking…";
@@ -215,7 +216,7 @@ function countItem(key, label) {
 
 function renderCounts() {
   if (!latest.capacity) return;
-  document.getElementById("counts").replaceChildren(...COUNTS.map(([key, label]) => countItem(key, label)));
+  document.getElementById("counts").replaceChildren(...COUNTS.map(([key, one, many]) => countItem(key, one, many)));
 }
 
 function sellable(flavors) {
