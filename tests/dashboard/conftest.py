@@ -19,7 +19,11 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str
         yield found
 
 
+# The window the pages are checked and photographed in (the docs' screenshots are this wide).
+WINDOW = (1400, 900)
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with chromium() as driver:
+    with chromium(*WINDOW) as driver:
         yield driver

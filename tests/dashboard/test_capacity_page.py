@@ -10,6 +10,7 @@ import sys
 import urllib.request
 from typing import Any
 
+from tests.dashboard.viewport import viewport
 from tests.support.browser import (
     EXAMPLES,
     console_errors,
@@ -26,10 +27,10 @@ def _shown(browser: Any) -> list[dict[str, Any]]:
     """Every flavor row of the page, as the capacity document's fields."""
     rows: list[dict[str, Any]] = browser.execute_script(
         """
-        return [...document.querySelectorAll("section.resource-class tbody tr")].map((row) => {
+        return [...document.querySelectorAll("table.capacity tbody tr[data-flavor]")].map((row) => {
           const out = {
             flavor: row.dataset.flavor,
-            resource_class: row.closest("section").dataset.resourceClass,
+            resource_class: row.closest("tbody").dataset.resourceClass,
             link: row.querySelector("th a").getAttribute("href"),
           };
           for (const cell of row.querySelectorAll("td[data-field]")) {
@@ -64,9 +65,16 @@ def test_the_capacity_page_shows_the_capacity_command_s_numbers(
         ),
         key=lambda r: r["flavor"],
     )
-    # Grouped by resource class: each class once, in order, and its flavors under it.
+    # Grouped by resource class: each class once, in order, and its flavors under it; the
+    # class named once, in its row group's header, and one caption for the whole table.
     classes = [r["resource_class"] for r in shown]
     assert classes == sorted(classes)
+    headers = browser.execute_script(
+        """return [...document.querySelectorAll("table.capacity tbody")].map(
+             (b) => [b.dataset.resourceClass, b.querySelector("th[scope=rowgroup]").textContent]);"""
+    )
+    assert headers == [[c, f"Resource class {c}"] for c in sorted(set(classes))]
+    assert len(browser.find_elements("css selector", "table.capacity caption")) == 1
     summary = browser.find_element("id", "summary").text
     assert summary == (
         f"{len(expected['flavors'])} flavors over {expected['nodes']} nodes "
@@ -75,7 +83,8 @@ def test_the_capacity_page_shows_the_capacity_command_s_numbers(
     findings = browser.execute_script(
         """
         const out = {};
-        for (const section of document.querySelectorAll("[data-finding]:not([data-finding=drift])")) {
+        for (const section of document.querySelectorAll(
+            "section[data-finding]:not([data-finding=drift])")) {
           out[section.dataset.finding] = [...section.querySelectorAll("li")].map(
             (li) => li.textContent);
         }
@@ -104,6 +113,97 @@ def test_the_capacity_page_shows_the_capacity_command_s_numbers(
         lambda d: d.execute_script("return document.getElementById('drift').dataset.loaded"),
     )
     screenshot(browser, "capacity")
+
+
+# A laptop's screen: the summary must be read there without scrolling.
+FOLD = (1366, 768)
+
+
+def test_the_summary_counts_every_finding_above_the_fold(
+    service: tuple[str, str], browser: Any
+) -> None:
+    url, database = service
+    expected = json.loads(
+        flavorsmith("capacity", "--repo", EXAMPLES, "--database", database, "-f", "json")
+    )
+    drift = _api(f"{url}/v1/verify")["findings"]
+    with viewport(browser, *FOLD):
+        browser.get(f"{url}/ui/")
+        assert wait_loaded(browser) == "true"
+        assert browser.execute_script("return [innerWidth, innerHeight]") == list(FOLD)
+        # The drift count is the last to arrive (verify answers after capacity).
+        wait_until(
+            browser,
+            lambda d: d.execute_script(
+                "return document.querySelector('[data-count=drift]').dataset.value"
+            ),
+        )
+        counts = browser.execute_script(
+            """
+            return Object.fromEntries([...document.querySelectorAll("#counts li")].map((li) => {
+              const link = li.querySelector("a");
+              const target = document.querySelector(link.getAttribute("href"));
+              return [li.dataset.count, {
+                count: Number(li.querySelector(".n").textContent),
+                listed: target.querySelector(".count").textContent,
+              }];
+            }));
+            """
+        )
+        found = expected["findings"]
+        numbers = {key: len(found[key]) for key in found} | {"drift": len(drift)}
+        assert (
+            set(numbers)
+            == set(counts)
+            == {
+                "nodes_without_flavor",
+                "flavors_without_nodes",
+                "pool_leaks",
+                "drift",
+                "resource_classes_without_flavor",
+                "traits_no_node_has",
+            }
+        )
+        # Each count is its finding's, and links to that finding's list (which says the same).
+        assert counts == {k: {"count": n, "listed": f"({n})"} for k, n in numbers.items()}
+        assert numbers["nodes_without_flavor"] > 0 and numbers["drift"] > 0
+        sellable = browser.execute_script(
+            """
+            return [...document.querySelectorAll("#sellable li")].map((li) => {
+              const link = li.querySelector("a");
+              const row = document.getElementById(link.getAttribute("href").slice(1));
+              return [li.dataset.flavor, Number(li.querySelector(".n").textContent),
+                      li.querySelector(".of").textContent, row && row.dataset.flavor];
+            });
+            """
+        )
+        assert sellable == [
+            [f["flavor"], f["available"], f" of {f['matching']}", f["flavor"]]
+            for f in expected["flavors"]
+        ]
+        # Everything the summary holds is in the first screen: no scrolling to see it.
+        outside = browser.execute_script(
+            """
+            return [...document.querySelectorAll("#glance a, #glance h2, #glance p")]
+              .filter((e) => {
+                const r = e.getBoundingClientRect();
+                return r.height === 0 || r.top < 0 || r.bottom > innerHeight || r.right > innerWidth;
+              })
+              .map((e) => e.textContent);
+            """
+        )
+        assert outside == []
+        assert browser.execute_script("return scrollY") == 0
+        # A count's link takes the reader to its list.
+        browser.find_element("css selector", "[data-count=nodes_without_flavor] a").click()
+        wait_until(browser, lambda d: d.execute_script("return location.hash"))
+        assert browser.execute_script(
+            """const r = document.getElementById("finding-nodes_without_flavor")
+                 .getBoundingClientRect();
+               return location.hash === "#finding-nodes_without_flavor"
+                 && r.top >= 0 && r.top < innerHeight;"""
+        )
+        assert console_errors(browser) == []
 
 
 def _api(

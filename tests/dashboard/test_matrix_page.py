@@ -1,5 +1,6 @@
-"""The "Flavors by nodes" page in a real browser: it shows /v1/matrix's cells, and a filter typed
-into its form narrows the matrix."""
+"""The "Flavors by nodes" page in a real browser: it shows /v1/matrix's cells, a filter typed
+into its form or a resource class's link narrows the matrix, the groups' traits are whole names
+with the differences between neighbours marked, and the headers stay in view."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import urllib.request
 from typing import Any
 
+from tests.dashboard.viewport import viewport
 from tests.support.browser import console_errors, follow, screenshot, wait_loaded, wait_until
 
 
@@ -79,6 +81,141 @@ def test_the_groups_page_with_links(service: tuple[str, str], browser: Any) -> N
             break
         assert follow(browser, following[0].click) == "true"
     assert seen == [g["id"] for g in every["groups"]]
+    assert console_errors(browser) == []
+
+
+def _headings(browser: Any) -> list[dict[str, Any]]:
+    """Each group's heading as the page shows it: its chips (the trait each stands for, the
+    prefix shown before its run, the name shown, whether it is marked new), the traits its
+    class's heading shows once, and whether each chip and prefix sits on one line inside it."""
+    shown: list[dict[str, Any]] = browser.execute_script(
+        """
+        const oneLine = (e, cell) => {
+          const rects = e.getClientRects();
+          const box = cell.getBoundingClientRect();
+          const r = e.getBoundingClientRect();
+          return rects.length === 1 && r.left >= box.left - 1 && r.right <= box.right + 1
+            && r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
+        };
+        const heads = [...document.querySelectorAll("table.matrix th.class-head")];
+        const spans = [];
+        for (const head of heads) {
+          for (let i = 0; i < Number(head.getAttribute("colspan")); i++) spans.push(head);
+        }
+        return [...document.querySelectorAll("table.matrix thead th[data-group]")].map(
+          (th, i) => ({
+            group: th.dataset.group,
+            resource_class: spans[i].dataset.resourceClass,
+            shared: [...spans[i].querySelectorAll(".chip")].map((c) => c.dataset.trait),
+            chips: [...th.querySelectorAll(".chip")].map((c) => {
+              const prefix = c.closest(".run").querySelector(".prefix");
+              return {
+                trait: c.dataset.trait,
+                prefix: prefix ? prefix.dataset.prefix : "",
+                name: c.querySelector(".name").textContent,
+                added: c.classList.contains("added"),
+              };
+            }),
+            whole: [...th.querySelectorAll(".chip .name, .prefix")].every((e) => oneLine(e, th))
+              && [...spans[i].querySelectorAll(".chip .name")].every((e) => oneLine(e, spans[i])),
+          }));
+        """
+    )
+    return shown
+
+
+def _check_headings(browser: Any, body: dict[str, Any]) -> None:
+    """The group headings say exactly each group's traits, as whole names, and mark the
+    traits a group has that the group to its left (in its class) lacks."""
+    shown = _headings(browser)
+    groups = body["groups"]
+    assert [h["group"] for h in shown] == [g["id"] for g in groups]
+    for i, (heading, group) in enumerate(zip(shown, groups, strict=True)):
+        assert heading["whole"], f"a trait name of group {group['id']} is broken or clipped"
+        assert heading["resource_class"] == group["resource_class"]
+        for chip in heading["chips"]:
+            # A chip is its trait's whole name, less the prefix shown once before its run.
+            assert chip["prefix"] + chip["name"] == chip["trait"]
+        own = [c["trait"] for c in heading["chips"]]
+        assert sorted(own + heading["shared"]) == sorted(group["traits"])
+        assert not set(own) & set(heading["shared"])
+        left = (
+            groups[i - 1]
+            if i and shown[i - 1]["resource_class"] == heading["resource_class"]
+            else None
+        )
+        added = {c["trait"] for c in heading["chips"] if c["added"]}
+        assert added == (set(own) - set(left["traits"]) if left else set())
+    # Every group of a class has the traits its class's heading shows once.
+    for heading, group in zip(shown, groups, strict=True):
+        assert set(heading["shared"]) <= set(group["traits"])
+
+
+def test_trait_names_are_whole_and_neighbours_differences_marked(
+    service: tuple[str, str], browser: Any
+) -> None:
+    url, _ = service
+    browser.get(f"{url}/ui/matrix.html")
+    assert wait_loaded(browser) == "true"
+    every = _api(f"{url}/v1/matrix?limit=25")
+    _check_headings(browser, every)
+    # Some run of traits shares a prefix shown once, and some group adds a trait to its left.
+    chips = [c for h in _headings(browser) for c in h["chips"]]
+    assert any(c["prefix"] for c in chips) and any(c["added"] for c in chips)
+
+    # One resource class's link: its groups only, and they fit the window's width.
+    link = browser.find_element("css selector", "#class-links a[href$='resource_class=m1.small']")
+    assert follow(browser, link.click) == "true"
+    current = browser.find_element("css selector", "#class-links a[aria-current=page]")
+    assert current.text == "m1.small"
+    narrowed = _api(f"{url}/v1/matrix?limit=25&resource_class=m1.small")
+    assert len(narrowed["groups"]) > 10
+    _check_headings(browser, narrowed)
+    assert browser.execute_script(
+        "const m = document.getElementById('matrix'); return m.scrollWidth <= m.clientWidth;"
+    )
+    assert console_errors(browser) == []
+
+
+def test_the_header_row_and_the_flavor_column_stay_in_view(
+    service: tuple[str, str], browser: Any
+) -> None:
+    url, _ = service
+    with viewport(browser, 1400, 600):  # a short window: the matrix scrolls down too
+        _scrolled_in_view(browser, url)
+
+
+def _scrolled_in_view(browser: Any, url: str) -> None:
+    browser.get(f"{url}/ui/matrix.html")
+    assert wait_loaded(browser) == "true"
+    # Scrolled right and down inside the matrix: the flavor names and both header rows stay.
+    moved = browser.execute_script(
+        """
+        const box = document.getElementById("matrix");
+        box.scrollLeft = box.scrollWidth;
+        box.scrollTop = box.scrollHeight;
+        return [box.scrollLeft, box.scrollTop];
+        """
+    )
+    assert moved[0] > 0 and moved[1] > 0
+    placed = wait_until(
+        browser,
+        lambda d: d.execute_script(
+            """
+            const box = document.getElementById("matrix").getBoundingClientRect();
+            const name = document.querySelector("table.matrix tbody tr:last-child th")
+              .getBoundingClientRect();
+            const top = document.querySelector("table.matrix th.class-head:last-of-type")
+              .getBoundingClientRect();
+            const group = document.querySelector("table.matrix thead th[data-group]:last-child")
+              .getBoundingClientRect();
+            const near = (a, b) => Math.abs(a - b) <= 2;
+            return near(name.left, box.left) && near(top.top, box.top)
+              && near(group.top, top.bottom) ? true : null;
+            """
+        ),
+    )
+    assert placed
     assert console_errors(browser) == []
 
 

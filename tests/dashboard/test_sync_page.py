@@ -1,21 +1,26 @@
-"""The sync plan page in a real browser: every action of /v1/sync/plan with its changes, for
-the kind chosen in its form; under ``--auth token-file``, a reader has no Apply button and an
-admin's Apply changes the service's flavors, the outcome shown per object."""
+"""The sync plan page in a real browser: each kind's plan is the diff ``flavorsmith sync plan``
+prints, for every kind or the one chosen in its form; under ``--auth token-file``, a reader has
+no Apply button, and an admin's Apply changes the service's flavors and deploy templates, the
+outcome shown per object, after which one line says everything is up to date."""
 
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from selenium.webdriver.common.keys import Keys
 
 from tests.support.browser import (
+    EXAMPLES,
     accessibility_violations,
     console_errors,
     example_service,
+    flavorsmith,
     follow,
     screenshot,
     wait_loaded,
@@ -28,33 +33,44 @@ def _api(url: str) -> Any:
         return json.loads(response.read())
 
 
-def _shown(browser: Any) -> list[list[Any]]:
-    shown: list[list[Any]] = browser.execute_script(
+# Each kind the page plans, and where ``flavorsmith sync plan --only KIND`` finds it on the
+# service (its Nova and Ironic APIs).
+ENDPOINTS = {"flavors": "/compute/v2.1", "deploy-templates": "/baremetal"}
+
+
+def _diffs(browser: Any) -> dict[str, str]:
+    """Each kind's plan as the page shows it: the diff's text."""
+    shown: dict[str, str] = browser.execute_script(
         """
-        return [...document.querySelectorAll("section.action")].map((s) => [
-          s.dataset.action, s.dataset.subject,
-          [...s.querySelectorAll("table.changes tbody tr")].map((tr) => [
-            tr.dataset.op, tr.querySelector("th").textContent])]);
+        return Object.fromEntries([...document.querySelectorAll("pre.diff")].map(
+          (pre) => [pre.dataset.kind, pre.textContent]));
         """
     )
     return shown
 
 
-def _expected(plan: dict[str, Any]) -> list[list[Any]]:
-    return [
-        [a["action"], a["subject"], [[c["op"], c["field"]] for c in a.get("changes", [])]]
-        for a in plan["actions"]
-    ]
+def _cli_plan(url: str, kind: str) -> str:
+    return flavorsmith(
+        "sync", "plan", "--only", kind, "--endpoint", f"{url}{ENDPOINTS[kind]}", "--repo", EXAMPLES
+    )
 
 
-def test_the_plan_of_each_kind(service: tuple[str, str], browser: Any) -> None:
+def _writes(plan: dict[str, Any]) -> list[str]:
+    return [a["subject"] for a in plan["actions"] if a["action"] != "noop"]
+
+
+def test_the_plan_of_each_kind_is_sync_plan_s_diff(service: tuple[str, str], browser: Any) -> None:
     url, _ = service
     browser.get(f"{url}/ui/sync.html")
     assert wait_loaded(browser) == "true"
-    flavors = _api(f"{url}/v1/sync/plan?only=flavors")
-    assert _shown(browser) == _expected(flavors) and flavors["actions"]
-    assert browser.find_element("id", "summary").text == (
-        f"flavors: {len(flavors['actions'])} to create."
+    plans = {kind: _api(f"{url}/v1/sync/plan?only={kind}") for kind in ENDPOINTS}
+    assert all(_writes(plan) for plan in plans.values())  # the example Nova and Ironic are empty
+    # The diff an operator reviews on the command line, line for line.
+    assert _diffs(browser) == {kind: _cli_plan(url, kind) for kind in ENDPOINTS}
+    changes = sum(len(_writes(plan)) for plan in plans.values())
+    summary = browser.find_element("id", "summary").text
+    assert re.fullmatch(
+        rf"To review: {changes} changes \(flavors, deploy templates\), checked at .+\.", summary
     )
     assert console_errors(browser) == []
     screenshot(browser, "sync")
@@ -64,8 +80,8 @@ def test_the_plan_of_each_kind(service: tuple[str, str], browser: Any) -> None:
     Select(browser.find_element("id", "only")).select_by_value("deploy-templates")
     button = browser.find_element("css selector", "#kind-form button")
     assert follow(browser, button.click) == "true"
-    templates = _api(f"{url}/v1/sync/plan?only=deploy-templates")
-    assert _shown(browser) == _expected(templates) and templates["actions"]
+    assert "only=deploy-templates" in browser.current_url
+    assert _diffs(browser) == {"deploy-templates": _cli_plan(url, "deploy-templates")}
     assert console_errors(browser) == []
 
 
@@ -117,11 +133,14 @@ def test_a_reader_has_no_apply_button(guarded: str, browser: Any) -> None:
 
 def test_an_admin_s_apply_changes_the_service_s_flavors(guarded: str, browser: Any) -> None:
     assert _use_token(browser, guarded, "admin-token") == "true"
-    plan = _api_as(f"{guarded}/v1/sync/plan?only=flavors", "admin-token")
-    created = sorted(a["subject"] for a in plan["actions"] if a["action"] == "create")
-    assert created and _nova_flavors(guarded) == []
+    plans = {k: _api_as(f"{guarded}/v1/sync/plan?only={k}", "admin-token") for k in ENDPOINTS}
+    created = {
+        kind: [a["subject"] for a in plan["actions"] if a["action"] == "create"]
+        for kind, plan in plans.items()
+    }
+    assert all(created.values()) and _nova_flavors(guarded) == []
     button = browser.find_element("id", "apply")
-    assert button.text == f"Apply {len(created)} change(s)"
+    assert button.text == f"Apply {sum(map(len, created.values()))} change(s)"
     button.click()
     browser.switch_to.alert.accept()
     wait_until(browser, lambda d: d.execute_script("return document.body.dataset.applied"))
@@ -129,16 +148,37 @@ def test_an_admin_s_apply_changes_the_service_s_flavors(guarded: str, browser: A
         """return [...document.querySelectorAll("table.outcome tbody tr")].map(
              (tr) => [tr.dataset.subject, tr.dataset.outcome]);"""
     )
-    assert outcome == [[name, "done"] for name in created]
+    # Each kind with changes, in the page's order: the flavors, then the deploy templates.
+    every = created["flavors"] + created["deploy-templates"]
+    assert outcome == [[name, "done"] for name in every]
     assert browser.find_element("id", "outcome-summary").text == (
-        f"Applied: {len(created)} object(s) changed, 0 failed."
+        f"Applied: {len(every)} object(s) changed, 0 failed."
     )
-    assert _nova_flavors(guarded) == created
-    # The plan shown afterwards is the service's new one: nothing left to do.
-    assert browser.find_element("id", "apply").get_attribute("disabled") is not None
+    assert _nova_flavors(guarded) == sorted(created["flavors"])
+    # The plan asked again afterwards has nothing to change: one line says so, and when.
+    summary = browser.find_element("id", "summary")
+    assert summary.text == (
+        f"Up to date: {len(created['flavors'])} flavors, "
+        f"{len(created['deploy-templates'])} deploy templates, checked at "
+        f"{summary.find_element('tag name', 'time').text}."
+    )
+    checked = summary.find_element("tag name", "time").get_attribute("datetime")
+    assert abs((datetime.now(UTC) - datetime.fromisoformat(checked)).total_seconds()) < 120
+    assert browser.find_elements("css selector", "#actions > *") == []
+    assert not browser.find_element("id", "apply").is_displayed()
     assert accessibility_violations(browser) == []
     assert console_errors(browser) == []
     screenshot(browser, "sync-applied")
+
+    # Loaded again: the one line alone, no diff and no Apply.
+    browser.refresh()
+    assert wait_loaded(browser) == "true"
+    assert browser.find_element("id", "summary").text.startswith(
+        f"Up to date: {len(created['flavors'])} flavors, "
+    )
+    assert browser.find_elements("css selector", "#actions > *") == []
+    assert not browser.find_element("id", "apply").is_displayed()
+    assert console_errors(browser) == []
 
 
 def _api_as(url: str, token: str) -> Any:

@@ -1,7 +1,8 @@
-// The capacity page: per flavor, matching / available / only-this-flavor / shared nodes, as
-// bars grouped by resource class (GET /v1/capacity), and the findings as lists with links,
-// drift among them (GET /v1/verify: what ``flavorsmith verify`` reports). Live: asked again
-// every 5 s, shown again when the answer changed.
+// The capacity page: first a summary (each finding counted, linked to its list; the nodes each
+// flavor can sell now), then per flavor matching / available / only-this-flavor / shared
+// nodes as bars in one table grouped by resource class (GET /v1/capacity), and the findings
+// as lists with links, drift among them (GET /v1/verify: what ``flavorsmith verify``
+// reports). Live: asked again every 5 s, shown again when the answer changed.
 import { ApiError, api, el, flavorHref, follow, nodeHref, shell } from "/ui/common.js";
 
 // Drift findings about a flavor of the catalog; the others are about a node, except a resource
@@ -42,7 +43,7 @@ function drift(report) {
   }
   return el(
     "section",
-    { class: "finding", "data-finding": "drift" },
+    { class: "finding", id: "finding-drift", "data-finding": "drift" },
     el("h3", { text: "Drift (flavorsmith verify)" }),
     el("p", { class: "none unavailable", text: report.unavailable }),
   );
@@ -75,43 +76,49 @@ function bar(field, value, scale) {
   return el("span", { class: "track", "aria-hidden": "true" }, span);
 }
 
-function classTable(resourceClass, flavors, scale) {
-  const id = `class-${resourceClass.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+// Where a flavor's row is on this page (the summary's counts link there).
+function rowId(flavor) {
+  return `flavor-${flavor}`;
+}
+
+// One table for every flavor: a row group per resource class, headed by the class once.
+function classesTable(byClass, scale) {
   const head = el("tr", {}, el("th", { scope: "col", text: "Flavor" }));
   for (const [, label, meaning] of MEASURES) {
     head.append(el("th", { scope: "col", title: meaning, text: label }));
   }
-  const body = el("tbody");
-  for (const flavor of flavors) {
-    const row = el(
-      "tr",
-      { "data-flavor": flavor.flavor },
-      el("th", { scope: "row" }, el("a", { href: flavorHref(flavor.flavor), text: flavor.flavor })),
+  const groups = [...byClass.keys()].sort().map((resourceClass) => {
+    const body = el(
+      "tbody",
+      { "data-resource-class": resourceClass },
+      el(
+        "tr",
+        { class: "class-row" },
+        el("th", { scope: "rowgroup", colspan: MEASURES.length + 1 }, "Resource class ", el("code", { text: resourceClass })),
+      ),
     );
-    for (const [field] of MEASURES) {
-      const value = flavor[field];
-      row.append(
-        el(
-          "td",
-          { "data-field": field },
-          el("span", { class: "num", text: value }),
-          bar(field, value, scale),
-        ),
+    for (const flavor of byClass.get(resourceClass)) {
+      const row = el(
+        "tr",
+        { "data-flavor": flavor.flavor, id: rowId(flavor.flavor) },
+        el("th", { scope: "row" }, el("a", { href: flavorHref(flavor.flavor), text: flavor.flavor })),
       );
+      for (const [field] of MEASURES) {
+        const value = flavor[field];
+        row.append(
+          el("td", { "data-field": field }, el("span", { class: "num", text: value }), bar(field, value, scale)),
+        );
+      }
+      body.append(row);
     }
-    body.append(row);
-  }
+    return body;
+  });
   return el(
-    "section",
-    { class: "resource-class", "aria-labelledby": id, "data-resource-class": resourceClass },
-    el("h2", { id }, "Resource class ", el("code", { text: resourceClass })),
-    el(
-      "table",
-      { class: "capacity" },
-      el("caption", { text: `Nodes per flavor of resource class ${resourceClass}` }),
-      el("thead", {}, head),
-      body,
-    ),
+    "table",
+    { class: "capacity" },
+    el("caption", { text: "Nodes per flavor, by resource class" }),
+    el("thead", {}, head),
+    ...groups,
   );
 }
 
@@ -120,7 +127,7 @@ function classTable(resourceClass, flavors, scale) {
 const SHOWN = 100;
 
 function findingList(key, title, items, render, whole = "flavorsmith capacity -f json") {
-  const section = el("section", { class: "finding", "data-finding": key });
+  const section = el("section", { class: "finding", id: `finding-${key}`, "data-finding": key });
   section.append(el("h3", {}, `${title} `, el("span", { class: "count", text: `(${items.length})` })));
   if (items.length === 0) {
     section.append(el("p", { class: "none", text: "None." }));
@@ -167,6 +174,67 @@ function findings(found) {
   ];
 }
 
+// The summary's counts, in order, each a link to its list below: the finding (its key in the
+// capacity document's findings, or "drift") and what it counts (one, many).
+const COUNTS = [
+  ["nodes_without_flavor", "node no flavor can use", "nodes no flavor can use"],
+  ["flavors_without_nodes", "flavor no node can serve", "flavors no node can serve"],
+  ["pool_leaks", "pool leak", "pool leaks"],
+  ["drift", "drift finding", "drift findings"],
+  ["resource_classes_without_flavor", "resource class no flavor asks for", "resource classes no flavor asks for"],
+  ["traits_no_node_has", "required trait no node has", "required traits no node has"],
+];
+
+// What the summary shows: the last capacity answer and the last drift report.
+const latest = { capacity: null, drift: null };
+
+function countOf(key) {
+  if (key === "drift") return latest.drift && latest.drift.findings ? latest.drift.findings.length : null;
+  const found = latest.capacity.findings[key];
+  if (found === undefined || found === null) return 0;
+  return Array.isArray(found) ? found.length : Object.keys(found).length;
+}
+
+function countItem(key, one, many) {
+  const count = countOf(key);
+  const label = count === 1 ? one : many;
+  if (count === null) {
+    // Drift not known (yet, or not to this caller): say so, and link to why.
+    const why = latest.drift ? "not shown" : "checking…";
+    return el(
+      "li",
+      { "data-count": key, class: "unknown" },
+      el("a", { href: `#finding-${key}` }, el("strong", { class: "n", text: "?" }), ` ${label} (${why})`),
+    );
+  }
+  return el(
+    "li",
+    { "data-count": key, "data-value": count, class: count ? "attention" : null },
+    el("a", { href: `#finding-${key}` }, el("strong", { class: "n", text: count }), ` ${label}`),
+  );
+}
+
+function renderCounts() {
+  if (!latest.capacity) return;
+  document.getElementById("counts").replaceChildren(...COUNTS.map(([key, one, many]) => countItem(key, one, many)));
+}
+
+function sellable(flavors) {
+  return flavors.map((flavor) =>
+    el(
+      "li",
+      { "data-flavor": flavor.flavor },
+      el(
+        "a",
+        { href: `#${rowId(flavor.flavor)}` },
+        el("strong", { class: "n", text: flavor.available }),
+        ` ${flavor.flavor}`,
+      ),
+      el("span", { class: "of", text: ` of ${flavor.matching}` }),
+    ),
+  );
+}
+
 export function render(capacity) {
   const byClass = new Map();
   for (const flavor of capacity.flavors) {
@@ -175,18 +243,20 @@ export function render(capacity) {
     byClass.get(key).push(flavor);
   }
   const scale = Math.max(1, ...capacity.flavors.map((f) => f.matching));
-  const classes = document.getElementById("classes");
-  classes.replaceChildren(
-    ...[...byClass.keys()].sort().map((key) => classTable(key, byClass.get(key), scale)),
-  );
+  latest.capacity = capacity;
   document.getElementById("summary").textContent =
     `${capacity.flavors.length} flavors over ${capacity.nodes} nodes (node generation ${capacity.generation}).`;
+  renderCounts();
+  document.getElementById("sellable").replaceChildren(...sellable(capacity.flavors));
+  document.getElementById("classes").replaceChildren(classesTable(byClass, scale));
   document.getElementById("findings").replaceChildren(...findings(capacity.findings));
 }
 
 function renderDrift(report) {
   const place = document.getElementById("drift");
   place.replaceChildren(drift(report));
+  latest.drift = report;
+  renderCounts();
   place.dataset.loaded = "true";
 }
 
