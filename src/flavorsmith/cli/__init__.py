@@ -153,6 +153,7 @@ _COMMANDS: dict[str, _Register] = {
     "capacity": _command("matching.capacity", "capacity"),
     "explain": _command("matching.explain", "explain"),
     "verify": _command("matching.verify", "verify"),
+    "review": _command("review", "review"),
     "classify": _command("classify", "classify"),
     "extra-specs": _extra_specs,
     "sync": _group("sync", "group"),
@@ -201,6 +202,12 @@ _SUMMARIES: dict[str, str] = {
     "verify": (
         "Report the drift between the catalog, Ironic, Placement and Nova's flavors, each "
         "finding with the command that fixes it."
+    ),
+    "review": (
+        "Review what a catalog change does to what can be sold: per flavor, its nodes before "
+        "and after, the flavors that become unschedulable, the nodes no flavor can use any "
+        "more, the pools that start leaking, the deploy templates, the Nova changes and the "
+        "new errors."
     ),
     "classify": (
         "Classify inspection data: its device type, resource class and traits, with the "

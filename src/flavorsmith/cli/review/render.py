@@ -1,0 +1,152 @@
+"""A review as ``review`` prints it: the JSON document, Markdown for a pull-request comment (a
+headline, then collapsible detail), or tables."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from flavorsmith.cli.output import Format, render_list, render_show
+from flavorsmith.matching.review import FlavorDiff, Review, Tripped, headline, signed
+
+SHOWN_NODES = 20  # node names a Markdown or table section lists before "and N more"
+COLUMNS = ["flavor", "matching", "available", "change", "note"]
+
+
+def document(result: Review, base: str, head: str, gates: Sequence[Tripped]) -> dict[str, Any]:
+    return {
+        **result.as_dict(),
+        "base": base,
+        "head": head,
+        "gates": [g.as_dict() for g in gates],
+    }
+
+
+def _span(before: int | None, after: int | None) -> str:
+    if before is None:
+        return f"new: {after}"
+    if after is None:
+        return f"{before} → gone"
+    return f"{before} → {after}" if before != after else str(after)
+
+
+def _note(diff: FlavorDiff) -> str:
+    notes = []
+    if diff.status != "kept":
+        notes.append(diff.status)
+    if diff.unschedulable:
+        notes.append("unschedulable")
+    if diff.templates_selected:
+        notes.append(f"selects {', '.join(diff.templates_selected)}")
+    if diff.templates_dropped:
+        notes.append(f"drops {', '.join(diff.templates_dropped)}")
+    return "; ".join(notes)
+
+
+def _row(diff: FlavorDiff) -> dict[str, Any]:
+    return {
+        "flavor": diff.flavor,
+        "matching": _span(diff.matching_before, diff.matching_after),
+        "available": _span(diff.available_before, diff.available_after),
+        "change": signed(diff.available_change),
+        "note": _note(diff),
+    }
+
+
+def _short(names: Sequence[str]) -> list[str]:
+    if len(names) <= SHOWN_NODES:
+        return list(names)
+    return [*names[:SHOWN_NODES], f"... and {len(names) - SHOWN_NODES} more"]
+
+
+def _nova_line(entry: dict[str, Any]) -> str:
+    line = f"{entry['action']} {entry['flavor']}: {entry['reason']}"
+    servers = entry.get("servers", False)
+    if servers is None:
+        line += " (servers using it: not counted; give --cloud)"
+    elif servers:
+        count = servers["count"]
+        line += f" ({'unknown' if count is None else count} servers use it)"
+    return line
+
+
+def _diagnostic(d: dict[str, Any]) -> str:
+    return f"{d['path']}:{d['line']}: {d['field']}: {d['message']}"
+
+
+def sections(result: Review) -> list[tuple[str, list[str]]]:
+    """The detail below the flavors, each as a title and its lines (empty ones left out)."""
+    data = result.as_dict()
+    fleet = result.fleet
+    found = [
+        (f"Retired nodes ({len(fleet.retired)})", _short(fleet.retired)),
+        (f"Added nodes ({len(fleet.added)})", _short(fleet.added)),
+        (
+            f"Nodes no flavor can use any more ({len(result.nodes_unusable)})",
+            _short(result.nodes_unusable),
+        ),
+        (
+            f"Nodes that become usable ({len(result.nodes_usable)})",
+            _short(result.nodes_usable),
+        ),
+        (
+            f"Pools that start leaking ({len(result.leaks_started)})",
+            [leak.summary() for leak in result.leaks_started],
+        ),
+        (
+            f"Pools that stop leaking ({len(result.leaks_stopped)})",
+            [leak.summary() for leak in result.leaks_stopped],
+        ),
+        (f"Nova changes ({len(result.nova)})", [_nova_line(e) for e in result.nova]),
+        (
+            f"New catalog errors ({len(result.errors)})",
+            [_diagnostic(d) for d in data["diagnostics"]["errors"]],
+        ),
+        (
+            f"New catalog warnings ({len(result.warnings)})",
+            [_diagnostic(d) for d in data["diagnostics"]["warnings"]],
+        ),
+    ]
+    return [(title, lines) for title, lines in found if lines]
+
+
+def markdown(result: Review, base: str, head: str, gates: Sequence[Tripped]) -> str:
+    """A pull-request comment: the headline, the gates that hold, then each part folded."""
+    out = [f"### Flavorsmith review: `{base}` → `{head}`", "", f"**{headline(result)}**", ""]
+    if gates:
+        out += ["Failed gates:", ""]
+        out += [f"- `{g.condition}`: {_escaped(g.detail)}" for g in gates]
+        out.append("")
+    changed = result.changed_flavors
+    if changed:
+        out += [
+            f"<details><summary>Flavors ({len(changed)} changed)</summary>",
+            "",
+            "| Flavor | Matching | Available | Change | Note |",
+            "|---|---|---|---|---|",
+        ]
+        for diff in changed:
+            row = _row(diff)
+            out.append("| " + " | ".join(_escaped(str(row[c])) for c in COLUMNS) + " |")
+        out += ["", "</details>", ""]
+    for title, lines in sections(result):
+        out += [f"<details><summary>{title}</summary>", ""]
+        out += [f"- {_escaped(line)}" for line in lines]
+        out += ["", "</details>", ""]
+    return "\n".join(out)
+
+
+def _escaped(text: str) -> str:
+    """Text safe in a Markdown table cell or list item (no pipe, no HTML)."""
+    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def tables(result: Review, gates: Sequence[Tripped]) -> str:
+    """The flavors' table, then one of the rest (as ``capacity`` prints its findings)."""
+    rows = [_row(d) for d in result.changed_flavors]
+    text = render_list(rows, COLUMNS, Format.TABLE) if rows else ""
+    record: dict[str, Any] = {"headline": headline(result)}
+    record.update(dict(sections(result)))
+    if gates:
+        record["failed gates"] = [f"{g.condition}: {g.detail}" for g in gates]
+    return text + render_show(record, Format.TABLE)

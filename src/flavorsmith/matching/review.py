@@ -1,0 +1,445 @@
+"""What a catalog change (or a change of the fleet) does to what can be sold: the capacity
+diff of ``flavorsmith review`` (pure).
+
+Two catalogs, *base* and *head*, are matched against the nodes: one index when only the
+catalog changes (both revisions' flavors are matched on it), two when the fleet changes too
+(``retire`` and ``add`` make the second one). The diff says, per flavor, the nodes matched and
+available before and after; which flavors become unschedulable; which nodes no flavor can use
+any more, and which become usable; which dedicated pools start or stop leaking; which deploy
+templates a flavor newly selects or drops; and the catalog's new errors and warnings. The Nova
+changes and the gates are the caller's (they need the sync plan and the command's options)."""
+
+from __future__ import annotations
+
+import uuid as uuidlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from flavorsmith.catalog.model import Catalog, Flavor
+from flavorsmith.diagnostics import Diagnostic, Severity
+from flavorsmith.errors import Invalid
+from flavorsmith.matching.index import Index, positions
+from flavorsmith.matching.pools import Leak, leaks
+from flavorsmith.matching.reports import rules_of
+from flavorsmith.matching.snapshot import NodeInfo, Snapshot
+from flavorsmith.nova.derive import selected_templates
+
+# The JSON document's version: a field removed or changed in meaning is a new version; a field
+# added is not.
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class FlavorDiff:
+    """One flavor's nodes before and after (None: the flavor is not in that revision)."""
+
+    flavor: str
+    matching_before: int | None
+    matching_after: int | None
+    available_before: int | None
+    available_after: int | None
+    templates_selected: tuple[str, ...] = ()
+    templates_dropped: tuple[str, ...] = ()
+
+    @property
+    def status(self) -> str:
+        if self.available_before is None:
+            return "added"
+        if self.available_after is None:
+            return "removed"
+        return "kept"
+
+    @property
+    def available_change(self) -> int:
+        return (self.available_after or 0) - (self.available_before or 0)
+
+    @property
+    def matching_change(self) -> int:
+        return (self.matching_after or 0) - (self.matching_before or 0)
+
+    @property
+    def unschedulable(self) -> bool:
+        """Newly unschedulable: in head without an available node, and either new or with
+        some in base."""
+        return self.available_after == 0 and self.available_before != 0
+
+    @property
+    def lost_percent(self) -> float:
+        """The share of its available nodes a kept flavor loses (0 when it loses none)."""
+        before, after = self.available_before, self.available_after
+        if not before or after is None or after >= before:
+            return 0.0
+        return (before - after) * 100.0 / before
+
+    @property
+    def changed(self) -> bool:
+        return (
+            self.status != "kept"
+            or self.available_change != 0
+            or self.matching_change != 0
+            or bool(self.templates_selected or self.templates_dropped)
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "flavor": self.flavor,
+            "status": self.status,
+            "matching": {"before": self.matching_before, "after": self.matching_after},
+            "available": {
+                "before": self.available_before,
+                "after": self.available_after,
+                "change": self.available_change,
+            },
+            "unschedulable": self.unschedulable,
+            "templates": {
+                "selected": list(self.templates_selected),
+                "dropped": list(self.templates_dropped),
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Fleet:
+    """What a what-if did to the nodes: how many before and after, retired and added."""
+
+    nodes_before: int
+    nodes_after: int
+    retired: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "nodes_before": self.nodes_before,
+            "nodes_after": self.nodes_after,
+            "retired": list(self.retired),
+            "added": list(self.added),
+        }
+
+
+@dataclass(frozen=True)
+class Review:
+    flavors: list[FlavorDiff]  # every flavor of either revision, by name
+    nodes_unusable: list[str]  # matched by a base flavor, by no head flavor
+    nodes_usable: list[str]  # matched by no base flavor, by a head flavor
+    leaks_started: list[Leak]
+    leaks_stopped: list[Leak]
+    errors: list[Diagnostic]  # head's, not base's
+    warnings: list[Diagnostic]
+    fleet: Fleet
+    nova: list[dict[str, Any]] = field(default_factory=list)  # the sync plan's writes
+
+    @property
+    def changed_flavors(self) -> list[FlavorDiff]:
+        return [f for f in self.flavors if f.changed]
+
+    @property
+    def unschedulable(self) -> list[FlavorDiff]:
+        return [f for f in self.flavors if f.unschedulable]
+
+    @property
+    def has_effects(self) -> bool:
+        return bool(
+            self.changed_flavors
+            or self.nodes_unusable
+            or self.nodes_usable
+            or self.leaks_started
+            or self.leaks_stopped
+            or self.errors
+            or self.warnings
+            or self.nova
+            or self.fleet.retired
+            or self.fleet.added
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "format_version": FORMAT_VERSION,
+            "headline": headline(self),
+            "fleet": self.fleet.as_dict(),
+            "flavors": [f.as_dict() for f in self.changed_flavors],
+            "unschedulable": [f.flavor for f in self.unschedulable],
+            "nodes": {"unusable": self.nodes_unusable, "usable": self.nodes_usable},
+            "pool_leaks": {
+                "started": [leak.as_dict() for leak in self.leaks_started],
+                "stopped": [leak.as_dict() for leak in self.leaks_stopped],
+            },
+            "nova": self.nova,
+            "diagnostics": {
+                "errors": [d.as_dict() for d in self.errors],
+                "warnings": [d.as_dict() for d in self.warnings],
+            },
+        }
+
+
+def review(
+    base: Catalog,
+    head: Catalog,
+    before: Index,
+    after: Index | None = None,
+    *,
+    base_diagnostics: Sequence[Diagnostic] = (),
+    head_diagnostics: Sequence[Diagnostic] = (),
+    fleet: Fleet | None = None,
+) -> Review:
+    """The diff of ``base`` matched on ``before`` and ``head`` matched on ``after`` (the same
+    index when omitted: the fleet does not change)."""
+    after = before if after is None else after
+    base_bits = _matches(base, before)
+    head_bits = _matches(head, after)
+    base_flavors = {f.name: f for f in base.flavors}
+    head_flavors = {f.name: f for f in head.flavors}
+    diffs = []
+    for name in sorted(base_bits.keys() | head_bits.keys()):
+        was, now = base_bits.get(name), head_bits.get(name)
+        old = selected(base_flavors.get(name), base)
+        new = selected(head_flavors.get(name), head)
+        diffs.append(
+            FlavorDiff(
+                flavor=name,
+                matching_before=None if was is None else was.bit_count(),
+                matching_after=None if now is None else now.bit_count(),
+                available_before=None if was is None else (was & before.available).bit_count(),
+                available_after=None if now is None else (now & after.available).bit_count(),
+                templates_selected=tuple(t for t in new if t not in old)
+                if name in head_flavors
+                else (),
+                templates_dropped=tuple(t for t in old if t not in new)
+                if name in head_flavors
+                else (),
+            )
+        )
+    unusable, usable = _node_changes(before, after, base_bits.values(), head_bits.values())
+    old_leaks = {(x.pool, x.reached_by): x for x in leaks(base.flavors, before)}
+    new_leaks = {(x.pool, x.reached_by): x for x in leaks(head.flavors, after)}
+    errors, warnings = new_diagnostics(base_diagnostics, head_diagnostics)
+    return Review(
+        flavors=diffs,
+        nodes_unusable=unusable,
+        nodes_usable=usable,
+        leaks_started=[x for k, x in new_leaks.items() if k not in old_leaks],
+        leaks_stopped=[x for k, x in old_leaks.items() if k not in new_leaks],
+        errors=errors,
+        warnings=warnings,
+        fleet=fleet or Fleet(len(before.snapshot.nodes), len(after.snapshot.nodes)),
+    )
+
+
+def selected(flavor: Flavor | None, catalog: Catalog) -> tuple[str, ...]:
+    return () if flavor is None else selected_templates(flavor, catalog.deploy_templates)
+
+
+def _matches(catalog: Catalog, index: Index) -> dict[str, int]:
+    return {rule.name: index.match(rule) for rule in rules_of(catalog)}
+
+
+def _node_changes(
+    before: Index, after: Index, base_bits: Iterable[int], head_bits: Iterable[int]
+) -> tuple[list[str], list[str]]:
+    """The nodes of both fleets that a base flavor matched and no head flavor does, and the
+    other way round, by label in the fleet's order."""
+    was = _union(base_bits)
+    now = _union(head_bits)
+    if before is after:
+        nodes = before.snapshot.nodes
+        return (
+            [nodes[p].label for p in positions(was & ~now)],
+            [nodes[p].label for p in positions(now & ~was)],
+        )
+    old = {before.snapshot.nodes[p].uuid for p in positions(was)}
+    kept = {n.uuid for n in before.snapshot.nodes}
+    new_nodes = after.snapshot.nodes
+    now_used = {new_nodes[p].uuid for p in positions(now)}
+    return (
+        [n.label for n in new_nodes if n.uuid in old and n.uuid not in now_used],
+        [n.label for n in new_nodes if n.uuid in kept and n.uuid in now_used - old],
+    )
+
+
+def _union(bitmaps: Iterable[int]) -> int:
+    out = 0
+    for bits in bitmaps:
+        out |= bits
+    return out
+
+
+def new_diagnostics(
+    base: Sequence[Diagnostic], head: Sequence[Diagnostic]
+) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """Head's errors and warnings that base does not have, compared by file, severity and
+    message (a line that moved is the same finding)."""
+    known = {(d.path, d.severity, d.message) for d in base}
+    fresh = sorted(d for d in head if (d.path, d.severity, d.message) not in known)
+    return (
+        [d for d in fresh if d.severity is Severity.ERROR],
+        [d for d in fresh if d.severity is Severity.WARNING],
+    )
+
+
+def headline(result: Review, limit: int = 5) -> str:
+    """One line for a pull request: each flavor whose available nodes change, then the ones
+    that become unschedulable, appear or go, the leaks that start, the new errors."""
+    parts: list[str] = []
+    for diff in result.flavors:
+        if diff.status == "added":
+            parts.append(f"{diff.flavor} added ({diff.available_after} nodes)")
+        elif diff.status == "removed":
+            parts.append(f"{diff.flavor} removed")
+        elif diff.available_change:
+            parts.append(
+                f"{diff.flavor}: {diff.available_before} → {diff.available_after} nodes "
+                f"({signed(diff.available_change)})"
+            )
+    parts += [f"{d.flavor} becomes unschedulable" for d in result.unschedulable]
+    parts += [f"{x.pool} starts leaking to {x.reached_by}" for x in result.leaks_started]
+    if result.nodes_unusable:
+        parts.append(f"{_count(len(result.nodes_unusable), 'node')} no flavor can use")
+    if result.errors:
+        parts.append(f"{_count(len(result.errors), 'new catalog error')}")
+    if not parts:
+        return "no change to what can be sold" if not result.has_effects else "no capacity change"
+    shown = parts[:limit]
+    if len(parts) > limit:
+        shown.append(f"and {len(parts) - limit} more")
+    return "; ".join(shown)
+
+
+def signed(number: int) -> str:
+    """``+4``, ``\N{MINUS SIGN}40`` (a minus sign, as typeset), ``0``."""
+    return f"+{number}" if number > 0 else f"{MINUS}{-number}" if number < 0 else "0"
+
+
+MINUS = "\N{MINUS SIGN}"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+# What-if on the fleet.
+
+
+def retire(snapshot: Snapshot, catalog: Catalog, what: str) -> tuple[Snapshot, tuple[str, ...]]:
+    """The fleet without the nodes ``what`` names: a device type (its model, or manufacturer
+    and model), a resource class, or nodes (names or UUIDs, comma-separated); and their
+    labels. Naming nothing of these is an Invalid."""
+    wanted = what.strip()
+    classes: set[str] = set()
+    for device in catalog.device_types:
+        if wanted.lower() in (
+            device.model.lower(),
+            f"{device.manufacturer} {device.model}".lower(),
+        ):
+            classes.update(rc.name for rc in device.resource_classes)
+    if not classes and any(n.resource_class == wanted for n in snapshot.nodes):
+        classes = {wanted}
+    if classes:
+        gone = [n for n in snapshot.nodes if n.resource_class in classes]
+    else:
+        idents = [i.strip() for i in wanted.split(",") if i.strip()]
+        missing = [i for i in idents if snapshot.find(i) is None]
+        if missing or not idents:
+            raise Invalid(
+                f"--retire {what!r}: no device type, resource class or node of that name "
+                f"({', '.join(missing) or 'nothing named'})"
+            )
+        at = {snapshot.find(i) for i in idents}
+        gone = [snapshot.nodes[p] for p in sorted(p for p in at if p is not None)]
+    dropped = {n.uuid for n in gone}
+    kept = tuple(n for n in snapshot.nodes if n.uuid not in dropped)
+    return Snapshot(kept, snapshot.generation), tuple(n.label for n in gone)
+
+
+def add(snapshot: Snapshot, spec: str) -> tuple[Snapshot, tuple[str, ...]]:
+    """The fleet with ``COUNT:LIKE_NODE`` more nodes: each with the resource class and traits
+    of that node, idle and ready to schedule, named ``LIKE_NODE+new-N``; and their labels."""
+    count_text, sep, like = spec.partition(":")
+    if not sep or not count_text.strip().isdigit() or int(count_text) < 1 or not like.strip():
+        raise Invalid(f"--add {spec!r}: give COUNT:LIKE_NODE, e.g. 40:r7615-a01-u02")
+    at = snapshot.find(like.strip())
+    if at is None:
+        raise Invalid(f"--add {spec!r}: no node named {like.strip()!r}")
+    model = snapshot.nodes[at]
+    taken = {n.name for n in snapshot.nodes}
+    new: list[NodeInfo] = []
+    number = 0
+    while len(new) < int(count_text):
+        number += 1
+        name = f"{model.label}+new-{number}"
+        if name in taken:
+            continue
+        new.append(_like(model, name))
+    return Snapshot(snapshot.nodes + tuple(new), snapshot.generation), tuple(n.label for n in new)
+
+
+def _like(model: NodeInfo, name: str) -> NodeInfo:
+    return NodeInfo(
+        uuid=str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, f"flavorsmith-review:{name}")),
+        name=name,
+        resource_class=model.resource_class,
+        traits=model.traits,
+    )
+
+
+def nova_entries(actions: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The sync plan's writes as the review shows them, by flavor."""
+    return sorted((dict(a) for a in actions), key=lambda a: (a["flavor"], a["action"]))
+
+
+# Gates for CI.
+
+GATES = ("unschedulable", "leak", "loss:N", "error")
+
+
+@dataclass(frozen=True)
+class Tripped:
+    """A ``--fail-on`` condition that holds, and what makes it hold."""
+
+    condition: str
+    detail: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"condition": self.condition, "detail": self.detail}
+
+
+def check_gate(condition: str) -> str:
+    """``condition`` as given, when it is one of GATES (``loss:N`` with N a percentage from 0
+    to 100, a ``%`` allowed); an Invalid otherwise."""
+    name, _, value = condition.partition(":")
+    if name in ("unschedulable", "leak", "error") and not value:
+        return condition
+    if name == "loss":
+        try:
+            percent = float(value.removesuffix("%"))
+        except ValueError:
+            percent = -1.0
+        if 0 <= percent <= 100:
+            return condition
+    raise Invalid(
+        f"unknown condition {condition!r}: give unschedulable, leak, loss:N (a percentage) or error"
+    )
+
+
+def tripped(result: Review, conditions: Sequence[str], *, strict: bool = False) -> list[Tripped]:
+    """The conditions that hold, in the order given; with ``strict``, a new warning trips
+    ``error`` as a new error does."""
+    out: list[Tripped] = []
+    for condition in conditions:
+        name, _, value = check_gate(condition).partition(":")
+        if name == "unschedulable":
+            details = [f"{d.flavor} becomes unschedulable" for d in result.unschedulable]
+        elif name == "leak":
+            details = [leak.summary() for leak in result.leaks_started]
+        elif name == "loss":
+            limit = float(value.removesuffix("%"))
+            details = [
+                f"{d.flavor} loses {d.lost_percent:.0f} % of its available nodes "
+                f"({d.available_before} → {d.available_after})"
+                for d in result.flavors
+                if d.lost_percent > limit
+            ]
+        else:
+            found = [*result.errors, *(result.warnings if strict else ())]
+            details = [f"{d.path}:{d.line}: {d.message}" for d in found]
+        out += [Tripped(condition, detail) for detail in details]
+    return out

@@ -1,0 +1,87 @@
+"""A catalog repository in Git with a history of realistic changes, each commit tagged, and
+the example inventory as the fleet."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES
+
+# Each change, in the order committed: its tag, and what it does to the previous commit.
+CHANGES = ("base", "trait-added", "device-type-retired", "made-private", "trait-typo", "removed")
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=Catalog Maintainer",
+            "-c",
+            "user.email=catalog@example.com",
+            "-c",
+            "commit.gpgsign=false",
+            "-C",
+            str(repo),
+            *args,
+        ],
+        check=True,
+        capture_output=True,
+    )
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1))
+
+
+def commit(repo: Path, tag: str) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", tag)
+    git(repo, "tag", tag)
+
+
+@pytest.fixture(scope="session")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example catalog, then: a trait added to m1.small (NVMe required), the XE9680 device
+    type retired with its GPU flavor, c2.large made private for one project, a typo in
+    m1.small.nicX's trait, and c2.diskless removed (a flavor servers use)."""
+    repo = tmp_path_factory.mktemp("history") / "catalog"
+    shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
+    shutil.copy(EXAMPLES / "nodes.yaml", repo / "nodes.yaml")
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "base")
+    hardware = repo / "hardware"
+    flavors = hardware / "flavors"
+    kustomization = hardware / "base" / "kustomization.yaml"
+
+    with (flavors / "m1.small.yaml").open("a") as file:
+        file.write("traits:\n  - trait: NVME\n    state: required\n")
+    commit(repo, "trait-added")
+
+    (hardware / "device-types" / "dell-poweredge-xe9680.yaml").unlink()
+    (flavors / "g1.8xh100.yaml").unlink()
+    edit(
+        kustomization,
+        "  - dell-poweredge-xe9680.yaml=../device-types/dell-poweredge-xe9680.yaml\n",
+        "",
+    )
+    edit(kustomization, "  - g1.8xh100.yaml=../flavors/g1.8xh100.yaml\n", "")
+    commit(repo, "device-type-retired")
+
+    with (flavors / "c2.large.yaml").open("a") as file:
+        file.write("is_public: false\nprojects:\n  - 0f1e2d3c4b5a49788796a5b4c3d2e1f0\n")
+    commit(repo, "made-private")
+
+    edit(flavors / "m1.small.nicX.yaml", "trait: NICX", "trait: NCIX")
+    commit(repo, "trait-typo")
+
+    (flavors / "c2.diskless.yaml").unlink()
+    edit(kustomization, "  - c2.diskless.yaml=../flavors/c2.diskless.yaml\n", "")
+    commit(repo, "removed")
+    return repo
