@@ -81,38 +81,41 @@ def test_broken_catalog_is_refused(cli: Invoke, example_db_url: str) -> None:
 
 def test_capacity_columns_and_sort(cli: Invoke, args: list[str]) -> None:
     result = cli(
-        "capacity", *args, "-c", "flavor", "-c", "matching",
-        "--sort-column", "matching", "--sort-column", "flavor",
+        "capacity", *args, "-c", "flavor", "-c", "matching_nodes",
+        "--sort-column", "matching_nodes", "--sort-column", "flavor",
     )  # fmt: skip
     assert (result.exit_code, result.stderr) == (0, "")
     # With -c only the flavors' table: the findings table is not shown.
     assert result.stdout == (
-        "+--------------------------+----------+\n"
-        "| flavor                   | matching |\n"
-        "+--------------------------+----------+\n"
-        "| m1.small.nvme-cx5-no-gpu | 15       |\n"
-        "| g1.8xh100                | 16       |\n"
-        "| c2.large.novmx-stripe    | 20       |\n"
-        "| c2.large.vmx-mirror      | 20       |\n"
-        "| c2.diskless              | 30       |\n"
-        "| m1.medium                | 32       |\n"
-        "| m1.small.mellanox-cx5    | 40       |\n"
-        "| m1.medium.dedicated      | 48       |\n"
-        "| c2.large                 | 60       |\n"
-        "| m1.small.nicX            | 62       |\n"
-        "| m1.small.no-gpu          | 145      |\n"
-        "| m1.small                 | 160      |\n"
-        "+--------------------------+----------+\n"
+        "+--------------------------+----------------+\n"
+        "| flavor                   | matching_nodes |\n"
+        "+--------------------------+----------------+\n"
+        "| m1.small.nvme-cx5-no-gpu | 15             |\n"
+        "| g1.8xh100                | 16             |\n"
+        "| c2.large.novmx-stripe    | 20             |\n"
+        "| c2.large.vmx-mirror      | 20             |\n"
+        "| c2.diskless              | 30             |\n"
+        "| m1.medium                | 32             |\n"
+        "| m1.small.mellanox-cx5    | 40             |\n"
+        "| m1.medium.dedicated      | 48             |\n"
+        "| c2.large                 | 60             |\n"
+        "| m1.small.nicX            | 62             |\n"
+        "| m1.small.no-gpu          | 145            |\n"
+        "| m1.small                 | 160            |\n"
+        "+--------------------------+----------------+\n"
     )
     report = json.loads(cli("capacity", *args, "-f", "json", "-c", "flavor").stdout)
     assert report["flavors"][:2] == [{"flavor": "c2.diskless"}, {"flavor": "c2.large"}]
     assert report["findings"]["resource_classes_without_flavor"] == ["baremetal"]
     csv = cli("capacity", *args, "-f", "csv", "-c", "flavor", "--sort-column", "flavor")
     assert csv.stdout.splitlines()[:3] == ['"flavor"', '"c2.diskless"', '"c2.large"']
-    wrong = cli("capacity", *args, "-c", "avail")
+    wrong = cli("capacity", *args, "-c", "availble_nodes")
     assert wrong.exit_code == 2
-    assert "unknown column 'avail' (did you mean 'available'?)" in wrong.stderr
-    assert "'shell' is not one of" in cli("capacity", *args, "-f", "shell").stderr
+    assert "unknown column 'availble_nodes' (did you mean 'available_nodes'?)" in wrong.stderr
+    assert (
+        "'shell' is not an output format of this command"
+        in cli("capacity", *args, "-f", "shell").stderr
+    )
 
 
 def test_match_csv_sorted_and_one_pair_as_a_row(cli: Invoke, args: list[str]) -> None:
@@ -185,4 +188,7 @@ def test_node_list_csv_and_sort_column(cli: Invoke, example_db_url: str) -> None
     )
     shell = cli("node", "list", "--database", example_db_url, "-f", "shell")
     assert shell.exit_code == 2
-    assert "'shell' is not one of 'table', 'json', 'yaml', 'value', 'csv'" in shell.stderr
+    assert (
+        "'shell' is not an output format of this command; choose from table, json, yaml, value, csv"
+        in shell.stderr
+    )

@@ -126,8 +126,10 @@ def test_capacity_of_a_project(cli: Invoke, example_db_url: str) -> None:
     assert mine["project"] == PROJECT
     assert [f["flavor"] for f in mine["flavors"]] == [f["flavor"] for f in everything["flavors"]]
     medium = {f["flavor"]: f for f in mine["flavors"]}
-    assert medium["m1.medium.dedicated"]["matching"] == 48
-    assert medium["m1.medium"]["matching"] == 32  # the general pool: AVX-512 nodes marked absent
+    assert medium["m1.medium.dedicated"]["matching_nodes"] == 48
+    assert (
+        medium["m1.medium"]["matching_nodes"] == 32
+    )  # the general pool: AVX-512 nodes marked absent
 
     outsider = cli(*args, "--project", "someone-else")
     assert outsider.exit_code == 0
@@ -153,10 +155,10 @@ def test_capacity_of_a_project_counts_competition_among_its_flavors(
     competition and the leak; another project sees neither."""
     args = ["capacity", "--database", example_db_url, "-f", "json"]
     inside = json.loads(cli(*args, "--project", PROJECT).stdout)
-    assert {f["flavor"]: f["shared"] for f in inside["flavors"]}["m1.medium"] == 48
+    assert {f["flavor"]: f["shared_nodes"] for f in inside["flavors"]}["m1.medium"] == 48
     assert len(inside["findings"]["pool_leaks"]) == 1
     outside = json.loads(cli(*args, "--project", "someone-else").stdout)
-    assert {f["flavor"]: f["shared"] for f in outside["flavors"]}["m1.medium"] == 0
+    assert {f["flavor"]: f["shared_nodes"] for f in outside["flavors"]}["m1.medium"] == 0
     assert outside["findings"]["pool_leaks"] == []
 
 

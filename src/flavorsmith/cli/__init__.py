@@ -43,7 +43,7 @@ def build(only: str | None = None, *, listing: bool = False) -> typer.Typer:
         rich_markup_mode=None,
         # Every subcommand's context inherits these, so -h works everywhere as in openstack.
         context_settings={"help_option_names": ["-h", "--help"]},
-        cls=_Listing if listing else typer.core.TyperGroup,
+        cls=_Listing if listing else _Root,
     )
 
     @app.callback()
@@ -62,7 +62,27 @@ def build(only: str | None = None, *, listing: bool = False) -> typer.Typer:
     return app
 
 
-class _Listing(typer.core.TyperGroup):
+def _first_sentence(command: Any) -> str:
+    """A command's whole first sentence, which click's listing would cut to one line."""
+    return str(command.get_short_help_str(limit=len(command.help or "") + 1))
+
+
+class _Root(typer.core.TyperGroup):
+    """The root group: its help lists each command with its whole first sentence, wrapped to
+    the terminal (click cuts it to one line with "...")."""
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, _first_sentence(command)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+class _Listing(_Root):
     """A root group that loads no command module until a command is named: its help lists the
     commands from :data:`_SUMMARIES` (the root's ``--help``, ``--version``, a mistyped word)."""
 
@@ -71,9 +91,8 @@ class _Listing(typer.core.TyperGroup):
         self.commands = _OnDemand()  # type: ignore[assignment]
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
-        limit = formatter.width - 6 - max(len(name) for name in _SUMMARIES)
         rows = [
-            (name, typer.core.TyperCommand(name, help=text).get_short_help_str(limit))
+            (name, _first_sentence(typer.core.TyperCommand(name, help=text)))
             for name, text in _SUMMARIES.items()
         ]
         with formatter.section("Commands"):

@@ -20,6 +20,7 @@ from flavorsmith.cli.output import (
     print_show,
     remember,
 )
+from flavorsmith.did_you_mean import did_you_mean
 
 if TYPE_CHECKING:
     from flavorsmith.catalog.given_rules import CatalogRules
@@ -36,17 +37,43 @@ RepoOption = Annotated[
         show_default=False,
     ),
 ]
-FormatOption = Annotated[
-    Format, typer.Option("-f", "--format", help="Output format.", case_sensitive=False)
-]
 
-ListFormatOption = Annotated[
-    ListFormat, typer.Option("-f", "--format", help="Output format.", case_sensitive=False)
-]
+Choice = TypeVar("Choice", bound=enum.StrEnum)
 
-ReportFormatOption = Annotated[
-    ReportFormat, typer.Option("-f", "--format", help="Output format.", case_sensitive=False)
-]
+
+def format_option(choices: type[Choice]) -> Any:
+    """The -f/--format option of these formats: a format it does not print is a usage error in
+    our words, naming the formats (typer's own reads "Value error, 'xml' is not one of ...")."""
+    names = [choice.value for choice in choices]
+
+    def parse(value: Any) -> Choice:
+        if isinstance(value, choices):
+            return value
+        try:
+            return choices(str(value).lower())
+        except ValueError:
+            hint = did_you_mean(str(value), names)
+            raise typer.BadParameter(
+                f"{value!r} is not an output format of this command{hint}; "
+                f"choose from {', '.join(names)}"
+            ) from None
+
+    return Annotated[
+        choices,
+        typer.Option(
+            "-f",
+            "--format",
+            metavar=f"<{'|'.join(names)}>",
+            help="Output format.",
+            parser=parse,
+            autocompletion=lambda: names,
+        ),
+    ]
+
+
+FormatOption = format_option(Format)
+ListFormatOption = format_option(ListFormat)
+ReportFormatOption = format_option(ReportFormat)
 
 # The table formatter's options, as cliff's: kept for the rendering (output.remember), not
 # passed to the command.

@@ -7,9 +7,9 @@ import csv
 import enum
 import io
 import json
+import re
 import shutil
 import sys
-import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -103,8 +103,7 @@ def render_show(record: Row, fmt: Format, columns: Sequence[str] = ()) -> str:
     """One record as a Field/Value table, or in another format; ``columns`` (``-c``) keeps
     only those fields."""
     if columns:
-        check_columns(columns, list(record), "'-c' / '--column'")
-        record = {c: record[c] for c in columns}
+        record = pick_fields(record, columns)
     if fmt is Format.SHELL:
         return to_shell(record, _meta("prefix") or "")
     if fmt is Format.JSON:
@@ -114,6 +113,27 @@ def render_show(record: Row, fmt: Format, columns: Sequence[str] = ()) -> str:
     if fmt is Format.VALUE:
         return "".join(_flat(v, " ") + "\n" for v in record.values())
     return table(["Field", "Value"], [[k, _flat(v, "\n")] for k, v in record.items()], min_width=16)
+
+
+def pick_fields(record: Row, columns: Sequence[str]) -> Row:
+    """The ``-c`` fields of a record, in the order asked, whichever way the format shows it: a
+    nested field by its dotted name (``nova_flavor.ram``), as a table flattens it, and a
+    flattened group by its name (``nova_flavor``: every ``nova_flavor.*`` field). The
+    choices an unknown column is told are the fields and groups of this format."""
+    fields: dict[str, Any] = {}
+    for key, value in record.items():
+        fields[key] = value
+        if isinstance(value, dict):
+            fields |= {f"{key}.{inner}": v for inner, v in value.items()}
+    groups = {key.split(".")[0] for key in record} - set(fields)
+    check_columns(columns, [*fields, *sorted(groups)], "'-c' / '--column'")
+    out: Row = {}
+    for column in columns:
+        if column in fields:
+            out[column] = fields[column]
+        else:
+            out |= {k: v for k, v in record.items() if k.startswith(column + ".")}
+    return out
 
 
 def print_list(
@@ -203,59 +223,193 @@ def _flat(value: Any, sep: str) -> str:
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, min_width: int = 8) -> str:
     """An ASCII table in the openstack CLI's shape; cells may span several lines.
 
-    When the table must fit a width (``display_width``), it shrinks as cliff's table formatter
-    does: the columns wider than an equal share give up space, none below ``min_width`` (8 in a
-    list, 16 in a show table, so the table overflows rather than squeeze a column further) nor
-    below its header, and their cells wrap at word boundaries (long words are split)."""
+    When the table must fit a width (``display_width``), it shrinks the way cliff's table
+    formatter does, with a few rules of ours (see ``fitted_widths``): the widest columns wrap
+    first, on word boundaries; the first column (the key: a name) is never wrapped. A table
+    that cannot fit is printed at its narrowest, and a note on stderr says so, once."""
+    head = [[header] for header in headers]
     split = [[cell.split("\n") for cell in row] for row in rows]
-    natural = [len(h) for h in headers]
+    natural = [max(len(line) for line in cell) for cell in head]
     for row in split:
         for i, cell in enumerate(row):
             natural[i] = max(natural[i], *(len(line) for line in cell))
     limit = display_width()
-    widths = natural if limit is None else fitted_widths(headers, natural, limit, min_width)
+    widths, hard = list(natural), [False] * len(natural)
+    if limit is not None:
+        widths, hard = fitted_widths(head, split, limit, min_width)
+        if _outer(widths) > limit:
+            _say_once(
+                f"note: this table is {_outer(widths)} characters wide, more than {limit}: "
+                "choose fewer columns with -c, or another format with -f"
+            )
     if widths != natural:
-        split = [[_wrap(cell, w) for cell, w in zip(row, widths, strict=True)] for row in split]
+        head = [_wrap(c, w, h) for c, w, h in zip(head, widths, hard, strict=True)]
+        split = [
+            [_wrap(c, w, h) for c, w, h in zip(row, widths, hard, strict=True)] for row in split
+        ]
     rule = "+" + "+".join("-" * (w + 2) for w in widths) + "+\n"
 
-    def line(cells: Sequence[str]) -> str:
-        return "|" + "|".join(f" {c:<{w}} " for c, w in zip(cells, widths, strict=True)) + "|\n"
+    def lines(cells: Sequence[list[str]]) -> str:
+        height = max((len(cell) for cell in cells), default=1)
+        return "".join(
+            "|"
+            + "|".join(
+                f" {cell[n] if n < len(cell) else '':<{w}} "
+                for cell, w in zip(cells, widths, strict=True)
+            )
+            + "|\n"
+            for n in range(height)
+        )
 
-    out = rule + line(headers) + rule
-    for row in split:
-        height = max(len(cell) for cell in row) if row else 1
-        for n in range(height):
-            out += line([cell[n] if n < len(cell) else "" for cell in row])
-    return out + rule
+    return rule + lines(head) + rule + "".join(lines(row) for row in split) + rule
+
+
+def _outer(widths: Sequence[int]) -> int:
+    """A table's width: its columns, their padding and the borders."""
+    return 1 + sum(w + 3 for w in widths)
+
+
+# Where a cell's line may break: at spaces, and within a word after one of these characters
+# when a letter follows (``c2.|large``, ``BM_|CONFIG``, not ``1.92TB``).
+_BREAK_AFTER = "_.,/:=-"
+_PIECE = re.compile(rf".+?[{re.escape(_BREAK_AFTER)}]+(?=[^\W\d_])|.+")
+# When words must be split: after any of them first (``edbc24c6-|5f1c-``).
+_LOOSE_PIECE = re.compile(rf".+?[{re.escape(_BREAK_AFTER)}]+(?=.)|.+")
+
+
+def _pieces(line: str, pattern: re.Pattern[str] = _PIECE) -> list[tuple[str, str]]:
+    """A line's unbreakable pieces, each with what joins it to the one before (a space, or
+    nothing within a word); the line's indentation stays on its first piece."""
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    out: list[tuple[str, str]] = []
+    for n, word in enumerate(line.split()):
+        for m, part in enumerate(pattern.findall(word)):
+            out.append((part, (" " if n else "") if m == 0 else ""))
+    if out and indent:
+        out[0] = (indent + out[0][0], "")
+    return out
+
+
+def _longest_piece(cell: Sequence[str]) -> int:
+    return max((len(piece) for line in cell for piece, _ in _pieces(line)), default=0)
+
+
+def _numeric(cells: Sequence[Sequence[str]]) -> bool:
+    values = [line for cell in cells for line in cell if line]
+    return bool(values) and all(_NUMBER.fullmatch(v) for v in values)
+
+
+_NUMBER = re.compile(r"-?\d+(\.\d+)?")
 
 
 def fitted_widths(
-    headers: Sequence[str], natural: Sequence[int], limit: int, min_width: int
-) -> list[int]:
-    """Each column's width when the table must fit ``limit`` characters (cliff's rule)."""
-    count = len(natural)
-    if count == 0 or 1 + sum(w + 3 for w in natural) <= limit:
-        return list(natural)
-    usable = max(0, limit - 1 - 3 * count)
-    equal_share = usable // count
-    shrink = [i for i, w in enumerate(natural) if w > equal_share]
-    remaining = usable - sum(w for w in natural if w <= equal_share)
-    caps: dict[int, int] = {}
-    share = remaining // len(shrink)
-    for i in shrink[:-1]:
-        caps[i] = max(min_width, share)
-        remaining -= share
-    caps[shrink[-1]] = max(min_width, remaining)
-    return [
-        max(len(headers[i]), min(w, caps[i])) if i in caps else w for i, w in enumerate(natural)
+    headers: Sequence[Sequence[str]],
+    rows: Sequence[Sequence[Sequence[str]]],
+    limit: int,
+    min_width: int,
+) -> tuple[list[int], list[bool]]:
+    """Each column's width when the table must fit ``limit`` characters, and whether its
+    words may be split. The widest column gives up one character at a time (so the widest
+    ones end up sharing the space evenly, as cliff's equal share), in steps, each only as far
+    as the table needs:
+
+    1. the headers wrap, at word boundaries (a space, or after ``_ . , / : = -``);
+    2. the cells wrap there too, no narrower than ``min_width`` (8 in a list, 16 in a show
+       table, as cliff) unless their widest value is narrower, nor than their longest word;
+    3. the text columns split long words, down to ``min_width``, when that makes the table
+       fit; numbers are never split.
+
+    The first column (a name, the key of each row) never wraps."""
+    count = len(headers)
+    widths = [
+        max(len(line) for cell in column for line in cell) for column in _columns(headers, rows)
     ]
+    hard = [False] * count
+    if count == 0 or _outer(widths) <= limit:
+        return widths, hard
+    budget = limit - _outer([0] * count)
+    natural = list(widths)
+    heads = [_longest_piece(header) for header in headers]
+    cells = [
+        [max(len(line) for line in cell) for cell in column[1:]] or [0]
+        for column in _columns(headers, rows)
+    ]
+    words = [
+        max(_longest_piece(cell) for cell in column[1:]) if rows else 0
+        for column in _columns(headers, rows)
+    ]
+    floor = [min(n, min_width) for n in natural]
+    steps = [
+        [max(floor[i], heads[i], *cells[i]) for i in range(count)],
+        [max(floor[i], heads[i], words[i]) for i in range(count)],
+    ]
+    for step in steps:
+        _shrink(widths, [natural[0], *step[1:]], budget)
+        if sum(widths) <= budget:
+            return widths, hard
+    split = list(widths)
+    for i, column in enumerate(_columns(headers, rows)):
+        if i and not _numeric(column[1:]) and max(floor[i], heads[i]) < split[i]:
+            hard[i] = True
+    _shrink(
+        split,
+        [
+            n if not h else max(floor[i], heads[i])
+            for i, (n, h) in enumerate(zip(split, hard, strict=True))
+        ],
+        budget,
+    )
+    if sum(split) > budget:  # splitting words would not make it fit: keep them whole
+        return widths, [False] * count
+    return split, hard
 
 
-def _wrap(cell: list[str], width: int) -> list[str]:
+def _columns(
+    headers: Sequence[Sequence[str]], rows: Sequence[Sequence[Sequence[str]]]
+) -> list[list[Sequence[str]]]:
+    """Each column's cells, its header first."""
+    return [[headers[i], *(row[i] for row in rows)] for i in range(len(headers))]
+
+
+def _shrink(widths: list[int], floors: Sequence[int], budget: int) -> None:
+    """Narrow the widest column above its floor (the last of equals) by one character until
+    the widths fit ``budget`` or none can give more."""
+    while sum(widths) > budget:
+        candidates = [i for i, w in enumerate(widths) if w > floors[i]]
+        if not candidates:
+            return
+        widest = max(widths[i] for i in candidates)
+        widths[max(i for i in candidates if widths[i] == widest)] -= 1
+
+
+def _wrap(cell: list[str], width: int, hard: bool) -> list[str]:
+    """A cell's lines broken to ``width`` at word boundaries (long words split if ``hard``)."""
     out: list[str] = []
     for line in cell:
-        out.extend((textwrap.wrap(line, width) or [""]) if len(line) > width else [line])
+        if len(line) <= width:
+            out.append(line)
+            continue
+        current = ""
+        for piece, joint in _pieces(line, _LOOSE_PIECE if hard else _PIECE):
+            if current and len(current) + len(joint) + len(piece) <= width:
+                current += joint + piece
+                continue
+            if current:
+                out.append(current)
+            while hard and len(piece) > width:
+                out.append(piece[:width])
+                piece = piece[width:]
+            current = piece
+        out.append(current)
     return out
+
+
+def _say_once(note: str) -> None:
+    """The note that a table is too wide, on stderr, said once per command however many
+    tables it prints (the first one's width)."""
+    if not _meta("said_too_wide"):
+        typer.echo(note, err=True)
+        _OPTIONS.set({**(_OPTIONS.get() or {}), "said_too_wide": True})
 
 
 def display_width() -> int | None:

@@ -31,15 +31,20 @@ from flavorsmith.visibility import Viewer, visible_catalog
 if TYPE_CHECKING:
     from flavorsmith.matching.pools import Leak
 
-COLUMNS = [
-    "flavor",
-    "resource_class",
-    "matching",
-    "available",
-    "exclusive",
-    "shared",
-    "competition",
-]
+# Each flavor's columns, named for what they count (the report's own names on the right).
+NAMES = {
+    "flavor": "flavor",
+    "resource_class": "resource_class",
+    "matching_nodes": "matching",
+    "available_nodes": "available",
+    "exclusive_nodes": "exclusive",  # matching nodes no other flavor can use
+    "shared_nodes": "shared",  # matching nodes other flavors can use too
+    "flavors_per_node": "competition",  # how many nodes each number of flavors can use
+}
+COLUMNS = list(NAMES)
+# The columns unless -c is given (flavors_per_node tells the exclusive and shared nodes; the
+# resource class is in flavor list).
+DEFAULT = ["flavor", "matching_nodes", "available_nodes", "flavors_per_node"]
 
 
 @table_options(after="sort_column")
@@ -63,8 +68,11 @@ def capacity(
     ] = None,
 ) -> None:
     """Count each flavor's capacity, and report findings: idle flavors and nodes, unused classes
-    and traits, pool leaks. -c and --sort-column apply to the flavors (in JSON and YAML, to the
-    document's flavors); the findings table follows the flavors' table only when no -c is given.
+    and traits, pool leaks. Per flavor: its matching nodes, how many are available, and how many
+    nodes each number of flavors can use (flavors_per_node: "1 flavor: 98 nodes" are its own;
+    -c exclusive_nodes and -c shared_nodes count them). -c and --sort-column apply to the
+    flavors (in JSON and YAML, to the document's flavors); the findings table follows the
+    flavors' table only when no -c is given.
 
     \b
     Example:
@@ -82,7 +90,10 @@ def capacity(
             )
         catalog = visible_catalog(catalog, Viewer(admin=False, project_id=project))
     result = reports.capacity(index, reports.rules_of(catalog))
-    wanted = column or COLUMNS
+    result["flavors"] = [
+        {name: row[key] for name, key in NAMES.items()} for row in result["flavors"]
+    ]
+    wanted = column or DEFAULT
     result["flavors"] = sort_rows(result["flavors"], sort_column or [], COLUMNS)
     if column:
         result["flavors"] = select(result["flavors"], column, COLUMNS)
@@ -93,8 +104,8 @@ def capacity(
     if print_document(result, fmt):
         return
     rows = [
-        {**row, "competition": [f"{k} flavors: {v}" for k, v in row["competition"].items()]}
-        if "competition" in row
+        {**row, "flavors_per_node": _per_node(row["flavors_per_node"])}
+        if "flavors_per_node" in row
         else row
         for row in result["flavors"]
     ]
@@ -120,6 +131,14 @@ def capacity(
             ),
             nl=False,
         )
+
+
+def _per_node(counts: dict[str, int]) -> list[str]:
+    """``1 flavor: 98 nodes``: how many of the flavor's nodes each number of flavors can use."""
+    return [
+        f"{k} flavor{'' if k == '1' else 's'}: {v} node{'' if v == 1 else 's'}"
+        for k, v in counts.items()
+    ]
 
 
 def _fix_lines(leak: Leak) -> list[str]:

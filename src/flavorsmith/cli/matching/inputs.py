@@ -8,7 +8,7 @@ import typer
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.ironic_source import ironic_nodes, reading
-from flavorsmith.cli.node.database import open_database
+from flavorsmith.cli.node.database import note_if_empty, open_database
 from flavorsmith.cli.options import NodeSource, repository
 from flavorsmith.cli.report import emit
 from flavorsmith.db.engine import consistent
@@ -32,4 +32,5 @@ def load(ctx: typer.Context, repo: str | None, nodes: NodeSource) -> tuple[Catal
     engine = open_database(nodes.database, ctx)
     with consistent(engine).begin() as connection:
         snapshot = node_store.snapshot(connection)
+    note_if_empty(engine, len(snapshot.nodes))
     return view.catalog, Index.build(snapshot)

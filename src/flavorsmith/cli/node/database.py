@@ -58,3 +58,14 @@ def _remove_if_untouched(path: Path, engine: Engine, seeded: dict[str, int]) -> 
     if untouched:
         for suffix in ("", "-wal", "-shm", "-journal"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def note_if_empty(engine: Engine, count: int) -> None:
+    """Say on stderr that the database holds no node (a command would otherwise answer with
+    zeros and empty tables, silently), and where nodes come from."""
+    if count == 0:
+        typer.echo(
+            f"0 nodes in {engine.url.render_as_string(hide_password=True)} — "
+            "import nodes, or use --cloud/--ironic-endpoint",
+            err=True,
+        )

@@ -157,7 +157,7 @@ def _from_database(
     limit: int | None,
 ) -> list[dict[str, Any]]:
     """The nodes of the service's database: every filter, the order and the limit in SQL."""
-    from flavorsmith.cli.node.database import open_database
+    from flavorsmith.cli.node.database import note_if_empty, open_database
     from flavorsmith.query_values import MAX_LIMIT
     from flavorsmith.store import nodes as store
     from flavorsmith.store.nodes import NodeQuery
@@ -186,6 +186,8 @@ def _from_database(
             if len(page) < size:
                 break
             marker = page[-1]["uuid"]
+    if not rows:
+        note_if_empty(engine, store.count(engine))
     return rows
 
 
