@@ -223,10 +223,7 @@ _SUMMARIES: dict[str, str] = {
         "finding with the command that fixes it."
     ),
     "review": (
-        "Review what a catalog change does to what can be sold: per flavor, its nodes before "
-        "and after, the flavors that become unschedulable, the nodes no flavor can use any "
-        "more, the pools that start leaking, the deploy templates, the Nova changes and the "
-        "new errors."
+        "Review what a catalog change does to what can be sold, flavor by flavor."
     ),
     "classify": (
         "Classify inspection data: its device type, resource class and traits, with the "

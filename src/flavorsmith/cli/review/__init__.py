@@ -104,9 +104,11 @@ def review(
         typer.Option("-f", "--format", help="Output format.", case_sensitive=False),
     ] = ReviewFormat.TABLE,
 ) -> None:
-    """Review what a catalog change does to what can be sold: per flavor, its nodes before
-    and after, the flavors that become unschedulable, the nodes no flavor can use any more,
-    the pools that start leaking, the deploy templates, the Nova changes and the new errors.
+    """Review what a catalog change does to what can be sold, flavor by flavor.
+
+    Per flavor, its nodes before and after; the flavors that become unschedulable, the nodes
+    no flavor can use any more, the pools that start leaking, the deploy templates, the Nova
+    changes and the new errors.
 
     The fleet is read once and both revisions are matched on it. With --retire or --add, the
     head revision is matched on the fleet so changed: a what-if, with or without --base.
