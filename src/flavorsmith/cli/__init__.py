@@ -222,9 +222,7 @@ _SUMMARIES: dict[str, str] = {
         "Report the drift between the catalog, Ironic, Placement and Nova's flavors, each "
         "finding with the command that fixes it."
     ),
-    "review": (
-        "Review what a catalog change does to what can be sold, flavor by flavor."
-    ),
+    "review": ("Review what a catalog change does to what can be sold, flavor by flavor."),
     "classify": (
         "Classify inspection data: its device type, resource class and traits, with the "
         "reason for each."
