@@ -20,7 +20,6 @@ RUNNABLE += [
     "ci-gate.md",
     "sync.md",
     "deploy-templates.md",
-    "classify.md",
     "explain-novalidhost.md",
     "find-drift.md",
     "policy.md",

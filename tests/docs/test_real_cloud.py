@@ -4,7 +4,7 @@ API (nova_api.py) and Placement 16 (placement_api.py). A page declares the servi
 its first line (tests/docs/pages.py); its commands then run as the reader types them, with
 ``--cloud lab`` naming those services in ``$HOME/.config/openstack/clouds.yaml``.
 
-Before each page runs, the lab holds what the page says it holds: a few of the example nodes
+Before each page runs, the lab is emptied and then holds what the page says it holds: a few of the example nodes
 (``LAB``) enrolled in Ironic with the fake-hardware driver and their resource classes, inspected
 in-band with the example inspection documents as the agent would post them, given the
 operator's traits, then made available and powered on; and Placement seeded as Nova's ironic
@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack
@@ -33,13 +34,13 @@ from tests.docs.pages import Session, environment, run_page, services
 from tests.support import nova_api
 from tests.support.ironic_api import inspect_with_inventory, running_ironic, sdk_connection
 from tests.support.ironic_fleet import IronicHttp
-from tests.support.placement_api import running_placement, seed
+from tests.support.placement_api import PlacementHttp, running_placement, seed
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-PAGES = ["how-to/your-cloud.md"]
+PAGES = ["how-to/your-cloud.md", "how-to/classify.md"]
 CLOUD = "lab"
 # Nova's test shim and Placement's noauth2 take this token as the admin's; Ironic takes none.
 TOKEN = "admin:admin"
@@ -149,6 +150,39 @@ def _wait_powered_on(ironic: str) -> None:
         time.sleep(0.3)
 
 
+def _nova(nova: str, method: str, path: str) -> Any:
+    request = urllib.request.Request(
+        f"{nova}{path}", method=method, headers={"X-Auth-Token": TOKEN}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        raw = response.read()
+    return json.loads(raw) if raw else None
+
+
+def empty(endpoints: dict[str, str]) -> None:
+    """Remove what a page left: Ironic's nodes and deploy templates, Nova's flavors, and
+    Placement's providers; each page then starts from the same lab."""
+    if "ironic" in endpoints:
+        client = IronicHttp(endpoints["ironic"])
+        try:
+            for node in client.call("GET", "/nodes")["nodes"]:
+                client.call("DELETE", f"/nodes/{node['uuid']}")
+            for template in client.call("GET", "/deploy_templates")["deploy_templates"]:
+                client.call("DELETE", f"/deploy_templates/{template['uuid']}")
+        finally:
+            client.close()
+    if "nova" in endpoints:
+        for flavor in _nova(endpoints["nova"], "GET", "/flavors?is_public=None")["flavors"]:
+            _nova(endpoints["nova"], "DELETE", f"/flavors/{flavor['id']}")
+    if "placement" in endpoints:
+        placement = PlacementHttp(endpoints["placement"])
+        try:
+            for provider in placement.call("GET", "/resource_providers")["resource_providers"]:
+                placement.call("DELETE", f"/resource_providers/{provider['uuid']}")
+        finally:
+            placement.close()
+
+
 def enrol(ironic: str) -> list[dict[str, Any]]:
     """The lab's nodes in Ironic, inspected, available and powered on; returns them."""
     conn = sdk_connection(ironic)
@@ -174,6 +208,7 @@ def test_the_page_prints_what_it_shows_against_real_services(
     declared = services((DOCS / page).read_text())
     assert declared and set(declared) <= set(running.endpoints), declared
     endpoints = running.endpoints
+    empty(endpoints)
     if "ironic" in declared:
         nodes = enrol(endpoints["ironic"])
         if "placement" in declared:
