@@ -18,7 +18,6 @@ RUNNABLE = ["upgrade-database.md", "trait-rule.md", "extra-spec-plugin.md", "pro
 # The existing guides' examples that run locally (their pages say which ones need a real cloud).
 RUNNABLE += [
     "ci-gate.md",
-    "sync.md",
     "deploy-templates.md",
     "explain-novalidhost.md",
     "find-drift.md",

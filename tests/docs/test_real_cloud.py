@@ -8,7 +8,9 @@ Before each page runs, the lab is emptied and then holds what the page says it h
 (``LAB``) enrolled in Ironic with the fake-hardware driver and their resource classes, inspected
 in-band with the example inspection documents as the agent would post them, given the
 operator's traits, then made available and powered on; and Placement seeded as Nova's ironic
-driver reports those nodes. Nothing else is in Ironic, Nova or Placement.
+driver reports those nodes. Nothing else is in Ironic, Nova or Placement, except on the pages
+of ``IN_USE``: there Nova holds the example catalog's flavors (synced by Flavorsmith) and one
+server of a flavor.
 
 Cost: the services start once for the module, together (some 20 s when installed; the first run
 on a machine installs them into ~/.cache/flavorsmith-tests, several minutes), and each page
@@ -18,8 +20,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import time
 import urllib.request
+import uuid as uuidlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack
@@ -40,7 +44,10 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-PAGES = ["how-to/your-cloud.md", "how-to/classify.md"]
+PAGES = ["how-to/your-cloud.md", "how-to/classify.md", "how-to/sync.md"]
+# Pages whose lab Nova holds the example catalog's flavors, one of them used by a server.
+IN_USE = {"how-to/sync.md": "c2.diskless"}
+PROJECT = "4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d"  # the server's project
 CLOUD = "lab"
 # Nova's test shim and Placement's noauth2 take this token as the admin's; Ironic takes none.
 TOKEN = "admin:admin"
@@ -62,9 +69,11 @@ WAIT = 60.0
 
 @dataclass(frozen=True)
 class Services:
-    """The running services, by the name a page declares: their endpoints."""
+    """The running services, by the name a page declares: their endpoints; and the folder of
+    Nova's databases (where a server is written: that Nova runs no compute service)."""
 
     endpoints: dict[str, str]
+    nova_state: Path
 
 
 def _start_together(
@@ -93,10 +102,11 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
     """Every service the pages declare, started once for the module."""
     wanted = {name for page in PAGES for name in services((DOCS / page).read_text())}
     makers: dict[str, AbstractContextManager[Any]] = {}
+    nova_state = tmp_path_factory.mktemp("nova")
     if "ironic" in wanted:
         makers["ironic"] = running_ironic(agent_inspection=True)
     if "nova" in wanted:
-        makers["nova"] = nova_api.running(tmp_path_factory.mktemp("nova"))
+        makers["nova"] = nova_api.running(nova_state)
     if "placement" in wanted:
         makers["placement"] = running_placement(workers=1, threads=2)
     with ExitStack() as stack:
@@ -105,7 +115,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
             name: value.url if name == "placement" else str(value)
             for name, value in started.items()
         }
-        yield Services(endpoints)
+        yield Services(endpoints, nova_state)
 
 
 def clouds_yaml(endpoints: dict[str, str], declared: list[str]) -> dict[str, Any]:
@@ -159,9 +169,33 @@ def _nova(nova: str, method: str, path: str) -> Any:
     return json.loads(raw) if raw else None
 
 
-def empty(endpoints: dict[str, str]) -> None:
-    """Remove what a page left: Ironic's nodes and deploy templates, Nova's flavors, and
-    Placement's providers; each page then starts from the same lab."""
+def boot(nova_state: Path, flavor_id: str) -> None:
+    """A server of ``flavor_id``, as Nova stores one that never reached a host (this Nova runs
+    no compute service): a row in cell0's instances and its mapping in the API database."""
+    with sqlite3.connect(nova_state / "nova_api.sqlite") as api:
+        (internal,) = api.execute(
+            "SELECT id FROM flavors WHERE flavorid = ?", (flavor_id,)
+        ).fetchone()
+        (cell,) = api.execute("SELECT id FROM cell_mappings WHERE name = 'cell0'").fetchone()
+        server = str(uuidlib.uuid4())
+        with sqlite3.connect(nova_state / "nova_cell0.sqlite") as cell0:
+            cell0.execute(
+                "INSERT INTO instances (created_at, deleted, uuid, project_id, user_id, "
+                "instance_type_id, display_name, vm_state, hidden) "
+                "VALUES ('2026-01-01 00:00:00', 0, ?, ?, 'alice', ?, 'web-1', 'error', 0)",
+                (server, PROJECT, internal),
+            )
+        api.execute(
+            "INSERT INTO instance_mappings (created_at, instance_uuid, cell_id, project_id, "
+            "user_id, queued_for_delete) VALUES ('2026-01-01 00:00:00', ?, ?, ?, 'alice', 0)",
+            (server, cell, PROJECT),
+        )
+
+
+def empty(services: Services) -> None:
+    """Remove what a page left: Ironic's nodes and deploy templates, Nova's servers and
+    flavors, and Placement's providers; each page then starts from the same lab."""
+    endpoints = services.endpoints
     if "ironic" in endpoints:
         client = IronicHttp(endpoints["ironic"])
         try:
@@ -172,6 +206,10 @@ def empty(endpoints: dict[str, str]) -> None:
         finally:
             client.close()
     if "nova" in endpoints:
+        with sqlite3.connect(services.nova_state / "nova_cell0.sqlite") as cell0:
+            cell0.execute("DELETE FROM instances")
+        with sqlite3.connect(services.nova_state / "nova_api.sqlite") as api:
+            api.execute("DELETE FROM instance_mappings")
         for flavor in _nova(endpoints["nova"], "GET", "/flavors?is_public=None")["flavors"]:
             _nova(endpoints["nova"], "DELETE", f"/flavors/{flavor['id']}")
     if "placement" in endpoints:
@@ -208,7 +246,7 @@ def test_the_page_prints_what_it_shows_against_real_services(
     declared = services((DOCS / page).read_text())
     assert declared and set(declared) <= set(running.endpoints), declared
     endpoints = running.endpoints
-    empty(endpoints)
+    empty(running)
     if "ironic" in declared:
         nodes = enrol(endpoints["ironic"])
         if "placement" in declared:
@@ -221,6 +259,13 @@ def test_the_page_prints_what_it_shows_against_real_services(
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     session = Session(tmp_path, environment(home))
     try:
+        if page in IN_USE:
+            # The lab's Nova holds the example catalog's flavors, and a server runs one.
+            status, output = session.run(
+                f"flavorsmith sync apply --cloud {CLOUD} --repo examples --yes"
+            )
+            assert status == 0, output
+            boot(running.nova_state, IN_USE[page])
         problems = run_page(DOCS / page, session)
     finally:
         session.close()
