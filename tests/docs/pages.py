@@ -14,6 +14,11 @@ A page's conventions (docs/tutorial/ follows them):
   Each port a command names (``--port N``, ``127.0.0.1:N``) is replaced by a free one; where
   the output names that free port, it is compared (and recorded) as the page's ``N``.
 
+A page whose examples need real OpenStack services says so on its first line, an HTML comment
+the site does not show: ``<!-- docs-test: ironic nova placement -->`` (``services`` reads it).
+Its test (tests/docs/test_real_cloud.py) starts those services and names them as the
+``clouds.yaml`` cloud ``lab`` before the page runs.
+
 ``FLAVORSMITH_DOCS_RECORD=1`` writes the outputs the commands gave back into the page instead
 of comparing them (review the diff before committing it)."""
 
@@ -35,6 +40,7 @@ FENCE = re.compile(r"^```(\w*)(.*)$")
 TITLE = re.compile(r'title="([^"]+)"')
 EXITS = re.compile(r"\s+# exits (\d+)$")
 PORT = re.compile(r"--port (\d+)")
+SERVICES = re.compile(r"<!-- docs-test: ([a-z ]+) -->")
 START_TIMEOUT = 60.0
 COMMAND_TIMEOUT = 300.0
 
@@ -69,6 +75,13 @@ def blocks(text: str) -> list[Block]:
             found.append(Block("console", i, end, lines=body))
         i = end + 1
     return found
+
+
+def services(text: str) -> list[str]:
+    """The real services a page's examples need, as its first line declares them (none
+    without the declaration)."""
+    declared = SERVICES.fullmatch(text.split("\n", 1)[0])
+    return declared.group(1).split() if declared else []
 
 
 def commands(block: Block) -> list[tuple[str, list[str]]]:

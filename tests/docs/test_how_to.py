@@ -1,6 +1,7 @@
 """The how-to pages whose examples run on this machine alone print what they show (the other
-pages' examples need a real cloud; tests/docs/pages.py). Each page runs in a folder of its own
-holding a copy of the project's examples/, as its reader is told to make."""
+pages' examples need a real cloud: tests/docs/test_real_cloud.py runs the pages that declare
+one). Each page runs in a folder of its own holding a copy of the project's examples/, as its
+reader is told to make."""
 
 from __future__ import annotations
 
@@ -17,13 +18,10 @@ RUNNABLE = ["upgrade-database.md", "trait-rule.md", "extra-spec-plugin.md", "pro
 # The existing guides' examples that run locally (their pages say which ones need a real cloud).
 RUNNABLE += [
     "ci-gate.md",
-    "sync.md",
     "deploy-templates.md",
-    "classify.md",
     "explain-novalidhost.md",
     "find-drift.md",
     "policy.md",
-    "your-cloud.md",
     "inspection-hook.md",
     "mirror-ironic.md",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.docs.pages import Session, environment, matches, run_page
+from tests.docs.pages import Session, environment, matches, run_page, services
 
 
 def test_ellipsis_stands_for_any_lines() -> None:
@@ -42,3 +42,14 @@ def test_output_shows_the_pages_port_not_the_free_one(tmp_path: Path) -> None:
         assert session.ports["8123"] != "8123"
     finally:
         session.close()
+
+
+def test_a_page_declares_the_real_services_on_its_first_line() -> None:
+    assert services("<!-- docs-test: ironic nova placement -->\n# Title\n") == [
+        "ironic",
+        "nova",
+        "placement",
+    ]
+    assert services("# Title\n\nText.\n") == []
+    # Only the first line declares: the same comment further down is text of the page.
+    assert services("# Title\n<!-- docs-test: ironic -->\n") == []
