@@ -250,8 +250,8 @@ def check_runbook(doc: Document, runbook: RunbookDef, rules: CatalogRules) -> li
     out = [
         doc.diagnostic(
             ["traits", index],
-            f"{traits.lookalike_message(runbook.traits[index])}; a node has only traits "
-            "Placement knows",
+            f"{traits.lookalike_message(runbook.traits[index])}; Ironic refuses it on a "
+            "node, so no node has it to run this runbook",
             code="trait-standard-lookalike",
         )
         for index in sorted(lookalikes)

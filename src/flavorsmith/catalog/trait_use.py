@@ -266,7 +266,10 @@ def check_runbooks(catalog: Catalog, nodes: KnownNodes | None = None) -> list[Di
     """A warning for each runbook no node may run: none of its traits is added by a trait rule,
     set by Nova or by a declared outside setter (an operator, the inspection hook, a tool), nor,
     when the nodes are known, on any of them. Ironic lets a node run a runbook only when the
-    node has one of the runbook's traits."""
+    node has one of the runbook's traits. As in :func:`check_unprovided`, a catalog without
+    trait rules says nothing about who sets traits unless the nodes are known."""
+    if nodes is None and not catalog.trait_rules:
+        return []
     setters_of = setters(catalog)
     provided = {t for t, who in setters_of.items() if any(w != DEPLOY_TEMPLATE for w in who)} | {
         t for t, d in catalog.declared_traits.items() if d.set_by in OUTSIDE_SETTERS

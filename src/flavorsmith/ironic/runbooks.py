@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flavorsmith import traits
+from flavorsmith.did_you_mean import closest
 from flavorsmith.ironic.deploy_templates import TemplateProblem
 
 # An argument's JSON type -> the Python types a YAML or JSON value of it has.
@@ -165,11 +166,13 @@ def _against_catalogues(
         known = sorted(
             {s.step for steps in catalogues.values() for s in steps if s.interface == key[0]}
         )
+        best = closest(key[1], known)
+        hint = f" (did you mean {best!r}?)" if best is not None else ""
         return [
             TemplateProblem(
                 ("steps", index, "step"),
-                f"{label} is not a clean or service step of any known driver "
-                f"({', '.join(catalogues)}). Steps on {key[0]}: {', '.join(known) or 'none'}",
+                f"{label} is not a clean or service step of any known driver{hint}. Steps "
+                f"on {key[0]}: {', '.join(known) or 'none'} (drivers: {', '.join(catalogues)})",
                 "runbook-step-unknown",
             )
         ]
