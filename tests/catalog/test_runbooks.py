@@ -4,13 +4,14 @@ declared when the catalog declares its traits, and a warning for a runbook no no
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import EXAMPLES, Invoke
-from tests.support.declared_traits import declared_catalog
+from tests.support.declared_traits import DECLARATIONS, declared_catalog
 
 RUNBOOK = "hardware/runbooks/rebuild.yaml"
 GENERATOR = """\
@@ -173,3 +174,25 @@ def test_a_runbook_no_node_may_run_is_a_warning(cli: Invoke, repo: Path, tmp_pat
     assert added.exit_code == 0, added.stderr
     result = cli("validate", "--database", database)
     assert "runbook" not in result.stdout
+
+
+def test_a_declared_trait_a_runbook_names_is_used(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    declarations = DECLARATIONS + (
+        "  - name: CUSTOM_FIRMWARE_PENDING\n"
+        "    description: Firmware to update at the next maintenance\n"
+        "    set_by: operator\n"
+    )
+    root = declared_catalog(tmp_path / "deploy", declarations)
+    monkeypatch.chdir(root)
+
+    def notes() -> list[str]:
+        listed = json.loads(cli("trait", "list", "-f", "json").stdout)
+        return next(t["notes"] for t in listed if t["trait"] == "CUSTOM_FIRMWARE_PENDING")
+
+    assert notes() == ["nothing uses it"]
+    with_runbook(root, traits="[CUSTOM_FIRMWARE_PENDING]")
+    assert notes() == []
+    result = cli("validate")
+    assert (result.exit_code, result.stdout) == (0, "29 files: 0 errors, 0 warnings\n")
