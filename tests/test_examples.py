@@ -11,6 +11,7 @@ from tests.support.catalogs import RULES
 
 F = "hardware/flavors"
 D = "hardware/device-types"
+R = "hardware/runbooks"
 
 EXPECTED: dict[str, tuple[int, list[str]]] = {
     "yaml-syntax": (
@@ -239,6 +240,29 @@ EXPECTED: dict[str, tuple[int, list[str]]] = {
             "'HW_CPU_X86_AVX512PF'?); the traits list asks for CUSTOM_ traits: ask for a "
             "standard trait in extra_specs (trait:HW_CPU_X86_AVX512F: required), and for this "
             "name as a custom trait there too (trait:CUSTOM_HW_CPU_X86_AVX512FF: required)",
+        ],
+    ),
+    "runbook-unknown-step": (
+        1,
+        [
+            f"{R}/bios-reset.yaml:5:11: steps[0].step: bios.factory_rest is not a clean or "
+            "service step of any known driver (did you mean 'factory_reset'?). Steps on bios: "
+            "apply_configuration, factory_reset (drivers: fake-hardware, redfish, idrac, ipmi, "
+            "ilo, irmc, manual-management)",
+        ],
+    ),
+    "runbook-arg-type": (
+        1,
+        [
+            f"{R}/bios-reset.yaml:10:17: steps[1].args.settings: bios.apply_configuration's "
+            "argument settings must be of type array, not object",
+        ],
+    ),
+    "runbook-duplicate-order": (
+        1,
+        [
+            f"{R}/bios-reset.yaml:11:12: steps[1].order: order 10 is already steps[0]'s: each "
+            "step of a runbook has an order of its own",
         ],
     ),
     "unlisted-file": (

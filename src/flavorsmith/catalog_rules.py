@@ -1,7 +1,8 @@
 """The rules a catalog is loaded with, composed from the packages that own them: the
 extra-spec registry (completed by the catalog's own validator files) and Ironic's
-deploy-template rules with the driver step catalogues. The catalog itself imports neither; the
-application hands it these (the CLI and the API's app factory call :func:`catalog_rules`)."""
+deploy-template and runbook rules with the driver step catalogues. The catalog itself imports
+neither; the application hands it these (the CLI and the API's app factory call
+:func:`catalog_rules`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from flavorsmith.catalog.model import ExtraSpecSet
 from flavorsmith.extra_specs.declarative import problems
 from flavorsmith.extra_specs.factory import CatalogExtraSpecs, completed
 from flavorsmith.extra_specs.registry import Registry
-from flavorsmith.ironic import deploy_templates
+from flavorsmith.ironic import deploy_templates, runbooks
 from flavorsmith.ironic.driver_steps import CATALOGUES, DriverStep
 
 
@@ -29,4 +30,5 @@ def catalog_rules(
         extra_spec_definitions=lambda data: problems(dict(data)),
         extra_specs=extra_specs,
         deploy_template=lambda data: deploy_templates.problems(data, catalogues),
+        runbook=runbooks.problems,
     )

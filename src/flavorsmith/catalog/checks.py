@@ -14,6 +14,7 @@ from flavorsmith.catalog.model import (
     DeviceType,
     ExtraSpecSet,
     Flavor,
+    RunbookDef,
     TraitRuleSet,
 )
 from flavorsmith.diagnostics import Diagnostic, Severity
@@ -36,7 +37,7 @@ def across_files(
     unchecked_resource_classes: frozenset[str] = frozenset(),
 ) -> list[Diagnostic]:
     """Every check across files, in order: device types and flavors, trait-rule prefixes,
-    extra specs, deploy templates, declared traits (see each)."""
+    extra specs, deploy templates, runbooks, declared traits (see each)."""
     return [
         *check_catalog(
             catalog.device_types,
@@ -46,6 +47,7 @@ def across_files(
         *check_trait_rule_sets(catalog.trait_rules),
         *check_extra_specs(catalog.flavors, catalog.extra_specs, rules),
         *check_deploy_templates(catalog.flavors, catalog.deploy_templates),
+        *check_runbooks(catalog.runbooks),
         *trait_names.check(catalog),
     ]
 
@@ -361,6 +363,24 @@ def check_deploy_templates(
                     "this template (add it to a flavor's traits as required)",
                     severity=W,
                     code="deploy-template-unused",
+                )
+            )
+    return out
+
+
+def check_runbooks(runbooks: Sequence[RunbookDef]) -> list[Diagnostic]:
+    """Each runbook name once (Ironic keeps one runbook per name)."""
+    out: list[Diagnostic] = []
+    by_name: dict[str, RunbookDef] = {}
+    for runbook in runbooks:
+        first = by_name.setdefault(runbook.name, runbook)
+        if first is not runbook and runbook.doc is not None:
+            out.append(
+                runbook.doc.diagnostic(
+                    ["name"],
+                    f"runbook {runbook.name} is already defined at "
+                    f"{_where(first.doc, ['name'])}: Ironic keeps one runbook per name",
+                    code="duplicate-name",
                 )
             )
     return out

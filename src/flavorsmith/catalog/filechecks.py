@@ -11,6 +11,7 @@ from flavorsmith.catalog.model import (
     ExtraSpecSet,
     Flavor,
     ResourceClass,
+    RunbookDef,
     TraitRuleSet,
     TraitSet,
 )
@@ -238,6 +239,32 @@ def check_deploy_template(
         )
         for problem in rules.deploy_template(template.as_api())
         if not (lookalike and problem.code == "deploy-template-name")
+    ]
+    return out
+
+
+def check_runbook(doc: Document, runbook: RunbookDef, rules: CatalogRules) -> list[Diagnostic]:
+    """Ironic's rules for one runbook and its steps against the driver step catalogues, as
+    ``rules`` holds them; a trait named like a standard trait is named as such."""
+    lookalikes = {i for i, t in enumerate(runbook.traits) if traits.looks_standard(t)}
+    out = [
+        doc.diagnostic(
+            ["traits", index],
+            f"{traits.lookalike_message(runbook.traits[index])}; Ironic refuses it on a "
+            "node, so no node has it to run this runbook",
+            code="trait-standard-lookalike",
+        )
+        for index in sorted(lookalikes)
+    ]
+    out += [
+        doc.diagnostic(
+            list(problem.path),
+            problem.message,
+            severity=W if problem.warning else Severity.ERROR,
+            code=problem.code,
+        )
+        for problem in rules.runbook(runbook.as_api())
+        if not (problem.path[0] == "traits" and problem.path[1] in lookalikes)
     ]
     return out
 

@@ -1,5 +1,5 @@
 """The rules a catalog is checked with that are not the catalog's own: the extra-spec registry
-and Ironic's deploy-template rules (with the driver step catalogues). The catalog never
+and Ironic's deploy-template and runbook rules (with the driver step catalogues). The catalog never
 imports them; whoever composes the application (the CLI, the API's app factory) builds a
 :class:`CatalogRules` once and passes it to every load."""
 
@@ -69,3 +69,5 @@ class CatalogRules:
     extra_specs: Callable[[Sequence[ExtraSpecSet]], ExtraSpecRules]
     # One deploy template's problems (Ironic's rules and the driver step catalogues).
     deploy_template: Callable[[Mapping[str, Any]], Sequence[TemplateProblem]]
+    # One runbook's problems (its traits, orders, and steps against the driver step catalogues).
+    runbook: Callable[[Mapping[str, Any]], Sequence[TemplateProblem]]

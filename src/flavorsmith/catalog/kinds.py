@@ -28,7 +28,16 @@ TRAIT_RULE = Kind("trait-rule", "trait-rules", "trait-rules")
 EXTRA_SPEC = Kind("extra-spec", "extra-specs", "extra-specs")
 DEPLOY_TEMPLATE = Kind("deploy-template", "deploy-templates", "deploy-templates")
 TRAIT = Kind("trait", "traits", "traits")
-KINDS: tuple[Kind, ...] = (DEVICE_TYPE, FLAVOR, TRAIT_RULE, EXTRA_SPEC, DEPLOY_TEMPLATE, TRAIT)
+RUNBOOK = Kind("runbook", "runbooks", "runbooks")
+KINDS: tuple[Kind, ...] = (
+    DEVICE_TYPE,
+    FLAVOR,
+    TRAIT_RULE,
+    EXTRA_SPEC,
+    DEPLOY_TEMPLATE,
+    TRAIT,
+    RUNBOOK,
+)
 
 
 def kind_named(name: str) -> Kind:

@@ -16,6 +16,7 @@ from flavorsmith.catalog.kinds import (
     DEVICE_TYPE,
     EXTRA_SPEC,
     FLAVOR,
+    RUNBOOK,
     TRAIT,
     TRAIT_RULE,
     Kind,
@@ -26,6 +27,7 @@ from flavorsmith.catalog.model import (
     DeviceType,
     ExtraSpecSet,
     Flavor,
+    RunbookDef,
     TraitRuleSet,
     TraitSet,
 )
@@ -116,6 +118,9 @@ def load_bytes(
     elif kind is TRAIT:
         model = TraitSet.from_data(doc.data, doc)
         diagnostics = filechecks.check_trait_set(doc, model)
+    elif kind is RUNBOOK:
+        model = RunbookDef.from_data(doc.data, doc)
+        diagnostics = filechecks.check_runbook(doc, model, rules)
     else:  # pragma: no cover - every kind is handled above
         raise ValueError(kind.name)
     return Loaded(path, kind, doc, model, diagnostics)

@@ -255,9 +255,66 @@ class DeployTemplateDef(ByName):
         }
 
 
+@dataclass(frozen=True)
+class RunbookDef(ByName):
+    """One runbook file: an Ironic runbook, the ordered clean or service steps a node may run
+    when it has one of the runbook's traits."""
+
+    name: str
+    traits: tuple[str, ...]
+    steps: tuple[dict[str, Any], ...]
+    description: str | None = None
+    public: bool = False
+    owner: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    doc: Document | None = field(default=None, compare=False, repr=False)
+    noun: ClassVar[str] = "runbook"
+
+    @property
+    def canonical_file(self) -> str:
+        return f"{self.name}.yaml"
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any], doc: Document | None = None) -> RunbookDef:
+        return cls(
+            name=data["name"],
+            traits=tuple(data["traits"]),
+            steps=tuple(
+                {
+                    "interface": s["interface"],
+                    "step": s["step"],
+                    "args": _plain(s.get("args", {})),
+                    "order": _priority(s["order"]),
+                }
+                for s in data["steps"]
+            ),
+            description=data.get("description"),
+            public=data.get("public", False),
+            owner=data.get("owner"),
+            extra=_plain(data.get("extra", {})),
+            doc=doc,
+        )
+
+    def as_api(self) -> dict[str, Any]:
+        """The runbook as Ironic's API shows it (API 1.112, without uuid)."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "traits": list(self.traits),
+            "steps": [dict(s) for s in self.steps],
+            "public": self.public,
+            "owner": self.owner,
+            "extra": dict(self.extra),
+        }
+
+    def ordered_steps(self) -> list[dict[str, Any]]:
+        """The steps in the order Ironic runs them: ascending ``order``."""
+        return sorted(self.steps, key=lambda s: s["order"])
+
+
 def _priority(value: Any) -> Any:
-    """A step's priority as a number: the schema lets a string of at most 19 digits stand
-    for one, as Ironic's API does."""
+    """A step's priority (or a runbook step's order) as a number: the schema lets a string of
+    at most 19 digits stand for one, as Ironic's API does."""
     return int(value) if isinstance(value, str) else value
 
 
@@ -318,7 +375,9 @@ class TraitSet(ByName):
         )
 
 
-Definition = Flavor | DeviceType | TraitRuleSet | ExtraSpecSet | DeployTemplateDef | TraitSet
+Definition = (
+    Flavor | DeviceType | TraitRuleSet | ExtraSpecSet | DeployTemplateDef | TraitSet | RunbookDef
+)
 
 
 def label(definition: Definition) -> str:
@@ -345,6 +404,7 @@ class Catalog:
     extra_specs: tuple[ExtraSpecSet, ...] = ()
     deploy_templates: tuple[DeployTemplateDef, ...] = ()
     trait_sets: tuple[TraitSet, ...] = ()
+    runbooks: tuple[RunbookDef, ...] = ()
 
     @property
     def declared_traits(self) -> dict[str, TraitDeclaration]:
@@ -367,6 +427,7 @@ class Catalog:
             extra_specs=tuple(d for d in found if isinstance(d, ExtraSpecSet)),
             deploy_templates=tuple(d for d in found if isinstance(d, DeployTemplateDef)),
             trait_sets=tuple(d for d in found if isinstance(d, TraitSet)),
+            runbooks=tuple(d for d in found if isinstance(d, RunbookDef)),
         )
 
     def flavor(self, name: str) -> Flavor | None:

@@ -4,9 +4,9 @@ declared.
 
 A custom trait is named in a flavor's traits list (without CUSTOM_), in a flavor's extra specs
 (``trait:CUSTOM_X`` or ``traitN:CUSTOM_X``), in a trait rule's ``add``, as a deploy template's
-name and as the key an extra-spec definition validates (``trait:CUSTOM_X``). A name that
-looks like a standard trait but is none is each file's own check (``filechecks``): it is
-refused whatever the catalog declares."""
+name, in a runbook's ``traits`` and as the key an extra-spec definition validates
+(``trait:CUSTOM_X``). A name that looks like a standard trait but is none is each file's own
+check (``filechecks``): it is refused whatever the catalog declares."""
 
 from __future__ import annotations
 
@@ -38,9 +38,9 @@ class Named:
 
 
 def custom_names(catalog: Catalog) -> Iterator[Named]:
-    """Every custom trait the flavors, trait rules, deploy templates and extra-spec definitions
-    name, where they name it. A flavor's trait written with CUSTOM_ or like a standard trait
-    is left out: its own file's checks refuse it already."""
+    """Every custom trait the flavors, trait rules, deploy templates, runbooks and extra-spec
+    definitions name, where they name it. A flavor's trait written with CUSTOM_ or like a
+    standard trait is left out: its own file's checks refuse it already."""
     for flavor in catalog.flavors:
         doc = flavor.doc
         if doc is None:
@@ -64,6 +64,12 @@ def custom_names(catalog: Catalog) -> Iterator[Named]:
     for template in catalog.deploy_templates:
         if template.doc is not None and template.name.startswith(traits.CUSTOM_PREFIX):
             yield Named(template.doc, ["name"], template.name, False, False)
+    for runbook in catalog.runbooks:
+        if runbook.doc is None:
+            continue
+        for index, trait in enumerate(runbook.traits):
+            if trait.startswith(traits.CUSTOM_PREFIX):
+                yield Named(runbook.doc, ["traits", index], trait, False, False)
     for definitions in catalog.extra_specs:
         if definitions.doc is None:
             continue

@@ -152,16 +152,16 @@ class TraitUse:
 
 
 def uses(catalog: Catalog, nodes: KnownNodes | None = None) -> list[TraitUse]:
-    """Every trait the catalog mentions (flavors, trait rules, deploy templates) or declares,
-    by name, with who sets it and the flavors that require or forbid it. With the nodes, a
-    trait that nodes have and no trait rule (nor Nova) sets is set "by hand": a deploy
-    template names a trait, it does not put it on nodes.
+    """Every trait the catalog mentions (flavors, trait rules, deploy templates, runbooks) or
+    declares, by name, with who sets it and the flavors that require or forbid it. With the
+    nodes, a trait that nodes have and no trait rule (nor Nova) sets is set "by hand": a
+    deploy template names a trait, it does not put it on nodes.
 
     A declared trait shows its description and, when an operator, the inspection hook or an
     external tool sets it, that setter; its notes say when nothing sets it (no trait rule or
     deploy template of the catalog, and no known node, for one declared as set by them) and
-    when nothing uses it (no flavor requires or forbids it). In a catalog that declares its
-    traits, a custom trait named but not declared is noted so."""
+    when nothing uses it (no flavor requires or forbids it, and no runbook names it). In a
+    catalog that declares its traits, a custom trait named but not declared is noted so."""
     by_catalog = setters(catalog)
     declared = catalog.declared_traits
     required: dict[str, set[str]] = {}
@@ -170,7 +170,9 @@ def uses(catalog: Catalog, nodes: KnownNodes | None = None) -> list[TraitUse]:
         for mention in mentions(flavor):
             side = required if mention.state == "required" else forbidden
             side.setdefault(mention.trait, set()).add(flavor.name)
+    by_runbooks = {t for runbook in catalog.runbooks for t in runbook.traits}
     named = {t for t, who in by_catalog.items() if who != [NOVA]} | set(required) | set(forbidden)
+    named |= by_runbooks
     out = []
     for trait in sorted(named | set(declared)):
         who = list(by_catalog.get(trait, []))
@@ -184,7 +186,7 @@ def uses(catalog: Catalog, nodes: KnownNodes | None = None) -> list[TraitUse]:
                 who.append(declaration.setter)
             elif not who and not count:
                 notes.append(NOTHING_SETS)
-            if trait not in required and trait not in forbidden:
+            if trait not in required and trait not in forbidden and trait not in by_runbooks:
                 notes.append(NOTHING_USES)
         elif declared and _custom(trait):
             notes.append(NOT_DECLARED)
@@ -257,6 +259,42 @@ def check_unprovided(catalog: Catalog, nodes: KnownNodes | None = None) -> list[
                     at_key=mention.in_extra_specs,
                 )
             )
+    return out
+
+
+def check_runbooks(catalog: Catalog, nodes: KnownNodes | None = None) -> list[Diagnostic]:
+    """A warning for each runbook no node may run: none of its traits is added by a trait rule,
+    set by Nova or by a declared outside setter (an operator, the inspection hook, a tool), nor,
+    when the nodes are known, on any of them. Ironic lets a node run a runbook only when the
+    node has one of the runbook's traits. As in :func:`check_unprovided`, a catalog without
+    trait rules says nothing about who sets traits unless the nodes are known."""
+    if nodes is None and not catalog.trait_rules:
+        return []
+    setters_of = setters(catalog)
+    provided = {t for t, who in setters_of.items() if any(w != DEPLOY_TEMPLATE for w in who)} | {
+        t for t, d in catalog.declared_traits.items() if d.set_by in OUTSIDE_SETTERS
+    }
+    if nodes is not None:
+        provided |= {t for t, n in nodes.with_trait.items() if n}
+    out: list[Diagnostic] = []
+    for runbook in catalog.runbooks:
+        if runbook.doc is None or provided & set(runbook.traits):
+            continue
+        on_nodes = (
+            "and no node has them"
+            if nodes is None
+            else f"and none of the {nodes.total} known nodes has one"
+        )
+        out.append(
+            runbook.doc.diagnostic(
+                ["traits"],
+                f"no node may run runbook {runbook.name}: no trait rule sets its traits "
+                f"({', '.join(runbook.traits)}) {on_nodes} unless they are set by hand "
+                "(a node needs one of them)",
+                severity=Severity.WARNING,
+                code="runbook-unreachable",
+            )
+        )
     return out
 
 

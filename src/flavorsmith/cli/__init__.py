@@ -189,6 +189,7 @@ _COMMANDS: dict[str, _Register] = {
         "DEPLOY_TEMPLATE",
         "Manage deploy templates (hardware/deploy-templates/).",
     ),
+    "runbook": _group("runbook", "group"),
     "trait": _group("trait_list", "group"),
     "deploy": _group("deploy", "group"),
     "provider": _group("providers", "provider_group"),
@@ -242,6 +243,7 @@ _SUMMARIES: dict[str, str] = {
     "device-type": "Manage device-type definitions (hardware/device-types/).",
     "trait-rule": "Manage trait rules for inspection data (hardware/trait-rules/).",
     "deploy-template": "Manage deploy templates (hardware/deploy-templates/).",
+    "runbook": "Manage runbooks (hardware/runbooks/) and plan which of them a node may run.",
     "trait": "List the traits the catalog uses.",
     "deploy": "Plan a provisioning: its deploy steps and deploy templates.",
     "provider": (

@@ -18,6 +18,7 @@ class SchemaKind(enum.StrEnum):
     EXTRA_SPEC = "extra-spec"
     DEPLOY_TEMPLATE = "deploy-template"
     TRAIT = "trait"
+    RUNBOOK = "runbook"
 
 
 def schema(kind: Annotated[SchemaKind, typer.Argument(help="Which kind of file.")]) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from flavorsmith.catalog.kinds import DEPLOY_TEMPLATE, TRAIT, TRAIT_RULE
-from flavorsmith.catalog.trait_use import KnownNodes, check_unprovided
+from flavorsmith.catalog.trait_use import KnownNodes, check_runbooks, check_unprovided
 from flavorsmith.cli.options import (
     NodeSource,
     RepoOption,
@@ -115,8 +115,8 @@ def catalog_warnings(view: RepoView) -> list[Diagnostic]:
 
 
 def _against_nodes(view: RepoView, index: Index | None) -> list[Diagnostic]:
-    """Pool leaks, and required traits nothing provides (skipped while a trait-rule,
-    deploy-template or trait file has errors: what it sets is unknown)."""
+    """Pool leaks, required traits nothing provides and runbooks no node may run (skipped
+    while a trait-rule, deploy-template or trait file has errors: what it sets is unknown)."""
     catalog = view.catalog
     out = pools.diagnostics(catalog.flavors, pools.leaks(catalog.flavors, index))
     sources = (TRAIT_RULE, DEPLOY_TEMPLATE, TRAIT)
@@ -126,4 +126,5 @@ def _against_nodes(view: RepoView, index: Index | None) -> list[Diagnostic]:
             counts = {t: bits.bit_count() for t, bits in index.by_trait.items()}
             known = KnownNodes(len(index.snapshot.nodes), counts)
         out.extend(check_unprovided(catalog, known))
+        out.extend(check_runbooks(catalog, known))
     return out

@@ -11,7 +11,7 @@ from flavorsmith.catalog import edit
 from flavorsmith.catalog.kinds import Kind
 from flavorsmith.catalog.load import display_path
 from flavorsmith.catalog.repo import Repository, resolve_root
-from flavorsmith.cli.definitions.examples import example, sample
+from flavorsmith.cli.definitions.examples import example, sample_file
 from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.help_example import with_example
 from flavorsmith.cli.options import RepoOption, repository
@@ -51,5 +51,5 @@ def register(app: typer.Typer, kind: Kind) -> None:
 
     add.__doc__ = with_example(
         "Validate a definition and add it to the catalog repository.",
-        example(kind, "add", f"hardware/{kind.folder}/{sample(kind)}.yaml"),
+        example(kind, "add", sample_file(kind)),
     )

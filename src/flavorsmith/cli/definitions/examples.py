@@ -1,5 +1,6 @@
 """The examples of the definition verbs, on the example catalog (examples/): the words of each
-kind's group, and one definition of each kind there (one that delete removes without --force)."""
+kind's group, and one definition of each kind there (one that delete removes without --force);
+a runbook's, which the example catalog has none of, is a file beside it."""
 
 from __future__ import annotations
 
@@ -13,7 +14,12 @@ _SAMPLES = {
     "trait-rule": "nics",
     "extra-spec": "scheduling",
     "deploy-template": "CUSTOM_BM_CONFIG_BIOS_VMX_ON",
+    "runbook": "firmware-update",
 }
+
+
+# A kind the example catalog has no file of adds one kept beside it (examples/<folder>/).
+_OUTSIDE = {"runbook"}
 
 
 def example(kind: Kind, verb: str, args: str = "") -> str:
@@ -25,3 +31,13 @@ def example(kind: Kind, verb: str, args: str = "") -> str:
 def sample(kind: Kind) -> str:
     """The name of a definition of the kind in the example catalog (its file is NAME.yaml)."""
     return _SAMPLES[kind.name]
+
+
+def sample_folder(kind: Kind) -> str:
+    """The folder of the kind's example files, relative to the example catalog repository."""
+    return kind.folder if kind.name in _OUTSIDE else f"hardware/{kind.folder}"
+
+
+def sample_file(kind: Kind) -> str:
+    """A file of the kind to add, relative to the example catalog repository."""
+    return f"{sample_folder(kind)}/{sample(kind)}.yaml"

@@ -12,6 +12,7 @@ from flavorsmith.catalog.model import (
     ExtraSpecSet,
     Flavor,
     ResourceClass,
+    RunbookDef,
     TraitRuleSet,
     TraitSet,
 )
@@ -23,6 +24,7 @@ DEVICE_TYPE_COLUMNS = ("name", "class", "manufacturer", "model", "u_height", "re
 TRAIT_RULE_COLUMNS = ("name", "prefix", "rules", "traits")
 EXTRA_SPEC_COLUMNS = ("name", "validators", "keys")
 DEPLOY_TEMPLATE_COLUMNS = ("name", "steps", "description")
+RUNBOOK_COLUMNS = ("name", "traits", "steps", "description")
 
 
 def columns(kind_name: str) -> tuple[str, ...]:
@@ -31,6 +33,7 @@ def columns(kind_name: str) -> tuple[str, ...]:
         "trait-rule": TRAIT_RULE_COLUMNS,
         "extra-spec": EXTRA_SPEC_COLUMNS,
         "deploy-template": DEPLOY_TEMPLATE_COLUMNS,
+        "runbook": RUNBOOK_COLUMNS,
     }.get(kind_name, DEVICE_TYPE_COLUMNS)
 
 
@@ -38,7 +41,18 @@ def step_label(step: dict[str, Any]) -> str:
     return f"{step['interface']}.{step['step']} (priority {step['priority']})"
 
 
+def runbook_step_label(step: dict[str, Any]) -> str:
+    return f"{step['interface']}.{step['step']} (order {step['order']})"
+
+
 def row(model: Definition) -> dict[str, Any]:
+    if isinstance(model, RunbookDef):
+        return {
+            "name": model.name,
+            "traits": list(model.traits),
+            "steps": [runbook_step_label(s) for s in model.ordered_steps()],
+            "description": model.description,
+        }
     if isinstance(model, DeployTemplateDef):
         return {
             "name": model.name,
@@ -138,7 +152,7 @@ def show_table(record: dict[str, Any]) -> dict[str, Any]:
     """Flatten nested values into readable cells for the table format."""
     out: dict[str, Any] = {}
     for key, value in record.items():
-        if key == "traits":
+        if key == "traits" and all(isinstance(t, dict) for t in value):
             out[key] = [f"{t['trait']} ({t['full_name']}): {t['state']}" for t in value]
         elif key == "nova_flavor" and isinstance(value, dict):
             for sub, sub_value in value.items():
@@ -188,4 +202,20 @@ def deploy_template_record(template: DeployTemplateDef, catalog: Catalog) -> dic
         "extra": template.extra,
         "flavors": sorted(f.name for f in catalog.flavors if template.name in f.required_traits),
         "file": template.doc.display if template.doc else None,
+    }
+
+
+def runbook_record(runbook: RunbookDef) -> dict[str, Any]:
+    return {
+        "name": runbook.name,
+        "description": runbook.description,
+        "traits": list(runbook.traits),
+        "steps": [
+            {**{k: s[k] for k in ("interface", "step", "order")}, "args": s["args"]}
+            for s in runbook.ordered_steps()
+        ],
+        "public": runbook.public,
+        "owner": runbook.owner,
+        "extra": runbook.extra,
+        "file": runbook.doc.display if runbook.doc else None,
     }

@@ -12,6 +12,7 @@ from flavorsmith.catalog.model import (
     DeviceType,
     ExtraSpecSet,
     Flavor,
+    RunbookDef,
     TraitRuleSet,
 )
 from flavorsmith.cli.definitions.examples import example, sample
@@ -20,6 +21,7 @@ from flavorsmith.cli.definitions.rows import (
     device_type_record,
     extra_spec_record,
     flavor_record,
+    runbook_record,
     show_table,
     trait_rule_record,
 )
@@ -65,6 +67,8 @@ def register(app: typer.Typer, kind: Kind) -> None:
             record = extra_spec_record(loaded.model)
         elif isinstance(loaded.model, DeployTemplateDef):
             record = deploy_template_record(loaded.model, catalog)
+        elif isinstance(loaded.model, RunbookDef):
+            record = runbook_record(loaded.model)
         else:
             assert isinstance(loaded.model, DeviceType)
             record = device_type_record(loaded.model, list(catalog.flavors))

@@ -9,7 +9,7 @@ import typer
 
 from flavorsmith.catalog.kinds import Kind
 from flavorsmith.catalog.load import load_file
-from flavorsmith.cli.definitions.examples import example
+from flavorsmith.cli.definitions.examples import example, sample_folder
 from flavorsmith.cli.help_example import with_example
 from flavorsmith.cli.options import RepoOption, repository
 from flavorsmith.cli.report import FORMAT_HELP, DiagnosticFormat, emit, exit_for
@@ -46,5 +46,5 @@ def register(app: typer.Typer, kind: Kind) -> None:
 
     validate.__doc__ = with_example(
         f"Validate {kind.name} files (and against the catalog repository when found).",
-        example(kind, "validate", f"hardware/{kind.folder}/*.yaml"),
+        example(kind, "validate", f"{sample_folder(kind)}/*.yaml"),
     )
