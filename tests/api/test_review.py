@@ -152,3 +152,16 @@ def test_a_catalog_outside_git_has_no_revisions(
             status, body = get(client, url)
             assert status == 409, url
             assert "not in a Git repository" in str(body["detail"])
+
+
+def test_a_repository_without_commits_has_no_refs_yet(
+    engine: Engine, tokens: Path, tmp_path: Path
+) -> None:
+    fresh = tmp_path / "fresh"
+    shutil.copytree(EXAMPLES / "hardware", fresh / "hardware")
+    git(fresh, "init", "-q", "-b", "main")
+    with serve(engine, fresh, tokens) as client:
+        assert get(client, "/v1/review/refs") == (200, {"refs": [], "commits": []})
+        status, body = get(client, "/v1/review?base=main")
+        assert status == 404
+        assert "'main'" in body["detail"]

@@ -103,7 +103,10 @@ def refs(root: Path, *, commits: int = 20) -> dict[str, list[dict[str, str]]]:
     from HEAD (each with its short hash and subject)."""
     fields = "%(refname:short)%00%(objectname:short)%00%(subject)"
     listed = _git(root, "for-each-ref", f"--format={fields}", "refs/heads", "refs/tags")
-    log = _git(root, "log", f"--max-count={commits}", "--format=%h%x00%s", "HEAD", "--")
+    try:
+        log = _git(root, "log", f"--max-count={commits}", "--format=%h%x00%s", "HEAD", "--")
+    except _GitFailed:  # a repository without a commit yet
+        log = b""
 
     def entries(text: bytes, names: Sequence[str]) -> list[dict[str, str]]:
         lines = text.decode(errors="replace").splitlines()
