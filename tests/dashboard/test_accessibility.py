@@ -20,6 +20,8 @@ PAGES = [
     "/ui/flavor.html?name=no-such-flavor",
     "/ui/sync.html",
     "/ui/sync.html?only=deploy-templates",
+    "/ui/review.html",
+    "/ui/review.html?base=HEAD",
 ]
 
 

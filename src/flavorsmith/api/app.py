@@ -49,6 +49,7 @@ from flavorsmith.api.native import inspection as native_inspection
 from flavorsmith.api.native import login as native_login
 from flavorsmith.api.native import matching as native_matching
 from flavorsmith.api.native import node_source as native_node_source
+from flavorsmith.api.native import review as native_review
 from flavorsmith.api.native import service_flavors as native_service_flavors
 from flavorsmith.api.native import sync as native_sync
 from flavorsmith.api.native import trends as native_trends
@@ -100,6 +101,7 @@ ROUTERS: list[tuple[APIRouter, str]] = [
     (native_inspection.router, "/v1"),
     (native_sync.router, "/v1"),
     (native_verify.router, "/v1"),
+    (native_review.router, "/v1"),
     (native_login.router, "/v1"),
     (ui.router, ui.PREFIX),
 ]
@@ -110,6 +112,7 @@ NATIVE_POLICIES = [
     *native_inspection.POLICIES,
     *native_sync.POLICIES,
     *native_verify.POLICIES,
+    *native_review.POLICIES,
     *native_node_source.POLICIES,
 ]
 

@@ -7,8 +7,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from flavorsmith.catalog.kinds import DEPLOY_TEMPLATE, TRAIT, TRAIT_RULE
-from flavorsmith.catalog.trait_use import KnownNodes, check_runbooks, check_unprovided
 from flavorsmith.cli.options import (
     NodeSource,
     RepoOption,
@@ -17,12 +15,10 @@ from flavorsmith.cli.options import (
 )
 from flavorsmith.cli.report import FORMAT_HELP, DiagnosticFormat, emit, exit_for
 from flavorsmith.diagnostics import Severity
-from flavorsmith.matching import pools
+from flavorsmith.matching.checks import against_nodes
 from flavorsmith.matching.index import Index
 
 if TYPE_CHECKING:
-    from flavorsmith.catalog.repo import RepoView
-    from flavorsmith.diagnostics import Diagnostic
     from flavorsmith.matching.index import Index
 
 CheckDatabaseOption = Annotated[
@@ -67,7 +63,7 @@ def validate(
     view = found.load()
     index = node_index(ctx, nodes)
     diagnostics = sorted(
-        [*view.diagnostics, *_against_nodes(view, index)],
+        [*view.diagnostics, *against_nodes(view, index)],
         key=lambda d: (d.path, d.line, d.column, d.message),
     )
     if strict:
@@ -103,28 +99,3 @@ def node_index(ctx: typer.Context, nodes: NodeSource) -> Index | None:
     engine = open_database(nodes.database, ctx)
     with consistent(engine).begin() as connection:
         return Index.build(node_store.snapshot(connection))
-
-
-def catalog_warnings(view: RepoView) -> list[Diagnostic]:
-    """The warnings ``validate`` reports on a catalog without errors and without nodes."""
-    found = [*view.diagnostics, *_against_nodes(view, None)]
-    return sorted(
-        (d for d in found if d.severity is Severity.WARNING),
-        key=lambda d: (d.path, d.line, d.column, d.message),
-    )
-
-
-def _against_nodes(view: RepoView, index: Index | None) -> list[Diagnostic]:
-    """Pool leaks, required traits nothing provides and runbooks no node may run (skipped
-    while a trait-rule, deploy-template or trait file has errors: what it sets is unknown)."""
-    catalog = view.catalog
-    out = pools.diagnostics(catalog.flavors, pools.leaks(catalog.flavors, index))
-    sources = (TRAIT_RULE, DEPLOY_TEMPLATE, TRAIT)
-    if all(item.model is not None for item in view.loaded if item.kind in sources):
-        known = None
-        if index is not None:
-            counts = {t: bits.bit_count() for t, bits in index.by_trait.items()}
-            known = KnownNodes(len(index.snapshot.nodes), counts)
-        out.extend(check_unprovided(catalog, known))
-        out.extend(check_runbooks(catalog, known))
-    return out

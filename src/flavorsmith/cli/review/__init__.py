@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import enum
 import json
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.options import NodeSource, RepoOption, node_source
 from flavorsmith.errors import Invalid
+
+if TYPE_CHECKING:
+    from flavorsmith.sync.review import Revision
 
 
 class ReviewFormat(enum.StrEnum):
@@ -118,10 +123,11 @@ def review(
       flavorsmith review --base main --head HEAD --nodes nodes.yaml -f markdown
     """
     from flavorsmith.catalog.root import resolve_root
+    from flavorsmith.cli.options import catalog_rules
     from flavorsmith.cli.review import fleet, render
-    from flavorsmith.cli.review.revisions import revision
     from flavorsmith.matching import review as diff
     from flavorsmith.matching.index import Index
+    from flavorsmith.sync.review import document, revision
 
     if base is None and not (retire or add):
         raise typer.BadParameter(
@@ -134,7 +140,11 @@ def review(
         raise typer.BadParameter(exc.message, param_hint="'--fail-on'") from None
     root = resolve_root(repo)
     snapshot = fleet.snapshot(ctx, nodes, nodes_file)
-    with revision(root, base, "--base") as old, revision(root, head, "--head") as new:
+    rules = catalog_rules()
+    with (
+        _side(revision(root, base, rules, folders=True), "--base") as old,
+        _side(revision(root, head, rules, folders=True), "--head") as new,
+    ):
         before = Index.build(snapshot)
         after = None
         changed = snapshot
@@ -165,7 +175,7 @@ def review(
         gates = diff.tripped(result, conditions, strict=strict)
         labels = (old.label, new.label)
     if fmt is ReviewFormat.JSON:
-        typer.echo(json.dumps(render.document(result, *labels, gates), indent=2))
+        typer.echo(json.dumps(document(result, *labels, gates), indent=2))
     elif fmt is ReviewFormat.MARKDOWN:
         typer.echo(render.markdown(result, *labels, gates), nl=False)
     else:
@@ -176,3 +186,16 @@ def review(
         raise typer.Exit(ExitCode.FAILURE)
     if detailed_exitcode and result.has_effects:
         raise typer.Exit(ExitCode.CHANGES)
+
+
+@contextmanager
+def _side(opened: AbstractContextManager[Revision], option: str) -> Iterator[Revision]:
+    """A revision opened, its problem (an unknown ref, no Git) a usage error of ``option``."""
+    from flavorsmith.errors import FlavorsmithError
+
+    with ExitStack() as stack:
+        try:
+            side = stack.enter_context(opened)
+        except FlavorsmithError as exc:
+            raise typer.BadParameter(exc.message, param_hint=f"'{option}'") from None
+        yield side

@@ -22,8 +22,6 @@ from flavorsmith.errors import FlavorsmithError
 from flavorsmith.ironic.nodes import SCHEDULING_FIELDS
 from flavorsmith.matching.snapshot import Snapshot, from_records
 from flavorsmith.nodes import importer
-from flavorsmith.nova.derive import DerivedFlavor
-from flavorsmith.sync.kinds.nova_flavors import MARKER, MARKER_VALUE, ObservedFlavor, desired, plan
 
 
 def snapshot(ctx: typer.Context, nodes: NodeSource, nodes_file: Path | None) -> Snapshot:
@@ -95,38 +93,14 @@ def read_nodes(path: Path) -> Snapshot:
 def nova_changes(base: Catalog, head: Catalog, cloud: str | None) -> list[dict[str, Any]]:
     """What ``sync plan --prune`` would write into a Nova that holds base's flavors to make
     it hold head's; with ``cloud``, the servers that use each flavor it replaces or deletes."""
-    observed = {d.id: _observed(d) for d in desired(base)}
-    actions = [a for a in plan(desired(head), observed, prune=True) if a.writes]
-    counter = None
-    if cloud is not None and any(a.kind in ("delete", "replace") for a in actions):
-        from flavorsmith.cli.ironic_source import reading
-        from flavorsmith.clients import cloud as clouds
-        from flavorsmith.clients.nova import NovaTarget
+    from flavorsmith.sync.review import nova_changes as changes
 
-        counter = NovaTarget(reading(lambda: clouds.connect(cloud, "compute")))
-    out = []
-    for action in actions:
-        entry = action.as_dict()
-        if action.kind not in ("create", "delete"):
-            entry["changes"] = [c.as_dict() for c in action.changes]
-        if action.kind in ("delete", "replace"):
-            servers = counter.servers_using(action.flavor) if counter is not None else None
-            entry["servers"] = servers.as_dict() if servers is not None else None
-        out.append(entry)
-    return out
+    found = changes(base, head)
+    if cloud is None or not any(e["action"] in ("delete", "replace") for e in found):
+        return found
+    from flavorsmith.cli.ironic_source import reading
+    from flavorsmith.clients import cloud as clouds
+    from flavorsmith.clients.nova import NovaTarget
 
-
-def _observed(flavor: DerivedFlavor) -> ObservedFlavor:
-    return ObservedFlavor(
-        id=flavor.id,
-        name=flavor.name,
-        vcpus=flavor.vcpus,
-        ram=flavor.ram,
-        disk=flavor.disk,
-        swap=flavor.swap,
-        ephemeral=flavor.ephemeral,
-        is_public=flavor.is_public,
-        description=flavor.description,
-        extra_specs={**flavor.extra_specs, MARKER: MARKER_VALUE},
-        projects=flavor.projects,
-    )
+    counter = NovaTarget(reading(lambda: clouds.connect(cloud, "compute")))
+    return changes(base, head, counter.servers_using)

@@ -13,15 +13,6 @@ SHOWN_NODES = 20  # node names a Markdown or table section lists before "and N m
 COLUMNS = ["flavor", "matching", "available", "change", "note"]
 
 
-def document(result: Review, base: str, head: str, gates: Sequence[Tripped]) -> dict[str, Any]:
-    return {
-        **result.as_dict(),
-        "base": base,
-        "head": head,
-        "gates": [g.as_dict() for g in gates],
-    }
-
-
 def _span(before: int | None, after: int | None) -> str:
     if before is None:
         return f"new: {after}"

@@ -34,8 +34,8 @@ from flavorsmith.cli.sync.common import (
     run_round,
     sync_places,
 )
-from flavorsmith.cli.validate import catalog_warnings
 from flavorsmith.diagnostics import has_errors
+from flavorsmith.matching.checks import catalog_warnings
 from flavorsmith.sync.default_kind import DEFAULT
 from flavorsmith.sync.engine import exclusive, in_use_refusal
 from flavorsmith.sync.kinds import NAMES, choose

@@ -19,13 +19,13 @@ from flavorsmith.cli.options import DatabaseOption, RepoOption, bundled
 from flavorsmith.cli.output import Format, render_list
 from flavorsmith.cli.report import emit
 from flavorsmith.cli.sync.diff import render, use_colour
-from flavorsmith.cli.validate import catalog_warnings
 from flavorsmith.clients import cloud as clouds
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import TargetError
 from flavorsmith.extra_specs.builtin import build
 from flavorsmith.extra_specs.factory import base_registry, completed
 from flavorsmith.extra_specs.validation import refusal
+from flavorsmith.matching.checks import catalog_warnings
 from flavorsmith.progress import progress
 from flavorsmith.sync import store_target as store
 from flavorsmith.sync.engine import run, sdk_target

@@ -11,6 +11,7 @@ const PAGES = [
   ["capacity", "/ui/", "Capacity"],
   ["matrix", "/ui/matrix.html", "Flavors × nodes"],
   ["sync", "/ui/sync.html", "Sync plan"],
+  ["review", "/ui/review.html", "Review"],
 ];
 
 export class ApiError extends Error {
