@@ -24,7 +24,7 @@ from flavorsmith.catalog.given_rules import CatalogRules
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.diagnostics import Diagnostic, Severity
-from flavorsmith.errors import Conflict, Invalid, NotFound
+from flavorsmith.errors import Conflict, Invalid, NotFound, ServiceUnavailable
 from flavorsmith.matching.checks import catalog_warnings
 from flavorsmith.matching.review import Review, Tripped
 from flavorsmith.nova.derive import DerivedFlavor
@@ -174,8 +174,17 @@ def _git(root: Path, *args: str) -> bytes:
         )
     except FileNotFoundError:
         raise Conflict("git is not installed: it reads the revisions") from None
+    except subprocess.TimeoutExpired:
+        raise ServiceUnavailable(
+            f"git {args[0]} took more than {GIT_TIMEOUT} s on {root}; try again later"
+        ) from None
     if done.returncode != 0:
         text = done.stderr.decode(errors="replace").strip()
+        if "dubious ownership" in text:  # Git's own guard: another user owns the repository
+            raise Conflict(
+                f"git refuses to read {root}: another user owns it (mark it safe with "
+                "git config --global --add safe.directory PATH for the user reading it)"
+            )
         raise _GitFailed(text, repository="not a git repository" not in text)
     return done.stdout
 
