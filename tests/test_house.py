@@ -22,7 +22,8 @@ NOT_YET = {CLI / "classify.py", CLI / "classify_ironic.py", CLI / "serve.py"}
 # A command whose optional part loads what its plain use must not wait for: validate reads
 # nodes (the database layer, the OpenStack SDK) only with --database, --cloud or
 # --ironic-endpoint (0.3 s against 1 s for what CI runs on every catalog change).
-OPTIONAL_PARTS = {CLI / "validate.py"}
+# So does review: a fleet read from a nodes file loads neither (a review runs on every push).
+OPTIONAL_PARTS = {CLI / "validate.py", CLI / "review" / "fleet.py"}
 
 
 def lazy_allowed(path: Path) -> bool:

@@ -21,6 +21,8 @@ from tests.support.browser import (
 )
 
 MEASURES = ("matching", "available", "exclusive", "shared")
+# The same counts as `flavorsmith capacity` names them (the API keeps the short names).
+CLI_NAMES = {m: f"{m}_nodes" for m in MEASURES}
 
 
 def _shown(browser: Any) -> list[dict[str, Any]]:
@@ -59,7 +61,7 @@ def test_the_capacity_page_shows_the_capacity_command_s_numbers(
                 "flavor": f["flavor"],
                 "resource_class": f["resource_class"],
                 "link": f"/ui/flavor.html?name={f['flavor']}",
-                **{m: f[m] for m in MEASURES},
+                **{m: f[CLI_NAMES[m]] for m in MEASURES},
             }
             for f in expected["flavors"]
         ),
@@ -178,7 +180,7 @@ def test_the_summary_counts_every_finding_above_the_fold(
             """
         )
         assert sellable == [
-            [f["flavor"], f["available"], f" of {f['matching']}", f["flavor"]]
+            [f["flavor"], f["available_nodes"], f" of {f['matching_nodes']}", f["flavor"]]
             for f in expected["flavors"]
         ]
         # Everything the summary holds is in the first screen: no scrolling to see it.
@@ -319,7 +321,7 @@ def test_the_page_is_usable_from_the_keyboard(service: tuple[str, str], browser:
     # Tab order: the skip link first, then the navigation, then the token form.
     focused = []
     body = browser.find_element("tag name", "body")
-    for _ in range(7):
+    for _ in range(8):
         body.send_keys("\ue004")  # Tab
         focused.append(
             browser.execute_script(
@@ -333,6 +335,7 @@ def test_the_page_is_usable_from_the_keyboard(service: tuple[str, str], browser:
         "A:Capacity",
         "A:Flavors \u00d7 nodes",
         "A:Sync plan",
+        "A:Review",
         "INPUT:token",
         "BUTTON:Use token",
         "BUTTON:Forget token",

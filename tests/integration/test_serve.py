@@ -6,6 +6,7 @@ import json
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import openstack
 import pytest
@@ -37,10 +38,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def test_probes(server: str) -> None:
     assert get(f"{server}/healthz") == (200, {"status": "ok"})
-    assert get(f"{server}/readyz") == (
+    status, ready = get(f"{server}/readyz")
+    assert isinstance(ready, dict)
+    background: Any = ready.pop("background")
+    assert (status, ready) == (
         200,
         {"status": "ready", "database": "ok", "migrations": migrate.head()},
     )
+    # One process: it leads, and its one loop is the capacity sampler (on by default).
+    assert (background["loops"], background["leader"]) == (["samples"], True)
+    assert background["holder"] == background["this_process"]
     status, root = get(f"{server}/")
     assert status == 200 and len(root["apis"]) == 4  # type: ignore[arg-type]
 

@@ -29,7 +29,7 @@ from flavorsmith.matching.checks import catalog_warnings
 from flavorsmith.matching.review import Review, Tripped
 from flavorsmith.nova.derive import DerivedFlavor
 from flavorsmith.servers_in_use import Servers
-from flavorsmith.sync.kinds.nova_flavors import MARKER, MARKER_VALUE, ObservedFlavor, desired, plan
+from flavorsmith.sync.kinds import FLAVOR_MARKER, FLAVORS, ObservedFlavor
 from flavorsmith.visibility import OPERATOR, Viewer, visible_catalog, visible_diagnostics
 
 GIT_TIMEOUT = 60  # seconds for one Git command
@@ -205,8 +205,8 @@ def nova_changes(
     """What ``sync plan --prune`` would write into a Nova that holds base's flavors to make
     it hold head's; with ``servers``, the servers that use each flavor it replaces or deletes
     (None: not counted)."""
-    observed = {d.id: _observed(d) for d in desired(base)}
-    actions = [a for a in plan(desired(head), observed, prune=True) if a.writes]
+    observed = {d.id: _observed(d) for d in FLAVORS.desired(base)}
+    actions = [a for a in FLAVORS.plan(FLAVORS.desired(head), observed, True) if a.writes]
     out = []
     for action in actions:
         entry = action.as_dict()
@@ -230,7 +230,7 @@ def _observed(flavor: DerivedFlavor) -> ObservedFlavor:
         ephemeral=flavor.ephemeral,
         is_public=flavor.is_public,
         description=flavor.description,
-        extra_specs={**flavor.extra_specs, MARKER: MARKER_VALUE},
+        extra_specs={**flavor.extra_specs, **FLAVOR_MARKER},
         projects=flavor.projects,
     )
 

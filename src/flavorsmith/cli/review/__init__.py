@@ -7,16 +7,18 @@ import json
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
+from flavorsmith.catalog.root import resolve_root
 from flavorsmith.cli.exit_codes import ExitCode
-from flavorsmith.cli.options import NodeSource, RepoOption, node_source
-from flavorsmith.errors import Invalid
-
-if TYPE_CHECKING:
-    from flavorsmith.sync.review import Revision
+from flavorsmith.cli.options import NodeSource, RepoOption, catalog_rules, node_source
+from flavorsmith.cli.review import fleet, render
+from flavorsmith.errors import FlavorsmithError, Invalid
+from flavorsmith.matching import review as diff
+from flavorsmith.matching.index import Index
+from flavorsmith.sync.review import Revision, document, revision
 
 
 class ReviewFormat(enum.StrEnum):
@@ -122,13 +124,6 @@ def review(
     Example:
       flavorsmith review --base main --head HEAD --nodes nodes.yaml -f markdown
     """
-    from flavorsmith.catalog.root import resolve_root
-    from flavorsmith.cli.options import catalog_rules
-    from flavorsmith.cli.review import fleet, render
-    from flavorsmith.matching import review as diff
-    from flavorsmith.matching.index import Index
-    from flavorsmith.sync.review import document, revision
-
     if base is None and not (retire or add):
         raise typer.BadParameter(
             "give the revision to compare with (or --retire / --add for a what-if)",
@@ -191,8 +186,6 @@ def review(
 @contextmanager
 def _side(opened: AbstractContextManager[Revision], option: str) -> Iterator[Revision]:
     """A revision opened, its problem (an unknown ref, no Git) a usage error of ``option``."""
-    from flavorsmith.errors import FlavorsmithError
-
     with ExitStack() as stack:
         try:
             side = stack.enter_context(opened)

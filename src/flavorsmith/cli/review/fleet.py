@@ -22,6 +22,7 @@ from flavorsmith.errors import FlavorsmithError
 from flavorsmith.ironic.nodes import SCHEDULING_FIELDS
 from flavorsmith.matching.snapshot import Snapshot, from_records
 from flavorsmith.nodes import importer
+from flavorsmith.sync.review import nova_changes as changes
 
 
 def snapshot(ctx: typer.Context, nodes: NodeSource, nodes_file: Path | None) -> Snapshot:
@@ -93,8 +94,6 @@ def read_nodes(path: Path) -> Snapshot:
 def nova_changes(base: Catalog, head: Catalog, cloud: str | None) -> list[dict[str, Any]]:
     """What ``sync plan --prune`` would write into a Nova that holds base's flavors to make
     it hold head's; with ``cloud``, the servers that use each flavor it replaces or deletes."""
-    from flavorsmith.sync.review import nova_changes as changes
-
     found = changes(base, head)
     if cloud is None or not any(e["action"] in ("delete", "replace") for e in found):
         return found

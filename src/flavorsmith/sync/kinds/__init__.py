@@ -32,6 +32,8 @@ CLASSIFICATION = classification.KIND.name  # what ``flavorsmith classify`` runs 
 # the extra spec a synced flavor carries, which verify expects on every catalog flavor.
 FLAVORS = nova_flavors.KIND
 FLAVOR_MARKER = {nova_flavors.MARKER: nova_flavors.MARKER_VALUE}
+# What ``review`` plans between two catalogs: a Nova flavor as the flavors kind observes it.
+ObservedFlavor = nova_flavors.ObservedFlavor
 
 
 class UnknownKind(ValueError):
