@@ -42,9 +42,7 @@ class NeutronTarget(SdkTarget):
 
     service = "network"
     label = "Neutron"
-
-    def microversion(self, wanted: tuple[int, int]) -> str | None:
-        return None
+    microversions = False
 
     def fault(self, response: Any) -> str:
         """Neutron's error text: ``{"NeutronError": {"type", "message", "detail"}}``."""
