@@ -171,3 +171,20 @@ def test_an_unreachable_neutron_is_a_transient_error() -> None:
         client.flavors()
     assert failed.value.transient
     assert str(failed.value).startswith("cannot reach Neutron")
+
+
+def test_what_a_sync_of_neutron_flavors_must_do_itself(
+    target: NeutronTarget, neutron: Neutron
+) -> None:
+    """Facts of the real Neutron 29 a sync kind builds on: flavor names are not unique (two
+    flavors of one name are both made), any loaded plugin's type is accepted as a service type
+    (``CORE`` too, though nothing uses such a flavor), and a router cannot use a flavor that has
+    no service profile."""
+    first = target.create_flavor(name="same", service_type="L3_ROUTER_NAT")
+    second = target.create_flavor(name="same", service_type="L3_ROUTER_NAT")
+    assert first["id"] != second["id"]
+    assert [f["name"] for f in target.flavors()] == ["same", "same"]
+    assert target.create_flavor(name="core", service_type="CORE")["service_type"] == "CORE"
+    status, body = neutron.call("POST", "/routers", {"router": {"flavor_id": first["id"]}})
+    assert status == 404
+    assert body["NeutronError"]["type"] == "FlavorServiceProfileBindingNotFound"
