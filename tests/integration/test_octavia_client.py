@@ -13,8 +13,10 @@ import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
+import yaml
 
 from flavorsmith.clients.cloud import connect
 from flavorsmith.clients.octavia import OctaviaTarget
@@ -79,7 +81,8 @@ def test_load_balancers_are_counted_per_flavor_across_projects(
         unique("fp"), AMPHORA, {"loadbalancer_topology": "SINGLE"}
     )
     used = client.create_flavor(unique("used"), profile["id"])
-    other = client.create_flavor(unique("other"), profile["id"])
+    noop = client.create_flavor_profile(unique("fp"), NOOP, {})
+    other = client.create_flavor(unique("other"), noop["id"])
     for project in (unique("project-a"), unique("project-b")):
         octavia.create_load_balancer(used["id"], name=unique("lb"), project=project)
     octavia.create_load_balancer(other["id"], name=unique("lb"), project=unique("project-c"))
@@ -187,18 +190,54 @@ def test_an_unreachable_endpoint() -> None:
         client = OctaviaTarget(connect(None, "load_balancer", url, timeout=5))
         with pytest.raises(TargetError) as refused:
             client.providers()
-    assert str(refused.value).startswith("cannot reach Octavia:")
+    assert str(refused.value).startswith(
+        f"cannot reach Octavia: Unable to find a version discovery document at {url},"
+    )
     assert refused.value.transient
-    assert "Traceback" not in str(refused.value)
 
 
 def test_an_endpoint_that_is_not_octavia() -> None:
+    """A web server that answers HTML: the SDK finds no version document there."""
     with not_octavia() as url:
         client = OctaviaTarget(connect(None, "load_balancer", url, timeout=5))
         with pytest.raises(TargetError) as refused:
             client.flavors()
-    assert "Traceback" not in str(refused.value)
-    assert "Octavia" in str(refused.value)
+    assert str(refused.value).startswith(
+        f"cannot reach Octavia: Unable to find a version discovery document at {url},"
+    )
+
+
+@pytest.mark.parametrize("suffix", ["", "/"])
+def test_the_endpoint_is_octavias_root(octavia: Octavia, suffix: str) -> None:
+    client = OctaviaTarget(connect(None, "load_balancer", octavia.url + suffix, timeout=30))
+    assert client.provider_names() == [AMPHORA, NOOP]
+
+
+@pytest.mark.parametrize("suffix", ["/v2", "/v2.0"])
+def test_an_endpoint_at_octavias_v2_says_to_give_the_root(octavia: Octavia, suffix: str) -> None:
+    """Octavia's /v2 answers the JSON string "v2", which keystoneauth's version discovery
+    fails on; the client says what to give instead."""
+    assert octavia.request("GET", suffix).body == "v2"
+    client = OctaviaTarget(connect(None, "load_balancer", octavia.url + suffix, timeout=30))
+    with pytest.raises(TargetError) as refused:
+        client.providers()
+    assert str(refused.value) == (
+        "cannot reach Octavia: its endpoint does not answer a version document (Octavia's /v2"
+        ' answers only "v2"); give Octavia\'s root URL (http://HOST:9876), not its /v2'
+    )
+    assert not refused.value.transient
+
+
+def test_a_cloud_of_clouds_yaml(
+    octavia: Octavia, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--cloud``: a clouds.yaml cloud without auth whose load-balancer endpoint is set."""
+    config = tmp_path / "clouds.yaml"
+    cloud = {"auth_type": "none", "load_balancer_endpoint_override": octavia.url}
+    config.write_text(yaml.safe_dump({"clouds": {"octavia-on-loopback": cloud}}))
+    monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(config))
+    client = OctaviaTarget(connect("octavia-on-loopback", "load_balancer"))
+    assert [c["name"] for c in client.flavor_capabilities(NOOP)] == ["amp_image_tag"]
 
 
 @contextmanager

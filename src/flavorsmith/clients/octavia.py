@@ -43,6 +43,23 @@ class OctaviaTarget(SdkTarget):
     def microversion(self, wanted: tuple[int, int]) -> str | None:
         return None
 
+    @property
+    def proxy(self) -> Any:
+        """The proxy; an endpoint at Octavia's ``/v2`` (which answers the JSON string ``"v2"``
+        where keystoneauth looks for a version document, and fails to read it) is an error that
+        says to give the root."""
+        try:
+            return super().proxy
+        except TargetError as exc:
+            if "string indices must be integers" not in str(exc):
+                raise
+            raise TargetError(
+                "cannot reach Octavia: its endpoint does not answer a version document (Octavia's"
+                ' /v2 answers only "v2"); give Octavia\'s root URL (http://HOST:9876), not its'
+                " /v2",
+                transient=False,
+            ) from None
+
     def fault(self, response: Any) -> str:
         """Octavia's error text: ``faultstring`` (pecan/WSME's error body)."""
         try:
