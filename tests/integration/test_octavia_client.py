@@ -21,7 +21,7 @@ import yaml
 from flavorsmith.clients.cloud import connect
 from flavorsmith.clients.octavia import OctaviaTarget
 from flavorsmith.errors import TargetError
-from tests.support.octavia_api import AMPHORA, NOOP, Octavia, sdk_connection
+from tests.support.octavia_api import AMPHORA, NOOP, Octavia, member_headers, sdk_connection
 
 pytestmark = pytest.mark.slow
 
@@ -147,6 +147,47 @@ def test_flavor_data_the_provider_does_not_take_names_its_capabilities(
     # The no-op provider lists one capability and validates nothing: it takes any data.
     noop = client.create_flavor_profile(unique("fp"), NOOP, {"sriov_vip": True, "x": 1})
     assert noop["flavor_data"] == {"sriov_vip": True, "x": 1}
+
+
+def test_new_flavor_data_for_a_profile_names_its_providers_capabilities(
+    client: OctaviaTarget,
+) -> None:
+    profile = client.create_flavor_profile(
+        unique("fp"), AMPHORA, {"loadbalancer_topology": "SINGLE"}
+    )
+    with pytest.raises(TargetError) as refused:
+        client.update_flavor_profile(profile["id"], flavor_data={"topology": "SINGLE"})
+    assert "('topology' was unexpected)" in str(refused.value)
+    assert str(refused.value).endswith(
+        "(provider 'amphora' takes: loadbalancer_topology, compute_flavor, amp_image_tag,"
+        " sriov_vip, allow_member_sriov)"
+    )
+
+
+def test_a_member_may_not_read_profiles_and_counts_only_its_projects_load_balancers(
+    testing_octavia: Octavia,
+) -> None:
+    """Under Octavia's policy a project member may list flavors but not flavor profiles, and
+    sees only its own project's load balancers: the count is the admin's to make."""
+    admin = OctaviaTarget(sdk_connection(testing_octavia, timeout=30))
+    project = unique("project")
+    member = OctaviaTarget(sdk_connection(testing_octavia, headers=member_headers(project)))
+    profile = admin.create_flavor_profile(unique("fp"), NOOP, {})
+    flavor = admin.create_flavor(unique("fl"), profile["id"])
+    for owner in (project, unique("other-project")):
+        testing_octavia.create_load_balancer(flavor["id"], name=unique("lb"), project=owner)
+    assert admin.load_balancers_using(flavor["id"]) == 2
+    assert member.load_balancers_using(flavor["id"]) == 1
+    assert flavor["id"] in {f["id"] for f in member.flavors()}
+    with pytest.raises(TargetError) as refused:
+        member.flavor_profiles()
+    assert str(refused.value) == (
+        "GET /lbaas/flavorprofiles: 403 Policy does not allow this request to be performed."
+    )
+    assert refused.value.status == 403 and not refused.value.transient
+    with pytest.raises(TargetError) as refused:
+        member.create_flavor(unique("fl"), profile["id"])
+    assert refused.value.status == 403
 
 
 def test_flavor_data_that_is_not_a_mapping_is_refused_before_sending(

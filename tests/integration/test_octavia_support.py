@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import uuid
-from collections.abc import Iterator
 
 import pytest
 
@@ -27,13 +26,6 @@ from tests.support.octavia_api import (
 )
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def testing_octavia() -> Iterator[Octavia]:
-    """An Octavia that takes identity from the X-Project-Id and X-Roles headers."""
-    with running_octavia(auth="testing") as running:
-        yield running
 
 
 def unique(prefix: str) -> str:

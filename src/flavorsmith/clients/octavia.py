@@ -168,7 +168,17 @@ class OctaviaTarget(SdkTarget):
         if flavor_data is not None:
             body["flavor_data"] = _data(flavor_data)
         path = f"/lbaas/flavorprofiles/{_id(profile_id)}"
-        return self._profile_write("PUT", path, body, provider)
+        try:
+            return self._profile_write("PUT", path, body, provider)
+        except TargetError as exc:
+            if provider is not None or exc.status != 501:
+                raise
+            # New flavor data for the provider the profile has: name that one's capabilities.
+            try:
+                kept = str(self._json("GET", path, "flavorprofile")["provider_name"])
+            except (TargetError, KeyError, TypeError):
+                raise exc from None
+            raise self._flavor_data_error(exc, kept) from None
 
     def delete_flavor_profile(self, profile_id: str) -> None:
         """Octavia refuses (409) to delete a profile a flavor uses."""
