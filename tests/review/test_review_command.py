@@ -44,6 +44,8 @@ def expect(name: str, text: str) -> None:
         ("device-type-retired", "made-private", "made-private.md"),
         ("made-private", "trait-typo", "trait-typo.md"),
         ("trait-typo", "removed", "removed.json"),
+        ("removed", "runbooks-changed", "runbooks-changed.md"),
+        ("removed", "runbooks-changed", "runbooks-changed.json"),
     ],
 )
 def test_each_change_s_whole_report(
