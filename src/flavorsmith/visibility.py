@@ -1,4 +1,5 @@
-"""Who may see a flavor: Nova's rule, in one place for /compute and every /v1 view of a flavor.
+"""Who may see a flavor (Nova's rule) or a runbook (Ironic's), in one place for /compute and
+every /v1 view of either.
 
 An admin sees every flavor; anyone else sees the public flavors and the private ones whose
 access list holds their project. A flavor the viewer may not see does not exist for them: it
@@ -52,11 +53,22 @@ def visible(viewer: Viewer, flavors: Iterable[S]) -> list[S]:
     return [f for f in flavors if may_see(viewer, f.is_public, f.projects)]
 
 
+def may_see_runbook(viewer: Viewer, public: bool, owner: str | None) -> bool:
+    """Ironic's runbook rule: an admin sees every runbook, anyone else the public ones and
+    those their project owns."""
+    return may_see(viewer, public, (owner,) if owner else ())
+
+
 def visible_catalog(catalog: Catalog, viewer: Viewer) -> Catalog:
-    """The catalog as the viewer may see it: the same, without the flavors hidden from them."""
+    """The catalog as the viewer may see it: the same, without the flavors and runbooks hidden
+    from them."""
     if viewer.admin:
         return catalog
-    return dataclasses.replace(catalog, flavors=tuple(visible(viewer, catalog.flavors)))
+    return dataclasses.replace(
+        catalog,
+        flavors=tuple(visible(viewer, catalog.flavors)),
+        runbooks=tuple(r for r in catalog.runbooks if may_see_runbook(viewer, r.public, r.owner)),
+    )
 
 
 def _declared(data: object) -> tuple[str | None, bool, tuple[str, ...]]:

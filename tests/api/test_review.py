@@ -128,6 +128,20 @@ def test_a_project_does_not_see_the_private_flavors_hidden_from_it(client: TestC
     assert "4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d" not in json.dumps(body)
 
 
+def test_a_project_does_not_see_the_runbooks_ironic_would_hide_from_it(
+    client: TestClient,
+) -> None:
+    """The example runbooks are private and owned by no project: an admin sees the change to
+    firmware-update, a project's reader sees no runbook at all (Ironic's rule)."""
+    status, body = get(client, "/v1/review?base=base&head=head")
+    assert status == 200
+    assert [r["runbook"] for r in body["runbooks"]] == ["firmware-update"]
+    status, body = get(client, "/v1/review?base=base&head=head", "reader-token")
+    assert status == 200
+    assert body["runbooks"] == []
+    assert "firmware-update" not in json.dumps(body)
+
+
 def test_refs_are_checked_before_git_reads_them(client: TestClient) -> None:
     status, body = get(client, "/v1/review?base=no-such-branch")
     assert status == 404

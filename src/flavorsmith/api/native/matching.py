@@ -464,11 +464,7 @@ async def node_runbooks(request: Request, ident: str) -> dict[str, Any]:
     _authorize(request)
     NODE_RUNBOOKS.check_query(request)
     who = viewer(request)
-    runbooks = [
-        r.as_api()
-        for r in _served(request).catalog.runbooks
-        if may_see(who, r.public, (r.owner,) if r.owner else ())
-    ]
+    runbooks = [r.as_api() for r in visible_catalog(_served(request).catalog, who).runbooks]
 
     def work(connection: Connection) -> dict[str, Any]:
         node = node_store.find(connection, ident, by_name=True)
