@@ -23,6 +23,7 @@ from flavorsmith.sync.kinds import (
     deploy_templates,
     inspection_rules,
     nova_flavors,
+    runbooks,
 )
 from flavorsmith.sync.watch import watch
 
@@ -137,17 +138,24 @@ def test_the_registry_names_every_kind_once() -> None:
     assert KINDS == (
         nova_flavors.KIND,
         deploy_templates.KIND,
+        runbooks.KIND,
         classification.KIND,
         inspection_rules.KIND,
     )
-    assert NAMES == ("flavors", "deploy-templates", "classification", "inspection-rules")
+    assert NAMES == (
+        "flavors",
+        "deploy-templates",
+        "runbooks",
+        "classification",
+        "inspection-rules",
+    )
     assert {name: kind.name for name, kind in BY_NAME.items()} == {n: n for n in NAMES}
     assert choose("deploy-templates") is deploy_templates.KIND
     with pytest.raises(UnknownKind) as raised:
         choose("nodes")
     assert str(raised.value) == (
-        "cannot sync 'nodes': choose one of flavors, deploy-templates, classification, "
-        "inspection-rules"
+        "cannot sync 'nodes': choose one of flavors, deploy-templates, runbooks, "
+        "classification, inspection-rules"
     )
 
 

@@ -297,3 +297,31 @@ def runbook_plan(
         "runbooks": entries,
         "problems": found,
     }
+
+
+# Ironic 39's words when a runbook's PATCH sets an owner while the runbook is or becomes public
+# (``ironic.api.controllers.v1.runbook.RunbooksController.patch``).
+PUBLIC_OWNER = "There cannot be an owner for a public runbook"
+
+
+def patch_refusal(public: bool, patch: Sequence[Mapping[str, Any]]) -> str | None:
+    """Why Ironic 39 refuses ``patch`` on a runbook whose ``public`` is as given, on account of
+    the runbook's state, or None. The only such refusal: the patch sets ``/owner`` (to
+    anything, null included; a ``remove`` does not count) while the runbook is public and the
+    patch leaves ``/public`` alone, or while the patch makes it public. Its steps, traits,
+    description and extra change in any state (a node cleaning or servicing with it runs
+    the copy of the steps it took when it started)."""
+    owners = [op.get("value") for op in patch if op["path"] == "/owner" and op["op"] != "remove"]
+    if not owners:
+        return None
+    publics = [op.get("value") for op in patch if op["path"] == "/public" and op["op"] != "remove"]
+    if (public and not publics) or (publics and publics[0]):
+        return PUBLIC_OWNER
+    return None
+
+
+def resets_owner(patch: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether Ironic 39 sets the runbook's owner to null before applying ``patch``: any
+    patch that sets ``/public`` (true or false) does, so a patch that changes ``public`` must
+    set the owner again to keep it."""
+    return any(op["path"] == "/public" and op["op"] != "remove" for op in patch)
