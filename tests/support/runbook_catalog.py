@@ -7,6 +7,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import yaml
+
 from tests.conftest import EXAMPLES
 
 MODELINE = (
@@ -60,15 +62,23 @@ NAMES = sorted(RUNBOOKS)
 
 
 def runbook_catalog(root: Path) -> Path:
-    """``root`` made a catalog repository: the example catalog and :data:`RUNBOOKS`."""
+    """``root`` made a catalog repository: the example catalog with :data:`RUNBOOKS` as its
+    only runbooks."""
     shutil.copytree(EXAMPLES / "hardware", root / "hardware")
     folder = root / "hardware" / "runbooks"
+    kustomization = root / "hardware" / "base" / "kustomization.yaml"
+    if folder.exists():  # the example's own runbooks are left out
+        shutil.rmtree(folder)
+        document = yaml.safe_load(kustomization.read_text())
+        document["configMapGenerator"] = [
+            g for g in document["configMapGenerator"] if g["name"] != "runbooks"
+        ]
+        kustomization.write_text(yaml.safe_dump(document, sort_keys=False))
     folder.mkdir()
     files = []
     for name, text in RUNBOOKS.items():
         (folder / f"{name}.yaml").write_text(MODELINE + text)
         files.append(f"  - {name}.yaml=../runbooks/{name}.yaml\n")
-    kustomization = root / "hardware" / "base" / "kustomization.yaml"
     generator = "- name: runbooks\n  options:\n    disableNameSuffixHash: true\n  files:\n"
     kustomization.write_text(kustomization.read_text() + generator + "".join(files))
     return root

@@ -162,7 +162,7 @@ def test_the_registry_names_every_kind_once() -> None:
 def test_the_watcher_keeps_only_the_kinds_that_are_watched() -> None:
     """Classification writes nodes others write too: the watcher (serve --sync) never retypes
     a fleet because a catalog file changed; it runs only when named."""
-    assert WATCHED == (nova_flavors.KIND, deploy_templates.KIND)
+    assert WATCHED == (nova_flavors.KIND, deploy_templates.KIND, runbooks.KIND)
     assert not classification.KIND.watched
     assert not inspection_rules.KIND.watched
     assert inspect.signature(watch).parameters["kinds"].default == WATCHED

@@ -24,8 +24,10 @@ from typing import Any, Protocol
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.clients.ironic import IronicRunbooks
 from flavorsmith.ironic.runbooks import patch_refusal, resets_owner
+from flavorsmith.store import runbooks as runbook_store
 from flavorsmith.sync.engine import Kind, SpecCheck, Step
 from flavorsmith.sync.report import Change, key_changes, position_changes
+from flavorsmith.sync.store_target import StoreTarget
 
 MARKER = "flavorsmith:managed"
 MARKER_VALUE = "true"
@@ -314,6 +316,43 @@ def steps(action: RunbookAction, target: RunbookTarget) -> list[Step]:
     return out
 
 
+def patched(patch: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The columns a patch of root fields (the only ones this kind sends) writes, as Ironic
+    39 applies it: a patch that sets ``public`` clears the owner first; ``remove`` is null."""
+    changes: dict[str, Any] = {"owner": None} if resets_owner(patch) else {}
+    for op in patch:
+        changes[op["path"].lstrip("/")] = None if op["op"] == "remove" else op["value"]
+    return changes
+
+
+class StoreRunbooks(StoreTarget):
+    """The service's own runbooks (what its ``/baremetal/v1/runbooks`` serves)."""
+
+    def observe(self) -> dict[str, ObservedRunbook]:
+        rows: list[dict[str, Any]] = self._run(runbook_store.list_all, write=False)
+        return {r["name"]: ObservedRunbook.of(r) for r in rows}
+
+    def create(self, body: dict[str, Any]) -> None:
+        self._run(lambda c: runbook_store.create(c, body))
+
+    def update(self, ident: str, patch: Sequence[dict[str, Any]]) -> None:
+        def work(connection: Any) -> None:
+            row = runbook_store.find(connection, ident, lock=True)
+            runbook_store.save(connection, row, patched(patch))
+
+        self._run(work)
+
+    def set_traits(self, ident: str, traits: Sequence[str]) -> None:
+        def work(connection: Any) -> None:
+            row = runbook_store.find(connection, ident, lock=True)
+            runbook_store.set_traits(connection, row, traits)
+
+        self._run(work)
+
+    def delete(self, ident: str) -> None:
+        self._run(lambda c: runbook_store.remove(c, runbook_store.find(c, ident, lock=True)))
+
+
 class SdkRunbooks(IronicRunbooks):
     """Any Ironic API at 1.112 or later (Ironic 39), through an openstacksdk connection."""
 
@@ -344,7 +383,6 @@ KIND: Kind[list[dict[str, Any]], ObservedRunbook, RunbookAction, RunbookTarget] 
     desired=desired,
     plan=plan,
     steps=steps,
-    store_target=None,
+    store_target=StoreRunbooks,
     sdk_target=SdkRunbooks,
-    watched=False,  # the watcher writes the service's own database, which has no runbooks yet
 )
