@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from flavorsmith.catalog.repo import Repository
 from flavorsmith.db import migrate
@@ -21,6 +22,7 @@ from flavorsmith.sync import store_target
 from flavorsmith.sync.engine import run
 from flavorsmith.sync.kinds import runbooks as kind
 from flavorsmith.sync.watch import watch
+from tests.api.conftest import build_app
 from tests.conftest import Invoke
 from tests.database import throwaway_postgres
 from tests.support.catalogs import RULES
@@ -136,3 +138,20 @@ def test_the_command_line_plans_saves_and_applies(cli: Invoke, tmp_path: Path) -
     # The same saved plan again: the runbooks it would create are there now.
     stale = cli("sync", "apply", str(saved), *args[2:], "--yes")
     assert stale.exit_code != 0 and "firmware-update" in stale.stdout + stale.stderr
+
+
+def test_over_the_api(tmp_path: Path) -> None:
+    root = runbook_catalog(tmp_path / "deploy")
+    engine = make_engine(f"sqlite:///{tmp_path / 'api.db'}")
+    migrate.upgrade(engine)
+    with TestClient(build_app(engine, repo=root)) as client:
+        plan = client.get("/v1/sync/plan?only=runbooks").json()
+        assert [(a["action"], a["runbook"]) for a in plan["actions"]] == [
+            ("create", name) for name in NAMES
+        ]
+        applied = client.post("/v1/sync/apply?only=runbooks")
+        assert applied.status_code == 200 and applied.json()["writes"] == 3
+        again = client.get("/v1/sync/plan?only=runbooks").json()
+        assert again["summary"] == {"noop": 3}
+    assert sorted(rows(engine)) == NAMES
+    engine.dispose()
