@@ -54,10 +54,11 @@ def list_all(
     *,
     project: str | None = None,
     owner: str | None = None,
+    public_only: bool = False,
 ) -> list[dict[str, Any]]:
     """A keyset page in (sort_key, id) order; NULLs sort first ascending, last descending.
     ``project``: only the runbooks it owns and the public ones (Ironic's project filter);
-    ``owner``: only the runbooks it owns."""
+    ``owner``: only the runbooks it owns; ``public_only``: only the public ones."""
     if sort_key not in SORT_KEYS:
         raise ValueError(f"cannot sort runbooks by {sort_key!r}: one of {', '.join(SORT_KEYS)}")
     after = None
@@ -72,6 +73,8 @@ def list_all(
         statement = statement.where(or_(Runbook.owner == project, Runbook.public.is_(True)))
     if owner is not None:
         statement = statement.where(Runbook.owner == owner)
+    if public_only:
+        statement = statement.where(Runbook.public.is_(True))
     statement = keyset(
         statement,
         getattr(Runbook, sort_key),
@@ -129,8 +132,11 @@ def create(connection: Connection, values: dict[str, Any]) -> dict[str, Any]:
     return find(connection, row["uuid"])
 
 
-def save(connection: Connection, row: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
-    """``row`` with ``changes`` written (traits made distinct); Conflict on a name taken."""
+def save(
+    connection: Connection, row: dict[str, Any], changes: dict[str, Any], *, touch: bool = True
+) -> dict[str, Any]:
+    """``row`` with ``changes`` written (traits made distinct), ``updated_at`` moved unless
+    not ``touch`` (as Ironic, a change of traits alone leaves it); Conflict on a name taken."""
     if not changes:
         return row
     if "uuid" in changes and changes["uuid"] != row["uuid"]:
@@ -142,7 +148,8 @@ def save(connection: Connection, row: dict[str, Any], changes: dict[str, Any]) -
         ).first()
     ):
         raise _duplicate(changes["name"])
-    changes = {**changes, "updated_at": datetime.now(UTC)}
+    if touch:
+        changes = {**changes, "updated_at": datetime.now(UTC)}
     if "traits" in changes:
         changes["traits"] = _distinct(changes["traits"])
     try:
@@ -158,20 +165,20 @@ def set_traits(
     connection: Connection, row: dict[str, Any], traits: Iterable[str]
 ) -> dict[str, Any]:
     """Replace the runbook's traits."""
-    return save(connection, row, {"traits": list(traits)})
+    return save(connection, row, {"traits": list(traits)}, touch=False)
 
 
 def add_trait(connection: Connection, row: dict[str, Any], trait: str) -> dict[str, Any]:
     if trait in row["traits"]:
         return row
-    return save(connection, row, {"traits": [*row["traits"], trait]})
+    return save(connection, row, {"traits": [*row["traits"], trait]}, touch=False)
 
 
 def remove_trait(connection: Connection, row: dict[str, Any], trait: str) -> dict[str, Any]:
     """Without ``trait``; a trait it does not have is no change (as Ironic 39)."""
     if trait not in row["traits"]:
         return row
-    return save(connection, row, {"traits": [t for t in row["traits"] if t != trait]})
+    return save(connection, row, {"traits": [t for t in row["traits"] if t != trait]}, touch=False)
 
 
 def remove(connection: Connection, row: dict[str, Any]) -> None:

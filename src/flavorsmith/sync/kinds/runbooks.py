@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.clients.ironic import IronicRunbooks
-from flavorsmith.ironic.runbooks import patch_refusal, resets_owner
+from flavorsmith.ironic.runbooks import apply_patch, checked_create, patch_refusal, resets_owner
 from flavorsmith.store import runbooks as runbook_store
 from flavorsmith.sync.engine import Kind, SpecCheck, Step
 from flavorsmith.sync.report import Change, key_changes, position_changes
@@ -316,29 +316,22 @@ def steps(action: RunbookAction, target: RunbookTarget) -> list[Step]:
     return out
 
 
-def patched(patch: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The columns a patch of root fields (the only ones this kind sends) writes, as Ironic
-    39 applies it: a patch that sets ``public`` clears the owner first; ``remove`` is null."""
-    changes: dict[str, Any] = {"owner": None} if resets_owner(patch) else {}
-    for op in patch:
-        changes[op["path"].lstrip("/")] = None if op["op"] == "remove" else op["value"]
-    return changes
-
-
 class StoreRunbooks(StoreTarget):
-    """The service's own runbooks (what its ``/baremetal/v1/runbooks`` serves)."""
+    """The service's own runbooks (what its ``/baremetal/v1/runbooks`` serves), checked and
+    patched by the rules its API applies (Ironic 39's, at 1.112)."""
 
     def observe(self) -> dict[str, ObservedRunbook]:
         rows: list[dict[str, Any]] = self._run(runbook_store.list_all, write=False)
         return {r["name"]: ObservedRunbook.of(r) for r in rows}
 
     def create(self, body: dict[str, Any]) -> None:
-        self._run(lambda c: runbook_store.create(c, body))
+        self._run(lambda c: runbook_store.create(c, checked_create(body, traits_api=True)))
 
     def update(self, ident: str, patch: Sequence[dict[str, Any]]) -> None:
         def work(connection: Any) -> None:
             row = runbook_store.find(connection, ident, lock=True)
-            runbook_store.save(connection, row, patched(patch))
+            changes = apply_patch(row, list(patch), traits_api=True)
+            runbook_store.save(connection, row, changes)
 
         self._run(work)
 
