@@ -25,6 +25,7 @@ from flavorsmith.sync.watch import watch
 from tests.api.conftest import build_app
 from tests.conftest import Invoke
 from tests.database import throwaway_postgres
+from tests.live import serving
 from tests.support.catalogs import RULES
 from tests.support.runbook_catalog import NAMES, edit, remove, runbook_catalog
 
@@ -154,4 +155,29 @@ def test_over_the_api(tmp_path: Path) -> None:
         again = client.get("/v1/sync/plan?only=runbooks").json()
         assert again["summary"] == {"noop": 3}
     assert sorted(rows(engine)) == NAMES
+    engine.dispose()
+
+
+def test_into_the_own_ironic_api_over_http(cli: Invoke, tmp_path: Path) -> None:
+    """The real-Ironic target against the service's own ``/baremetal`` API on loopback: the
+    same calls (a POST, a PUT of the traits by name, a PATCH, a DELETE) as into Ironic 39."""
+    root = runbook_catalog(tmp_path / "deploy")
+    engine = make_engine(f"sqlite:///{tmp_path / 'served.db'}")
+    migrate.upgrade(engine)
+    with serving(build_app(engine, repo=root)) as url:
+        args = ["--only", "runbooks", "--repo", str(root), "--endpoint", f"{url}/baremetal"]
+        applied = cli("sync", "apply", *args, "--yes", "-f", "json")
+        assert applied.exit_code == 0, applied.stdout + applied.stderr
+        assert json.loads(applied.stdout)["writes"] == 3
+        assert cli("sync", "plan", *args).stdout == "No changes. 3 up to date.\n"
+        edit(root, "raid-rebuild", "create_root_volume: true", "create_root_volume: false")
+        edit(root, "bios-servicing", "[CUSTOM_GPU]", "[CUSTOM_GPU, CUSTOM_NVME]")
+        remove(root, "firmware-update")
+        pruned = json.loads(cli("sync", "apply", *args, "--prune", "--yes", "-f", "json").stdout)
+        assert (pruned["writes"], pruned["failed"]) == (3, 0), pruned
+        assert cli("sync", "plan", *args, "--prune").stdout == "No changes. 2 up to date.\n"
+    found = rows(engine)
+    assert sorted(found) == ["bios-servicing", "raid-rebuild"]
+    assert found["bios-servicing"]["traits"] == ["CUSTOM_GPU", "CUSTOM_NVME"]
+    assert found["raid-rebuild"]["steps"][1]["args"] == {"create_root_volume": False}
     engine.dispose()
