@@ -69,7 +69,12 @@ def _steps(*items: tuple[str, str, str]) -> tuple[ServiceStep, ...]:
     return tuple(out)
 
 
-# The agent's clean steps on the deploy interface, and its RAID interface's steps.
+# The steps each hardware type of Ironic 39 offers a runbook with its default interfaces,
+# read from Ironic 39's drivers (the methods its clean_step and service_step decorators mark,
+# with their argsinfo), plus the agent's own clean steps on the deploy interface, which the
+# ramdisk reports at run time. Ironic 39 ships no ilo or irmc hardware type any more.
+
+# The ramdisk's (ironic-python-agent's) steps, and the agent RAID interface's.
 AGENT = _steps(
     ("deploy", "erase_devices", ""),
     ("deploy", "erase_devices_metadata", ""),
@@ -100,25 +105,37 @@ REDFISH = _steps(
     ("raid", "delete_configuration", ""),
     ("management", "reset_secure_boot_keys_to_default", ""),
     ("management", "clear_secure_boot_keys", ""),
+    ("management", "set_bmc_clock", "target_datetime:string datetime_local_offset:string"),
+    ("management", "update_firmware", "firmware_images*:array"),
     ("firmware", "update", "settings*:array"),
+)
+# idrac-redfish's management interface: Redfish's steps and the iDRAC's own.
+IDRAC = REDFISH + _steps(
+    ("management", "clear_job_queue", ""),
+    ("management", "known_good_state", ""),
+    ("management", "reset_idrac", ""),
 )
 BIOS = _steps(
     ("bios", "apply_configuration", "settings*:array"),
     ("bios", "factory_reset", ""),
 )
+# The IPMI vendor interface's raw command.
+IPMI = AGENT + _steps(("vendor", "send_raw", "raw_bytes*:string"))
 
 CATALOGUES: dict[str, tuple[ServiceStep, ...]] = {
-    # Ironic's fake interfaces: BIOS and firmware clean steps, no agent.
-    "fake-hardware": BIOS + _steps(("firmware", "update", "settings*:array")),
-    "redfish": REDFISH,
-    "idrac": REDFISH,  # idrac-redfish interfaces
-    "ipmi": AGENT,  # no BIOS or firmware interface over IPMI
-    "ilo": AGENT
-    + BIOS
+    # Ironic's fake interfaces: BIOS (with its settings cache) and firmware clean steps, the
+    # fake vendor interface's, no agent.
+    "fake-hardware": BIOS
     + _steps(
-        ("management", "update_firmware", "firmware_update_mode*:string firmware_images*:array")
+        ("bios", "cache_bios_settings", ""),
+        ("firmware", "update", "settings*:array"),
+        ("vendor", "log_passthrough", ""),
+        ("vendor", "trigger_servicewait", ""),
     ),
-    "irmc": AGENT + BIOS,
+    "redfish": REDFISH,
+    "idrac": IDRAC,
+    "ipmi": IPMI,  # no BIOS or firmware interface over IPMI
+    "intel-ipmi": IPMI,
     "manual-management": AGENT,
 }
 
@@ -131,7 +148,8 @@ def problems(
     values: Mapping[str, Any], catalogues: Mapping[str, Sequence[ServiceStep]] = CATALOGUES
 ) -> list[TemplateProblem]:
     """What is wrong with a well-shaped runbook (traits; steps of interface, step, args and
-    order): a trait Ironic refuses, an order twice, and each step against ``catalogues``."""
+    order): a trait Ironic refuses, a step (interface and step) twice, as Ironic refuses it, an
+    order twice, and each step against ``catalogues``."""
     out: list[TemplateProblem] = []
     for index, trait in enumerate(values["traits"]):
         if not traits.is_valid_node_trait(trait):
@@ -144,7 +162,20 @@ def problems(
                 )
             )
     first: dict[int, int] = {}
+    pairs: dict[tuple[str, str], int] = {}
     for index, step in enumerate(values["steps"]):
+        pair = (step["interface"], step["step"])
+        if pair in pairs:
+            out.append(
+                TemplateProblem(
+                    ("steps", index, "step"),
+                    f"{pair[0]}.{pair[1]} is already steps[{pairs[pair]}]: Ironic refuses a "
+                    "runbook with the same interface and step twice",
+                    "runbook-duplicate-step",
+                )
+            )
+        else:
+            pairs[pair] = index
         order = step["order"]
         if order in first:
             out.append(

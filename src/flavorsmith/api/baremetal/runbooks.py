@@ -15,7 +15,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from flavorsmith.api.auth import Identity
-from flavorsmith.api.baremetal.common import root
+from flavorsmith.api.baremetal.common import root, router_answer
 from flavorsmith.api.baremetal.schemas import (
     FIELDS_LIST,
     IRONIC_READ,
@@ -31,13 +31,13 @@ from flavorsmith.api.context import context, run
 from flavorsmith.api.contract import Contract, declare
 from flavorsmith.api.links import link
 from flavorsmith.api.microversions import Version
-from flavorsmith.api.paging import is_full, next_href
+from flavorsmith.api.paging import is_full
 from flavorsmith.api.policy import PolicyDenied, RuleDefault
 from flavorsmith.api.query import IRONIC, Query
 from flavorsmith.api.requests import json_body, microversion
 from flavorsmith.api.schema import JSON_PATCH_BODY, array, obj, string
 from flavorsmith.db.engine import Connection
-from flavorsmith.errors import Invalid, MethodNotAllowed, NotFound
+from flavorsmith.errors import Invalid
 from flavorsmith.ironic import runbooks as rules
 from flavorsmith.store import runbooks as store
 from flavorsmith.traits import is_valid_node_trait
@@ -64,19 +64,17 @@ PATCH_RULES = (
 )
 
 
-def _require(request: Request) -> Version:
-    """The request's version, from 1.92; as Ironic below it: reads 404, writes 405."""
+def _gate(request: Request, *, traits: bool = False) -> Response | None:
+    """Ironic's router's own answer below 1.92 (reads 404, writes 405) and, for the traits
+    resource, below 1.112 (404); None from those versions."""
     version = microversion(request)
     if version < SINCE:
-        message = "The API version does not allow runbooks"
-        raise NotFound(message) if request.method == "GET" else MethodNotAllowed(message)
-    return version
-
-
-def _require_traits(request: Request) -> None:
-    _require(request)
-    if microversion(request) < TRAITS_SINCE:
-        raise NotFound("The API version does not allow runbook traits")
+        if request.method == "GET":
+            return router_answer(request, 404, "The API version does not allow runbooks")
+        return router_answer(request, 405, "The API version does not allow runbooks")
+    if traits and version < TRAITS_SINCE:
+        return router_answer(request, 404, "The API version does not allow runbook traits")
+    return None
 
 
 def _target(row: dict[str, Any]) -> dict[str, object]:
@@ -171,10 +169,12 @@ def _listing_project(request: Request, project_flag: bool | None) -> tuple[str |
     return _project(who), False
 
 
-@router.get("/v1/runbooks")
+@router.get("/v1/runbooks", response_model=None)
 @declare(LIST_RUNBOOKS)
-async def list_runbooks(request: Request) -> dict[str, Any]:
-    version = _require(request)
+async def list_runbooks(request: Request) -> dict[str, Any] | Response:
+    if (refused := _gate(request)) is not None:
+        return refused
+    version = microversion(request)
     query = Query(request, IRONIC)
     project_flag = query.flag("project")
     project, public_only = _listing_project(request, project_flag)
@@ -210,9 +210,14 @@ async def list_runbooks(request: Request) -> dict[str, Any]:
     top = root(request)
     body: dict[str, Any] = {"runbooks": [_body(r, fields, top, version) for r in rows]}
     if is_full(rows, limit):
-        body["next"] = next_href(
-            request, f"{top}/v1/runbooks", limit=limit, marker=rows[-1]["uuid"]
-        )
+        # As Ironic builds it: the sort, detail as sent, the fields shown, then the page.
+        args = [f"sort_key={sort_key}", f"sort_dir={sort_dir}"]
+        if detail is not None:
+            args.append(f"detail={detail}")
+        if fields:
+            args.append(f"fields={','.join(fields)}")
+        args += [f"limit={limit}", f"marker={rows[-1]['uuid']}"]
+        body["next"] = f"{top}/v1/runbooks?{'&'.join(args)}"
     return body
 
 
@@ -235,10 +240,12 @@ SHOW_RUNBOOK = Contract(
 )
 
 
-@router.get("/v1/runbooks/{ident}")
+@router.get("/v1/runbooks/{ident}", response_model=None)
 @declare(SHOW_RUNBOOK)
-async def show_runbook(request: Request, ident: str) -> dict[str, Any]:
-    version = _require(request)
+async def show_runbook(request: Request, ident: str) -> dict[str, Any] | Response:
+    if (refused := _gate(request)) is not None:
+        return refused
+    version = microversion(request)
     SHOW_RUNBOOK.check_query(request)
     rules.check_ident(ident)
     row = await run(request, lambda c: store.find(c, ident), write=False)
@@ -255,10 +262,12 @@ CREATE_RUNBOOK = Contract(
 )
 
 
-@router.post("/v1/runbooks", status_code=201)
+@router.post("/v1/runbooks", status_code=201, response_model=None)
 @declare(CREATE_RUNBOOK)
-async def create_runbook(request: Request, response: Response) -> dict[str, Any]:
-    version = _require(request)
+async def create_runbook(request: Request, response: Response) -> dict[str, Any] | Response:
+    if (refused := _gate(request)) is not None:
+        return refused
+    version = microversion(request)
     ctx = context(request)
     who = ctx.authorize("baremetal:runbook:create")
     CREATE_RUNBOOK.check_query(request)
@@ -307,10 +316,12 @@ def _patch_rules(patch: list[dict[str, Any]]) -> list[str]:
     return found
 
 
-@router.patch("/v1/runbooks/{ident}")
+@router.patch("/v1/runbooks/{ident}", response_model=None)
 @declare(UPDATE_RUNBOOK)
-async def update_runbook(request: Request, ident: str) -> dict[str, Any]:
-    version = _require(request)
+async def update_runbook(request: Request, ident: str) -> dict[str, Any] | Response:
+    if (refused := _gate(request)) is not None:
+        return refused
+    version = microversion(request)
     UPDATE_RUNBOOK.check_query(request)
     rules.check_ident(ident)
     patch = await json_body(request)
@@ -334,7 +345,8 @@ DELETE_RUNBOOK = Contract("Delete a runbook", {204: None}, errors=(*IRONIC_READ,
 @router.delete("/v1/runbooks/{ident}", status_code=204)
 @declare(DELETE_RUNBOOK)
 async def delete_runbook(request: Request, ident: str) -> Response:
-    _require(request)
+    if (refused := _gate(request)) is not None:
+        return refused
     DELETE_RUNBOOK.check_query(request)
     rules.check_ident(ident)
     ctx = context(request)
@@ -357,10 +369,11 @@ LIST_TRAITS = Contract(
 )
 
 
-@router.get("/v1/runbooks/{ident}/traits")
+@router.get("/v1/runbooks/{ident}/traits", response_model=None)
 @declare(LIST_TRAITS)
-async def list_traits(request: Request, ident: str) -> dict[str, Any]:
-    _require_traits(request)
+async def list_traits(request: Request, ident: str) -> dict[str, Any] | Response:
+    if (refused := _gate(request, traits=True)) is not None:
+        return refused
     LIST_TRAITS.check_query(request)
     rules.check_ident(ident)
     row = await run(request, lambda c: store.find(c, ident), write=False)
@@ -419,7 +432,8 @@ async def _write_traits(request: Request, ident: str, change: Any) -> None:
 @router.put("/v1/runbooks/{ident}/traits", status_code=204)
 @declare(SET_TRAITS)
 async def set_traits(request: Request, ident: str) -> Response:
-    _require_traits(request)
+    if (refused := _gate(request, traits=True)) is not None:
+        return refused
     SET_TRAITS.check_query(request)
     raw = await request.body()
     body = await json_body(request) if raw.strip() else None
@@ -445,7 +459,8 @@ async def set_traits(request: Request, ident: str) -> Response:
 @router.put("/v1/runbooks/{ident}/traits/{trait}", status_code=204)
 @declare(ADD_TRAIT)
 async def add_trait(request: Request, ident: str, trait: str) -> Response:
-    _require_traits(request)
+    if (refused := _gate(request, traits=True)) is not None:
+        return refused
     ADD_TRAIT.check_query(request)
     _check_trait(trait, "trait")
     raw = await request.body()
@@ -464,7 +479,8 @@ async def add_trait(request: Request, ident: str, trait: str) -> Response:
 @router.delete("/v1/runbooks/{ident}/traits/{trait}", status_code=204)
 @declare(REMOVE_TRAIT)
 async def remove_trait(request: Request, ident: str, trait: str) -> Response:
-    _require_traits(request)
+    if (refused := _gate(request, traits=True)) is not None:
+        return refused
     REMOVE_TRAIT.check_query(request)
     await _write_traits(request, ident, lambda c, row: store.remove_trait(c, row, trait))
     return Response(status_code=204)
@@ -473,7 +489,8 @@ async def remove_trait(request: Request, ident: str, trait: str) -> Response:
 @router.delete("/v1/runbooks/{ident}/traits", status_code=204)
 @declare(CLEAR_TRAITS)
 async def clear_traits(request: Request, ident: str) -> Response:
-    _require_traits(request)
+    if (refused := _gate(request, traits=True)) is not None:
+        return refused
     CLEAR_TRAITS.check_query(request)
     await _write_traits(request, ident, lambda c, row: store.set_traits(c, row, []))
     return Response(status_code=204)
