@@ -30,7 +30,7 @@ DEDICATED = "m1.medium.dedicated"  # private to two projects, neither of them p1
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example catalog tagged ``base``, then one commit (tagged ``head``) making m1.small
-    and the private m1.medium.dedicated require NVMe."""
+    and the private m1.medium.dedicated require NVMe, and the GPU nodes run firmware-update."""
     repo = tmp_path_factory.mktemp("review") / "catalog"
     shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
     git(repo, "init", "-q", "-b", "main")
@@ -41,6 +41,11 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     required = "  - trait: CPU_AVX512\n    state: required\n"
     edit(
         flavors / f"{DEDICATED}.yaml", required, required + "  - trait: NVME\n    state: required\n"
+    )
+    edit(
+        repo / "hardware" / "runbooks" / "firmware-update.yaml",
+        "traits: [CUSTOM_NVME]",
+        "traits: [CUSTOM_GPU, CUSTOM_NVME]",
     )
     commit(repo, "head")
     return repo
@@ -91,6 +96,13 @@ def test_the_same_document_as_the_command(
     changed = {f["flavor"]: f["available"] for f in body["flavors"]}
     assert set(changed) == {"m1.small", DEDICATED}
     assert changed["m1.small"]["change"] < 0
+    (runbook,) = body["runbooks"]
+    assert (runbook["runbook"], runbook["fields"]) == ("firmware-update", ["traits"])
+    assert runbook["nodes"]["losing"] == []
+    assert runbook["nodes"]["after"] > runbook["nodes"]["before"]
+    assert (
+        len(runbook["nodes"]["gaining"]) == runbook["nodes"]["after"] - runbook["nodes"]["before"]
+    )
     assert body["head"] == "head" and body["base"] == "base"
 
 

@@ -1,6 +1,6 @@
 """``runbook plan NODE``: which of the catalog's runbooks a node may run (Ironic 39: the node
 has one of the runbook's traits), because of which trait, and the steps each runs in order;
-on the example catalog with runbooks added by ``runbook add``, and the example nodes."""
+on the example catalog's runbooks and the example nodes."""
 
 from __future__ import annotations
 
@@ -11,37 +11,10 @@ import pytest
 
 from tests.conftest import EXAMPLES, Invoke
 
-RAID = """\
-name: raid-rebuild
-description: The RAID set up again from scratch
-traits: [CUSTOM_NICX, CUSTOM_NVME]
-steps:
-  - interface: raid
-    step: create_configuration
-    args: {create_root_volume: true, create_nonroot_volumes: false}
-    order: 20
-  - interface: raid
-    step: delete_configuration
-    order: 10
-"""
-GPU = """\
-name: gpu-burn-in
-traits: [CUSTOM_GPU]
-steps:
-  - interface: deploy
-    step: erase_devices
-    order: 1
-"""
-
 
 @pytest.fixture
 def database(example_repo: Path, tmp_path: Path, cli: Invoke) -> str:
-    """The example catalog with three runbooks, and the example nodes in a database."""
-    for name, text in (("raid-rebuild", RAID), ("gpu-burn-in", GPU)):
-        (tmp_path / f"{name}.yaml").write_text(text)
-        assert cli("runbook", "add", str(tmp_path / f"{name}.yaml")).exit_code == 0
-    added = cli("runbook", "add", str(EXAMPLES / "runbooks" / "firmware-update.yaml"))
-    assert added.exit_code == 0, added.stderr
+    """The example catalog (three runbooks), and the example nodes in a database."""
     url = f"sqlite:///{tmp_path / 'nodes.db'}"
     imported = cli("node", "import", str(EXAMPLES / "nodes.yaml"), "--database", url)
     assert imported.exit_code == 0, imported.stderr
@@ -49,13 +22,13 @@ def database(example_repo: Path, tmp_path: Path, cli: Invoke) -> str:
 
 
 MAY_RUN = """\
-+-----------------+---------+----------------------------------------------+
-| runbook         | may run | why                                          |
-+-----------------+---------+----------------------------------------------+
-| firmware-update | yes     | the node has CUSTOM_NVME                     |
-| gpu-burn-in     | no      | the node has none of its traits (CUSTOM_GPU) |
-| raid-rebuild    | yes     | the node has CUSTOM_NVME                     |
-+-----------------+---------+----------------------------------------------+
++--------------------+---------+----------------------------------------------+
+| runbook            | may run | why                                          |
++--------------------+---------+----------------------------------------------+
+| bios-gpu-servicing | no      | the node has none of its traits (CUSTOM_GPU) |
+| firmware-update    | yes     | the node has CUSTOM_NVME                     |
+| raid-rebuild       | yes     | the node has CUSTOM_NVME                     |
++--------------------+---------+----------------------------------------------+
 """
 LINE = "+-----------------+-------+-----------+----------------------+" + "-" * 78 + "+\n"
 STEPS = (
@@ -69,7 +42,7 @@ STEPS = (
     "| firmware-update | 20    | bios      | factory_reset        |" + " " * 78 + "|\n"
     "| raid-rebuild    | 10    | raid      | delete_configuration |" + " " * 78 + "|\n"
     "| raid-rebuild    | 20    | raid      | create_configuration | "
-    '{"create_nonroot_volumes": false, "create_root_volume": true}' + " " * 16 + "|\n" + LINE
+    '{"create_nonroot_volumes": true, "create_root_volume": true}' + " " * 17 + "|\n" + LINE
 )
 
 
@@ -86,16 +59,41 @@ def test_the_runbooks_a_node_may_run_and_their_steps_in_order(cli: Invoke, datab
 def test_a_node_without_any_runbook_trait_may_run_none(cli: Invoke, database: str) -> None:
     result = cli("runbook", "plan", "r7615-a01-u02", "--database", database)
     assert (result.exit_code, result.stderr) == (0, "")
+    why = "the node has none of its traits"
+    raid = "CUSTOM_BM_CONFIG_RAID_DISK_MIRROR, CUSTOM_BM_CONFIG_RAID_DISK_STRIPE, CUSTOM_NVME"
+    width = len(f"{why} ({raid})")  # the longest reason
+    line = "+--------------------+---------+" + "-" * (width + 2) + "+\n"
     assert result.stdout == (
         "node r7615-a01-u02 (driver idrac); traits: HW_CPU_X86_AVX2\n"
-        "+-----------------+---------+------------------------------------------------------------+\n"
-        "| runbook         | may run | why                                                        |\n"
-        "+-----------------+---------+------------------------------------------------------------+\n"
-        "| firmware-update | no      | the node has none of its traits (CUSTOM_NVME)              |\n"
-        "| gpu-burn-in     | no      | the node has none of its traits (CUSTOM_GPU)               |\n"
-        "| raid-rebuild    | no      | the node has none of its traits (CUSTOM_NICX, CUSTOM_NVME) |\n"
-        "+-----------------+---------+------------------------------------------------------------+\n"
+        + line
+        + f"| runbook            | may run | {'why':{width}} |\n"
+        + line
+        + f"| bios-gpu-servicing | no      | {why + ' (CUSTOM_GPU)':{width}} |\n"
+        + f"| firmware-update    | no      | {why + ' (CUSTOM_NVME)':{width}} |\n"
+        + f"| raid-rebuild       | no      | {why} ({raid}) |\n"
+        + line
     )
+
+
+def test_a_node_may_run_a_runbook_because_of_another_of_its_traits(
+    cli: Invoke, database: str
+) -> None:
+    result = cli("runbook", "plan", "dl360-c01-u02", "--database", database, "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert (report["node"], report["driver"]) == ("dl360-c01-u02", "redfish")
+    assert [(r["runbook"], r["because"]) for r in report["runbooks"]] == [
+        ("bios-gpu-servicing", []),
+        ("firmware-update", []),
+        (
+            "raid-rebuild",
+            ["CUSTOM_BM_CONFIG_RAID_DISK_MIRROR", "CUSTOM_BM_CONFIG_RAID_DISK_STRIPE"],
+        ),
+    ]
+    assert [(s["order"], s["step"]) for s in report["runbooks"][2]["steps"]] == [
+        (10, "delete_configuration"),
+        (20, "create_configuration"),
+    ]
 
 
 def test_a_step_the_driver_lacks_fails_the_plan(cli: Invoke, database: str) -> None:
@@ -116,8 +114,8 @@ def test_a_step_the_driver_lacks_fails_the_plan(cli: Invoke, database: str) -> N
         cli("runbook", "plan", "unknown-z01-u01", "--database", database, "-f", "json").stdout
     )
     assert [(r["runbook"], r["allowed"], r["because"]) for r in report["runbooks"]] == [
+        ("bios-gpu-servicing", False, []),
         ("firmware-update", True, ["CUSTOM_NVME"]),
-        ("gpu-burn-in", False, []),
         ("raid-rebuild", True, ["CUSTOM_NVME"]),
     ]
     assert len(report["problems"]) == 2

@@ -222,3 +222,68 @@ def test_a_live_redraw_keeps_what_the_reader_opened(service: tuple[str, str], br
     finally:
         for node in (other, NODE):
             _api(f"{url}/baremetal/v1/nodes/{node}/traits/{trait}", "DELETE", ironic)
+
+
+def test_the_runbooks_the_node_may_run_and_their_steps(
+    service: tuple[str, str], browser: Any
+) -> None:
+    """The Runbooks section shows /v1/nodes/{ident}/runbooks (runbook plan's report): each of
+    the catalog's runbooks, whether the node may run it and why, and the steps of those it may
+    run, in order."""
+    url, _ = service
+    node = "xe9680-g01-u06"  # a GPU node with NVMe: two of the example runbooks by NVMe, one by GPU
+    plan = _api(f"{url}/v1/nodes/{node}/runbooks")
+    browser.get(f"{url}/ui/node.html?node={node}")
+    assert wait_loaded(browser) == "true"
+    shown = browser.execute_script(
+        """return [...document.querySelectorAll("table.runbooks tbody tr")].map((tr) =>
+             [tr.dataset.runbook, tr.dataset.allowed, tr.querySelector(".why").textContent,
+              [...tr.querySelectorAll("ol.steps li")].map((li) => li.textContent)]);"""
+    )
+
+    def step(s: dict[str, Any]) -> str:
+        args = f" {json.dumps(s['args'], separators=(',', ':'))}" if s["args"] else ""
+        return f"{s['order']} {s['interface']}.{s['step']}{args}"
+
+    assert shown == [
+        [
+            r["runbook"],
+            "true" if r["allowed"] else "false",
+            r["reason"],
+            [step(s) for s in r["steps"]],
+        ]
+        for r in plan["runbooks"]
+    ]
+    assert [row[0] for row in shown if row[1] == "true"] == [
+        "bios-gpu-servicing",
+        "firmware-update",
+        "raid-rebuild",
+    ]
+    assert shown[1][3] == [
+        '10 firmware.update {"settings":[{"component":"bmc","url":"http://fw.example.com/bmc.bin"}]}',
+        "20 bios.factory_reset",
+    ]
+    assert browser.find_elements("css selector", "ul.problems") == []
+    assert accessibility_violations(browser) == []
+    assert console_errors(browser) == []
+    screenshot(browser, "node-runbooks")
+
+
+def test_a_runbook_step_the_driver_lacks_is_named(service: tuple[str, str], browser: Any) -> None:
+    """An IPMI node given NVMe by hand may run firmware-update, whose steps IPMI does not
+    offer: the page names them, as runbook plan does. The trait is taken off afterwards."""
+    url, _ = service
+    node = "unknown-z01-u01"
+    ironic = {"X-OpenStack-Ironic-API-Version": "1.37"}
+    _api(f"{url}/baremetal/v1/nodes/{node}/traits/CUSTOM_NVME", "PUT", ironic)
+    try:
+        browser.get(f"{url}/ui/node.html?node={node}")
+        assert wait_loaded(browser) == "true"
+        plan = _api(f"{url}/v1/nodes/{node}/runbooks")
+        assert plan["driver"] == "ipmi" and len(plan["problems"]) == 2
+        wait_until(browser, lambda d: d.find_elements("css selector", "ul.problems li"))
+        problems = [e.text for e in browser.find_elements("css selector", "ul.problems li")]
+        assert problems == plan["problems"]
+        assert accessibility_violations(browser) == []
+    finally:
+        _api(f"{url}/baremetal/v1/nodes/{node}/traits/CUSTOM_NVME", "DELETE", ironic)

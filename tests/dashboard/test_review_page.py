@@ -31,7 +31,10 @@ from tests.support.browser import (
 )
 from tests.support.serve import serve_process
 
-CHANGE = "Retire the H100 flavor; m1.small needs NVMe; m1.small.nicX's trait renamed"
+CHANGE = (
+    "Retire the H100 flavor; m1.small needs NVMe; m1.small.nicX's trait renamed; "
+    "firmware-update on the GPU nodes too"
+)
 
 
 def _commit(repo: Path, message: str) -> None:
@@ -42,7 +45,8 @@ def _commit(repo: Path, message: str) -> None:
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example catalog on ``main``, and a branch ``catalog-change`` with one commit: the
-    GPU flavor removed, a trait required by m1.small, and a typo in m1.small.nicX's trait."""
+    GPU flavor removed, a trait required by m1.small, a typo in m1.small.nicX's trait, and the
+    firmware-update runbook given the GPU nodes too."""
     repo = tmp_path_factory.mktemp("review-page") / "catalog"
     shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
     git(repo, "init", "-q", "-b", "main")
@@ -59,6 +63,11 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with (flavors / "m1.small.yaml").open("a") as file:
         file.write("traits:\n  - trait: NVME\n    state: required\n")
     edit(flavors / "m1.small.nicX.yaml", "trait: NICX", "trait: NCIX")
+    edit(
+        hardware / "runbooks" / "firmware-update.yaml",
+        "traits: [CUSTOM_NVME]",
+        "traits: [CUSTOM_GPU, CUSTOM_NVME]",
+    )
     _commit(repo, CHANGE)
     git(repo, "checkout", "-q", "main")
     return repo
@@ -138,6 +147,13 @@ def test_choose_two_revisions_and_read_the_review(
     warnings = expected["diagnostics"]["warnings"]
     assert len(_texts(browser, "#warnings li")) == len(warnings) > 0
     assert _texts(browser, "#nova li")[0].startswith(expected["nova"][0]["action"])
+    (runbook,) = expected["runbooks"]
+    nodes = runbook["nodes"]
+    assert _texts(browser, "#runbooks li") == [
+        f"firmware-update changed (traits): {nodes['before']} → {nodes['after']} nodes may run "
+        f"it; {len(nodes['gaining'])} gain the right"
+    ]
+    assert nodes["after"] > nodes["before"] and nodes["losing"] == []
     assert "null" not in browser.find_element("id", "report").text
     assert accessibility_violations(browser) == []
     assert console_errors(browser) == []

@@ -24,6 +24,7 @@ RUNNABLE += [
     "policy.md",
     "inspection-hook.md",
     "mirror-ironic.md",
+    "runbooks.md",
 ]
 
 

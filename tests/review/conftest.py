@@ -12,7 +12,15 @@ import pytest
 from tests.conftest import EXAMPLES
 
 # Each change, in the order committed: its tag, and what it does to the previous commit.
-CHANGES = ("base", "trait-added", "device-type-retired", "made-private", "trait-typo", "removed")
+CHANGES = (
+    "base",
+    "trait-added",
+    "device-type-retired",
+    "made-private",
+    "trait-typo",
+    "removed",
+    "runbooks-changed",
+)
 
 
 def git(repo: Path, *args: str) -> None:
@@ -50,7 +58,9 @@ def commit(repo: Path, tag: str) -> None:
 def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example catalog, then: a trait added to m1.small (NVMe required), the XE9680 device
     type retired with its GPU flavor, c2.large made private for one project, a typo in
-    m1.small.nicX's trait, and c2.diskless removed (a flavor servers use)."""
+    m1.small.nicX's trait, c2.diskless removed (a flavor servers use), and the runbooks
+    changed: firmware-update also updates the BIOS's firmware and runs on the GPU nodes too,
+    bios-gpu-servicing removed, disk-erase added."""
     repo = tmp_path_factory.mktemp("history") / "catalog"
     shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
     shutil.copy(EXAMPLES / "nodes.yaml", repo / "nodes.yaml")
@@ -84,4 +94,31 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (flavors / "c2.diskless.yaml").unlink()
     edit(kustomization, "  - c2.diskless.yaml=../flavors/c2.diskless.yaml\n", "")
     commit(repo, "removed")
+
+    runbooks = hardware / "runbooks"
+    firmware = runbooks / "firmware-update.yaml"
+    edit(firmware, "traits: [CUSTOM_NVME]", "traits: [CUSTOM_GPU, CUSTOM_NVME]")
+    edit(
+        firmware,
+        "        - {component: bmc, url: 'http://fw.example.com/bmc.bin'}\n",
+        "        - {component: bmc, url: 'http://fw.example.com/bmc.bin'}\n"
+        "        - {component: bios, url: 'http://fw.example.com/bios.bin'}\n",
+    )
+    (runbooks / "bios-gpu-servicing.yaml").unlink()
+    (runbooks / "disk-erase.yaml").write_text(
+        "# yaml-language-server: $schema=https://flavorsmith.dev/schemas/v1/runbook.schema.json\n"
+        "name: disk-erase\n"
+        "description: Every disk's data erased before the node goes back to the pool\n"
+        "traits: [CUSTOM_NVME]\n"
+        "steps:\n"
+        "  - interface: deploy\n"
+        "    step: erase_devices\n"
+        "    order: 10\n"
+    )
+    edit(
+        kustomization,
+        "  - bios-gpu-servicing.yaml=../runbooks/bios-gpu-servicing.yaml\n",
+        "  - disk-erase.yaml=../runbooks/disk-erase.yaml\n",
+    )
+    commit(repo, "runbooks-changed")
     return repo

@@ -44,6 +44,8 @@ def expect(name: str, text: str) -> None:
         ("device-type-retired", "made-private", "made-private.md"),
         ("made-private", "trait-typo", "trait-typo.md"),
         ("trait-typo", "removed", "removed.json"),
+        ("removed", "runbooks-changed", "runbooks-changed.md"),
+        ("removed", "runbooks-changed", "runbooks-changed.json"),
     ],
 )
 def test_each_change_s_whole_report(
@@ -242,3 +244,33 @@ def test_no_base_and_no_what_if_is_refused(cli: Invoke, history: Path) -> None:
     result = cli("review", "--repo", str(history), "--nodes", str(history / "nodes.yaml"))
     assert result.exit_code == 2
     assert "give the revision to compare with" in result.output
+
+
+def test_the_runbook_changes_as_a_table(cli: Invoke, history: Path) -> None:
+    status, output = review(cli, history, "removed", "runbooks-changed")
+    assert status == 0
+    expect("runbooks-changed.txt", output)
+
+
+def test_a_runbook_change_trips_no_gate_but_has_effects(cli: Invoke, history: Path) -> None:
+    gates = ("--fail-on", "unschedulable", "--fail-on", "leak", "--fail-on", "error")
+    status, _ = review(cli, history, "removed", "runbooks-changed", *gates, "--detailed-exitcode")
+    assert status == 2
+
+
+def test_retired_nodes_do_not_lose_a_runbook(cli: Invoke, history: Path) -> None:
+    """A what-if takes nodes out of the fleet, not out of a runbook's reach: the DL360s (the
+    RAID layouts' nodes) retired leave raid-rebuild unchanged."""
+    status, output = review(
+        cli,
+        history,
+        "runbooks-changed",
+        "runbooks-changed",
+        "--retire",
+        "ProLiant DL360 Gen11",
+        "-f",
+        "json",
+    )
+    assert status == 0
+    data = json.loads(output)
+    assert data["fleet"]["retired"] and data["runbooks"] == []

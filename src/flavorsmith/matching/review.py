@@ -6,8 +6,11 @@ catalog changes (both revisions' flavors are matched on it), two when the fleet 
 (``retire`` and ``add`` make the second one). The diff says, per flavor, the nodes matched and
 available before and after; which flavors become unschedulable; which nodes no flavor can use
 any more, and which become usable; which dedicated pools start or stop leaking; which deploy
-templates a flavor newly selects or drops; and the catalog's new errors and warnings. The Nova
-changes and the gates are the caller's (they need the sync plan and the command's options)."""
+templates a flavor newly selects or drops; which runbooks are added, removed or changed (their
+steps old → new) and which nodes gain or lose the right to run each (Ironic's rule: a node
+runs a runbook when it has one of its traits); and the catalog's new errors and warnings. The
+Nova changes and the gates are the caller's (they need the sync plan and the command's
+options)."""
 
 from __future__ import annotations
 
@@ -16,9 +19,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flavorsmith.catalog.model import Catalog, Flavor
+from flavorsmith.catalog.model import Catalog, Flavor, RunbookDef
 from flavorsmith.diagnostics import Diagnostic, Severity
 from flavorsmith.errors import Invalid
+from flavorsmith.ironic.runbooks import may_run
 from flavorsmith.matching.index import Index, positions
 from flavorsmith.matching.pools import Leak, leaks
 from flavorsmith.matching.reports import rules_of
@@ -100,6 +104,78 @@ class FlavorDiff:
 
 
 @dataclass(frozen=True)
+class RunbookDiff:
+    """One runbook's change: its definition before and after (None: not in that revision),
+    and the nodes of the fleet that gain or lose the right to run it."""
+
+    runbook: str
+    before: RunbookDef | None
+    after: RunbookDef | None
+    may_run_before: int  # nodes of the fleet that may run it (0 where it is absent)
+    may_run_after: int
+    gaining: tuple[str, ...] = ()  # nodes that may run head's and not base's, by label
+    losing: tuple[str, ...] = ()
+
+    @property
+    def status(self) -> str:
+        if self.before is None:
+            return "added"
+        if self.after is None:
+            return "removed"
+        return "changed" if self.fields else "kept"
+
+    @property
+    def fields(self) -> list[str]:
+        """The fields of Ironic's runbook that differ (none for an added or removed one)."""
+        if self.before is None or self.after is None:
+            return []
+        old, new = _comparable(self.before), _comparable(self.after)
+        return [name for name in old if old[name] != new[name]]
+
+    @property
+    def changed(self) -> bool:
+        return self.status != "kept" or bool(self.gaining or self.losing)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "runbook": self.runbook,
+            "status": self.status,
+            "fields": self.fields,
+            "traits": {
+                "before": None if self.before is None else list(self.before.traits),
+                "after": None if self.after is None else list(self.after.traits),
+            },
+            "steps": {"before": runbook_steps(self.before), "after": runbook_steps(self.after)},
+            "nodes": {
+                "before": self.may_run_before,
+                "after": self.may_run_after,
+                "gaining": list(self.gaining),
+                "losing": list(self.losing),
+            },
+        }
+
+
+def runbook_steps(runbook: RunbookDef | None) -> list[dict[str, Any]] | None:
+    """A runbook's steps in the order Ironic runs them (None: no runbook)."""
+    if runbook is None:
+        return None
+    return [
+        {k: step[k] for k in ("order", "interface", "step", "args")}
+        for step in runbook.ordered_steps()
+    ]
+
+
+def _comparable(runbook: RunbookDef) -> dict[str, Any]:
+    """Ironic's runbook with its steps in order and its traits as a set (their order in the
+    file does not matter to Ironic)."""
+    return {
+        **runbook.as_api(),
+        "traits": sorted(set(runbook.traits)),
+        "steps": runbook_steps(runbook),
+    }
+
+
+@dataclass(frozen=True)
 class Fleet:
     """What a what-if did to the nodes: how many before and after, retired and added."""
 
@@ -128,6 +204,7 @@ class Review:
     warnings: list[Diagnostic]
     fleet: Fleet
     nova: list[dict[str, Any]] = field(default_factory=list)  # the sync plan's writes
+    runbooks: list[RunbookDiff] = field(default_factory=list)  # the changed ones, by name
 
     @property
     def changed_flavors(self) -> list[FlavorDiff]:
@@ -148,6 +225,7 @@ class Review:
             or self.errors
             or self.warnings
             or self.nova
+            or self.runbooks
             or self.fleet.retired
             or self.fleet.added
         )
@@ -165,6 +243,7 @@ class Review:
                 "stopped": [leak.as_dict() for leak in self.leaks_stopped],
             },
             "nova": self.nova,
+            "runbooks": [r.as_dict() for r in self.runbooks],
             "diagnostics": {
                 "errors": [d.as_dict() for d in self.errors],
                 "warnings": [d.as_dict() for d in self.warnings],
@@ -222,7 +301,53 @@ def review(
         errors=errors,
         warnings=warnings,
         fleet=fleet or Fleet(len(before.snapshot.nodes), len(after.snapshot.nodes)),
+        runbooks=runbook_changes(base.runbooks, head.runbooks, before, after),
     )
+
+
+def runbook_changes(
+    base: Sequence[RunbookDef], head: Sequence[RunbookDef], before: Index, after: Index
+) -> list[RunbookDiff]:
+    """Each runbook added, removed or changed, or that nodes gain or lose the right to run,
+    by name. Gaining and losing count the nodes of both fleets (a what-if's retired and added
+    nodes are the fleet's change, not the runbook's), in the head fleet's order."""
+    old = {r.name: r for r in base}
+    new = {r.name: r for r in head}
+    kept = {n.uuid for n in before.snapshot.nodes} & {n.uuid for n in after.snapshot.nodes}
+    out = []
+    for name in sorted(old.keys() | new.keys()):
+        was, now = old.get(name), new.get(name)
+        if before is after and was and now and _comparable(was) == _comparable(now):
+            continue  # the same runbook on the same nodes
+        may_before = _may_run(was, before)
+        may_after = _may_run(now, after)
+        diff = RunbookDiff(
+            runbook=name,
+            before=was,
+            after=now,
+            may_run_before=len(may_before),
+            may_run_after=len(may_after),
+            gaining=tuple(
+                n.label
+                for n in after.snapshot.nodes
+                if n.uuid in kept and n.uuid in may_after and n.uuid not in may_before
+            ),
+            losing=tuple(
+                n.label
+                for n in after.snapshot.nodes
+                if n.uuid in kept and n.uuid in may_before and n.uuid not in may_after
+            ),
+        )
+        if diff.changed:
+            out.append(diff)
+    return out
+
+
+def _may_run(runbook: RunbookDef | None, index: Index) -> set[str]:
+    """The UUIDs of the nodes of ``index`` that may run ``runbook`` (none when absent)."""
+    if runbook is None:
+        return set()
+    return {n.uuid for n in index.snapshot.nodes if may_run(runbook.traits, n.traits)}
 
 
 def selected(flavor: Flavor | None, catalog: Catalog) -> tuple[str, ...]:
@@ -292,6 +417,7 @@ def headline(result: Review, limit: int = 5) -> str:
             )
     parts += [f"{d.flavor} becomes unschedulable" for d in result.unschedulable]
     parts += [f"{x.pool} starts leaking to {x.reached_by}" for x in result.leaks_started]
+    parts += [_runbook_part(r) for r in result.runbooks]
     if result.nodes_unusable:
         parts.append(f"{_count(len(result.nodes_unusable), 'node')} no flavor can use")
     if result.errors:
@@ -302,6 +428,22 @@ def headline(result: Review, limit: int = 5) -> str:
     if len(parts) > limit:
         shown.append(f"and {len(parts) - limit} more")
     return "; ".join(shown)
+
+
+def _runbook_part(diff: RunbookDiff) -> str:
+    """``runbook NAME added (N nodes may run it)``, ``runbook NAME removed``, ``runbook NAME
+    changed (steps): B → A nodes may run it (±C)``."""
+    if diff.status == "added":
+        return f"runbook {diff.runbook} added ({_count(diff.may_run_after, 'node')} may run it)"
+    if diff.status == "removed":
+        return f"runbook {diff.runbook} removed"
+    said = f"runbook {diff.runbook}"
+    if diff.fields:
+        said += f" changed ({', '.join(diff.fields)})"
+    count = diff.may_run_after - diff.may_run_before
+    if count:
+        said += f": {diff.may_run_before} → {diff.may_run_after} nodes may run it ({signed(count)})"
+    return said
 
 
 def signed(number: int) -> str:

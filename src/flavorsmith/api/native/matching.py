@@ -32,6 +32,7 @@ from flavorsmith.db.engine import Connection
 from flavorsmith.diagnostics import has_errors
 from flavorsmith.errors import Forbidden, Invalid, NotFound, ServiceUnavailable
 from flavorsmith.ironic.deploy_steps import deploy_plan
+from flavorsmith.ironic.runbooks import runbook_plan
 from flavorsmith.matching import matrix, reports
 from flavorsmith.matching.diagnosis import Context
 from flavorsmith.matching.flavor_rules import FlavorRule
@@ -418,5 +419,60 @@ async def flavor_deploy_plan(request: Request, name: str, ident: str) -> dict[st
         return {"flavor": name, "templates_from": source} | deploy_plan(
             node, traits, templates, flavor
         )
+
+    return await run(request, work, write=False)
+
+
+NODE_RUNBOOKS = Contract(
+    "The catalog's runbooks the node may run, because of which of its traits, and the steps "
+    "each would run in order on its driver (flavorsmith runbook plan)",
+    {
+        200: obj(
+            {
+                "node": string(),
+                "driver": string(),
+                "traits": array(string()),
+                "runbooks": array(
+                    obj(
+                        {
+                            "runbook": string(),
+                            "allowed": {"type": "boolean"},
+                            "because": array(string()),
+                            "reason": string(),
+                            "steps": array(ANY_OBJECT),
+                        },
+                        required=("runbook", "allowed", "because", "reason", "steps"),
+                    )
+                ),
+                "problems": array(string()),
+            },
+            required=("node", "driver", "traits", "runbooks", "problems"),
+        )
+    },
+    errors=(*READ, 404, 503),
+)
+
+
+@router.get("/nodes/{ident}/runbooks")
+@declare(NODE_RUNBOOKS)
+async def node_runbooks(request: Request, ident: str) -> dict[str, Any]:
+    """Which of the catalog's runbooks the node may run (Ironic's rule: it has one of the
+    runbook's traits), because of which traits, the steps each would run in order, and
+    ``problems``: a step its driver does not offer (``flavorsmith runbook plan NODE``). A
+    caller who is not an admin sees the public runbooks and their project's, as Ironic shows
+    them."""
+    _authorize(request)
+    NODE_RUNBOOKS.check_query(request)
+    who = viewer(request)
+    runbooks = [
+        r.as_api()
+        for r in _served(request).catalog.runbooks
+        if may_see(who, r.public, (r.owner,) if r.owner else ())
+    ]
+
+    def work(connection: Connection) -> dict[str, Any]:
+        node = node_store.find(connection, ident, by_name=True)
+        traits = node_store.traits_of(connection, [node["id"]])[node["id"]]
+        return runbook_plan(node, traits, runbooks)
 
     return await run(request, work, write=False)

@@ -87,6 +87,7 @@ REVIEW = Contract(
                 "nodes": ANY_OBJECT,
                 "pool_leaks": ANY_OBJECT,
                 "nova": array(ANY_OBJECT),
+                "runbooks": array(ANY_OBJECT),
                 "diagnostics": ANY_OBJECT,
                 "gates": array(ANY_OBJECT),
             },

@@ -1,6 +1,5 @@
 """The examples of the definition verbs, on the example catalog (examples/): the words of each
-kind's group, and one definition of each kind there (one that delete removes without --force);
-a runbook's, which the example catalog has none of, is a file beside it."""
+kind's group, and one definition of each kind there (one that delete removes without --force)."""
 
 from __future__ import annotations
 
@@ -18,10 +17,6 @@ _SAMPLES = {
 }
 
 
-# A kind the example catalog has no file of adds one kept beside it (examples/<folder>/).
-_OUTSIDE = {"runbook"}
-
-
 def example(kind: Kind, verb: str, args: str = "") -> str:
     """``flavorsmith <kind's words> <verb> <args>``."""
     words = f"flavorsmith {_WORDS.get(kind.name, kind.name)} {verb}"
@@ -35,7 +30,7 @@ def sample(kind: Kind) -> str:
 
 def sample_folder(kind: Kind) -> str:
     """The folder of the kind's example files, relative to the example catalog repository."""
-    return kind.folder if kind.name in _OUTSIDE else f"hardware/{kind.folder}"
+    return f"hardware/{kind.folder}"
 
 
 def sample_file(kind: Kind) -> str:

@@ -3,11 +3,20 @@ headline, then collapsible detail), or tables."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
 from flavorsmith.cli.output import Format, render_list, render_show
-from flavorsmith.matching.review import FlavorDiff, Review, Tripped, headline, signed
+from flavorsmith.matching.review import (
+    FlavorDiff,
+    Review,
+    RunbookDiff,
+    Tripped,
+    headline,
+    runbook_steps,
+    signed,
+)
 
 SHOWN_NODES = 20  # node names a Markdown or table section lists before "and N more"
 COLUMNS = ["flavor", "matching", "available", "change", "note"]
@@ -61,6 +70,44 @@ def _nova_line(entry: dict[str, Any]) -> str:
     return line
 
 
+def _steps(steps: list[dict[str, Any]] | None) -> str:
+    """``10 raid.delete_configuration; 20 raid.create_configuration {"create_root_volume":
+    true}``: each step by order, with its arguments."""
+    if not steps:
+        return "none"
+    return "; ".join(
+        f"{s['order']} {s['interface']}.{s['step']}"
+        + (f" {json.dumps(s['args'], sort_keys=True)}" if s["args"] else "")
+        for s in steps
+    )
+
+
+def _runbook_lines(diff: RunbookDiff) -> list[str]:
+    """What changed of one runbook: its status and fields, its steps and traits old → new,
+    the nodes that may run it and the ones that gain or lose the right."""
+    name = diff.runbook
+    before, after = diff.before, diff.after
+    status = f"{name}: {diff.status}" + (f" ({', '.join(diff.fields)})" if diff.fields else "")
+    lines = [status]
+    old_steps, new_steps = runbook_steps(before), runbook_steps(after)
+    if old_steps != new_steps:
+        lines.append(f"{name} steps: {_steps(old_steps)} → {_steps(new_steps)}")
+    if before is not None and after is not None and "traits" in diff.fields:
+        lines.append(
+            f"{name} traits: {', '.join(sorted(before.traits)) or 'none'} → "
+            f"{', '.join(sorted(after.traits)) or 'none'}"
+        )
+    count = diff.may_run_after - diff.may_run_before
+    lines.append(
+        f"{name} nodes that may run it: {_span(diff.may_run_before, diff.may_run_after)}"
+        + (f" ({signed(count)})" if count else "")
+    )
+    for verb, names in (("gain", diff.gaining), ("lose", diff.losing)):
+        if names:
+            lines.append(f"{name}: {len(names)} nodes {verb} the right: {', '.join(_short(names))}")
+    return lines
+
+
 def _diagnostic(d: dict[str, Any]) -> str:
     return f"{d['path']}:{d['line']}: {d['field']}: {d['message']}"
 
@@ -89,6 +136,10 @@ def sections(result: Review) -> list[tuple[str, list[str]]]:
             [leak.summary() for leak in result.leaks_stopped],
         ),
         (f"Nova changes ({len(result.nova)})", [_nova_line(e) for e in result.nova]),
+        (
+            f"Runbooks ({len(result.runbooks)} changed)",
+            [line for r in result.runbooks for line in _runbook_lines(r)],
+        ),
         (
             f"New catalog errors ({len(result.errors)})",
             [_diagnostic(d) for d in data["diagnostics"]["errors"]],

@@ -3,8 +3,10 @@
 // other flavor the matcher's reasons why not; "Explain" asks
 // /v1/flavors/{flavor}/nodes/{node}/explain for the reasons by layer. Its last classification
 // (GET /v1/nodes/{ident}/inspection): the device type, each candidate's per-field checks, and
-// the rule behind each trait. Polled every 5 s: a trait changed through /baremetal shows
-// without a reload.
+// the rule behind each trait. The catalog's runbooks (GET /v1/nodes/{ident}/runbooks, the
+// report of `flavorsmith runbook plan NODE`): which it may run, because of which of its traits,
+// and the steps each would run in order on its driver. Polled every 5 s: a trait changed
+// through /baremetal shows without a reload.
 import { api, el, explainError, flavorHref, reasonsList, shell, showStatus } from "/ui/common.js";
 
 const POLL_MS = 5000;
@@ -132,6 +134,56 @@ function renderClassification(body) {
   );
 }
 
+function stepText(step) {
+  const args = Object.keys(step.args || {}).length ? ` ${JSON.stringify(step.args)}` : "";
+  return `${step.interface}.${step.step}${args}`;
+}
+
+function renderRunbooks(plan) {
+  const target = document.getElementById("runbooks");
+  if (!plan.runbooks.length) {
+    target.replaceChildren(el("p", { text: "No runbooks: the catalog has none you may see (hardware/runbooks/)." }));
+    return;
+  }
+  const rows = plan.runbooks.map((r) =>
+    el(
+      "tr",
+      { "data-runbook": r.runbook, "data-allowed": String(r.allowed) },
+      el("th", { scope: "row" }, el("code", { text: r.runbook })),
+      el("td", {}, el("strong", { class: r.allowed ? "ok" : "fail", text: r.allowed ? "may run" : "may not run" })),
+      el("td", { class: "why", text: r.reason }),
+      el(
+        "td",
+        {},
+        r.steps.length
+          ? el(
+              "ol",
+              { class: "steps" },
+              ...r.steps.map((s) =>
+                el("li", { "data-order": String(s.order) }, el("span", { class: "order", text: `${s.order} ` }), el("code", { text: stepText(s) })),
+              ),
+            )
+          : "—",
+      ),
+    ),
+  );
+  const problems = plan.problems.map((p) => el("li", { class: "fail", text: p }));
+  target.replaceChildren(
+    table(
+      "runbooks",
+      `The catalog's runbooks on driver ${plan.driver}: a node may run one when it has one of its traits`,
+      ["Runbook", "Verdict", "Why", "Steps, in order"],
+      rows,
+    ),
+    ...(problems.length
+      ? [
+          el("p", { text: "Steps this node's driver does not offer (Ironic fails the runbook there):" }),
+          el("ul", { class: "problems" }, ...problems),
+        ]
+      : []),
+  );
+}
+
 function render(body) {
   const node = body.node;
   const label = node.name || node.uuid;
@@ -229,12 +281,17 @@ async function refresh() {
   busy = true;
   try {
     const path = `/v1/nodes/${encodeURIComponent(ident)}`;
-    const [body, last] = await Promise.all([api(`${path}/matches`), api(`${path}/inspection`)]);
-    const shown = JSON.stringify([{ ...body, generation: null }, last]);
+    const [body, last, runbooks] = await Promise.all([
+      api(`${path}/matches`),
+      api(`${path}/inspection`),
+      api(`${path}/runbooks`),
+    ]);
+    const shown = JSON.stringify([{ ...body, generation: null }, last, runbooks]);
     if (shown !== shownAnswer) {
       because = new Map(((last.classification || {}).trait_reasons || []).map((r) => [r.trait, r]));
       render(body);
       renderClassification(last);
+      renderRunbooks(runbooks);
       shownAnswer = shown;
       document.body.dataset.renders = String(Number(document.body.dataset.renders || 0) + 1);
     } else {

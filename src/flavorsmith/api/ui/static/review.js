@@ -112,6 +112,24 @@ function novaLine(entry) {
   return line;
 }
 
+function stepNames(steps) {
+  return steps ? steps.map((s) => `${s.order} ${s.interface}.${s.step}`).join(", ") || "none" : "none";
+}
+
+// A runbook added, removed or changed: its changed fields, the nodes that may run it before →
+// after, how many gain or lose the right, and its steps when they changed.
+function runbookLine(r) {
+  const fields = r.fields.length ? ` (${r.fields.join(", ")})` : "";
+  const n = r.nodes;
+  let line = `${r.runbook} ${r.status}${fields}: ${n.before} → ${n.after} nodes may run it`;
+  if (n.gaining.length) line += `; ${n.gaining.length} gain the right`;
+  if (n.losing.length) line += `; ${n.losing.length} lose it`;
+  const before = stepNames(r.steps.before);
+  const after = stepNames(r.steps.after);
+  if (before !== after) line += `; steps: ${before} → ${after}`;
+  return line;
+}
+
 function diagnosticLine(d) {
   return `${d.path}:${d.line}: ${d.field}: ${d.message}`;
 }
@@ -150,6 +168,7 @@ function report(review) {
     part("leaks-stopped", "Pools that stop leaking", review.pool_leaks.stopped, leakLine),
     part("templates", "Deploy templates", templates(review.flavors), text),
     part("nova", "Nova changes", review.nova, novaLine),
+    part("runbooks", "Runbooks", review.runbooks || [], runbookLine),
     part("errors", "New catalog errors", review.diagnostics.errors, diagnosticLine),
     part("warnings", "New catalog warnings", review.diagnostics.warnings, diagnosticLine),
   ];
