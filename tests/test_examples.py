@@ -247,8 +247,8 @@ EXPECTED: dict[str, tuple[int, list[str]]] = {
         [
             f"{R}/bios-reset.yaml:5:11: steps[0].step: bios.factory_rest is not a clean or "
             "service step of any known driver (did you mean 'factory_reset'?). Steps on bios: "
-            "apply_configuration, factory_reset (drivers: fake-hardware, redfish, idrac, ipmi, "
-            "ilo, irmc, manual-management)",
+            "apply_configuration, cache_bios_settings, factory_reset (drivers: fake-hardware, "
+            "redfish, idrac, ipmi, intel-ipmi, manual-management)",
         ],
     ),
     "runbook-arg-type": (

@@ -148,6 +148,7 @@ def test_every_operation_declares_its_headers_body_and_error_bodies(
     # The writes that read no body (adding one trait refuses any).
     assert bodyless == {
         "PUT /baremetal/v1/nodes/{ident}/traits/{trait}",
+        "PUT /baremetal/v1/runbooks/{ident}/traits/{trait}",
         "POST /v1/catalog/reload",
         "POST /v1/sync/apply",
     }

@@ -66,7 +66,7 @@ def test_an_unknown_step(cli: Invoke, repo: Path) -> None:
         f"{RUNBOOK}:7:11: steps[0].step: raid.delete_config is not a clean or service step of "
         "any known driver (did you mean 'delete_configuration'?). Steps on raid: "
         "apply_configuration, create_configuration, delete_configuration (drivers: "
-        "fake-hardware, redfish, idrac, ipmi, ilo, irmc, manual-management)\n"
+        "fake-hardware, redfish, idrac, ipmi, intel-ipmi, manual-management)\n"
         "31 files: 1 error, 0 warnings\n",
     )
 

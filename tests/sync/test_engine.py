@@ -23,6 +23,7 @@ from flavorsmith.sync.kinds import (
     deploy_templates,
     inspection_rules,
     nova_flavors,
+    runbooks,
 )
 from flavorsmith.sync.watch import watch
 
@@ -137,24 +138,31 @@ def test_the_registry_names_every_kind_once() -> None:
     assert KINDS == (
         nova_flavors.KIND,
         deploy_templates.KIND,
+        runbooks.KIND,
         classification.KIND,
         inspection_rules.KIND,
     )
-    assert NAMES == ("flavors", "deploy-templates", "classification", "inspection-rules")
+    assert NAMES == (
+        "flavors",
+        "deploy-templates",
+        "runbooks",
+        "classification",
+        "inspection-rules",
+    )
     assert {name: kind.name for name, kind in BY_NAME.items()} == {n: n for n in NAMES}
     assert choose("deploy-templates") is deploy_templates.KIND
     with pytest.raises(UnknownKind) as raised:
         choose("nodes")
     assert str(raised.value) == (
-        "cannot sync 'nodes': choose one of flavors, deploy-templates, classification, "
-        "inspection-rules"
+        "cannot sync 'nodes': choose one of flavors, deploy-templates, runbooks, "
+        "classification, inspection-rules"
     )
 
 
 def test_the_watcher_keeps_only_the_kinds_that_are_watched() -> None:
     """Classification writes nodes others write too: the watcher (serve --sync) never retypes
     a fleet because a catalog file changed; it runs only when named."""
-    assert WATCHED == (nova_flavors.KIND, deploy_templates.KIND)
+    assert WATCHED == (nova_flavors.KIND, deploy_templates.KIND, runbooks.KIND)
     assert not classification.KIND.watched
     assert not inspection_rules.KIND.watched
     assert inspect.signature(watch).parameters["kinds"].default == WATCHED

@@ -38,6 +38,7 @@ def test_no_module_outside_the_registry_names_a_kind() -> None:
         "flavorsmith.sync.kinds.deploy_templates",
         "flavorsmith.sync.kinds.classification",
         "flavorsmith.sync.kinds.inspection_rules",
+        "flavorsmith.sync.kinds.runbooks",
     }
     offenders = []
     for path in SRC.rglob("*.py"):
@@ -142,10 +143,11 @@ def test_one_registry_line_offers_the_kind_on_the_command_line_and_over_the_api(
     source = Path(kinds.__file__).read_text()
     line = "    deploy_templates.KIND,\n"
     assert source.count(line) == 1
-    registered = source.replace(
-        "from flavorsmith.sync.kinds import classification, deploy_templates, inspection_rules, nova_flavors\n",
-        "from flavorsmith.sync.kinds import classification, deploy_templates, inspection_rules, nova_flavors, widgets\n",
-    ).replace(line, line + "    widgets.KIND,\n")
+    imports = "    runbooks,\n)\n"  # the last module of the registry's import
+    assert source.count(imports) == 1
+    registered = source.replace(imports, "    runbooks,\n    widgets,\n)\n").replace(
+        line, line + "    widgets.KIND,\n"
+    )
     assert registered.count("widgets") == 2  # the import and the line
     registry = tmp_path / "registry.py"
     registry.write_text(registered)
@@ -177,15 +179,17 @@ def test_one_registry_line_offers_the_kind_on_the_command_line_and_over_the_api(
         "flavors",
         "deploy-templates",
         "widgets",
+        "runbooks",
         "classification",
         "inspection-rules",
     ]
-    assert "oneofflavors,deploy-templates,widgets,classification,inspection-rules." in "".join(
-        out["help"].split()
+    assert (
+        "oneofflavors,deploy-templates,widgets,runbooks,classification,inspection-rules."
+        in "".join(out["help"].split())
     )
     assert (
-        "choose one of flavors, deploy-templates, widgets, classification, inspection-rules"
-        in out["unknown"]
+        "choose one of flavors, deploy-templates, widgets, runbooks, classification, "
+        "inspection-rules" in out["unknown"]
     )
     for channel in ("cli", "cloud", "api"):
         status, body = out[channel]
@@ -197,6 +201,6 @@ def test_one_registry_line_offers_the_kind_on_the_command_line_and_over_the_api(
     status, body = out["api_unknown"]
     assert status == 400
     assert (
-        "only=flavors or only=deploy-templates or only=widgets or only=classification or "
-        "only=inspection-rules" in json.dumps(body)
+        "only=flavors or only=deploy-templates or only=widgets or only=runbooks or "
+        "only=classification or only=inspection-rules" in json.dumps(body)
     )

@@ -50,9 +50,11 @@ def test_one_round_syncs_every_kind(
     )
     assert ran == 1
     lines = [fields_of(r) for r in caplog.records]
+    runbooks = len(Repository(repo, RULES).load().catalog.runbooks)
     assert [(line["kind"], line["round"], line["writes"]) for line in lines] == [
         ("flavors", 1, 12),
         ("deploy-templates", 1, 4),
+        ("runbooks", 1, runbooks),
     ]
     assert len([f for f in StoreFlavors(engine).observe().values() if f.managed]) == 12
     assert len([t for t in StoreTemplates(engine).observe().values() if t.managed]) == 4

@@ -17,6 +17,7 @@ from flavorsmith.api.baremetal import conductor as baremetal_conductor
 from flavorsmith.api.baremetal import deploy_templates as baremetal_templates
 from flavorsmith.api.baremetal import maintenance as baremetal_maintenance
 from flavorsmith.api.baremetal import nodes as baremetal_nodes
+from flavorsmith.api.baremetal import runbooks as baremetal_runbooks
 from flavorsmith.api.baremetal import traits as baremetal_traits
 from flavorsmith.api.baremetal import versions as baremetal
 from flavorsmith.api.baremetal.policies import POLICIES as BAREMETAL_POLICIES
@@ -87,6 +88,7 @@ ROUTERS: list[tuple[APIRouter, str]] = [
     (baremetal_maintenance.router, "/baremetal"),
     (baremetal_conductor.router, "/baremetal"),
     (baremetal_templates.router, "/baremetal"),
+    (baremetal_runbooks.router, "/baremetal"),
     (compute.router, "/compute"),
     (compute_flavors.router, "/compute"),
     (compute_extra_specs.router, "/compute"),
@@ -122,7 +124,9 @@ def policy_defaults(*, keystone: bool = False) -> list[RuleDefault]:
     its real service's scope-aware defaults; noauth and static tokens keep role-only ones."""
     if keystone:
         return [
-            *ironic_keystone_policies([*BAREMETAL_POLICIES, *baremetal_templates.POLICIES]),
+            *ironic_keystone_policies(
+                [*BAREMETAL_POLICIES, *baremetal_templates.POLICIES, *baremetal_runbooks.POLICIES]
+            ),
             *NOVA_KEYSTONE_POLICIES,
             *NATIVE_POLICIES,
             *OCTAVIA_KEYSTONE_POLICIES,
@@ -130,6 +134,7 @@ def policy_defaults(*, keystone: bool = False) -> list[RuleDefault]:
     return [
         *BAREMETAL_POLICIES,
         *baremetal_templates.POLICIES,
+        *baremetal_runbooks.POLICIES,
         *COMPUTE_POLICIES,
         *NATIVE_POLICIES,
         *LOADBALANCER_POLICIES,

@@ -39,6 +39,9 @@ DATABASE_RETRY_AFTER = 5
 # longer than --body-timeout (it sets BODY_TIMED_OUT in the request's state).
 CLIENT_CLOSED_REQUEST = 499
 BODY_TIMED_OUT = "body_timed_out"
+# Set in a request's state by a handler that answers as the real service's router does
+# (see baremetal/common.py's router_answer): no version headers then.
+ROUTER_ANSWER = "router_answer"
 
 # Version documents and probes answer without a token, as OpenStack services do; so do the
 # service's auth mode and its login (which is how a caller gets a token).
@@ -133,6 +136,7 @@ class ServiceMiddleware:
         state = scope.setdefault("state", {})
         state.update(request_id=request_id, family=family)
         extra_headers = {key: request_id for key in REQUEST_ID_HEADERS[family]}
+        version_headers: set[str] = set()
         headers = Headers(scope=scope)
 
         async def send_wrapper(message: Message) -> None:
@@ -140,7 +144,12 @@ class ServiceMiddleware:
                 status_seen[0] = message["status"]
                 raw = list(message.get("headers", []))
                 present = {k.lower() for k, _ in raw}
+                # An answer of the real service's router itself (its 404 or 405 for a path
+                # a version does not have) carries no version headers there.
+                bare = state.get(ROUTER_ANSWER, False)
                 for key, value in extra_headers.items():
+                    if bare and key in version_headers:
+                        continue
                     if key.lower().encode() not in present:
                         raw.append((key.lower().encode(), value.encode()))
                 message = {**message, "headers": raw}
@@ -158,6 +167,7 @@ class ServiceMiddleware:
                     extra_headers.update(spec.range_headers())
                 state["microversion"] = version
                 extra_headers.update(spec.response_headers(version))
+                version_headers.update(spec.response_headers(version))
             if path not in PUBLIC_PATHS and not _under(path, PUBLIC_TREE):
                 if self.authenticator.blocking:  # Keystone: network I/O, off the event loop
                     state["identity"] = await run_in_threadpool(

@@ -77,8 +77,10 @@ def _ironic_repeated(name: str, values: list[str], path: str) -> str:
     sent = query_values.shown_repr(values)
     if name in _IRONIC_INTEGERS:
         return f"Expected an integer for {name}: {sent}"
-    if name == "marker" and "/deploy_templates" in path:
+    if name == "marker" and ("/deploy_templates" in path or "/runbooks" in path):
         return f"Expected name for {name}: {sent}"  # a template's marker is its name or uuid
+    if name == "project" and "/runbooks" in path:  # a flag on runbooks, a project on nodes
+        return _ironic_repeated("detail", values, path).replace("detail", name, 1)
     if name in _IRONIC_UUIDS:
         return f"Expected UUID for {name}: {sent}"
     if name in _IRONIC_BOOLEANS:

@@ -28,6 +28,8 @@ NODE_FIELDS = MIRROR_FIELDS
 NODES_VERSION = (1, 65)
 # GET /v1/nodes/{node}/inventory (inspection data kept by Ironic itself).
 INVENTORY_VERSION = (1, 81)
+# Runbooks with their traits (``/v1/runbooks/{runbook}/traits``) and a description.
+RUNBOOKS_VERSION = (1, 112)
 
 
 class IronicTarget(SdkTarget):
@@ -152,11 +154,55 @@ class IronicNodes(IronicTarget):
         self.request("DELETE", _path(uuid, "traits", trait), NODES_VERSION)
 
 
+class IronicRunbooks(IronicTarget):
+    """Ironic's runbooks at API 1.112 (traits of their own, a description): all of them
+    (paged), and the writes a sync makes. A runbook's traits are not part of its body in a
+    create or a patch (Ironic refuses them there): they are replaced as a whole by a PUT of
+    ``/runbooks/{runbook}/traits``."""
+
+    version = RUNBOOKS_VERSION
+    needs = "runbooks with traits need"
+
+    def runbooks(self) -> list[dict[str, Any]]:
+        """Every runbook with its steps and traits, in pages of :data:`PAGE`."""
+        out: list[dict[str, Any]] = []
+        params: dict[str, Any] = {"detail": "True", "limit": PAGE}
+        while True:
+            body = self.request("GET", "/runbooks", RUNBOOKS_VERSION, params=params)
+            page = body.get("runbooks") if isinstance(body, dict) else None
+            if not isinstance(page, list):
+                raise TargetError("GET /runbooks: the answer has no runbook list (is this Ironic?)")
+            out += page
+            if not page or not body.get("next"):
+                return out
+            params = {**params, "marker": page[-1]["uuid"]}
+
+    def create_runbook(self, body: dict[str, Any]) -> None:
+        self.request("POST", "/runbooks", RUNBOOKS_VERSION, body=body)
+
+    def patch_runbook(self, ident: str, patch: Sequence[dict[str, Any]]) -> None:
+        self.request("PATCH", _runbook(ident), RUNBOOKS_VERSION, body=list(patch))
+
+    def delete_runbook(self, ident: str) -> None:
+        self.request("DELETE", _runbook(ident), RUNBOOKS_VERSION)
+
+    def set_runbook_traits(self, ident: str, traits: Sequence[str]) -> None:
+        """The runbook's traits replaced by ``traits`` (one call)."""
+        body = {"traits": list(traits)}
+        self.request("PUT", _runbook(ident, "traits"), RUNBOOKS_VERSION, body=body)
+
+
+def _runbook(ident: str, *rest: str) -> str:
+    return "/".join(["/runbooks", quote(ident, safe=""), *rest])
+
+
 __all__ = [
     "INVENTORY_VERSION",
     "NODES_VERSION",
     "NODE_FIELDS",
     "PAGE",
+    "RUNBOOKS_VERSION",
     "IronicNodes",
+    "IronicRunbooks",
     "IronicTarget",
 ]

@@ -206,6 +206,26 @@ class DeployTemplate(Base):
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
+class Runbook(Base):
+    """An Ironic runbook (API 1.92): steps kept as a JSON list in their order, each with its
+    own ``order``; traits (API 1.112) as a JSON list of distinct names."""
+
+    __tablename__ = "runbooks"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    uuid: Mapped[str] = mapped_column(String(36), nullable=False, unique=True)
+    name: Mapped[str] = mapped_column(String(255), nullable=False, unique=True)
+    description: Mapped[str | None] = mapped_column(String(255))
+    steps: Mapped[list[dict[str, Any]]] = mapped_column(JSON, nullable=False)
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    public: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    owner: Mapped[str | None] = mapped_column(String(255), index=True)
+    disable_ramdisk: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    traits: Mapped[list[str]] = mapped_column(JSON, nullable=False, default=list)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
 class FlavorProfile(Base):
     """An Octavia-style flavor profile: a provider and the flavor data it validated. The
     nil UUID is Octavia's placeholder (migration 0010), which the API hides."""

@@ -6,7 +6,7 @@ or replaces, as far as the target could tell."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -37,6 +37,39 @@ class Change:
         if self.forces:
             out["forces_replace"] = True
         return out
+
+
+def key_changes(
+    where: str, old: Mapping[str, Any], new: Mapping[str, Any], keys: Sequence[str]
+) -> list[Change]:
+    """``where.KEY`` added, removed or changed between two mappings, in the order of ``keys``."""
+    out = []
+    for key in keys:
+        if key not in old:
+            out.append(Change("add", f"{where}.{key}", new=new[key]))
+        elif key not in new:
+            out.append(Change("remove", f"{where}.{key}", old=old[key]))
+        elif old[key] != new[key]:
+            out.append(Change("change", f"{where}.{key}", old[key], new[key]))
+    return out
+
+
+def position_changes(
+    where: str, old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]]
+) -> list[Change]:
+    """Two lists of mappings (a template's or a runbook's steps) compared by position:
+    ``where[N]`` added or removed, or ``where[N].FIELD`` changed."""
+    out = []
+    for i in range(max(len(old), len(new))):
+        if i >= len(old):
+            out.append(Change("add", f"{where}[{i}]", new=new[i]))
+        elif i >= len(new):
+            out.append(Change("remove", f"{where}[{i}]", old=old[i]))
+        else:
+            was, now = old[i], new[i]
+            keys = [*was, *(k for k in now if k not in was)]
+            out += key_changes(f"{where}[{i}]", was, now, keys)
+    return out
 
 
 def servers_of(action: Planned) -> Servers | None:

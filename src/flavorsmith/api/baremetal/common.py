@@ -3,15 +3,18 @@ gates, node lookup by UUID or name, and policy on a node (its owner and lessee).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
 from fastapi import Request
+from fastapi.responses import JSONResponse, Response
 
 from flavorsmith.api.baremetal.policies import node_target
 from flavorsmith.api.context import context
 from flavorsmith.api.links import base
 from flavorsmith.api.microversions import Version
+from flavorsmith.api.middleware import ROUTER_ANSWER
 from flavorsmith.api.requests import microversion
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, NotAcceptable, NotFound
@@ -92,3 +95,12 @@ def authorized_node(
     for rule in rules:
         ctx.authorize(rule, target)
     return row
+
+
+def router_answer(request: Request, status: int, description: str) -> Response:
+    """An answer of Ironic's router itself (pecan/webob: a 404 or 405 for what a version does
+    not have): its body, and no version headers."""
+    setattr(request.state, ROUTER_ANSWER, True)
+    titles = {404: "Not Found", 405: "Method Not Allowed"}
+    inner = {"code": status, "title": titles[status], "description": description}
+    return JSONResponse({"error_message": json.dumps(inner)}, status_code=status)

@@ -1,4 +1,5 @@
-"""Ironic's policy rule names for nodes, traits and deploy templates, with two sets of defaults.
+"""Ironic's policy rule names for nodes, traits, deploy templates and runbooks, with two sets
+of defaults.
 
 ``POLICIES`` (noauth and static tokens, which know no scopes): readers read, admins write.
 
@@ -94,6 +95,14 @@ SYSTEM_MEMBER_OR_OWNER_ADMIN = _any(
 SYSTEM_MEMBER_OR_OWNER_MEMBER = _any(SYSTEM_MEMBER, SYSTEM_SERVICE, OWNER_MEMBER, PROJECT_SERVICE)
 SCOPES = ("system", "project")
 
+# Ironic 39's runbook personas: a runbook's owner project (``runbook.owner`` in the target).
+RUNBOOK_OWNER_MANAGER = "role:manager and project_id:%(runbook.owner)s"
+RUNBOOK_OWNER_READER = "role:reader and project_id:%(runbook.owner)s"
+RUNBOOK_ADMIN = f"({SYSTEM_MEMBER}) or ({RUNBOOK_OWNER_MANAGER}) or role:service"
+RUNBOOK_READER = f"({SYSTEM_READER}) or ({RUNBOOK_OWNER_READER}) or role:service"
+RUNBOOK_CREATOR = f"({SYSTEM_MEMBER}) or role:manager or role:service"
+API_READER = "(role:reader) or (role:service)"
+
 _IRONIC = {
     "baremetal:node:list": "(role:reader) or (role:service)",
     "baremetal:node:list_all": SYSTEM_READER,
@@ -126,12 +135,20 @@ _IRONIC = {
     "baremetal:deploy_template:create": SYSTEM_ADMIN,
     "baremetal:deploy_template:update": SYSTEM_ADMIN,
     "baremetal:deploy_template:delete": SYSTEM_ADMIN,
+    "baremetal:runbook:get": RUNBOOK_READER,
+    "baremetal:runbook:list": API_READER,
+    "baremetal:runbook:list_all": SYSTEM_READER,
+    "baremetal:runbook:create": RUNBOOK_CREATOR,
+    "baremetal:runbook:update": RUNBOOK_ADMIN,
+    "baremetal:runbook:update:public": SYSTEM_MEMBER,
+    "baremetal:runbook:update:owner": SYSTEM_MEMBER,
+    "baremetal:runbook:delete": RUNBOOK_ADMIN,
 }
 
 
 def keystone_policies(simple: list[RuleDefault]) -> list[RuleDefault]:
-    """Ironic's defaults for the rules in ``simple`` (this module's and the deploy
-    templates'), with ``service_role`` they refer to."""
+    """Ironic's defaults for the rules in ``simple`` (this module's, the deploy templates' and
+    the runbooks'), with ``service_role`` they refer to."""
     service_role = RuleDefault(
         "service_role",
         "role:service and project_name:%(config.service_project_name)s",

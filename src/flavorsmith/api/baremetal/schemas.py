@@ -23,8 +23,10 @@ from flavorsmith.api.schema import (
 from flavorsmith.ironic import deploy_templates as template_rules
 from flavorsmith.ironic import node_fields
 from flavorsmith.ironic import nodes as node_rules
+from flavorsmith.ironic import runbooks as runbook_rules
 from flavorsmith.store import deploy_templates as template_store
 from flavorsmith.store import nodes as node_store
+from flavorsmith.store import runbooks as runbook_store
 
 IRONIC_READ = (*READ, 406)
 IRONIC_WRITE = (*WRITE, 406)
@@ -199,6 +201,72 @@ TEMPLATE_QUERY = {
     "sort_dir": SORT_DIR,
     "sort_key": string(enum=list(template_store.SORT_KEYS)),
 }
+# A runbook's fields, in the order Ironic 39 shows them (description and traits from 1.112).
+RUNBOOK_FIELDS = (
+    "uuid",
+    "created_at",
+    "updated_at",
+    "name",
+    "extra",
+    "public",
+    "owner",
+    "disable_ramdisk",
+    "description",
+    "steps",
+    "traits",
+)
+RUNBOOK_STEP = obj(
+    {
+        "interface": string(enum=list(runbook_rules.INTERFACES)),
+        "step": string(minLength=1),
+        "args": ANY_OBJECT,
+        "order": {"anyOf": [{"type": "integer", "minimum": 0}, string(pattern="^[0-9]+$")]},
+    },
+    required=("interface", "step", "order"),
+    additional=False,
+)
+RUNBOOK_FIELD_TYPES: dict[str, Schema] = {
+    "uuid": UUID,
+    "created_at": nullable(string()),
+    "updated_at": nullable(string()),
+    "name": string(),
+    "extra": ANY_OBJECT,
+    "public": BOOLEAN,
+    "owner": nullable(string()),
+    "disable_ramdisk": BOOLEAN,
+    "description": nullable(string()),
+    "steps": array(RUNBOOK_STEP),
+    "traits": array(string()),
+}
+RUNBOOK = obj(
+    {**RUNBOOK_FIELD_TYPES, "links": LINKS},
+    required=("links",),
+    additional=False,
+)
+RUNBOOK_CREATE = obj(
+    {
+        "uuid": nullable(string()),
+        "name": string(minLength=1, maxLength=255),
+        "description": nullable(string(maxLength=255)),
+        "steps": array(RUNBOOK_STEP, minItems=1),
+        "disable_ramdisk": nullable(BOOLEAN),
+        "extra": nullable(ANY_OBJECT),
+        "public": nullable(BOOLEAN),
+        "owner": nullable(string(maxLength=255)),
+    },
+    required=("name", "steps"),
+    additional=False,
+)
+RUNBOOK_QUERY = {
+    "detail": QUERY_BOOL,
+    "fields": FIELDS_LIST,
+    "limit": QUERY_LIMIT,
+    "marker": string(),
+    "project": QUERY_BOOL,
+    "sort_dir": SORT_DIR,
+    "sort_key": string(enum=list(runbook_store.SORT_KEYS)),
+}
+RUNBOOK_TRAITS = obj({"traits": array(TRAIT)}, additional=False)
 IRONIC_VERSION = obj(
     {
         "id": string(),

@@ -23,7 +23,7 @@ from flavorsmith.extra_specs.validation import refusal
 from flavorsmith.query_values import parse_bool
 from flavorsmith.sync import store_target as store
 from flavorsmith.sync.engine import AnyKind, ProjectCheck, exclusive, run
-from flavorsmith.sync.kinds import DEFAULT, NAMES, UnknownKind, choose
+from flavorsmith.sync.kinds import DEFAULT, KINDS, NAMES, UnknownKind, choose
 
 router = APIRouter()
 
@@ -105,7 +105,8 @@ def _work(
 SYNC_QUERY: dict[str, Schema] = {
     "prune": QUERY_BOOL,
     "allow_empty": QUERY_BOOL,  # let a prune delete every managed object of the kind
-    "only": string(enum=["flavors", "deploy-templates"]),
+    # The kinds this service can sync into its own database (the others go to a real cloud).
+    "only": string(enum=[kind.name for kind in KINDS if kind.store_target is not None]),
 }
 
 

@@ -60,7 +60,8 @@ OnlyOption = Annotated[
 PruneOption = Annotated[
     bool,
     typer.Option(
-        "--prune", help="Delete managed flavors (or deploy templates) gone from the catalog."
+        "--prune",
+        help="Delete managed flavors (or deploy templates, runbooks) gone from the catalog.",
     ),
 ]
 ForceOption = Annotated[
@@ -96,7 +97,7 @@ EndpointOption = Annotated[
         "--endpoint",
         metavar="URL",
         help="An endpoint without auth: compute for flavors (e.g. "
-        "http://127.0.0.1:8780/compute/v2.1), baremetal for deploy templates (e.g. "
+        "http://127.0.0.1:8780/compute/v2.1), baremetal for deploy templates and runbooks (e.g. "
         "http://127.0.0.1:8780/baremetal).",
         show_default=False,
     ),

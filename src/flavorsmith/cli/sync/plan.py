@@ -62,7 +62,8 @@ def plan(
     """Plan the sync: print each action (create, update, access, replace, delete, unmanaged)
     with its reason.
 
-    --only deploy-templates plans the catalog's deploy templates into an Ironic API;
+    --only deploy-templates plans the catalog's deploy templates into an Ironic API,
+    --only runbooks its runbooks with their traits (Ironic 39's API 1.112);
     --only inspection-rules the trait rules Ironic can run itself, as its inspection rules
     (with --cloud or --endpoint), and lists the trait rules that need the hook.
 

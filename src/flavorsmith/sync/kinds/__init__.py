@@ -8,11 +8,18 @@ from __future__ import annotations
 
 from flavorsmith.sync import default_kind
 from flavorsmith.sync.engine import AnyKind
-from flavorsmith.sync.kinds import classification, deploy_templates, inspection_rules, nova_flavors
+from flavorsmith.sync.kinds import (
+    classification,
+    deploy_templates,
+    inspection_rules,
+    nova_flavors,
+    runbooks,
+)
 
 KINDS: tuple[AnyKind, ...] = (
     nova_flavors.KIND,
     deploy_templates.KIND,
+    runbooks.KIND,
     classification.KIND,
     inspection_rules.KIND,
 )

@@ -19,7 +19,7 @@ from flavorsmith.clients.ironic import IronicTarget
 from flavorsmith.ironic.deploy_templates import apply_patch, checked
 from flavorsmith.store import deploy_templates as template_store
 from flavorsmith.sync.engine import Kind, SpecCheck, Step
-from flavorsmith.sync.report import Change
+from flavorsmith.sync.report import Change, key_changes, position_changes
 from flavorsmith.sync.store_target import StoreTarget
 
 MARKER = "flavorsmith:managed"
@@ -76,9 +76,9 @@ class TemplateAction:
             path = op["path"].lstrip("/")
             if path == "extra":
                 old, new = have.extra, op["value"]
-                found += _key_changes("extra", old, new, sorted(set(old) | set(new)))
+                found += key_changes("extra", old, new, sorted(set(old) | set(new)))
             elif path == "steps":
-                found += _step_changes(have.steps, op["value"])
+                found += position_changes("steps", have.steps, op["value"])
             elif op["op"] == "remove":
                 found.append(Change("remove", path, old=getattr(have, path)))
             else:
@@ -94,37 +94,6 @@ class TemplateAction:
         if self.patch:
             out["patch"] = list(self.patch)
         return out
-
-
-def _step_changes(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> list[Change]:
-    """Steps compared by position: ``steps[N]`` added or removed, or ``steps[N].FIELD``
-    changed."""
-    out = []
-    for i in range(max(len(old), len(new))):
-        if i >= len(old):
-            out.append(Change("add", f"steps[{i}]", new=new[i]))
-        elif i >= len(new):
-            out.append(Change("remove", f"steps[{i}]", old=old[i]))
-        else:
-            was, now = old[i], new[i]
-            keys = [*was, *(k for k in now if k not in was)]
-            out += _key_changes(f"steps[{i}]", was, now, keys)
-    return out
-
-
-def _key_changes(
-    where: str, old: Mapping[str, Any], new: Mapping[str, Any], keys: Sequence[str]
-) -> list[Change]:
-    """``where.KEY`` added, removed or changed between two mappings, in the order of ``keys``."""
-    out = []
-    for key in keys:
-        if key not in old:
-            out.append(Change("add", f"{where}.{key}", new=new[key]))
-        elif key not in new:
-            out.append(Change("remove", f"{where}.{key}", old=old[key]))
-        elif old[key] != new[key]:
-            out.append(Change("change", f"{where}.{key}", old[key], new[key]))
-    return out
 
 
 def desired_body(template: Mapping[str, Any]) -> dict[str, Any]:
