@@ -251,3 +251,12 @@ def test_lists_answer_alike(replay: Replay) -> None:
     replay("GET", "/runbooks?detail=true", version="1.92")
     replay("GET", "/runbooks", version="1.91")
     replay("GET", "/runbooks?project=p1", note=WORDING)
+
+
+def test_secret_arguments_are_masked_alike(replay: Replay) -> None:
+    name = f"rb-{uuid.uuid4().hex[:8]}"
+    args = {"bmc": {"Password": "p", "user": "u"}, "auth_token": 1, "settings": [{"a": "b"}]}
+    step = {"interface": "bios", "step": "apply_configuration", "args": args, "order": 1}
+    replay("POST", "/runbooks", {"name": name, "steps": [step]})
+    replay("GET", f"/runbooks/{name}")
+    replay("GET", "/runbooks?detail=true")

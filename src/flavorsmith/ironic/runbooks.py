@@ -647,3 +647,32 @@ def update_refusal(current: Mapping[str, Any], wanted: Mapping[str, Any]) -> str
             "an owner for a public runbook)"
         )
     return None
+
+
+# The key words oslo.utils' mask_dict_password hides the values of (Ironic 39 shows a
+# runbook's step arguments through it): any key containing one, in any case.
+SECRET_WORDS = (
+    "adminpass", "admin_pass", "password", "admin_password", "auth_token", "new_pass",
+    "auth_password", "secret_uuid", "secret", "sys_pswd", "token", "configdrive",
+    "chappassword", "encrypted_key", "private_key", "fernetkey", "sslkey", "passphrase",
+    "cephclusterfsid", "octaviaheartbeatkey", "rabbitcookie", "cephmanilaclientkey",
+    "pacemakerremoteauthkey", "designaterndckey", "cephadminkey", "heatauthencryptionkey",
+    "cephclientkey", "keystonecredential", "barbicansimplecryptokek", "cephrgwkey",
+    "swifthashsuffix", "migrationsshkey", "cephmdskey", "cephmonkey", "chapsecret",
+)  # fmt: skip
+MASK = "******"
+
+
+def masked(args: Mapping[str, Any]) -> dict[str, Any]:
+    """A step's arguments as Ironic 39 shows them: the value of a key that names a secret is
+    ``******``, in nested objects too. (Ironic also masks ``password=...`` written inside a
+    string value; such text is shown as it is here.)"""
+    out: dict[str, Any] = {}
+    for key, value in args.items():
+        if isinstance(value, Mapping):
+            out[key] = masked(value)
+        elif any(word in key.lower() for word in SECRET_WORDS):
+            out[key] = MASK
+        else:
+            out[key] = value
+    return out

@@ -128,7 +128,7 @@ def _body(
                 {
                     "interface": s["interface"],
                     "step": s["step"],
-                    "args": s["args"],
+                    "args": rules.masked(s["args"]),
                     "order": s["order"],
                 }
                 for s in value
