@@ -582,8 +582,8 @@ def check_patch_paths(patch: Any, *, traits_api: bool) -> None:
 def apply_patch(row: Mapping[str, Any], patch: Any, *, traits_api: bool) -> dict[str, Any]:
     """The changed fields after a JSON patch, as Ironic 39 applies one: only the patchable
     fields (``description`` from 1.112; never ``traits``, which have their own resource), an
-    owner only on a runbook that is not public (or made not public in the same patch), and
-    ``public`` set clears the owner. Steps keep the order the patch leaves them in."""
+    owner only as :func:`patch_refusal` allows, and ``public`` set clears the owner. Steps
+    keep the order the patch leaves them in."""
     patchable = (*PATCHABLE, "description") if traits_api else PATCHABLE
     document = {name: row[name] for name in patchable}
 
@@ -598,14 +598,10 @@ def apply_patch(row: Mapping[str, Any], patch: Any, *, traits_api: bool) -> dict
         )
 
     result = apply(document)  # the operations and their paths first, as Ironic
-    owners = [op.get("value") for op in patch if op["path"] == "/owner" and op["op"] != "remove"]
-    publics = [op.get("value") for op in patch if op["path"] == "/public" and op["op"] != "remove"]
-    if any(owners) and ((row["public"] and not publics) or (publics and publics[0])):
-        raise Invalid(
-            f"Couldn't apply patch '{patch!r}'. Reason: There cannot be an owner for a public "
-            "runbook"
-        )
-    if publics:  # as Ironic: setting public clears the owner before the patch applies
+    refused = patch_refusal(bool(row["public"]), patch)
+    if refused is not None:
+        raise Invalid(f"Couldn't apply patch '{patch!r}'. Reason: {refused}")
+    if resets_owner(patch):  # as Ironic: setting public clears the owner before the patch
         result = apply({**document, "owner": None})
     try:
         for name in ("steps", "name"):
@@ -624,29 +620,6 @@ def apply_patch(row: Mapping[str, Any], patch: Any, *, traits_api: bool) -> dict
         raise
     _storable(values)
     return {k: v for k, v in values.items() if row[k] != v}
-
-
-def update_refusal(current: Mapping[str, Any], wanted: Mapping[str, Any]) -> str | None:
-    """Why Ironic 39 would refuse to turn runbook ``current`` into ``wanted`` by updates (a
-    JSON patch and the traits resource), so that it must be replaced (deleted and created);
-    None when updates do. Both are runbooks as the API shows them.
-
-    Ironic 39 refuses no update for a node's state: ``node clean|service --runbook`` copies
-    the runbook's steps into the node when the request is made, and no node refers to the
-    runbook afterwards, so a runbook's steps may change, and it may be deleted, while nodes
-    clean or service with it (their running steps are unchanged). What it refuses:
-
-    - another UUID (``/uuid`` is not patchable);
-    - an owner on a runbook that stays public (``There cannot be an owner for a public
-      runbook``): a public runbook with an owner can be created, never patched into."""
-    if wanted.get("uuid") is not None and wanted["uuid"] != current.get("uuid"):
-        return "its UUID changes, and Ironic cannot patch a runbook's UUID"
-    if wanted.get("owner") and wanted.get("owner") != current.get("owner") and wanted.get("public"):
-        return (
-            "it is public and gets an owner, which Ironic refuses in a patch (There cannot be "
-            "an owner for a public runbook)"
-        )
-    return None
 
 
 # The key words oslo.utils' mask_dict_password hides the values of (Ironic 39 shows a
