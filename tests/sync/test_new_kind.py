@@ -38,6 +38,7 @@ def test_no_module_outside_the_registry_names_a_kind() -> None:
         "flavorsmith.sync.kinds.deploy_templates",
         "flavorsmith.sync.kinds.classification",
         "flavorsmith.sync.kinds.inspection_rules",
+        "flavorsmith.sync.kinds.load_balancer_flavors",
     }
     offenders = []
     for path in SRC.rglob("*.py"):
@@ -143,8 +144,7 @@ def test_one_registry_line_offers_the_kind_on_the_command_line_and_over_the_api(
     line = "    deploy_templates.KIND,\n"
     assert source.count(line) == 1
     registered = source.replace(
-        "from flavorsmith.sync.kinds import classification, deploy_templates, inspection_rules, nova_flavors\n",
-        "from flavorsmith.sync.kinds import classification, deploy_templates, inspection_rules, nova_flavors, widgets\n",
+        "    nova_flavors,\n)\n", "    nova_flavors,\n    widgets,\n)\n"
     ).replace(line, line + "    widgets.KIND,\n")
     assert registered.count("widgets") == 2  # the import and the line
     registry = tmp_path / "registry.py"
@@ -179,13 +179,15 @@ def test_one_registry_line_offers_the_kind_on_the_command_line_and_over_the_api(
         "widgets",
         "classification",
         "inspection-rules",
+        "load-balancer-flavors",
     ]
-    assert "oneofflavors,deploy-templates,widgets,classification,inspection-rules." in "".join(
-        out["help"].split()
+    assert (
+        "oneofflavors,deploy-templates,widgets,classification,inspection-rules,load-balancer-flavors."
+        in "".join(out["help"].split())
     )
     assert (
-        "choose one of flavors, deploy-templates, widgets, classification, inspection-rules"
-        in out["unknown"]
+        "choose one of flavors, deploy-templates, widgets, classification, inspection-rules, "
+        "load-balancer-flavors" in out["unknown"]
     )
     for channel in ("cli", "cloud", "api"):
         status, body = out[channel]
@@ -198,5 +200,5 @@ def test_one_registry_line_offers_the_kind_on_the_command_line_and_over_the_api(
     assert status == 400
     assert (
         "only=flavors or only=deploy-templates or only=widgets or only=classification or "
-        "only=inspection-rules" in json.dumps(body)
+        "only=inspection-rules or only=load-balancer-flavors" in json.dumps(body)
     )

@@ -8,13 +8,20 @@ from __future__ import annotations
 
 from flavorsmith.sync import default_kind
 from flavorsmith.sync.engine import AnyKind
-from flavorsmith.sync.kinds import classification, deploy_templates, inspection_rules, nova_flavors
+from flavorsmith.sync.kinds import (
+    classification,
+    deploy_templates,
+    inspection_rules,
+    load_balancer_flavors,
+    nova_flavors,
+)
 
 KINDS: tuple[AnyKind, ...] = (
     nova_flavors.KIND,
     deploy_templates.KIND,
     classification.KIND,
     inspection_rules.KIND,
+    load_balancer_flavors.KIND,
 )
 
 BY_NAME: dict[str, AnyKind] = {kind.name: kind for kind in KINDS}
