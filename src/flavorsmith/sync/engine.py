@@ -22,7 +22,7 @@ from flavorsmith.catalog.model import Catalog
 from flavorsmith.catalog.repo import Repository, RepoView
 from flavorsmith.db import locks
 from flavorsmith.db.engine import Engine
-from flavorsmith.diagnostics import has_errors
+from flavorsmith.diagnostics import Diagnostic, has_errors
 from flavorsmith.errors import TargetError
 from flavorsmith.sync import metrics as sync_metrics
 from flavorsmith.sync.fingerprint import fingerprints
@@ -103,6 +103,10 @@ class Kind(Generic[D, O, A, T]):
     # servers use each flavor a plan deletes or replaces). Never fails: what it cannot learn,
     # it says it could not.
     count_servers: Callable[[Sequence[A], T], Sequence[A]] | None = None
+    # After observing, before planning: what the target says the catalog may not ask for
+    # (load-balancer flavors: flavor data the real provider has no capability for), as
+    # diagnostics naming the catalog's files; an error among them blocks the round.
+    check: Callable[[D, Mapping[str, O]], list[Diagnostic]] | None = None
     # What the in-use refusal tells the operator to do first.
     in_use_hint: str = "Resize those servers to another flavor first"
 
@@ -266,6 +270,12 @@ def _round(
         result.error = f"cannot read the target's {kind.noun}: {exc}"
         return result
     result.observed = fingerprints(observed)
+    if kind.check is not None:
+        found = kind.check(wanted, observed)
+        if found:
+            result.diagnostics = [*result.diagnostics, *found]
+        if has_errors(found):
+            return result
     actions = kind.plan(wanted, observed, prune)
     if kind.count_servers is not None:
         actions = kind.count_servers(actions, target)

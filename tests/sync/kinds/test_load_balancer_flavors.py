@@ -24,10 +24,13 @@ from flavorsmith.sync.kinds.load_balancer_flavors import (
     LbAction,
     ObservedFlavor,
     ObservedProfile,
+    ObservedProvider,
     StoreLbFlavors,
+    check,
     flavor_key,
     plan,
     profile_key,
+    provider_key,
 )
 from tests.conftest import EXAMPLES
 from tests.support.catalogs import RULES
@@ -317,3 +320,39 @@ def test_the_example_catalog_syncs_into_the_service_s_own_load_balancer_api(
     with engine.connect() as connection:
         assert lb_store.profiles(connection) == []
         assert lb_store.flavors(connection) == []
+
+
+def test_a_target_s_providers_check_the_catalog_at_plan_time_naming_file_and_line() -> None:
+    """What a real Octavia lists (its providers, their flavor capabilities) is what the plan
+    checks the catalog against, at the file and line of each refused key."""
+    profiles = Repository(EXAMPLES, RULES).load().catalog.load_balancer_profiles
+    older = ObservedProvider("amphora", ("loadbalancer_topology", "compute_flavor"))
+    found = check(profiles, {provider_key("amphora"): older})
+    assert [(d.path, d.line, d.code) for d in found] == [
+        (
+            "examples/hardware/load-balancer-flavors/amphora-active-standby.yaml",
+            7,
+            "load-balancer-unknown-capability",
+        ),
+        (
+            "examples/hardware/load-balancer-flavors/amphora-single.yaml",
+            7,
+            "load-balancer-unknown-capability",
+        ),
+    ]
+    assert found[0].message == (
+        "'amp_image_tag' is not a flavor capability of provider amphora in the target Octavia "
+        "(GET /v2/lbaas/providers/amphora/flavor_capabilities); allowed: "
+        "loadbalancer_topology, compute_flavor"
+    )
+    (missing,) = {
+        d.message for d in check(profiles, {provider_key("ovn"): ObservedProvider("ovn", ())})
+    }
+    assert missing == (
+        "provider 'amphora' is not enabled in the target Octavia (GET /v2/lbaas/providers): "
+        "enabled: ovn"
+    )
+    # A provider that does not list its capabilities, and a target that lists no provider
+    # (the service's own), check nothing.
+    assert check(profiles, {provider_key("amphora"): ObservedProvider("amphora", None)}) == []
+    assert check(profiles, {}) == []

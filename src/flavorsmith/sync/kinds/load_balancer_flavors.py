@@ -22,6 +22,8 @@ from urllib.parse import quote
 
 from flavorsmith.catalog.model import PROFILE_PREFIX, Catalog, LoadBalancerProfileDef
 from flavorsmith.clients.sdk import SdkTarget
+from flavorsmith.diagnostics import Diagnostic
+from flavorsmith.did_you_mean import did_you_mean
 from flavorsmith.errors import TargetError
 from flavorsmith.servers_in_use import Servers
 from flavorsmith.store import service_flavors as lb_store
@@ -69,7 +71,20 @@ class ObservedFlavor:
         return self.profile_managed
 
 
-Observed = ObservedProfile | ObservedFlavor
+@dataclass(frozen=True)
+class ObservedProvider:
+    """A provider the target has enabled, with its flavor capabilities (None: it would not
+    say); never the catalog's to write."""
+
+    name: str
+    capabilities: tuple[str, ...] | None
+
+    @property
+    def managed(self) -> bool:
+        return False
+
+
+Observed = ObservedProfile | ObservedFlavor | ObservedProvider
 
 
 def profile_key(ident: str) -> str:
@@ -78,6 +93,56 @@ def profile_key(ident: str) -> str:
 
 def flavor_key(name: str) -> str:
     return f"flavor:{name}"
+
+
+def provider_key(name: str) -> str:
+    return f"provider:{name}"
+
+
+def check(
+    desired: Sequence[LoadBalancerProfileDef], observed: Mapping[str, Observed]
+) -> list[Diagnostic]:
+    """The catalog's profiles against the providers the target says it has (a target that
+    lists none, as the service's own, is not asked): a provider it has not enabled, a flavor
+    data key none of its capabilities names; each at its file and line."""
+    providers = {o.name: o for o in observed.values() if isinstance(o, ObservedProvider)}
+    if not providers:
+        return []
+    names = sorted(providers)
+    out: list[Diagnostic] = []
+    for profile in desired:
+        doc = profile.doc
+        if doc is None:
+            continue
+        found = providers.get(profile.provider)
+        if found is None:
+            out.append(
+                doc.diagnostic(
+                    ["provider"],
+                    f"provider {profile.provider!r} is not enabled in the target Octavia "
+                    f"(GET /v2/lbaas/providers): enabled: {', '.join(names)}"
+                    f"{did_you_mean(profile.provider, names)}",
+                    code="load-balancer-provider-not-enabled",
+                )
+            )
+            continue
+        allowed = found.capabilities
+        if allowed is None:
+            continue
+        for key in profile.flavor_data:
+            if key not in allowed:
+                out.append(
+                    doc.diagnostic(
+                        ["flavor_data", key],
+                        f"{key!r} is not a flavor capability of provider {found.name} in the "
+                        f"target Octavia (GET /v2/lbaas/providers/{found.name}/"
+                        f"flavor_capabilities); allowed: {', '.join(allowed) or 'none'}"
+                        f"{did_you_mean(key, allowed)}",
+                        code="load-balancer-unknown-capability",
+                        at_key=True,
+                    )
+                )
+    return out
 
 
 @dataclass(frozen=True)
@@ -591,10 +656,26 @@ class SdkLbFlavors(SdkTarget):
             params = {**params, "marker": page[-1]["id"]}
 
     def observe(self) -> dict[str, Observed]:
-        return _observed(
+        out = _observed(
             self._all("/lbaas/flavorprofiles", "flavorprofiles"),
             self._all("/lbaas/flavors", "flavors"),
         )
+        for provider in self._all("/lbaas/providers", "providers"):
+            name = str(provider["name"])
+            out[provider_key(name)] = ObservedProvider(name, self._capabilities(name))
+        return out
+
+    def _capabilities(self, provider: str) -> tuple[str, ...] | None:
+        """What the provider takes in flavor data; None when it does not say (Octavia answers
+        501 for a driver without the call)."""
+        path = f"/lbaas/providers/{quote(provider, safe='')}/flavor_capabilities"
+        try:
+            body = self.request("GET", path, (2, 0))
+        except TargetError as exc:
+            if exc.status in (501, 404):
+                return None
+            raise
+        return tuple(str(c["name"]) for c in body["flavor_capabilities"])
 
     def create_profile(self, body: dict[str, Any]) -> str:
         made = self.request("POST", "/lbaas/flavorprofiles", (2, 0), body={"flavorprofile": body})
@@ -652,5 +733,6 @@ KIND: Kind[list[LoadBalancerProfileDef], Observed, LbAction, LbTarget] = Kind(
     store_target=StoreLbFlavors,
     sdk_target=SdkLbFlavors,
     count_servers=count_load_balancers,
+    check=check,
     in_use_hint=IN_USE_HINT,
 )
