@@ -32,7 +32,6 @@ class SdkTarget:
 
     service = ""  # the openstacksdk proxy: "compute", "baremetal"
     label = ""  # the service in messages: "Nova", "Ironic"
-    microversions = True  # whether the service has them (Octavia has none: none is sent)
 
     def __init__(self, connection: Any) -> None:
         self.connection = connection
@@ -88,10 +87,14 @@ class SdkTarget:
         self, method: str, path: str, version: tuple[int, int], body: Any, params: Any
     ) -> Any:
         self.calls += 1
-        versioned = {"microversion": self.microversion(version)} if self.microversions else {}
         try:
             response = self.proxy.request(
-                path, method, json=body, params=params, raise_exc=False, **versioned
+                path,
+                method,
+                json=body,
+                params=params,
+                microversion=self.microversion(version),
+                raise_exc=False,
             )
         except UNREACHABLE as exc:
             raise TargetError(f"cannot reach {self.label}: {exc}", transient=True) from None
