@@ -11,6 +11,7 @@ from tests.api.conftest import build_app
 from tests.integration.clients import served
 from tests.live import serving
 from tests.support.keystone_api import Keystone, running_keystone
+from tests.support.octavia_api import Octavia, running_octavia
 
 
 @pytest.fixture(scope="module")
@@ -37,4 +38,15 @@ def keystone() -> Iterator[Keystone]:
     or changes the shared users and projects (test_keystone revokes only its own token and
     grants the service user the system reader role, which every module may rely on)."""
     with running_keystone() as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def octavia() -> Iterator[Octavia]:
+    """One real Octavia 19 API for the session (``running_octavia()``: noauth, every caller an
+    admin), shared by the modules that need one, as starting it costs half a minute. Each
+    module names its flavor profiles, flavors and load balancers uniquely and touches no
+    other's; a load balancer stays ``PENDING_CREATE`` and cannot be deleted (no worker), so
+    a flavor given one stays in use for the session."""
+    with running_octavia() as running:
         yield running

@@ -54,8 +54,9 @@ class SdkTarget:
         found = data.max_microversion if data is not None else None
         return (int(found[0]), int(found[1])) if found else None
 
-    def microversion(self, wanted: tuple[int, int]) -> str:
-        """The microversion to send for a call that wants ``wanted``."""
+    def microversion(self, wanted: tuple[int, int]) -> str | None:
+        """The microversion to send for a call that wants ``wanted`` (None: send none, for a
+        service without microversions)."""
         return f"{wanted[0]}.{wanted[1]}"
 
     def fault(self, response: Any) -> str:
