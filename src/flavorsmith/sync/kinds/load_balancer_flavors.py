@@ -18,10 +18,9 @@ import uuid as uuidlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
-from urllib.parse import quote
 
 from flavorsmith.catalog.model import PROFILE_PREFIX, Catalog, LoadBalancerProfileDef
-from flavorsmith.clients.sdk import SdkTarget
+from flavorsmith.clients.octavia import OctaviaTarget
 from flavorsmith.diagnostics import Diagnostic
 from flavorsmith.did_you_mean import did_you_mean
 from flavorsmith.errors import TargetError
@@ -469,8 +468,8 @@ class LbTarget(Protocol):
     def create_profile(self, body: dict[str, Any]) -> str: ...
     def update_profile(self, ident: str, changes: dict[str, Any]) -> None: ...
     def delete_profile(self, ident: str) -> None: ...
-    def create_flavor(self, body: dict[str, Any]) -> None: ...
-    def update_flavor(self, ident: str, changes: dict[str, Any]) -> None: ...
+    def make_flavor(self, body: dict[str, Any]) -> None: ...
+    def change_flavor(self, ident: str, changes: dict[str, Any]) -> None: ...
     def delete_flavor(self, ident: str) -> None: ...
     def load_balancers(self, flavor_id: str) -> Servers: ...
 
@@ -514,13 +513,13 @@ def steps(action: LbAction, target: LbTarget) -> list[Step]:
             found = target.made.get(profile, kept)
             if found is None:
                 raise TargetError(f"profile {profile} was not made, so flavor cannot be")
-            target.create_flavor({**body, "flavor_profile_id": found})
+            target.make_flavor({**body, "flavor_profile_id": found})
 
         out.append(make_flavor)
     if action.kind == "update":
         assert action.ident is not None and action.body is not None
         ident, changes = action.ident, action.body
-        out.append(lambda: target.update_flavor(ident, changes))
+        out.append(lambda: target.change_flavor(ident, changes))
     return out
 
 
@@ -572,12 +571,12 @@ class StoreLbFlavors(StoreTarget):
 
         self._run(work)
 
-    def create_flavor(self, body: dict[str, Any]) -> None:
+    def make_flavor(self, body: dict[str, Any]) -> None:
         row = {"id": str(uuidlib.uuid4()), **body}
         if not self._run(lambda c: lb_store.insert_flavor(c, row)):
             raise TargetError(f"A flavor of {body['name']} already exists.", status=409)
 
-    def update_flavor(self, ident: str, changes: dict[str, Any]) -> None:
+    def change_flavor(self, ident: str, changes: dict[str, Any]) -> None:
         def work(connection: Any) -> None:
             lb_store.flavor(connection, ident, lock=True)
             if not lb_store.update_flavor(connection, ident, changes):
@@ -622,104 +621,74 @@ def _observed(
     return out
 
 
-class SdkLbFlavors(SdkTarget):
+class SdkLbFlavors(OctaviaTarget):
     """A real Octavia's v2 API through an openstacksdk connection (its ``load_balancer``
-    service); Octavia has no microversions."""
-
-    service = "load_balancer"
-    label = "Octavia"
-    microversions = False
+    service): its profiles and flavors, and its providers with their flavor capabilities,
+    which the plan checks the catalog against."""
 
     def __init__(self, connection: Any, spec_check: SpecCheck | None = None) -> None:
         super().__init__(connection)
         self.made: dict[str, str] = {}
 
-    def fault(self, response: Any) -> str:
-        try:
-            body = response.json()
-            return str(body.get("faultstring") or body.get("description") or body)[:300]
-        except Exception:
-            return super().fault(response)
-
-    def _all(self, path: str, key: str) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        params: dict[str, Any] = {"limit": 1000}
-        while True:
-            body = self.request("GET", path, (2, 0), params=params)
-            if not isinstance(body, dict) or not isinstance(body.get(key), list):
-                raise TargetError(f"GET {path}: the answer has no {key} list (is this Octavia?)")
-            page = body[key]
-            out += page
-            more = any(link.get("rel") == "next" for link in body.get(f"{key}_links") or [])
-            if not page or not more:
-                return out
-            params = {**params, "marker": page[-1]["id"]}
-
     def observe(self) -> dict[str, Observed]:
-        out = _observed(
-            self._all("/lbaas/flavorprofiles", "flavorprofiles"),
-            self._all("/lbaas/flavors", "flavors"),
-        )
-        for provider in self._all("/lbaas/providers", "providers"):
-            name = str(provider["name"])
+        profiles = [
+            {**p, "flavor_data": json.dumps(p["flavor_data"], sort_keys=True)}
+            if isinstance(p.get("flavor_data"), dict)
+            else p
+            for p in self.flavor_profiles()
+        ]
+        out = _observed(profiles, self.flavors())
+        for name in self.provider_names():
             out[provider_key(name)] = ObservedProvider(name, self._capabilities(name))
         return out
 
     def _capabilities(self, provider: str) -> tuple[str, ...] | None:
         """What the provider takes in flavor data; None when it does not say (Octavia answers
         501 for a driver without the call)."""
-        path = f"/lbaas/providers/{quote(provider, safe='')}/flavor_capabilities"
         try:
-            body = self.request("GET", path, (2, 0))
+            found = self.flavor_capabilities(provider)
         except TargetError as exc:
-            if exc.status in (501, 404):
+            if exc.status == 501:
                 return None
             raise
-        return tuple(str(c["name"]) for c in body["flavor_capabilities"])
+        return tuple(str(c["name"]) for c in found)
 
     def create_profile(self, body: dict[str, Any]) -> str:
-        made = self.request("POST", "/lbaas/flavorprofiles", (2, 0), body={"flavorprofile": body})
-        return str(made["flavorprofile"]["id"])
+        made = self.create_flavor_profile(
+            body["name"], body["provider_name"], json.loads(body["flavor_data"])
+        )
+        return str(made["id"])
 
     def update_profile(self, ident: str, changes: dict[str, Any]) -> None:
-        path = f"/lbaas/flavorprofiles/{quote(ident, safe='')}"
-        self.request("PUT", path, (2, 0), body={"flavorprofile": changes})
+        self.update_flavor_profile(
+            ident,
+            provider=changes.get("provider_name"),
+            flavor_data=json.loads(changes["flavor_data"]) if "flavor_data" in changes else None,
+        )
 
     def delete_profile(self, ident: str) -> None:
-        self.request("DELETE", f"/lbaas/flavorprofiles/{quote(ident, safe='')}", (2, 0))
+        self.delete_flavor_profile(ident)
 
-    def create_flavor(self, body: dict[str, Any]) -> None:
-        self.request("POST", "/lbaas/flavors", (2, 0), body={"flavor": body})
+    def make_flavor(self, body: dict[str, Any]) -> None:
+        self.create_flavor(
+            body["name"],
+            body["flavor_profile_id"],
+            description=body["description"],
+            enabled=body["enabled"],
+        )
 
-    def update_flavor(self, ident: str, changes: dict[str, Any]) -> None:
-        path = f"/lbaas/flavors/{quote(ident, safe='')}"
-        self.request("PUT", path, (2, 0), body={"flavor": changes})
-
-    def delete_flavor(self, ident: str) -> None:
-        self.request("DELETE", f"/lbaas/flavors/{quote(ident, safe='')}", (2, 0))
+    def change_flavor(self, ident: str, changes: dict[str, Any]) -> None:
+        self.update_flavor(
+            ident, description=changes.get("description"), enabled=changes.get("enabled")
+        )
 
     def load_balancers(self, flavor_id: str) -> Servers:
         """The load balancers with that flavor, every project's (as an admin sees them);
         unknown, with why, when Octavia will not say. Never raises."""
         try:
-            found = self._all_filtered(flavor_id)
+            return Servers(self.load_balancers_using(flavor_id), noun=USERS)
         except TargetError as exc:
             return Servers(None, None, f"cannot count the load balancers: {exc}", noun=USERS)
-        return Servers(found, noun=USERS)
-
-    def _all_filtered(self, flavor_id: str) -> int:
-        params: dict[str, Any] = {"flavor_id": flavor_id, "limit": 1000, "fields": "id"}
-        count = 0
-        while True:
-            body = self.request("GET", "/lbaas/loadbalancers", (2, 0), params=params)
-            page = body.get("loadbalancers") if isinstance(body, dict) else None
-            if not isinstance(page, list):
-                raise TargetError("GET /lbaas/loadbalancers: not a load balancer list")
-            count += len(page)
-            links = body.get("loadbalancers_links") or []
-            if not page or not any(link.get("rel") == "next" for link in links):
-                return count
-            params = {**params, "marker": page[-1]["id"]}
 
 
 KIND: Kind[list[LoadBalancerProfileDef], Observed, LbAction, LbTarget] = Kind(
