@@ -224,7 +224,7 @@ def plan(
                     profile.name,
                     "in the catalog, not in Octavia",
                     body=body,
-                    changes=_creates(body),
+                    changes=(Change("add", "name", new=body["name"]), *_creates(body)),
                 )
             )
             current[profile.name] = None
@@ -701,6 +701,8 @@ KIND: Kind[list[LoadBalancerProfileDef], Observed, LbAction, LbTarget] = Kind(
     steps=steps,
     store_target=StoreLbFlavors,
     sdk_target=SdkLbFlavors,
+    # Named only: a watcher of a cloud without Octavia would fail every round otherwise.
+    watched=False,
     count_servers=count_load_balancers,
     check=check,
     in_use_hint=IN_USE_HINT,
