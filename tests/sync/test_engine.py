@@ -22,6 +22,7 @@ from flavorsmith.sync.kinds import (
     classification,
     deploy_templates,
     inspection_rules,
+    load_balancer_flavors,
     nova_flavors,
 )
 from flavorsmith.sync.watch import watch
@@ -139,15 +140,22 @@ def test_the_registry_names_every_kind_once() -> None:
         deploy_templates.KIND,
         classification.KIND,
         inspection_rules.KIND,
+        load_balancer_flavors.KIND,
     )
-    assert NAMES == ("flavors", "deploy-templates", "classification", "inspection-rules")
+    assert NAMES == (
+        "flavors",
+        "deploy-templates",
+        "classification",
+        "inspection-rules",
+        "load-balancer-flavors",
+    )
     assert {name: kind.name for name, kind in BY_NAME.items()} == {n: n for n in NAMES}
     assert choose("deploy-templates") is deploy_templates.KIND
     with pytest.raises(UnknownKind) as raised:
         choose("nodes")
     assert str(raised.value) == (
         "cannot sync 'nodes': choose one of flavors, deploy-templates, classification, "
-        "inspection-rules"
+        "inspection-rules, load-balancer-flavors"
     )
 
 
