@@ -69,8 +69,10 @@ def summary(actions: list[LbAction]) -> list[tuple[str, str]]:
     return [(a.kind, a.subject) for a in actions]
 
 
-def test_the_kind_is_registered_under_its_command_line_name() -> None:
+def test_the_kind_is_registered_under_its_command_line_name_and_synced_only_when_named() -> None:
+    """Not every cloud has an Octavia: a watcher of one without would fail every round."""
     assert BY_NAME["load-balancer-flavors"] is KIND
+    assert (KIND.service, KIND.watched) == ("load_balancer", False)
 
 
 def test_a_new_catalog_makes_the_profiles_first_with_the_marker_then_their_flavors() -> None:
