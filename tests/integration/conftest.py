@@ -50,3 +50,12 @@ def octavia() -> Iterator[Octavia]:
     a flavor given one stays in use for the session."""
     with running_octavia() as running:
         yield running
+
+
+@pytest.fixture(scope="session")
+def testing_octavia() -> Iterator[Octavia]:
+    """One real Octavia 19 API for the session that takes identity from the ``X-Project-Id``
+    and ``X-Roles`` headers (``running_octavia(auth="testing")``), to act as an admin or a
+    project member; shared as ``octavia`` is, on the same terms."""
+    with running_octavia(auth="testing") as running:
+        yield running

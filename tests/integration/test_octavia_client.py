@@ -13,13 +13,15 @@ import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
+import yaml
 
 from flavorsmith.clients.cloud import connect
 from flavorsmith.clients.octavia import OctaviaTarget
 from flavorsmith.errors import TargetError
-from tests.support.octavia_api import AMPHORA, NOOP, Octavia, sdk_connection
+from tests.support.octavia_api import AMPHORA, NOOP, Octavia, member_headers, sdk_connection
 
 pytestmark = pytest.mark.slow
 
@@ -79,7 +81,8 @@ def test_load_balancers_are_counted_per_flavor_across_projects(
         unique("fp"), AMPHORA, {"loadbalancer_topology": "SINGLE"}
     )
     used = client.create_flavor(unique("used"), profile["id"])
-    other = client.create_flavor(unique("other"), profile["id"])
+    noop = client.create_flavor_profile(unique("fp"), NOOP, {})
+    other = client.create_flavor(unique("other"), noop["id"])
     for project in (unique("project-a"), unique("project-b")):
         octavia.create_load_balancer(used["id"], name=unique("lb"), project=project)
     octavia.create_load_balancer(other["id"], name=unique("lb"), project=unique("project-c"))
@@ -146,6 +149,47 @@ def test_flavor_data_the_provider_does_not_take_names_its_capabilities(
     assert noop["flavor_data"] == {"sriov_vip": True, "x": 1}
 
 
+def test_new_flavor_data_for_a_profile_names_its_providers_capabilities(
+    client: OctaviaTarget,
+) -> None:
+    profile = client.create_flavor_profile(
+        unique("fp"), AMPHORA, {"loadbalancer_topology": "SINGLE"}
+    )
+    with pytest.raises(TargetError) as refused:
+        client.update_flavor_profile(profile["id"], flavor_data={"topology": "SINGLE"})
+    assert "('topology' was unexpected)" in str(refused.value)
+    assert str(refused.value).endswith(
+        "(provider 'amphora' takes: loadbalancer_topology, compute_flavor, amp_image_tag,"
+        " sriov_vip, allow_member_sriov)"
+    )
+
+
+def test_a_member_may_not_read_profiles_and_counts_only_its_projects_load_balancers(
+    testing_octavia: Octavia,
+) -> None:
+    """Under Octavia's policy a project member may list flavors but not flavor profiles, and
+    sees only its own project's load balancers: the count is the admin's to make."""
+    admin = OctaviaTarget(sdk_connection(testing_octavia, timeout=30))
+    project = unique("project")
+    member = OctaviaTarget(sdk_connection(testing_octavia, headers=member_headers(project)))
+    profile = admin.create_flavor_profile(unique("fp"), NOOP, {})
+    flavor = admin.create_flavor(unique("fl"), profile["id"])
+    for owner in (project, unique("other-project")):
+        testing_octavia.create_load_balancer(flavor["id"], name=unique("lb"), project=owner)
+    assert admin.load_balancers_using(flavor["id"]) == 2
+    assert member.load_balancers_using(flavor["id"]) == 1
+    assert flavor["id"] in {f["id"] for f in member.flavors()}
+    with pytest.raises(TargetError) as refused:
+        member.flavor_profiles()
+    assert str(refused.value) == (
+        "GET /lbaas/flavorprofiles: 403 Policy does not allow this request to be performed."
+    )
+    assert refused.value.status == 403 and not refused.value.transient
+    with pytest.raises(TargetError) as refused:
+        member.create_flavor(unique("fl"), profile["id"])
+    assert refused.value.status == 403
+
+
 def test_flavor_data_that_is_not_a_mapping_is_refused_before_sending(
     client: OctaviaTarget,
 ) -> None:
@@ -187,18 +231,54 @@ def test_an_unreachable_endpoint() -> None:
         client = OctaviaTarget(connect(None, "load_balancer", url, timeout=5))
         with pytest.raises(TargetError) as refused:
             client.providers()
-    assert str(refused.value).startswith("cannot reach Octavia:")
+    assert str(refused.value).startswith(
+        f"cannot reach Octavia: Unable to find a version discovery document at {url},"
+    )
     assert refused.value.transient
-    assert "Traceback" not in str(refused.value)
 
 
 def test_an_endpoint_that_is_not_octavia() -> None:
+    """A web server that answers HTML: the SDK finds no version document there."""
     with not_octavia() as url:
         client = OctaviaTarget(connect(None, "load_balancer", url, timeout=5))
         with pytest.raises(TargetError) as refused:
             client.flavors()
-    assert "Traceback" not in str(refused.value)
-    assert "Octavia" in str(refused.value)
+    assert str(refused.value).startswith(
+        f"cannot reach Octavia: Unable to find a version discovery document at {url},"
+    )
+
+
+@pytest.mark.parametrize("suffix", ["", "/"])
+def test_the_endpoint_is_octavias_root(octavia: Octavia, suffix: str) -> None:
+    client = OctaviaTarget(connect(None, "load_balancer", octavia.url + suffix, timeout=30))
+    assert client.provider_names() == [AMPHORA, NOOP]
+
+
+@pytest.mark.parametrize("suffix", ["/v2", "/v2.0"])
+def test_an_endpoint_at_octavias_v2_says_to_give_the_root(octavia: Octavia, suffix: str) -> None:
+    """Octavia's /v2 answers the JSON string "v2", which keystoneauth's version discovery
+    fails on; the client says what to give instead."""
+    assert octavia.request("GET", suffix).body == "v2"
+    client = OctaviaTarget(connect(None, "load_balancer", octavia.url + suffix, timeout=30))
+    with pytest.raises(TargetError) as refused:
+        client.providers()
+    assert str(refused.value) == (
+        "cannot reach Octavia: its endpoint does not answer a version document (Octavia's /v2"
+        ' answers only "v2"); give Octavia\'s root URL (http://HOST:9876), not its /v2'
+    )
+    assert not refused.value.transient
+
+
+def test_a_cloud_of_clouds_yaml(
+    octavia: Octavia, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--cloud``: a clouds.yaml cloud without auth whose load-balancer endpoint is set."""
+    config = tmp_path / "clouds.yaml"
+    cloud = {"auth_type": "none", "load_balancer_endpoint_override": octavia.url}
+    config.write_text(yaml.safe_dump({"clouds": {"octavia-on-loopback": cloud}}))
+    monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(config))
+    client = OctaviaTarget(connect("octavia-on-loopback", "load_balancer"))
+    assert [c["name"] for c in client.flavor_capabilities(NOOP)] == ["amp_image_tag"]
 
 
 @contextmanager

@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import uuid
-from collections.abc import Iterator
 
 import pytest
 
@@ -27,13 +26,6 @@ from tests.support.octavia_api import (
 )
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def testing_octavia() -> Iterator[Octavia]:
-    """An Octavia that takes identity from the X-Project-Id and X-Roles headers."""
-    with running_octavia(auth="testing") as running:
-        yield running
 
 
 def unique(prefix: str) -> str:
@@ -110,6 +102,9 @@ def test_a_flavor_that_a_load_balancer_uses_is_not_deleted(octavia: Octavia) -> 
         assert answer.status == 409, (method, answer.text)
         expected = f"Flavor profile {profile_id} is in use and cannot be modified."
         assert answer.body["faultstring"] == expected
+    renamed = {"flavorprofile": {"name": unique("renamed")}}
+    answer = octavia.request("PUT", f"/v2/lbaas/flavorprofiles/{profile_id}", renamed)
+    assert answer.status == 200, answer.text
     assert octavia.call("GET", f"/v2/lbaas/flavors/{flavor_id}")["flavor"]["id"] == flavor_id
     # The flavor itself may still change; its load balancer stays as it was.
     changed = {"flavor": {"enabled": False, "description": "retired"}}

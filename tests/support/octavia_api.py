@@ -2,13 +2,14 @@
 cache folder (its own virtual environment with PyMySQL, pinned by ``octavia-constraints.txt``),
 configured here and started as the ``octavia-api`` command.
 
-Database: Octavia's migrations run on MySQL only (on PostgreSQL, ``octavia-db-manage upgrade
-head`` stops at ``9bf4d21caaea``, dropping a constraint named ``PRIMARY``; on SQLite they cannot
-alter tables), so each start gets a throwaway database on the MariaDB at
+Database: Octavia's migrations are written for MySQL (on PostgreSQL, ``octavia-db-manage
+upgrade head`` stops at ``9bf4d21caaea``, dropping a constraint named ``PRIMARY``), so each
+start gets a throwaway database on the MariaDB at
 ``$FLAVORSMITH_TEST_MYSQL_URL`` (default ``mysql+pymysql://root@127.0.0.1:3306``), dropped on
 exit. ``octavia-db-manage upgrade head`` runs once per cache (half a minute), into a database
 that is then dumped (``mariadb-dump``) beside the install; each start loads that dump (its
-schema, lookup rows, the ``DELETED-PLACEHOLDER`` flavor and ``alembic_version``) in a second.
+schema, lookup rows, the ``DELETED-PLACEHOLDER`` flavor and ``alembic_version``) in about
+three seconds.
 
 Configuration: the ``amphora`` provider (the default) and the ``noop_driver`` provider enabled;
 the controller worker's compute, network, image, amphora, volume and certificate drivers are
@@ -16,7 +17,7 @@ the no-op ones, and the message queue is oslo.messaging's in-memory ``fake://``,
 balancer can be created (it stays ``PENDING_CREATE``: no worker takes the request). The
 amphora provider validates a flavor profile's ``compute_flavor`` with the compute driver and
 its ``amp_image_tag`` with the image driver: the no-op ones accept any value, so no Nova or
-Glance is needed (against a real one, an unknown Nova flavor is refused).
+Glance is needed (Octavia's Nova and Glance drivers would look them up there).
 
 Auth: ``auth_strategy = noauth`` by default (every caller is an admin; ``X-Project-Id`` sets
 the project). ``running_octavia(auth="testing")`` takes identity from the ``X-Project-Id`` and

@@ -43,6 +43,23 @@ class OctaviaTarget(SdkTarget):
     def microversion(self, wanted: tuple[int, int]) -> str | None:
         return None
 
+    @property
+    def proxy(self) -> Any:
+        """The proxy; an endpoint at Octavia's ``/v2`` (which answers the JSON string ``"v2"``
+        where keystoneauth looks for a version document, and fails to read it) is an error that
+        says to give the root."""
+        try:
+            return super().proxy
+        except TargetError as exc:
+            if "string indices must be integers" not in str(exc):
+                raise
+            raise TargetError(
+                "cannot reach Octavia: its endpoint does not answer a version document (Octavia's"
+                ' /v2 answers only "v2"); give Octavia\'s root URL (http://HOST:9876), not its'
+                " /v2",
+                transient=False,
+            ) from None
+
     def fault(self, response: Any) -> str:
         """Octavia's error text: ``faultstring`` (pecan/WSME's error body)."""
         try:
@@ -151,7 +168,17 @@ class OctaviaTarget(SdkTarget):
         if flavor_data is not None:
             body["flavor_data"] = _data(flavor_data)
         path = f"/lbaas/flavorprofiles/{_id(profile_id)}"
-        return self._profile_write("PUT", path, body, provider)
+        try:
+            return self._profile_write("PUT", path, body, provider)
+        except TargetError as exc:
+            if provider is not None or exc.status != 501:
+                raise
+            # New flavor data for the provider the profile has: name that one's capabilities.
+            try:
+                kept = str(self._json("GET", path, "flavorprofile")["provider_name"])
+            except (TargetError, KeyError, TypeError):
+                raise exc from None
+            raise self._flavor_data_error(exc, kept) from None
 
     def delete_flavor_profile(self, profile_id: str) -> None:
         """Octavia refuses (409) to delete a profile a flavor uses."""
