@@ -20,6 +20,7 @@ class Servers:
     count: int | None
     scope: str | None = ALL_PROJECTS
     note: str | None = None
+    noun: str = "server"  # what uses the object: a load-balancer flavor's are load balancers
 
     @property
     def in_use(self) -> int:
@@ -28,6 +29,8 @@ class Servers:
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"count": self.count, "scope": self.scope}
+        if self.noun != "server":
+            out["of"] = self.noun
         if self.note:
             out["note"] = self.note
         return out
@@ -36,11 +39,11 @@ class Servers:
         """How a plan says it: "3 servers use it", "no servers use it", "servers using it:
         unknown", with the project scope when partial."""
         if self.count is None:
-            return "servers using it: unknown"
+            return f"{self.noun}s using it: unknown"
         if self.count == 0:
-            said = "no servers use it"
+            said = f"no {self.noun}s use it"
         else:
-            said = f"{self.count} {'server uses' if self.count == 1 else 'servers use'} it"
+            said = f"{self.count} {self.noun}{' uses' if self.count == 1 else 's use'} it"
         if self.scope == OWN_PROJECT:
             said += " in this credential's project; other projects not counted"
         return said

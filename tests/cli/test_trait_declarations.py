@@ -50,7 +50,7 @@ def test_strict_validation_turns_every_warning_into_an_error(cli: Invoke, misspe
 
 def test_strict_validation_of_a_clean_catalog_passes(cli: Invoke, example_repo: Path) -> None:
     result = cli("validate", "--strict")
-    assert (result.exit_code, result.stdout) == (0, "30 files: 0 errors, 0 warnings\n")
+    assert (result.exit_code, result.stdout) == (0, "33 files: 0 errors, 0 warnings\n")
 
 
 def test_with_declarations_the_misspelt_trait_is_an_error(
@@ -65,7 +65,7 @@ def test_with_declarations_the_misspelt_trait_is_an_error(
         f"{NVME_FLAVOR}:6:12: traits[0].trait: NMVE (CUSTOM_NMVE) is not declared: this "
         "catalog declares its custom traits under hardware/traits/, and every custom trait its "
         "files name must be one of them (did you mean 'NVME'?)\n"
-        "31 files: 1 error, 0 warnings\n",
+        "34 files: 1 error, 0 warnings\n",
     )
 
 

@@ -19,6 +19,7 @@ RUNNABLE = ["upgrade-database.md", "trait-rule.md", "extra-spec-plugin.md", "pro
 RUNNABLE += [
     "ci-gate.md",
     "deploy-templates.md",
+    "load-balancer-flavors.md",
     "explain-novalidhost.md",
     "find-drift.md",
     "policy.md",

@@ -22,6 +22,7 @@ from flavorsmith.sync.kinds import (
     classification,
     deploy_templates,
     inspection_rules,
+    load_balancer_flavors,
     nova_flavors,
     runbooks,
 )
@@ -141,6 +142,7 @@ def test_the_registry_names_every_kind_once() -> None:
         runbooks.KIND,
         classification.KIND,
         inspection_rules.KIND,
+        load_balancer_flavors.KIND,
     )
     assert NAMES == (
         "flavors",
@@ -148,6 +150,7 @@ def test_the_registry_names_every_kind_once() -> None:
         "runbooks",
         "classification",
         "inspection-rules",
+        "load-balancer-flavors",
     )
     assert {name: kind.name for name, kind in BY_NAME.items()} == {n: n for n in NAMES}
     assert choose("deploy-templates") is deploy_templates.KIND
@@ -155,7 +158,7 @@ def test_the_registry_names_every_kind_once() -> None:
         choose("nodes")
     assert str(raised.value) == (
         "cannot sync 'nodes': choose one of flavors, deploy-templates, runbooks, "
-        "classification, inspection-rules"
+        "classification, inspection-rules, load-balancer-flavors"
     )
 
 

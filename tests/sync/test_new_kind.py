@@ -39,6 +39,7 @@ def test_no_module_outside_the_registry_names_a_kind() -> None:
         "flavorsmith.sync.kinds.classification",
         "flavorsmith.sync.kinds.inspection_rules",
         "flavorsmith.sync.kinds.runbooks",
+        "flavorsmith.sync.kinds.load_balancer_flavors",
     }
     offenders = []
     for path in SRC.rglob("*.py"):
@@ -182,14 +183,15 @@ def test_one_registry_line_offers_the_kind_on_the_command_line_and_over_the_api(
         "runbooks",
         "classification",
         "inspection-rules",
+        "load-balancer-flavors",
     ]
     assert (
-        "oneofflavors,deploy-templates,widgets,runbooks,classification,inspection-rules."
-        in "".join(out["help"].split())
+        "oneofflavors,deploy-templates,widgets,runbooks,classification,inspection-rules,"
+        "load-balancer-flavors." in "".join(out["help"].split())
     )
     assert (
         "choose one of flavors, deploy-templates, widgets, runbooks, classification, "
-        "inspection-rules" in out["unknown"]
+        "inspection-rules, load-balancer-flavors" in out["unknown"]
     )
     for channel in ("cli", "cloud", "api"):
         status, body = out[channel]
@@ -202,5 +204,6 @@ def test_one_registry_line_offers_the_kind_on_the_command_line_and_over_the_api(
     assert status == 400
     assert (
         "only=flavors or only=deploy-templates or only=widgets or only=runbooks or "
-        "only=classification or only=inspection-rules" in json.dumps(body)
+        "only=classification or only=inspection-rules or only=load-balancer-flavors"
+        in json.dumps(body)
     )

@@ -14,11 +14,13 @@ from flavorsmith.catalog.model import (
     DeviceType,
     ExtraSpecSet,
     Flavor,
+    LoadBalancerProfileDef,
+    LoadBalancerProviderDef,
     RunbookDef,
     TraitRuleSet,
 )
 from flavorsmith.diagnostics import Diagnostic, Severity
-from flavorsmith.did_you_mean import closest
+from flavorsmith.did_you_mean import closest, did_you_mean
 from flavorsmith.resource_classes import placement_name
 
 W = Severity.WARNING
@@ -37,7 +39,8 @@ def across_files(
     unchecked_resource_classes: frozenset[str] = frozenset(),
 ) -> list[Diagnostic]:
     """Every check across files, in order: device types and flavors, trait-rule prefixes,
-    extra specs, deploy templates, runbooks, declared traits (see each)."""
+    extra specs, deploy templates, runbooks, load-balancer flavors, declared traits (see
+    each)."""
     return [
         *check_catalog(
             catalog.device_types,
@@ -48,6 +51,7 @@ def across_files(
         *check_extra_specs(catalog.flavors, catalog.extra_specs, rules),
         *check_deploy_templates(catalog.flavors, catalog.deploy_templates),
         *check_runbooks(catalog.runbooks),
+        *check_load_balancer(catalog.load_balancer_profiles, catalog.load_balancer_providers),
         *trait_names.check(catalog),
     ]
 
@@ -383,4 +387,86 @@ def check_runbooks(runbooks: Sequence[RunbookDef]) -> list[Diagnostic]:
                     code="duplicate-name",
                 )
             )
+    return out
+
+
+PROVIDERS_FOLDER = "load-balancer-providers"
+
+
+def check_load_balancer(
+    profiles: Sequence[LoadBalancerProfileDef], providers: Sequence[LoadBalancerProviderDef]
+) -> list[Diagnostic]:
+    """Each provider's capabilities saved once; each profile's provider enabled (it has a
+    capabilities file) and its flavor data only that provider's capabilities; each profile
+    and each load-balancer flavor named once across files."""
+    out: list[Diagnostic] = []
+    enabled: dict[str, LoadBalancerProviderDef] = {}
+    for provider in providers:
+        first = enabled.setdefault(provider.provider, provider)
+        if first is not provider and provider.doc is not None:
+            out.append(
+                provider.doc.diagnostic(
+                    ["provider"],
+                    f"the capabilities of provider {provider.provider} are already saved at "
+                    f"{_where(first.doc, ['provider'])}",
+                    code="duplicate-name",
+                )
+            )
+    names = sorted(enabled)
+    profiles_by_name: dict[str, LoadBalancerProfileDef] = {}
+    flavors_at: dict[str, tuple[LoadBalancerProfileDef, int]] = {}
+    for profile in profiles:
+        doc = profile.doc
+        if doc is None:
+            continue
+        first_profile = profiles_by_name.setdefault(profile.name, profile)
+        if first_profile is not profile:
+            out.append(
+                doc.diagnostic(
+                    ["name"],
+                    f"load-balancer flavor profile {profile.name} is already defined at "
+                    f"{_where(first_profile.doc, ['name'])}",
+                    code="duplicate-name",
+                )
+            )
+        for index, flavor in enumerate(profile.flavors):
+            seen = flavors_at.setdefault(flavor.name, (profile, index))
+            if seen[0] is not profile:
+                out.append(
+                    doc.diagnostic(
+                        ["flavors", index, "name"],
+                        f"load-balancer flavor {flavor.name} is already defined at "
+                        f"{_where(seen[0].doc, ['flavors', seen[1], 'name'])}: Octavia keeps "
+                        "one flavor per name",
+                        code="duplicate-name",
+                    )
+                )
+        found = enabled.get(profile.provider)
+        if found is None:
+            out.append(
+                doc.diagnostic(
+                    ["provider"],
+                    f"provider {profile.provider!r} is not enabled: there is no "
+                    f"{PROVIDERS_FOLDER}/{profile.provider}.yaml with its flavor capabilities; "
+                    f"enabled: {', '.join(names) or 'none'}"
+                    f"{did_you_mean(profile.provider, names)} (save Octavia's answer to GET "
+                    f"/v2/lbaas/providers/{profile.provider}/flavor_capabilities there)",
+                    code="load-balancer-provider-not-enabled",
+                )
+            )
+            continue
+        allowed = found.capability_names
+        saved = found.doc.display if found.doc is not None else "its capabilities file"
+        for key in profile.flavor_data:
+            if key not in allowed:
+                out.append(
+                    doc.diagnostic(
+                        ["flavor_data", key],
+                        f"{key!r} is not a flavor capability of provider {found.provider} "
+                        f"(as saved in {saved}); "
+                        f"allowed: {', '.join(allowed) or 'none'}{did_you_mean(key, allowed)}",
+                        code="load-balancer-unknown-capability",
+                        at_key=True,
+                    )
+                )
     return out

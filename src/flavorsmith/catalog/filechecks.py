@@ -10,6 +10,8 @@ from flavorsmith.catalog.model import (
     DeviceType,
     ExtraSpecSet,
     Flavor,
+    LoadBalancerProfileDef,
+    LoadBalancerProviderDef,
     ResourceClass,
     RunbookDef,
     TraitRuleSet,
@@ -285,4 +287,45 @@ def check_trait_set(doc: Document, trait_set: TraitSet) -> list[Diagnostic]:
             )
         else:
             seen[declaration.name] = index
+    return out
+
+
+def check_load_balancer_profile(doc: Document, profile: LoadBalancerProfileDef) -> list[Diagnostic]:
+    """Each flavor named once in the file (across files: ``checks.check_load_balancer``)."""
+    out: list[Diagnostic] = []
+    seen: dict[str, int] = {}
+    for index, flavor in enumerate(profile.flavors):
+        if flavor.name in seen:
+            line = doc.position(["flavors", seen[flavor.name], "name"])[0]
+            out.append(
+                doc.diagnostic(
+                    ["flavors", index, "name"],
+                    f"load-balancer flavor {flavor.name} is listed twice (first at line {line}): "
+                    "Octavia keeps one flavor per name",
+                    code="duplicate-name",
+                )
+            )
+        else:
+            seen[flavor.name] = index
+    return out
+
+
+def check_load_balancer_provider(
+    doc: Document, provider: LoadBalancerProviderDef
+) -> list[Diagnostic]:
+    """Each capability listed once."""
+    out: list[Diagnostic] = []
+    seen: dict[str, int] = {}
+    for index, name in enumerate(provider.capability_names):
+        if name in seen:
+            line = doc.position(["flavor_capabilities", seen[name], "name"])[0]
+            out.append(
+                doc.diagnostic(
+                    ["flavor_capabilities", index, "name"],
+                    f"capability {name} is listed twice (first at line {line})",
+                    code="duplicate-name",
+                )
+            )
+        else:
+            seen[name] = index
     return out

@@ -29,6 +29,14 @@ EXTRA_SPEC = Kind("extra-spec", "extra-specs", "extra-specs")
 DEPLOY_TEMPLATE = Kind("deploy-template", "deploy-templates", "deploy-templates")
 TRAIT = Kind("trait", "traits", "traits")
 RUNBOOK = Kind("runbook", "runbooks", "runbooks")
+# Octavia's flavor profiles, one file each with the flavors on it, and the providers'
+# capabilities (Octavia's own answer, saved) the profiles are checked against.
+LOAD_BALANCER_FLAVOR = Kind(
+    "load-balancer-flavor", "load-balancer-flavors", "load-balancer-flavors"
+)
+LOAD_BALANCER_PROVIDER = Kind(
+    "load-balancer-provider", "load-balancer-providers", "load-balancer-providers"
+)
 KINDS: tuple[Kind, ...] = (
     DEVICE_TYPE,
     FLAVOR,
@@ -37,6 +45,8 @@ KINDS: tuple[Kind, ...] = (
     DEPLOY_TEMPLATE,
     TRAIT,
     RUNBOOK,
+    LOAD_BALANCER_FLAVOR,
+    LOAD_BALANCER_PROVIDER,
 )
 
 

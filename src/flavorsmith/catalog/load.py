@@ -16,6 +16,8 @@ from flavorsmith.catalog.kinds import (
     DEVICE_TYPE,
     EXTRA_SPEC,
     FLAVOR,
+    LOAD_BALANCER_FLAVOR,
+    LOAD_BALANCER_PROVIDER,
     RUNBOOK,
     TRAIT,
     TRAIT_RULE,
@@ -27,6 +29,8 @@ from flavorsmith.catalog.model import (
     DeviceType,
     ExtraSpecSet,
     Flavor,
+    LoadBalancerProfileDef,
+    LoadBalancerProviderDef,
     RunbookDef,
     TraitRuleSet,
     TraitSet,
@@ -121,6 +125,12 @@ def load_bytes(
     elif kind is RUNBOOK:
         model = RunbookDef.from_data(doc.data, doc)
         diagnostics = filechecks.check_runbook(doc, model, rules)
+    elif kind is LOAD_BALANCER_FLAVOR:
+        model = LoadBalancerProfileDef.from_data(doc.data, doc)
+        diagnostics = filechecks.check_load_balancer_profile(doc, model)
+    elif kind is LOAD_BALANCER_PROVIDER:
+        model = LoadBalancerProviderDef.from_data(doc.data, doc)
+        diagnostics = filechecks.check_load_balancer_provider(doc, model)
     else:  # pragma: no cover - every kind is handled above
         raise ValueError(kind.name)
     return Loaded(path, kind, doc, model, diagnostics)

@@ -312,6 +312,98 @@ class RunbookDef(ByName):
         return sorted(self.steps, key=lambda s: s["order"])
 
 
+@dataclass(frozen=True)
+class LoadBalancerFlavor:
+    """One load-balancer flavor on a profile: what users choose when creating one."""
+
+    name: str
+    description: str | None = None
+    enabled: bool = True
+
+
+# What marks a flavor profile as the catalog's in Octavia, where a profile has no description
+# nor extra field: its name is PROFILE_PREFIX + the catalog's name (a flavor is the catalog's
+# when its profile is).
+PROFILE_PREFIX = "flavorsmith:"
+
+
+@dataclass(frozen=True)
+class LoadBalancerProfileDef(ByName):
+    """One load-balancer-flavors file: an Octavia flavor profile (its provider and the flavor
+    data given to it) and the flavors that use it."""
+
+    name: str
+    provider: str
+    flavor_data: dict[str, Any]
+    flavors: tuple[LoadBalancerFlavor, ...]
+    doc: Document | None = field(default=None, compare=False, repr=False)
+    noun: ClassVar[str] = "load-balancer flavor profile"
+
+    @property
+    def canonical_file(self) -> str:
+        return f"{self.name}.yaml"
+
+    @property
+    def octavia_name(self) -> str:
+        """The profile's name in Octavia, with the catalog's marker."""
+        return PROFILE_PREFIX + self.name
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any], doc: Document | None = None) -> LoadBalancerProfileDef:
+        return cls(
+            name=data["name"],
+            provider=data["provider"],
+            flavor_data=_plain(data["flavor_data"]),
+            flavors=tuple(
+                LoadBalancerFlavor(f["name"], f.get("description"), f.get("enabled", True))
+                for f in data["flavors"]
+            ),
+            doc=doc,
+        )
+
+
+@dataclass(frozen=True)
+class LoadBalancerProviderDef:
+    """One load-balancer-providers file: an enabled Octavia provider and its flavor
+    capabilities, as ``GET /v2/lbaas/providers/{provider}/flavor_capabilities`` answers."""
+
+    provider: str
+    description: str | None
+    capabilities: tuple[tuple[str, str], ...]  # (name, description), in Octavia's order
+    doc: Document | None = field(default=None, compare=False, repr=False)
+    noun: ClassVar[str] = "load-balancer provider"
+    key_field: ClassVar[str] = "provider"
+
+    @property
+    def key(self) -> str:
+        return self.provider
+
+    @property
+    def name(self) -> str:
+        return self.provider
+
+    @property
+    def canonical_file(self) -> str:
+        return f"{self.provider}.yaml"
+
+    @property
+    def capability_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.capabilities)
+
+    @classmethod
+    def from_data(
+        cls, data: dict[str, Any], doc: Document | None = None
+    ) -> LoadBalancerProviderDef:
+        return cls(
+            provider=data["provider"],
+            description=data.get("description"),
+            capabilities=tuple(
+                (c["name"], c.get("description", "")) for c in data["flavor_capabilities"]
+            ),
+            doc=doc,
+        )
+
+
 def _priority(value: Any) -> Any:
     """A step's priority (or a runbook step's order) as a number: the schema lets a string of
     at most 19 digits stand for one, as Ironic's API does."""
@@ -376,7 +468,15 @@ class TraitSet(ByName):
 
 
 Definition = (
-    Flavor | DeviceType | TraitRuleSet | ExtraSpecSet | DeployTemplateDef | TraitSet | RunbookDef
+    Flavor
+    | DeviceType
+    | TraitRuleSet
+    | ExtraSpecSet
+    | DeployTemplateDef
+    | TraitSet
+    | RunbookDef
+    | LoadBalancerProfileDef
+    | LoadBalancerProviderDef
 )
 
 
@@ -405,6 +505,8 @@ class Catalog:
     deploy_templates: tuple[DeployTemplateDef, ...] = ()
     trait_sets: tuple[TraitSet, ...] = ()
     runbooks: tuple[RunbookDef, ...] = ()
+    load_balancer_profiles: tuple[LoadBalancerProfileDef, ...] = ()
+    load_balancer_providers: tuple[LoadBalancerProviderDef, ...] = ()
 
     @property
     def declared_traits(self) -> dict[str, TraitDeclaration]:
@@ -428,6 +530,10 @@ class Catalog:
             deploy_templates=tuple(d for d in found if isinstance(d, DeployTemplateDef)),
             trait_sets=tuple(d for d in found if isinstance(d, TraitSet)),
             runbooks=tuple(d for d in found if isinstance(d, RunbookDef)),
+            load_balancer_profiles=tuple(d for d in found if isinstance(d, LoadBalancerProfileDef)),
+            load_balancer_providers=tuple(
+                d for d in found if isinstance(d, LoadBalancerProviderDef)
+            ),
         )
 
     def flavor(self, name: str) -> Flavor | None:

@@ -21,7 +21,13 @@ from flavorsmith.catalog.load import (
     load_file,
     read_file,
 )
-from flavorsmith.catalog.model import Catalog, Definition, DeviceType, answers_to
+from flavorsmith.catalog.model import (
+    Catalog,
+    Definition,
+    DeviceType,
+    LoadBalancerProviderDef,
+    answers_to,
+)
 from flavorsmith.catalog.root import resolve_root
 from flavorsmith.diagnostics import Diagnostic, Severity, excerpt
 
@@ -230,7 +236,11 @@ class Repository:
             if model is None or doc is None:
                 continue
             if item.path.name != model.canonical_file:
-                where = ["model"] if isinstance(model, DeviceType) else ["name"]
+                where = (
+                    [model.key_field]
+                    if isinstance(model, DeviceType | LoadBalancerProviderDef)
+                    else ["name"]
+                )
                 out.append(
                     doc.diagnostic(
                         where,

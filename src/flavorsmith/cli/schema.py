@@ -19,6 +19,8 @@ class SchemaKind(enum.StrEnum):
     DEPLOY_TEMPLATE = "deploy-template"
     TRAIT = "trait"
     RUNBOOK = "runbook"
+    LOAD_BALANCER_FLAVOR = "load-balancer-flavor"
+    LOAD_BALANCER_PROVIDER = "load-balancer-provider"
 
 
 def schema(kind: Annotated[SchemaKind, typer.Argument(help="Which kind of file.")]) -> None:

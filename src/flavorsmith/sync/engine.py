@@ -22,7 +22,7 @@ from flavorsmith.catalog.model import Catalog
 from flavorsmith.catalog.repo import Repository, RepoView
 from flavorsmith.db import locks
 from flavorsmith.db.engine import Engine
-from flavorsmith.diagnostics import has_errors
+from flavorsmith.diagnostics import Diagnostic, has_errors
 from flavorsmith.errors import TargetError
 from flavorsmith.sync import metrics as sync_metrics
 from flavorsmith.sync.fingerprint import fingerprints
@@ -103,6 +103,12 @@ class Kind(Generic[D, O, A, T]):
     # servers use each flavor a plan deletes or replaces). Never fails: what it cannot learn,
     # it says it could not.
     count_servers: Callable[[Sequence[A], T], Sequence[A]] | None = None
+    # After observing, before planning: what the target says the catalog may not ask for
+    # (load-balancer flavors: flavor data the real provider has no capability for), as
+    # diagnostics naming the catalog's files; an error among them blocks the round.
+    check: Callable[[D, Mapping[str, O]], list[Diagnostic]] | None = None
+    # What the in-use refusal tells the operator to do first.
+    in_use_hint: str = "Resize those servers to another flavor first"
 
 
 AnyKind = Kind[Any, Any, Any, Any]
@@ -183,23 +189,30 @@ def prune_refusal(
     )
 
 
-def in_use_refusal(actions: Sequence[Planned], noun: str) -> tuple[dict[str, int], str | None]:
+def in_use_refusal(
+    actions: Sequence[Planned],
+    noun: str,
+    hint: str = "Resize those servers to another flavor first",
+) -> tuple[dict[str, int], str | None]:
     """({object: servers}, why refused) when ``actions`` would delete or replace objects that
-    servers use (as counted; an unknown count refuses nothing)."""
-    used = {
-        a.subject: found.in_use
+    servers (or what else uses them: ``Servers.noun``) use, as counted; an unknown count
+    refuses nothing. ``hint``: what to do first."""
+    users = {
+        a.subject: found
         for a in actions
         if a.kind in REMOVING and (found := servers_of(a)) is not None and found.in_use
     }
+    used = {subject: found.in_use for subject, found in users.items()}
     if not used:
         return {}, None
     listed = ", ".join(
-        f"{subject} ({n} {'server' if n == 1 else 'servers'})" for subject, n in used.items()
+        f"{subject} ({found.in_use} {found.noun}{'' if found.in_use == 1 else 's'})"
+        for subject, found in users.items()
     )
     what = f"a {noun.rstrip('s')} in use" if len(used) == 1 else f"{len(used)} {noun} in use"
     return used, (
-        f"refused: the plan deletes or replaces {what}: {listed}; nothing applied. Resize "
-        f"those servers to another flavor first, or apply anyway with {FORCE_HINT}"
+        f"refused: the plan deletes or replaces {what}: {listed}; nothing applied. {hint}, "
+        f"or apply anyway with {FORCE_HINT}"
     )
 
 
@@ -257,6 +270,12 @@ def _round(
         result.error = f"cannot read the target's {kind.noun}: {exc}"
         return result
     result.observed = fingerprints(observed)
+    if kind.check is not None:
+        found = kind.check(wanted, observed)
+        if found:
+            result.diagnostics = [*result.diagnostics, *found]
+        if has_errors(found):
+            return result
     actions = kind.plan(wanted, observed, prune)
     if kind.count_servers is not None:
         actions = kind.count_servers(actions, target)
@@ -266,7 +285,7 @@ def _round(
         if result.error is not None:
             return result
     if execute and not force:
-        result.in_use, result.error = in_use_refusal(actions, kind.noun)
+        result.in_use, result.error = in_use_refusal(actions, kind.noun, kind.in_use_hint)
         if result.error is not None:
             return result
     if guard is not None:

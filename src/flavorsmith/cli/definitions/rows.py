@@ -11,6 +11,8 @@ from flavorsmith.catalog.model import (
     DeviceType,
     ExtraSpecSet,
     Flavor,
+    LoadBalancerProfileDef,
+    LoadBalancerProviderDef,
     ResourceClass,
     RunbookDef,
     TraitRuleSet,
@@ -75,6 +77,15 @@ def row(model: Definition) -> dict[str, Any]:
             "traits": [t.name for t in model.traits],
             "description": model.description,
         }
+    if isinstance(model, LoadBalancerProfileDef):
+        return {
+            "name": model.name,
+            "provider": model.provider,
+            "flavor_data": dict(model.flavor_data),
+            "flavors": [f.name for f in model.flavors],
+        }
+    if isinstance(model, LoadBalancerProviderDef):
+        return {"name": model.provider, "capabilities": list(model.capability_names)}
     if isinstance(model, Flavor):
         return {
             "name": model.name,

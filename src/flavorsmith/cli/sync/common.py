@@ -86,7 +86,7 @@ CloudOption = Annotated[
         "--cloud",
         metavar="NAME",
         envvar="OS_CLOUD",
-        help="clouds.yaml cloud of the target Nova or Ironic (openstacksdk); not with "
+        help="clouds.yaml cloud of the target Nova, Ironic or Octavia (openstacksdk); not with "
         "--endpoint (which overrides $OS_CLOUD).",
         show_default=False,
     ),
@@ -98,7 +98,8 @@ EndpointOption = Annotated[
         metavar="URL",
         help="An endpoint without auth: compute for flavors (e.g. "
         "http://127.0.0.1:8780/compute/v2.1), baremetal for deploy templates and runbooks (e.g. "
-        "http://127.0.0.1:8780/baremetal).",
+        "http://127.0.0.1:8780/baremetal), an Octavia for load-balancer flavors (e.g. "
+        "http://127.0.0.1:9876).",
         show_default=False,
     ),
 ]

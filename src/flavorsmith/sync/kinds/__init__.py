@@ -12,6 +12,7 @@ from flavorsmith.sync.kinds import (
     classification,
     deploy_templates,
     inspection_rules,
+    load_balancer_flavors,
     nova_flavors,
     runbooks,
 )
@@ -22,6 +23,7 @@ KINDS: tuple[AnyKind, ...] = (
     runbooks.KIND,
     classification.KIND,
     inspection_rules.KIND,
+    load_balancer_flavors.KIND,
 )
 
 BY_NAME: dict[str, AnyKind] = {kind.name: kind for kind in KINDS}
