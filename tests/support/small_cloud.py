@@ -25,7 +25,7 @@ filter that turns ``user:project`` into identity headers, Placement's noauth2, I
 and Nova reaches Placement and Ironic with keystoneauth's ``admin_token`` plugin. No Neutron:
 servers boot with ``networks: none``. Without Neutron, Nova answers ``GET /servers/{id}`` and
 ``/servers/detail`` with a 500 (it asks Neutron for the server's security groups), so the
-helpers read a server's status from the filtered list (``GET /servers?status=...``), its node
+functions here read a server's status from the filtered list (``GET /servers?status=...``), its node
 from Ironic (the node's ``instance_uuid``) and its fault from its instance action's events.
 
 ``python -m tests.support.small_cloud`` (``python3 dev.py cloud``) starts it until Ctrl-C.
@@ -305,7 +305,7 @@ def nova_pylib() -> Path:
 
 @dataclass
 class Service:
-    """One service process (and what it forks: its own session), its log files."""
+    """One service process (and what it forks: its own process group), its log files."""
 
     name: str
     process: subprocess.Popen[bytes]
@@ -320,7 +320,7 @@ class Service:
 
     def stop(self) -> None:
         """SIGTERM (again, if :meth:`terminate` sent it already), then SIGKILL to what is
-        left of its session after ``STOP_TIMEOUT``."""
+        left of its process group after ``STOP_TIMEOUT``."""
         self.terminate()
         with suppress(subprocess.TimeoutExpired):
             self.process.wait(STOP_TIMEOUT)
@@ -346,14 +346,14 @@ def _start(
     return Service(name, process, (out, *log))
 
 
-def _session_rss_kib(session: int) -> int:
-    """The resident memory of every process in a session (a service and its workers)."""
+def _group_rss_kib(group: int) -> int:
+    """The resident memory of every process in a process group (a service and its workers)."""
     total = 0
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         with suppress(OSError, ValueError):
-            if os.getsid(int(entry.name)) != session:
+            if os.getpgid(int(entry.name)) != group:
                 continue
             for line in (entry / "status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -361,9 +361,9 @@ def _session_rss_kib(session: int) -> int:
     return total
 
 
-def _listener_session(port: int) -> int | None:
-    """The session of the process listening on 127.0.0.1:``port`` (the services that
-    tests/support starts in a session of their own)."""
+def _listener_group(port: int) -> int | None:
+    """The process group of the process listening on 127.0.0.1:``port`` (the services
+    tests/support starts lead a process group of their own)."""
     inodes = set()
     for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
         fields = line.split()
@@ -376,7 +376,7 @@ def _listener_session(port: int) -> int | None:
         with suppress(OSError):
             for fd in (entry / "fd").iterdir():
                 if os.readlink(fd) in inodes:
-                    return os.getsid(int(entry.name))
+                    return os.getpgid(int(entry.name))
     return None
 
 
@@ -432,7 +432,7 @@ class Outcome:
 
 @dataclass
 class Cloud:
-    """A running small cloud: its endpoints, a clouds.yaml, and helpers to use it."""
+    """A running small cloud: its endpoints, a clouds.yaml, and what a test does with it."""
 
     compute: str  # nova-api, .../v2.1
     baremetal: str  # Ironic's root (the API under /v1)
@@ -670,7 +670,7 @@ class Cloud:
 
     def rss_mib(self) -> dict[str, float]:
         """Resident memory of each service (with its workers), in MiB."""
-        sessions: dict[str, int | None] = {
+        groups: dict[str, int | None] = {
             name: service.process.pid for name, service in self.services.items()
         }
         for name, url in (
@@ -678,11 +678,11 @@ class Cloud:
             ("placement", self.placement),
             ("glance", self.image),
         ):
-            sessions[name] = _listener_session(int(url.rsplit(":", 1)[1].split("/")[0]))
+            groups[name] = _listener_group(int(url.rsplit(":", 1)[1].split("/")[0]))
         return {
-            name: _session_rss_kib(session) / 1024
-            for name, session in sessions.items()
-            if session is not None
+            name: _group_rss_kib(group) / 1024
+            for name, group in groups.items()
+            if group is not None
         }
 
 
@@ -998,8 +998,10 @@ def _banner(cloud: Cloud, nodes: int, seconds: float, rss: Mapping[str, float]) 
     if nodes:
         lines += [
             "  openstack server create --flavor demo --image flavorsmith-tiny --nic none vm1",
-            "  openstack server list --status ACTIVE      # (no Neutron: `server show` fails)",
-            "  openstack baremetal node list",
+            "      (it boots; the command then fails to show it: without Neutron, Nova answers"
+            " 500 to GET /servers/{id} and /servers/detail)",
+            "  openstack baremetal node list     # instance_uuid: where each server landed",
+            f"  curl -s -H 'X-Auth-Token: {TOKEN}' '{cloud.compute}/servers?status=ACTIVE'",
         ]
     lines.append("\nCtrl-C stops every service and removes the state.")
     return "\n".join(lines)
