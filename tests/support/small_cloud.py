@@ -524,13 +524,14 @@ class Cloud:
                     del pending[node]
                 else:
                     pending[node] = why
-            return not pending
+            return not any(node in pending for node in wanted)
 
         def reported_and_mapped() -> bool:
-            if reported():
-                if self._host_mapped():
-                    return True
-                pending["the compute host"] = "not mapped to the cell yet (nova-scheduler)"
+            if not reported():
+                return False
+            if self._host_mapped():
+                return True
+            pending["the compute host"] = "not mapped to the cell yet (nova-scheduler)"
             return False
 
         _wait(
@@ -559,6 +560,8 @@ class Cloud:
         if unit["reserved"]:
             return f"{rc} still reserved"
         status, traits = self.placement_call(f"/resource_providers/{node}/traits")
+        if status != 200:
+            return f"Placement answers {status} for the provider's traits"
         missing = set(found.get("traits") or []) - set(traits.get("traits") or [])
         return f"traits {sorted(missing)} not on the provider yet" if missing else None
 
