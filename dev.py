@@ -6,6 +6,7 @@
     python3 dev.py test    # set up, run the whole test suite, ruff, mypy and the import contracts
     python3 dev.py docs    # set up, build the documentation site into site/ (warnings are errors)
     python3 dev.py docs --serve   # the same, served on http://127.0.0.1:8000/ while you edit
+    python3 dev.py cloud   # set up, start a small real OpenStack on loopback until Ctrl-C
     python3 dev.py audit   # check the pinned versions (constraints.txt) for known vulnerabilities
     python3 dev.py audit --vulnerability-service=osv tests/support/nova-constraints.txt
 
@@ -291,8 +292,16 @@ def audit(extra: list[str]) -> int:
     return 0
 
 
+def cloud(extra: list[str]) -> int:
+    """Start the small real cloud of the tests (tests/support/small_cloud.py: Placement,
+    Glance, Ironic and Nova's four services, installed once into the test cache), print its
+    endpoints and a clouds.yaml, and keep it running until Ctrl-C, which stops it all."""
+    return run(PY, "-m", "tests.support.small_cloud", *extra)
+
+
 def main() -> int:
-    if len(sys.argv) < 2 or sys.argv[1] not in ("demo", "test", "setup", "audit", "docs"):
+    commands = ("demo", "test", "setup", "audit", "docs", "cloud")
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__)
         return 2
     if sys.argv[1] == "audit":
@@ -304,6 +313,8 @@ def main() -> int:
         return test(sys.argv[2:])
     if sys.argv[1] == "docs":
         return docs(sys.argv[2:])
+    if sys.argv[1] == "cloud":
+        return cloud(sys.argv[2:])
     return 0
 
 
