@@ -88,6 +88,10 @@ REVIEW = Contract(
                 "pool_leaks": ANY_OBJECT,
                 "nova": array(ANY_OBJECT),
                 "runbooks": array(ANY_OBJECT),
+                "load_balancer_flavors": obj(
+                    {"profiles": array(ANY_OBJECT), "flavors": array(ANY_OBJECT)},
+                    required=("profiles", "flavors"),
+                ),
                 "diagnostics": ANY_OBJECT,
                 "gates": array(ANY_OBJECT),
             },
@@ -139,6 +143,7 @@ def _document(
             index,
             base_diagnostics=old.diagnostics,
             head_diagnostics=new.diagnostics,
+            lb_replaced=revisions.lb_replaced(old.catalog, new.catalog),
         )
         result.nova.extend(revisions.nova_changes(old.catalog, new.catalog))
         if not named:
