@@ -7,7 +7,9 @@ tree), read as the command reads them (flavorsmith.sync.review). A catalog outsi
 mounted ConfigMap) has no revisions: 409. Both revisions are matched on the index the capacity
 page uses, and seen as the caller may see them (flavorsmith.visibility): a private flavor
 hidden from the caller takes no part, and a caller who may not read access lists sees "other
-projects" where a pool leak or a Nova access change would name them."""
+projects" where a pool leak or a Nova access change would name them; a caller who is not an
+admin sees the load-balancer flavors that change but not their profiles, as Octavia shows
+them."""
 
 from __future__ import annotations
 
@@ -146,6 +148,11 @@ def _document(
             lb_replaced=revisions.lb_replaced(old.catalog, new.catalog),
         )
         result.nova.extend(revisions.nova_changes(old.catalog, new.catalog))
+        if not who.admin:
+            # Octavia shows flavor profiles (provider, flavor data) to its admins only; its
+            # flavors, to every reader.
+            lbs = replace(result.load_balancers, profiles=())
+            result = replace(result, load_balancers=lbs)
         if not named:
             flavors = (*old.catalog.flavors, *new.catalog.flavors)
             result = _unnamed(result, {p for f in flavors for p in f.projects})
