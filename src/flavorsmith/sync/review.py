@@ -31,8 +31,17 @@ from flavorsmith.matching.checks import catalog_warnings
 from flavorsmith.matching.review import LbReplaced, Review, Tripped
 from flavorsmith.nova.derive import DerivedFlavor
 from flavorsmith.servers_in_use import Servers
-from flavorsmith.sync.kinds import FLAVOR_MARKER, FLAVORS, ObservedFlavor
-from flavorsmith.sync.kinds import load_balancer_flavors as lb_kind
+from flavorsmith.sync.kinds import (
+    FLAVOR_MARKER,
+    FLAVORS,
+    LOAD_BALANCERS,
+    LbObserved,
+    LbObservedFlavor,
+    LbObservedProfile,
+    ObservedFlavor,
+    lb_flavor_key,
+    lb_profile_key,
+)
 from flavorsmith.visibility import OPERATOR, Viewer, visible_catalog, visible_diagnostics
 
 GIT_TIMEOUT = 60  # seconds for one Git command
@@ -242,17 +251,17 @@ def lb_replaced(base: Catalog, head: Catalog) -> LbReplaced:
     """The load-balancer profiles and flavors that ``sync plan --only load-balancer-flavors``
     would replace in an Octavia holding base's to make it hold head's: the kind's own rule
     (Octavia changes no profile a flavor uses, and no flavor's profile)."""
-    observed: dict[str, lb_kind.Observed] = {}
+    observed: dict[str, LbObserved] = {}
     for profile in base.load_balancer_profiles:
         ident = f"base:{profile.name}"
-        observed[lb_kind.profile_key(ident)] = lb_kind.ObservedProfile(
+        observed[lb_profile_key(ident)] = LbObservedProfile(
             ident,
             profile.octavia_name,
             profile.provider,
             json.dumps(profile.flavor_data, sort_keys=True),
         )
         for flavor in profile.flavors:
-            observed[lb_kind.flavor_key(flavor.name)] = lb_kind.ObservedFlavor(
+            observed[lb_flavor_key(flavor.name)] = LbObservedFlavor(
                 f"base:{profile.name}:{flavor.name}",
                 flavor.name,
                 flavor.description,
@@ -260,7 +269,7 @@ def lb_replaced(base: Catalog, head: Catalog) -> LbReplaced:
                 ident,
                 True,
             )
-    actions = lb_kind.plan(lb_kind.desired(head), observed, True)
+    actions = LOAD_BALANCERS.plan(LOAD_BALANCERS.desired(head), observed, True)
     replaced = [a for a in actions if a.kind == "replace"]
     return LbReplaced(
         profiles=frozenset(a.key for a in replaced if a.what == "profile"),
