@@ -30,7 +30,9 @@ DEDICATED = "m1.medium.dedicated"  # private to two projects, neither of them p1
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example catalog tagged ``base``, then one commit (tagged ``head``) making m1.small
-    and the private m1.medium.dedicated require NVMe, and the GPU nodes run firmware-update."""
+    and the private m1.medium.dedicated require NVMe, the GPU nodes run firmware-update, the
+    active-standby load-balancer profile's amphorae on a larger compute flavor and
+    lb.standalone disabled."""
     repo = tmp_path_factory.mktemp("review") / "catalog"
     shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
     git(repo, "init", "-q", "-b", "main")
@@ -47,6 +49,14 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "traits: [CUSTOM_NVME]",
         "traits: [CUSTOM_GPU, CUSTOM_NVME]",
     )
+    profiles = repo / "hardware" / "load-balancer-flavors"
+    edit(
+        profiles / "amphora-active-standby.yaml",
+        "compute_flavor: amphora.medium",
+        "compute_flavor: amphora.large",
+    )
+    with (profiles / "amphora-single.yaml").open("a") as file:
+        file.write("    enabled: false\n")
     commit(repo, "head")
     return repo
 
@@ -103,6 +113,15 @@ def test_the_same_document_as_the_command(
     assert (
         len(runbook["nodes"]["gaining"]) == runbook["nodes"]["after"] - runbook["nodes"]["before"]
     )
+    lbs = body["load_balancer_flavors"]
+    assert [(p["profile"], p["replaced"]) for p in lbs["profiles"]] == [
+        ("amphora-active-standby", True)
+    ]
+    assert {f["flavor"]: f["replaced"] for f in lbs["flavors"]} == {
+        "lb.ha": True,
+        "lb.ha.trial": True,
+        "lb.standalone": False,
+    }
     assert body["head"] == "head" and body["base"] == "base"
 
 
@@ -191,3 +210,20 @@ def test_a_repository_without_commits_has_no_refs_yet(
         status, body = get(client, "/v1/review?base=main")
         assert status == 404
         assert "'main'" in body["detail"]
+
+
+def test_a_reader_sees_the_load_balancer_flavors_but_not_their_profiles(
+    client: TestClient,
+) -> None:
+    """Octavia shows flavor profiles to its admins only: a project's reader sees the flavors
+    that change, and neither the profile's provider nor its flavor data."""
+    _, admin = get(client, "/v1/review?base=base&head=head")
+    status, body = get(client, "/v1/review?base=base&head=head", "reader-token")
+    assert status == 200
+    assert body["load_balancer_flavors"] == {
+        "profiles": [],
+        "flavors": admin["load_balancer_flavors"]["flavors"],
+    }
+    assert "amphora.large" not in json.dumps(body)
+    assert "load-balancer profile" not in body["headline"]
+    assert "load-balancer profile amphora-active-standby" in admin["headline"]

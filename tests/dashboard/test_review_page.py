@@ -2,7 +2,7 @@
 list the repository's branches and recent commits, and once two are chosen it shows what
 ``flavorsmith review`` reports for them on the service's nodes — the headline, each changed
 flavor's nodes before → after, the flavors that become unschedulable, the nodes no flavor can
-use any more and the new catalog warnings."""
+use any more, the runbooks, the load-balancer flavors and the new catalog warnings."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from tests.support.serve import serve_process
 
 CHANGE = (
     "Retire the H100 flavor; m1.small needs NVMe; m1.small.nicX's trait renamed; "
-    "firmware-update on the GPU nodes too"
+    "firmware-update on the GPU nodes too; lb.standalone disabled"
 )
 
 
@@ -46,7 +46,8 @@ def _commit(repo: Path, message: str) -> None:
 def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example catalog on ``main``, and a branch ``catalog-change`` with one commit: the
     GPU flavor removed, a trait required by m1.small, a typo in m1.small.nicX's trait, and the
-    firmware-update runbook given the GPU nodes too."""
+    firmware-update runbook given the GPU nodes too, and the lb.standalone load-balancer flavor
+    disabled."""
     repo = tmp_path_factory.mktemp("review-page") / "catalog"
     shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
     git(repo, "init", "-q", "-b", "main")
@@ -68,6 +69,8 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "traits: [CUSTOM_NVME]",
         "traits: [CUSTOM_GPU, CUSTOM_NVME]",
     )
+    with (hardware / "load-balancer-flavors" / "amphora-single.yaml").open("a") as file:
+        file.write("    enabled: false\n")
     _commit(repo, CHANGE)
     git(repo, "checkout", "-q", "main")
     return repo
@@ -154,6 +157,20 @@ def test_choose_two_revisions_and_read_the_review(
         f"it; {len(nodes['gaining'])} gain the right"
     ]
     assert nodes["after"] > nodes["before"] and nodes["losing"] == []
+    lbs = expected["load_balancer_flavors"]
+    assert lbs["profiles"] == []
+    assert (
+        _texts(browser, "#load-balancers li")
+        == [
+            f"flavor {f['flavor']} (profile {f['profile']['after']}) {f['status']}: "
+            + "; ".join(
+                f"{c['field']}: {json.dumps(c['before'])} → {json.dumps(c['after'])}"
+                for c in f["changes"]
+            )
+            for f in lbs["flavors"]
+        ]
+        == ["flavor lb.standalone (profile amphora-single) changed: enabled: true → false"]
+    )
     assert "null" not in browser.find_element("id", "report").text
     assert accessibility_violations(browser) == []
     assert console_errors(browser) == []

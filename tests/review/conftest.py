@@ -20,6 +20,7 @@ CHANGES = (
     "trait-typo",
     "removed",
     "runbooks-changed",
+    "load-balancers-changed",
 )
 
 
@@ -60,7 +61,9 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     type retired with its GPU flavor, c2.large made private for one project, a typo in
     m1.small.nicX's trait, c2.diskless removed (a flavor servers use), and the runbooks
     changed: firmware-update also updates the BIOS's firmware and runs on the GPU nodes too,
-    bios-gpu-servicing removed, disk-erase added."""
+    bios-gpu-servicing removed, disk-erase added; and the load-balancer flavors changed: the
+    active-standby profile's amphorae on a larger compute flavor with an SR-IOV VIP (a profile
+    its flavors use: Octavia replaces it), lb.standalone disabled, lb.ha.internal added."""
     repo = tmp_path_factory.mktemp("history") / "catalog"
     shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
     shutil.copy(EXAMPLES / "nodes.yaml", repo / "nodes.yaml")
@@ -121,4 +124,19 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "  - disk-erase.yaml=../runbooks/disk-erase.yaml\n",
     )
     commit(repo, "runbooks-changed")
+
+    profiles = hardware / "load-balancer-flavors"
+    standby = profiles / "amphora-active-standby.yaml"
+    edit(
+        standby,
+        "  compute_flavor: amphora.medium\n",
+        "  compute_flavor: amphora.large\n  sriov_vip: true\n",
+    )
+    with standby.open("a") as file:
+        file.write(
+            "  - name: lb.ha.internal\n    description: As lb.ha, for the platform's own services\n"
+        )
+    with (profiles / "amphora-single.yaml").open("a") as file:
+        file.write("    enabled: false\n")
+    commit(repo, "load-balancers-changed")
     return repo

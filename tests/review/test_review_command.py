@@ -46,6 +46,8 @@ def expect(name: str, text: str) -> None:
         ("trait-typo", "removed", "removed.json"),
         ("removed", "runbooks-changed", "runbooks-changed.md"),
         ("removed", "runbooks-changed", "runbooks-changed.json"),
+        ("runbooks-changed", "load-balancers-changed", "load-balancers-changed.md"),
+        ("runbooks-changed", "load-balancers-changed", "load-balancers-changed.json"),
     ],
 )
 def test_each_change_s_whole_report(
@@ -256,6 +258,63 @@ def test_a_runbook_change_trips_no_gate_but_has_effects(cli: Invoke, history: Pa
     gates = ("--fail-on", "unschedulable", "--fail-on", "leak", "--fail-on", "error")
     status, _ = review(cli, history, "removed", "runbooks-changed", *gates, "--detailed-exitcode")
     assert status == 2
+
+
+def test_the_load_balancer_changes_as_a_table(cli: Invoke, history: Path) -> None:
+    status, output = review(cli, history, "runbooks-changed", "load-balancers-changed")
+    assert status == 0
+    expect("load-balancers-changed.txt", output)
+
+
+def test_a_load_balancer_change_trips_no_gate_but_has_effects(cli: Invoke, history: Path) -> None:
+    gates = ("--fail-on", "unschedulable", "--fail-on", "leak", "--fail-on", "error")
+    args = ("runbooks-changed", "load-balancers-changed", *gates)
+    status, _ = review(cli, history, *args, "--detailed-exitcode")
+    assert status == 2
+    status, _ = review(cli, history, *args)
+    assert status == 0
+
+
+def test_a_flavor_moved_to_another_profile_is_replaced_alone(
+    cli: Invoke, history: Path, tmp_path: Path
+) -> None:
+    """Octavia changes no flavor's profile: lb.ha.trial moved to the single-amphora profile is
+    made again there, while both profiles, their data unchanged, stay as they are."""
+    base, head = tmp_path / "base", tmp_path / "head"
+    for folder in (base, head):
+        shutil.copytree(EXAMPLES / "hardware", folder / "hardware")
+    profiles = head / "hardware" / "load-balancer-flavors"
+    standby = profiles / "amphora-active-standby.yaml"
+    text = standby.read_text()
+    trial = text[text.index("  - name: lb.ha.trial") :]
+    standby.write_text(text.replace(trial, ""))
+    with (profiles / "amphora-single.yaml").open("a") as file:
+        file.write(trial)
+    result = cli(
+        "review", "--repo", str(history), "--base", str(base), "--head", str(head),
+        "--nodes", str(history / "nodes.yaml"), "-f", "json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["load_balancer_flavors"] == {
+        "profiles": [],
+        "flavors": [
+            {
+                "flavor": "lb.ha.trial",
+                "status": "changed",
+                "profile": {"before": "amphora-active-standby", "after": "amphora-single"},
+                "changes": [
+                    {
+                        "field": "profile",
+                        "before": "amphora-active-standby",
+                        "after": "amphora-single",
+                    }
+                ],
+                "replaced": True,
+            }
+        ],
+    }
+    assert data["headline"] == "load-balancer flavor lb.ha.trial changed (profile), replaced"
 
 
 def test_retired_nodes_do_not_lose_a_runbook(cli: Invoke, history: Path) -> None:

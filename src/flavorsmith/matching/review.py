@@ -8,9 +8,11 @@ available before and after; which flavors become unschedulable; which nodes no f
 any more, and which become usable; which dedicated pools start or stop leaking; which deploy
 templates a flavor newly selects or drops; which runbooks are added, removed or changed (their
 steps old → new) and which nodes gain or lose the right to run each (Ironic's rule: a node
-runs a runbook when it has one of its traits); and the catalog's new errors and warnings. The
-Nova changes and the gates are the caller's (they need the sync plan and the command's
-options)."""
+runs a runbook when it has one of its traits); which load-balancer flavor profiles and flavors
+are added, removed or changed (a profile's provider and flavor data key by key, a flavor's
+description, enabled and profile); and the catalog's new errors and warnings. The Nova
+changes, which profiles and flavors Octavia would replace (the load-balancer sync plan's
+call), and the gates are the caller's (they need the sync plan and the command's options)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flavorsmith.catalog.model import Catalog, Flavor, RunbookDef
+from flavorsmith.catalog.model import Catalog, Flavor, LoadBalancerProfileDef, RunbookDef
 from flavorsmith.diagnostics import Diagnostic, Severity
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic.runbooks import may_run
@@ -176,6 +178,150 @@ def _comparable(runbook: RunbookDef) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class FieldChange:
+    """One field of a load-balancer profile or flavor, old → new (None: absent there)."""
+
+    field: str
+    before: Any
+    after: Any
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"field": self.field, "before": self.before, "after": self.after}
+
+
+@dataclass(frozen=True)
+class LbProfileDiff:
+    """One load-balancer flavor profile added, removed or changed; ``replaced``: Octavia would
+    have it made again (it changes no profile a flavor uses)."""
+
+    profile: str
+    status: str  # added, removed, changed
+    changes: tuple[FieldChange, ...] = ()
+    replaced: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "profile": self.profile,
+            "status": self.status,
+            "changes": [c.as_dict() for c in self.changes],
+            "replaced": self.replaced,
+        }
+
+
+@dataclass(frozen=True)
+class LbFlavorDiff:
+    """One load-balancer flavor added, removed or changed, with its profile before and after;
+    ``replaced``: Octavia would have it deleted and made again (its profile is replaced, or it
+    moves to another one)."""
+
+    flavor: str
+    status: str  # added, removed, changed
+    profile_before: str | None
+    profile_after: str | None
+    changes: tuple[FieldChange, ...] = ()
+    replaced: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "flavor": self.flavor,
+            "status": self.status,
+            "profile": {"before": self.profile_before, "after": self.profile_after},
+            "changes": [c.as_dict() for c in self.changes],
+            "replaced": self.replaced,
+        }
+
+
+@dataclass(frozen=True)
+class LbReplaced:
+    """What Octavia would make again between two revisions, by the catalog's names: the
+    profiles and the flavors (the load-balancer sync plan says which)."""
+
+    profiles: frozenset[str] = frozenset()
+    flavors: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class LbChanges:
+    """The load-balancer flavor profiles and flavors that change, each by name."""
+
+    profiles: tuple[LbProfileDiff, ...] = ()
+    flavors: tuple[LbFlavorDiff, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.profiles or self.flavors)
+
+    def __len__(self) -> int:
+        return len(self.profiles) + len(self.flavors)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "profiles": [p.as_dict() for p in self.profiles],
+            "flavors": [f.as_dict() for f in self.flavors],
+        }
+
+
+def load_balancer_changes(
+    base: Sequence[LoadBalancerProfileDef],
+    head: Sequence[LoadBalancerProfileDef],
+    replaced: LbReplaced = LbReplaced(),
+) -> LbChanges:
+    """Each profile and flavor added, removed or changed between ``base`` and ``head``, by
+    name: a profile's provider and flavor data key by key (base's keys in their order, then
+    head's new ones), a flavor's description, enabled and profile."""
+    old = {p.name: p for p in base}
+    new = {p.name: p for p in head}
+    profiles = []
+    for name in sorted(old.keys() | new.keys()):
+        was, now = old.get(name), new.get(name)
+        if was is None or now is None:
+            profiles.append(LbProfileDiff(name, "added" if was is None else "removed"))
+            continue
+        changes = []
+        if was.provider != now.provider:
+            changes.append(FieldChange("provider", was.provider, now.provider))
+        before, after = was.flavor_data, now.flavor_data
+        for key in [*before, *(k for k in after if k not in before)]:
+            if before.get(key) != after.get(key) or (key in before) != (key in after):
+                changes.append(FieldChange(f"flavor_data.{key}", before.get(key), after.get(key)))
+        if changes:
+            profiles.append(
+                LbProfileDiff(name, "changed", tuple(changes), name in replaced.profiles)
+            )
+    old_flavors = {f.name: (p.name, f) for p in base for f in p.flavors}
+    new_flavors = {f.name: (p.name, f) for p in head for f in p.flavors}
+    flavors = []
+    for name in sorted(old_flavors.keys() | new_flavors.keys()):
+        was_at, now_at = old_flavors.get(name), new_flavors.get(name)
+        if was_at is None or now_at is None:
+            status = "added" if was_at is None else "removed"
+            flavors.append(
+                LbFlavorDiff(
+                    name,
+                    status,
+                    None if was_at is None else was_at[0],
+                    None if now_at is None else now_at[0],
+                )
+            )
+            continue
+        (old_profile, old_flavor), (new_profile, new_flavor) = was_at, now_at
+        fields = []
+        if old_profile != new_profile:
+            fields.append(FieldChange("profile", old_profile, new_profile))
+        if (old_flavor.description or "") != (new_flavor.description or ""):
+            fields.append(
+                FieldChange("description", old_flavor.description, new_flavor.description)
+            )
+        if old_flavor.enabled != new_flavor.enabled:
+            fields.append(FieldChange("enabled", old_flavor.enabled, new_flavor.enabled))
+        remade = name in replaced.flavors
+        if fields or remade:
+            flavors.append(
+                LbFlavorDiff(name, "changed", old_profile, new_profile, tuple(fields), remade)
+            )
+    return LbChanges(tuple(profiles), tuple(flavors))
+
+
+@dataclass(frozen=True)
 class Fleet:
     """What a what-if did to the nodes: how many before and after, retired and added."""
 
@@ -205,6 +351,7 @@ class Review:
     fleet: Fleet
     nova: list[dict[str, Any]] = field(default_factory=list)  # the sync plan's writes
     runbooks: list[RunbookDiff] = field(default_factory=list)  # the changed ones, by name
+    load_balancers: LbChanges = LbChanges()
 
     @property
     def changed_flavors(self) -> list[FlavorDiff]:
@@ -226,6 +373,7 @@ class Review:
             or self.warnings
             or self.nova
             or self.runbooks
+            or self.load_balancers
             or self.fleet.retired
             or self.fleet.added
         )
@@ -244,6 +392,7 @@ class Review:
             },
             "nova": self.nova,
             "runbooks": [r.as_dict() for r in self.runbooks],
+            "load_balancer_flavors": self.load_balancers.as_dict(),
             "diagnostics": {
                 "errors": [d.as_dict() for d in self.errors],
                 "warnings": [d.as_dict() for d in self.warnings],
@@ -260,9 +409,11 @@ def review(
     base_diagnostics: Sequence[Diagnostic] = (),
     head_diagnostics: Sequence[Diagnostic] = (),
     fleet: Fleet | None = None,
+    lb_replaced: LbReplaced = LbReplaced(),
 ) -> Review:
     """The diff of ``base`` matched on ``before`` and ``head`` matched on ``after`` (the same
-    index when omitted: the fleet does not change)."""
+    index when omitted: the fleet does not change); ``lb_replaced``: the load-balancer profiles
+    and flavors Octavia would make again, as the sync plan says."""
     after = before if after is None else after
     base_bits = _matches(base, before)
     head_bits = _matches(head, after)
@@ -302,6 +453,9 @@ def review(
         warnings=warnings,
         fleet=fleet or Fleet(len(before.snapshot.nodes), len(after.snapshot.nodes)),
         runbooks=runbook_changes(base.runbooks, head.runbooks, before, after),
+        load_balancers=load_balancer_changes(
+            base.load_balancer_profiles, head.load_balancer_profiles, lb_replaced
+        ),
     )
 
 
@@ -418,6 +572,14 @@ def headline(result: Review, limit: int = 5) -> str:
     parts += [f"{d.flavor} becomes unschedulable" for d in result.unschedulable]
     parts += [f"{x.pool} starts leaking to {x.reached_by}" for x in result.leaks_started]
     parts += [_runbook_part(r) for r in result.runbooks]
+    lbs = result.load_balancers
+    parts += [_lb_part("load-balancer profile", p.profile, p) for p in lbs.profiles]
+    # A flavor made again only because its profile is: the profile's part says it.
+    parts += [
+        _lb_part("load-balancer flavor", f.flavor, f)
+        for f in lbs.flavors
+        if f.status != "changed" or f.changes
+    ]
     if result.nodes_unusable:
         parts.append(f"{_count(len(result.nodes_unusable), 'node')} no flavor can use")
     if result.errors:
@@ -443,6 +605,17 @@ def _runbook_part(diff: RunbookDiff) -> str:
     count = diff.may_run_after - diff.may_run_before
     if count:
         said += f": {diff.may_run_before} → {diff.may_run_after} nodes may run it ({signed(count)})"
+    return said
+
+
+def _lb_part(noun: str, name: str, diff: LbProfileDiff | LbFlavorDiff) -> str:
+    """``load-balancer profile NAME changed (flavor_data.compute_flavor), replaced``,
+    ``load-balancer flavor NAME added``."""
+    said = f"{noun} {name} {diff.status}"
+    if diff.changes:
+        said += f" ({', '.join(c.field for c in diff.changes)})"
+    if diff.replaced:
+        said += ", replaced"
     return said
 
 

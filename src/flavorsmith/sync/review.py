@@ -1,5 +1,6 @@
-"""The two catalogs a review compares, and what the sync plan would write into Nova between
-them: shared by ``flavorsmith review`` and the API's ``/v1/review``.
+"""The two catalogs a review compares, what the sync plan would write into Nova between them,
+and which load-balancer profiles and flavors it would have Octavia make again: shared by
+``flavorsmith review`` and the API's ``/v1/review``.
 
 A revision is a Git revision of the catalog repository, read with Git itself into a temporary
 folder (the working tree is never touched), a folder (the command line only), or the working
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 import shutil
 import subprocess
 import tarfile
@@ -26,10 +28,20 @@ from flavorsmith.catalog.repo import Repository
 from flavorsmith.diagnostics import Diagnostic, Severity
 from flavorsmith.errors import Conflict, Invalid, NotFound, ServiceUnavailable
 from flavorsmith.matching.checks import catalog_warnings
-from flavorsmith.matching.review import Review, Tripped
+from flavorsmith.matching.review import LbReplaced, Review, Tripped
 from flavorsmith.nova.derive import DerivedFlavor
 from flavorsmith.servers_in_use import Servers
-from flavorsmith.sync.kinds import FLAVOR_MARKER, FLAVORS, ObservedFlavor
+from flavorsmith.sync.kinds import (
+    FLAVOR_MARKER,
+    FLAVORS,
+    LOAD_BALANCERS,
+    LbObserved,
+    LbObservedFlavor,
+    LbObservedProfile,
+    ObservedFlavor,
+    lb_flavor_key,
+    lb_profile_key,
+)
 from flavorsmith.visibility import OPERATOR, Viewer, visible_catalog, visible_diagnostics
 
 GIT_TIMEOUT = 60  # seconds for one Git command
@@ -232,6 +244,36 @@ def _observed(flavor: DerivedFlavor) -> ObservedFlavor:
         description=flavor.description,
         extra_specs={**flavor.extra_specs, **FLAVOR_MARKER},
         projects=flavor.projects,
+    )
+
+
+def lb_replaced(base: Catalog, head: Catalog) -> LbReplaced:
+    """The load-balancer profiles and flavors that ``sync plan --only load-balancer-flavors``
+    would replace in an Octavia holding base's to make it hold head's: the kind's own rule
+    (Octavia changes no profile a flavor uses, and no flavor's profile)."""
+    observed: dict[str, LbObserved] = {}
+    for profile in base.load_balancer_profiles:
+        ident = f"base:{profile.name}"
+        observed[lb_profile_key(ident)] = LbObservedProfile(
+            ident,
+            profile.octavia_name,
+            profile.provider,
+            json.dumps(profile.flavor_data, sort_keys=True),
+        )
+        for flavor in profile.flavors:
+            observed[lb_flavor_key(flavor.name)] = LbObservedFlavor(
+                f"base:{profile.name}:{flavor.name}",
+                flavor.name,
+                flavor.description,
+                flavor.enabled,
+                ident,
+                True,
+            )
+    actions = LOAD_BALANCERS.plan(LOAD_BALANCERS.desired(head), observed, True)
+    replaced = [a for a in actions if a.kind == "replace"]
+    return LbReplaced(
+        profiles=frozenset(a.key for a in replaced if a.what == "profile"),
+        flavors=frozenset(a.key for a in replaced if a.what == "flavor"),
     )
 
 

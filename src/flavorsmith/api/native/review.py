@@ -7,7 +7,9 @@ tree), read as the command reads them (flavorsmith.sync.review). A catalog outsi
 mounted ConfigMap) has no revisions: 409. Both revisions are matched on the index the capacity
 page uses, and seen as the caller may see them (flavorsmith.visibility): a private flavor
 hidden from the caller takes no part, and a caller who may not read access lists sees "other
-projects" where a pool leak or a Nova access change would name them."""
+projects" where a pool leak or a Nova access change would name them; a caller who is not an
+admin sees the load-balancer flavors that change but not their profiles, as Octavia shows
+them."""
 
 from __future__ import annotations
 
@@ -88,6 +90,10 @@ REVIEW = Contract(
                 "pool_leaks": ANY_OBJECT,
                 "nova": array(ANY_OBJECT),
                 "runbooks": array(ANY_OBJECT),
+                "load_balancer_flavors": obj(
+                    {"profiles": array(ANY_OBJECT), "flavors": array(ANY_OBJECT)},
+                    required=("profiles", "flavors"),
+                ),
                 "diagnostics": ANY_OBJECT,
                 "gates": array(ANY_OBJECT),
             },
@@ -139,8 +145,14 @@ def _document(
             index,
             base_diagnostics=old.diagnostics,
             head_diagnostics=new.diagnostics,
+            lb_replaced=revisions.lb_replaced(old.catalog, new.catalog),
         )
         result.nova.extend(revisions.nova_changes(old.catalog, new.catalog))
+        if not who.admin:
+            # Octavia shows flavor profiles (provider, flavor data) to its admins only; its
+            # flavors, to every reader.
+            lbs = replace(result.load_balancers, profiles=())
+            result = replace(result, load_balancers=lbs)
         if not named:
             flavors = (*old.catalog.flavors, *new.catalog.flavors)
             result = _unnamed(result, {p for f in flavors for p in f.projects})

@@ -10,6 +10,7 @@ from typing import Any
 from flavorsmith.cli.output import Format, render_list, render_show
 from flavorsmith.matching.review import (
     FlavorDiff,
+    LbChanges,
     Review,
     RunbookDiff,
     Tripped,
@@ -108,6 +109,47 @@ def _runbook_lines(diff: RunbookDiff) -> list[str]:
     return lines
 
 
+def _value(value: Any) -> str:
+    return "absent" if value is None else json.dumps(value, sort_keys=True)
+
+
+def _lb_lines(changes: LbChanges) -> list[str]:
+    """Each load-balancer profile, then each flavor: its status, whether Octavia would make it
+    again, then each field old → new."""
+    lines = []
+    for p in changes.profiles:
+        lines.append(
+            f"profile {p.profile}: {p.status}"
+            + (f" ({', '.join(c.field for c in p.changes)})" if p.changes else "")
+            + (
+                "; replaced: Octavia changes no profile a flavor uses, so a new one is made "
+                "and its flavors again on it"
+                if p.replaced
+                else ""
+            )
+        )
+        lines += [
+            f"profile {p.profile} {c.field}: {_value(c.before)} → {_value(c.after)}"
+            for c in p.changes
+        ]
+    for f in changes.flavors:
+        where = f.profile_after if f.profile_after is not None else f.profile_before
+        lines.append(
+            f"flavor {f.flavor} (profile {where}): {f.status}"
+            + (f" ({', '.join(c.field for c in f.changes)})" if f.changes else "")
+            + (
+                "; replaced: deleted and made again (refused while load balancers use it)"
+                if f.replaced
+                else ""
+            )
+        )
+        lines += [
+            f"flavor {f.flavor} {c.field}: {_value(c.before)} → {_value(c.after)}"
+            for c in f.changes
+        ]
+    return lines
+
+
 def _diagnostic(d: dict[str, Any]) -> str:
     return f"{d['path']}:{d['line']}: {d['field']}: {d['message']}"
 
@@ -139,6 +181,10 @@ def sections(result: Review) -> list[tuple[str, list[str]]]:
         (
             f"Runbooks ({len(result.runbooks)} changed)",
             [line for r in result.runbooks for line in _runbook_lines(r)],
+        ),
+        (
+            f"Load-balancer flavors ({len(result.load_balancers)} changed)",
+            _lb_lines(result.load_balancers),
         ),
         (
             f"New catalog errors ({len(result.errors)})",

@@ -43,6 +43,14 @@ FLAVORS = nova_flavors.KIND
 FLAVOR_MARKER = {nova_flavors.MARKER: nova_flavors.MARKER_VALUE}
 # What ``review`` plans between two catalogs: a Nova flavor as the flavors kind observes it.
 ObservedFlavor = nova_flavors.ObservedFlavor
+# What ``review`` plans between two catalogs' load-balancer flavors: the kind, and a profile
+# and a flavor as it observes them (keyed as it keys them).
+LOAD_BALANCERS = load_balancer_flavors.KIND
+LbObserved = load_balancer_flavors.Observed
+LbObservedProfile = load_balancer_flavors.ObservedProfile
+LbObservedFlavor = load_balancer_flavors.ObservedFlavor
+lb_profile_key = load_balancer_flavors.profile_key
+lb_flavor_key = load_balancer_flavors.flavor_key
 
 
 class UnknownKind(ValueError):

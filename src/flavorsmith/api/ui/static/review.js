@@ -3,7 +3,8 @@
 // service reads (its branches, tags and last commits: GET /v1/review/refs; the head defaults to
 // its working tree), then the headline, each changed flavor's nodes before → after, the flavors
 // that become unschedulable, the nodes no flavor can use any more or that become usable, the
-// pool leaks, the deploy templates, the Nova changes and the new catalog diagnostics.
+// pool leaks, the deploy templates, the Nova changes, the runbooks, the load-balancer flavors
+// and the new catalog diagnostics.
 import { api, el, flavorHref, loading, nodeHref, shell, showStatus } from "/ui/common.js";
 
 shell("review");
@@ -130,6 +131,33 @@ function runbookLine(r) {
   return line;
 }
 
+function lbValue(value) {
+  return value === null ? "absent" : JSON.stringify(value);
+}
+
+function lbChanges(changes) {
+  return changes.map((c) => `${c.field}: ${lbValue(c.before)} → ${lbValue(c.after)}`).join("; ");
+}
+
+// A load-balancer profile or flavor added, removed or changed: each field old → new, and
+// whether Octavia would make it again (as ``review`` says it).
+function lbLines(lbs) {
+  const out = [];
+  for (const p of lbs.profiles) {
+    let line = `profile ${p.profile} ${p.status}`;
+    if (p.changes.length) line += `: ${lbChanges(p.changes)}`;
+    if (p.replaced) line += "; replaced, its flavors made again on the new profile";
+    out.push(line);
+  }
+  for (const f of lbs.flavors) {
+    let line = `flavor ${f.flavor} (profile ${f.profile.after ?? f.profile.before}) ${f.status}`;
+    if (f.changes.length) line += `: ${lbChanges(f.changes)}`;
+    if (f.replaced) line += "; replaced: deleted and made again";
+    out.push(line);
+  }
+  return out;
+}
+
 function diagnosticLine(d) {
   return `${d.path}:${d.line}: ${d.field}: ${d.message}`;
 }
@@ -169,6 +197,7 @@ function report(review) {
     part("templates", "Deploy templates", templates(review.flavors), text),
     part("nova", "Nova changes", review.nova, novaLine),
     part("runbooks", "Runbooks", review.runbooks || [], runbookLine),
+    part("load-balancers", "Load-balancer flavors", lbLines(review.load_balancer_flavors || { profiles: [], flavors: [] }), text),
     part("errors", "New catalog errors", review.diagnostics.errors, diagnosticLine),
     part("warnings", "New catalog warnings", review.diagnostics.warnings, diagnosticLine),
   ];
