@@ -70,6 +70,8 @@ def test_an_undeclared_custom_trait_is_an_error_wherever_it_is_named(root: Path)
         f"{F}/c2.large.yaml:6:3: extra_specs.trait1:CUSTOM_NIC_MELANOX_CX5: "
         f"CUSTOM_NIC_MELANOX_CX5 {why} (did you mean 'CUSTOM_NIC_MELLANOX_CX5'?)",
         f"{NVME_FLAVOR}:6:12: traits[0].trait: NMVE (CUSTOM_NMVE) {why} (did you mean 'NVME'?)",
+        "hardware/runbooks/raid-rebuild.yaml:8:45: traits[1]: CUSTOM_BM_CONFIG_RAID_DISK_STRIPE "
+        f"{why} (did you mean 'CUSTOM_BM_CONFIG_RAID_DISK_MIRROR'?)",
         f"hardware/trait-rules/storage.yaml:9:24: rules[0].add[1]: CUSTOM_NVME_FAST {why} "
         "(did you mean 'CUSTOM_NVME'?)",
     ]
@@ -85,6 +87,10 @@ def test_a_trait_only_a_rule_sets_is_offered_as_the_nearest(root: Path) -> None:
     # CUSTOM_NVME is no longer declared, yet storage.yaml sets it: the flavor is offered it.
     assert rendered(root) == [
         f"{NVME_FLAVOR}:6:12: traits[0].trait: NMVE (CUSTOM_NMVE) {why} (did you mean 'NVME'?)",
+        f"hardware/runbooks/firmware-update.yaml:7:10: traits[0]: CUSTOM_NVME {why} (did you "
+        "mean 'CUSTOM_NVME_LOCAL'?)",
+        f"hardware/runbooks/raid-rebuild.yaml:8:80: traits[2]: CUSTOM_NVME {why} (did you "
+        "mean 'CUSTOM_NVME_LOCAL'?)",
         f"hardware/trait-rules/storage.yaml:9:11: rules[0].add[0]: CUSTOM_NVME {why} (did you "
         "mean 'CUSTOM_NVME_LOCAL'?)",
     ]

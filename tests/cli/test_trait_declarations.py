@@ -37,13 +37,13 @@ def misspelt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_without_declarations_the_misspelt_trait_is_a_warning(cli: Invoke, misspelt: Path) -> None:
     result = cli("validate")
-    assert (result.exit_code, result.stdout) == (0, f"{WARNING}\n30 files: 0 errors, 1 warning\n")
+    assert (result.exit_code, result.stdout) == (0, f"{WARNING}\n33 files: 0 errors, 1 warning\n")
 
 
 def test_strict_validation_turns_every_warning_into_an_error(cli: Invoke, misspelt: Path) -> None:
     result = cli("validate", "--strict")
     as_error = WARNING.replace("traits[0].trait: warning: ", "traits[0].trait: ")
-    assert (result.exit_code, result.stdout) == (1, f"{as_error}\n30 files: 1 error, 0 warnings\n")
+    assert (result.exit_code, result.stdout) == (1, f"{as_error}\n33 files: 1 error, 0 warnings\n")
     listed = json.loads(cli("validate", "--strict", "-f", "json").stdout)
     assert [(d["severity"], d["code"]) for d in listed] == [("error", "trait-not-provided")]
 

@@ -64,9 +64,14 @@ PATCH_RULES = (
 )
 
 
-def _gate(request: Request, *, traits: bool = False) -> Response | None:
+def _gate(request: Request, rule: str | None = None, *, traits: bool = False) -> Response | None:
     """Ironic's router's own answer below 1.92 (reads 404, writes 405) and, for the traits
-    resource, below 1.112 (404); None from those versions."""
+    resource, below 1.112 (404); None from those versions.
+
+    With ``rule``, a caller whom the rule refuses even on a runbook their own project owns
+    (the best case of every runbook rule) is refused (403) before the request is parsed or
+    the runbook looked up, so a caller without the right learns nothing of what exists. The
+    rule is checked again on the runbook itself once it is read."""
     version = microversion(request)
     if version < SINCE:
         if request.method == "GET":
@@ -74,6 +79,9 @@ def _gate(request: Request, *, traits: bool = False) -> Response | None:
         return router_answer(request, 405, "The API version does not allow runbooks")
     if traits and version < TRAITS_SINCE:
         return router_answer(request, 404, "The API version does not allow runbook traits")
+    if rule is not None:
+        ctx = context(request)
+        ctx.authorize(rule, {"runbook.owner": _project(ctx.identity)})
     return None
 
 
@@ -243,7 +251,7 @@ SHOW_RUNBOOK = Contract(
 @router.get("/v1/runbooks/{ident}", response_model=None)
 @declare(SHOW_RUNBOOK)
 async def show_runbook(request: Request, ident: str) -> dict[str, Any] | Response:
-    if (refused := _gate(request)) is not None:
+    if (refused := _gate(request, "baremetal:runbook:get")) is not None:
         return refused
     version = microversion(request)
     SHOW_RUNBOOK.check_query(request)
@@ -319,7 +327,7 @@ def _patch_rules(patch: list[dict[str, Any]]) -> list[str]:
 @router.patch("/v1/runbooks/{ident}", response_model=None)
 @declare(UPDATE_RUNBOOK)
 async def update_runbook(request: Request, ident: str) -> dict[str, Any] | Response:
-    if (refused := _gate(request)) is not None:
+    if (refused := _gate(request, "baremetal:runbook:update")) is not None:
         return refused
     version = microversion(request)
     UPDATE_RUNBOOK.check_query(request)
@@ -345,7 +353,7 @@ DELETE_RUNBOOK = Contract("Delete a runbook", {204: None}, errors=(*IRONIC_READ,
 @router.delete("/v1/runbooks/{ident}", status_code=204)
 @declare(DELETE_RUNBOOK)
 async def delete_runbook(request: Request, ident: str) -> Response:
-    if (refused := _gate(request)) is not None:
+    if (refused := _gate(request, "baremetal:runbook:delete")) is not None:
         return refused
     DELETE_RUNBOOK.check_query(request)
     rules.check_ident(ident)
@@ -372,7 +380,7 @@ LIST_TRAITS = Contract(
 @router.get("/v1/runbooks/{ident}/traits", response_model=None)
 @declare(LIST_TRAITS)
 async def list_traits(request: Request, ident: str) -> dict[str, Any] | Response:
-    if (refused := _gate(request, traits=True)) is not None:
+    if (refused := _gate(request, "baremetal:runbook:get", traits=True)) is not None:
         return refused
     LIST_TRAITS.check_query(request)
     rules.check_ident(ident)
@@ -432,7 +440,7 @@ async def _write_traits(request: Request, ident: str, change: Any) -> None:
 @router.put("/v1/runbooks/{ident}/traits", status_code=204)
 @declare(SET_TRAITS)
 async def set_traits(request: Request, ident: str) -> Response:
-    if (refused := _gate(request, traits=True)) is not None:
+    if (refused := _gate(request, "baremetal:runbook:update", traits=True)) is not None:
         return refused
     SET_TRAITS.check_query(request)
     raw = await request.body()
@@ -459,7 +467,7 @@ async def set_traits(request: Request, ident: str) -> Response:
 @router.put("/v1/runbooks/{ident}/traits/{trait}", status_code=204)
 @declare(ADD_TRAIT)
 async def add_trait(request: Request, ident: str, trait: str) -> Response:
-    if (refused := _gate(request, traits=True)) is not None:
+    if (refused := _gate(request, "baremetal:runbook:update", traits=True)) is not None:
         return refused
     ADD_TRAIT.check_query(request)
     _check_trait(trait, "trait")
@@ -479,7 +487,7 @@ async def add_trait(request: Request, ident: str, trait: str) -> Response:
 @router.delete("/v1/runbooks/{ident}/traits/{trait}", status_code=204)
 @declare(REMOVE_TRAIT)
 async def remove_trait(request: Request, ident: str, trait: str) -> Response:
-    if (refused := _gate(request, traits=True)) is not None:
+    if (refused := _gate(request, "baremetal:runbook:update", traits=True)) is not None:
         return refused
     REMOVE_TRAIT.check_query(request)
     await _write_traits(request, ident, lambda c, row: store.remove_trait(c, row, trait))
@@ -489,7 +497,7 @@ async def remove_trait(request: Request, ident: str, trait: str) -> Response:
 @router.delete("/v1/runbooks/{ident}/traits", status_code=204)
 @declare(CLEAR_TRAITS)
 async def clear_traits(request: Request, ident: str) -> Response:
-    if (refused := _gate(request, traits=True)) is not None:
+    if (refused := _gate(request, "baremetal:runbook:update", traits=True)) is not None:
         return refused
     CLEAR_TRAITS.check_query(request)
     await _write_traits(request, ident, lambda c, row: store.set_traits(c, row, []))
