@@ -184,3 +184,10 @@ def test_check_value_names_the_first_problem_deep_inside(value: Any, message: st
 
 def test_check_value_passes_plain_and_unicode_values() -> None:
     jsonsafe.check_value("f", {"a": [1, -(2**63), True, None, "é", "\U0001f600", 1.5], "é": {}})
+
+
+def test_ascii_int_takes_only_the_spaces_int_takes() -> None:
+    """``str.strip`` strips the separators \\x1c-\\x1f, ``int()`` refuses them."""
+    assert query_values.ascii_int("0\x1f") is None
+    assert query_values.ascii_int("\x1c7") is None
+    assert query_values.ascii_int(" \t7\n") == 7

@@ -32,8 +32,10 @@ def shown_repr(value: object) -> str:
 
 def ascii_int(value: str) -> int | None:
     """The integer ``value`` spells in ASCII digits (surrounding spaces and a leading '-'
-    allowed) when it fits in 64 signed bits; None for anything else."""
-    text = value.strip()
+    allowed) when it fits in 64 signed bits; None for anything else. Only the ASCII spaces
+    Python's ``int()`` strips count as spaces (``str.strip`` also strips \\x1c-\\x1f,
+    which ``int()`` refuses), so a value taken is one the real services' ``int()`` takes."""
+    text = value.strip(" \t\n\r\x0b\x0c")
     if not _INTEGER.fullmatch(text):
         return None
     number = int(text)

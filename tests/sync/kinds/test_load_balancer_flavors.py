@@ -240,9 +240,15 @@ def test_flavors_load_balancers_use_refuse_the_apply_in_their_words() -> None:
 
 @pytest.fixture
 def engine(migrated_engine: Engine) -> Iterator[Engine]:
-    """The shared database with no flavor profile nor flavor but Octavia's placeholder."""
+    """The shared database with no flavor profile nor flavor but Octavia's placeholder, before
+    the test (another test on this worker may have left its own) and after it."""
+    _empty(migrated_engine)
     yield migrated_engine
-    with writer(migrated_engine).begin() as connection:
+    _empty(migrated_engine)
+
+
+def _empty(engine: Engine) -> None:
+    with writer(engine).begin() as connection:
         for row in lb_store.flavors(connection):
             if row["id"] != lb_store.NIL:
                 lb_store.delete_flavor(connection, row["id"])
