@@ -37,6 +37,7 @@ import hashlib
 import http.client
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -67,7 +68,9 @@ TOKEN = "admin"  # noauth2: the user "admin" has the admin role
 # Placement 16's highest microversion is 1.39; seeding uses it (consumer types, 1.38+).
 SEED_VERSION = "1.39"
 SEED_THREADS = 8
-LOCKED_RETRIES = 20
+# SQLite's contention is retried with a growing, jittered pause for up to this many seconds: on a
+# machine busy with other work two gunicorn workers can keep meeting for more than a second or two.
+LOCKED_BUDGET = 60.0
 
 # What nova/compute/resource_tracker.py _get_traits adds to every compute node provider, and the
 # ironic driver's capabilities that are True and have a trait (nova/virt/driver.py
@@ -353,10 +356,13 @@ class PlacementHttp:
         database at once can meet (seen once in CI while seeding); the commit had not happened
         (SQLite commits by deleting the journal), so trying again is safe."""
         data = None if body is None else json.dumps(body)
-        for attempt in range(LOCKED_RETRIES + 1):
+        deadline = time.monotonic() + LOCKED_BUDGET
+        attempt = 0
+        while True:
             status, raw = self._send(method, path, data)
-            if status == 500 and _transient(raw) and attempt < LOCKED_RETRIES:
-                time.sleep(0.01 * (attempt + 1))
+            if status == 500 and _transient(raw) and time.monotonic() < deadline:
+                attempt += 1
+                time.sleep(random.uniform(0.5, 1.0) * min(0.01 * 2**attempt, 1.0))
                 continue
             break
         if status >= 400:
