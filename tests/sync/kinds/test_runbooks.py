@@ -254,3 +254,32 @@ def test_ironic_refuses_an_owner_only_on_a_public_runbook() -> None:
     steps_patch = [{"op": "replace", "path": "/steps", "value": [RESET]}]
     assert patch_refusal(True, steps_patch) is None
     assert resets_owner([private]) and not resets_owner([owner, drop_owner])
+
+
+# A vendor step whose argument names a secret: Ironic 39 lists its value as "******".
+FIRMWARE = {
+    "interface": "management",
+    "step": "update_firmware",
+    "args": {"url": "https://firmware.example/bios.bin", "auth_token": "s3cr3t"},
+    "order": 20,
+}
+
+
+def test_a_secret_argument_is_never_shown_nor_an_update_on_every_run() -> None:
+    (created,) = plan([want(steps=[FIRMWARE])], {})
+    assert created.body is not None and created.body["steps"] == [FIRMWARE]  # sent as written
+    assert created.changes[0] == Change(
+        "add", "steps[0]", new=dict(FIRMWARE, args={**FIRMWARE["args"], "auth_token": "******"})
+    )
+    assert "s3cr3t" not in repr(created.changes)
+    # As Ironic (or the service's own API, from its store) shows it afterwards: unchanged.
+    shown_by_ironic = dict(FIRMWARE, args={**FIRMWARE["args"], "auth_token": "******"})
+    for observed in (have(steps=[shown_by_ironic]), have(steps=[FIRMWARE])):
+        assert kinds(plan([want(steps=[FIRMWARE])], {"bios-reset": observed})) == [
+            ("noop", "bios-reset")
+        ]
+    # A change beside the secret is an update whose diff still hides it.
+    moved = dict(FIRMWARE, args={**FIRMWARE["args"], "url": "https://firmware.example/b2.bin"})
+    (action,) = plan([want(steps=[moved])], {"bios-reset": have(steps=[shown_by_ironic])})
+    assert action.kind == "update" and action.patch[0]["value"] == [moved]
+    assert "s3cr3t" not in repr(action.changes)

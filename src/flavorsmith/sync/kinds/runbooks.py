@@ -23,7 +23,13 @@ from typing import Any, Protocol
 
 from flavorsmith.catalog.model import Catalog
 from flavorsmith.clients.ironic import IronicRunbooks
-from flavorsmith.ironic.runbooks import apply_patch, checked_create, patch_refusal, resets_owner
+from flavorsmith.ironic.runbooks import (
+    apply_patch,
+    checked_create,
+    masked,
+    patch_refusal,
+    resets_owner,
+)
 from flavorsmith.store import runbooks as runbook_store
 from flavorsmith.sync.engine import Kind, SpecCheck, Step
 from flavorsmith.sync.report import Change, key_changes, position_changes
@@ -38,6 +44,13 @@ STATEFUL = ("public", "owner")
 def ordered(steps: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Steps as Ironic runs them (ascending ``order``), each as a plain dict."""
     return [dict(s) for s in sorted(steps, key=lambda s: int(s["order"]))]
+
+
+def shown(steps: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Steps as Ironic shows them: an argument whose key names a secret is ``******``. The
+    plan compares and prints these, so a secret is never shown and an unchanged runbook with
+    a secret argument is not an update on every run (a changed secret alone is not seen)."""
+    return [{**s, "args": masked(s.get("args") or {})} if "args" in s else dict(s) for s in steps]
 
 
 @dataclass(frozen=True)
@@ -57,11 +70,12 @@ class ObservedRunbook:
 
     @classmethod
     def of(cls, item: Mapping[str, Any]) -> ObservedRunbook:
-        """A runbook as Ironic's API (1.112) shows it."""
+        """A runbook as Ironic's API (1.112) shows it (secret arguments masked; the service's
+        own store keeps them, and they are masked here as its API masks them)."""
         return cls(
             uuid=str(item["uuid"]),
             name=str(item["name"]),
-            steps=ordered(item.get("steps") or []),
+            steps=shown(ordered(item.get("steps") or [])),
             traits=sorted(item.get("traits") or []),
             extra=dict(item.get("extra") or {}),
             description=item.get("description"),
@@ -97,7 +111,9 @@ class RunbookAction:
         if body is None:
             return ()
         if self.kind == "create":
-            out = [Change("add", f"steps[{i}]", new=st) for i, st in enumerate(body["steps"])]
+            out = [
+                Change("add", f"steps[{i}]", new=st) for i, st in enumerate(shown(body["steps"]))
+            ]
             out += [Change("add", "traits", new=t) for t in self.traits or ()]
             out += [Change("add", f"extra.{k}", new=v) for k, v in sorted(body["extra"].items())]
             for name in ("description", "owner"):
@@ -109,7 +125,7 @@ class RunbookAction:
         have = self.observed
         if self.kind not in ("update", "replace") or have is None:
             return ()
-        found = position_changes("steps", have.steps, body["steps"])
+        found = position_changes("steps", have.steps, shown(body["steps"]))
         traits = self.traits if self.traits is not None else tuple(have.traits)
         found += [Change("add", "traits", new=t) for t in traits if t not in have.traits]
         found += [Change("remove", "traits", old=t) for t in have.traits if t not in traits]
@@ -167,7 +183,7 @@ def _patch(
     """The JSON patch that makes ``have`` the runbook ``body`` (traits aside), and why."""
     patch: list[dict[str, Any]] = []
     reasons = []
-    if have.steps != body["steps"]:
+    if have.steps != shown(body["steps"]):
         patch.append({"op": "replace", "path": "/steps", "value": body["steps"]})
         reasons.append("steps changed")
     if have.extra != body["extra"]:
