@@ -1,6 +1,6 @@
 """The sync plan page in a real browser: each kind's plan is the diff ``flavorsmith sync plan``
 prints, for every kind or the one chosen in its form; under ``--auth token-file``, a reader has
-no Apply button, and an admin's Apply changes the service's flavors and deploy templates, the
+no Apply button, and an admin's Apply changes the service's flavors, deploy templates and runbooks, the
 outcome shown per object, after which one line says everything is up to date."""
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ def _api(url: str) -> Any:
         return json.loads(response.read())
 
 
-# Each kind the page plans, and where ``flavorsmith sync plan --only KIND`` finds it on the
+# Each kind the page plans unless one is chosen (those the service keeps in sync), and where ``flavorsmith sync plan --only KIND`` finds it on the
 # service (its Nova and Ironic APIs).
-ENDPOINTS = {"flavors": "/compute/v2.1", "deploy-templates": "/baremetal"}
+ENDPOINTS = {"flavors": "/compute/v2.1", "deploy-templates": "/baremetal", "runbooks": "/baremetal"}
 
 
 def _diffs(browser: Any) -> dict[str, str]:
@@ -70,8 +70,14 @@ def test_the_plan_of_each_kind_is_sync_plan_s_diff(service: tuple[str, str], bro
     changes = sum(len(_writes(plan)) for plan in plans.values())
     summary = browser.find_element("id", "summary").text
     assert re.fullmatch(
-        rf"To review: {changes} changes \(flavors, deploy templates\), checked at .+\.", summary
+        rf"To review: {changes} changes \(flavors, deploy templates, runbooks\), checked at .+\.",
+        summary,
     )
+    # Every kind the service syncs into its own database may be chosen, in the registry's order.
+    offered = [
+        o.get_attribute("value") for o in browser.find_elements("css selector", "#only option")
+    ]
+    assert offered == ["", "flavors", "deploy-templates", "runbooks", "load-balancer-flavors"]
     assert console_errors(browser) == []
     screenshot(browser, "sync")
 
@@ -148,8 +154,8 @@ def test_an_admin_s_apply_changes_the_service_s_flavors(guarded: str, browser: A
         """return [...document.querySelectorAll("table.outcome tbody tr")].map(
              (tr) => [tr.dataset.subject, tr.dataset.outcome]);"""
     )
-    # Each kind with changes, in the page's order: the flavors, then the deploy templates.
-    every = created["flavors"] + created["deploy-templates"]
+    # Each kind with changes, in the page's order: flavors, deploy templates, runbooks.
+    every = created["flavors"] + created["deploy-templates"] + created["runbooks"]
     assert outcome == [[name, "done"] for name in every]
     assert browser.find_element("id", "outcome-summary").text == (
         f"Applied: {len(every)} object(s) changed, 0 failed."
@@ -159,7 +165,8 @@ def test_an_admin_s_apply_changes_the_service_s_flavors(guarded: str, browser: A
     summary = browser.find_element("id", "summary")
     assert summary.text == (
         f"Up to date: {len(created['flavors'])} flavors, "
-        f"{len(created['deploy-templates'])} deploy templates, checked at "
+        f"{len(created['deploy-templates'])} deploy templates, "
+        f"{len(created['runbooks'])} runbooks, checked at "
         f"{summary.find_element('tag name', 'time').text}."
     )
     checked = summary.find_element("tag name", "time").get_attribute("datetime")

@@ -110,11 +110,22 @@ def test_api_sync_needs_admin(repo: Path, tmp_path: Path, token_file_path: Path)
             who: client.get("/v1/sync/allowed", headers={"X-Auth-Token": f"{who}-token"}).json()
             for who in ("admin", "member", "reader")
         }
+        kinds = {who: answer.pop("kinds") for who, answer in allowed.items()}
         assert allowed == {
             "admin": {"plan": True, "apply": True},
             "member": {"plan": False, "apply": False},
             "reader": {"plan": False, "apply": False},
         }
+        # The kinds this service syncs into its own database (the others go only into a real
+        # cloud), in the registry's order, the same for every caller; the dashboard plans the
+        # watched ones unless one is chosen.
+        assert kinds["admin"] == kinds["member"] == kinds["reader"]
+        assert [(k["name"], k["subject"], k["watched"]) for k in kinds["admin"]] == [
+            ("flavors", "flavor", True),
+            ("deploy-templates", "template", True),
+            ("runbooks", "runbook", True),
+            ("load-balancer-flavors", "load-balancer", False),
+        ]
         assert client.get("/v1/sync/allowed").status_code == 401
         assert (
             client.get(

@@ -126,12 +126,25 @@ async def sync_plan(request: Request) -> dict[str, Any]:
     return await call(request, lambda: _work(shared, choice, False))
 
 
+SYNC_KIND = obj(
+    {
+        "name": string(),  # only= names it
+        "noun": string(),  # many of its objects ("deploy templates")
+        "subject": string(),  # one of them ("template")
+        "watched": {"type": "boolean"},  # serve --sync keeps it in sync
+    },
+    required=("name", "noun", "subject", "watched"),
+)
 SYNC_ALLOWED = Contract(
-    "What the caller may do: plan a sync, apply it (by policy)",
+    "What the caller may do: plan a sync, apply it (by policy); the kinds this service syncs",
     {
         200: obj(
-            {"plan": {"type": "boolean"}, "apply": {"type": "boolean"}},
-            required=("plan", "apply"),
+            {
+                "plan": {"type": "boolean"},
+                "apply": {"type": "boolean"},
+                "kinds": {"type": "array", "items": SYNC_KIND},
+            },
+            required=("plan", "apply", "kinds"),
         )
     },
     errors=READ,
@@ -140,13 +153,20 @@ SYNC_ALLOWED = Contract(
 
 @router.get("/sync/allowed")
 @declare(SYNC_ALLOWED)
-async def sync_allowed(request: Request) -> dict[str, bool]:
+async def sync_allowed(request: Request) -> dict[str, Any]:
     """What the caller may do here: plan, apply (its own permissions, by policy; the
-    dashboard shows Apply only to callers who may apply)."""
+    dashboard shows Apply only to callers who may apply), and the kinds of the registry this
+    service can sync into its own database, in the registry's order (the dashboard's sync page
+    plans the watched ones unless one is chosen)."""
     SYNC_ALLOWED.check_query(request)
     return {
         "plan": allowed(request, "flavorsmith:sync:plan"),
         "apply": allowed(request, "flavorsmith:sync:apply"),
+        "kinds": [
+            {"name": k.name, "noun": k.noun, "subject": k.subject, "watched": k.watched}
+            for k in KINDS
+            if k.store_target is not None
+        ],
     }
 
 

@@ -1,20 +1,27 @@
-// The sync plan (GET /v1/sync/plan?only=KIND for each kind: Nova flavors and deploy templates,
-// or the one ``?only=`` names): one line when nothing would change ("Up to date: …, checked
-// at …"); else, for each kind that would change, the same diff ``flavorsmith sync plan``
-// prints. Callers whom policy allows to apply (GET /v1/sync/allowed; admins by default) get an
-// Apply button (POST /v1/sync/apply for each kind with changes), then the outcome per object;
-// others see the plan only.
+// The sync plan (GET /v1/sync/plan?only=KIND for each kind the service keeps in sync, or the
+// one ``?only=`` names): one line when nothing would change ("Up to date: …, checked at …");
+// else, for each kind that would change, the same diff ``flavorsmith sync plan`` prints. The
+// kinds, and whether the caller may apply, come from GET /v1/sync/allowed. Callers whom policy
+// allows to apply (admins by default) get an Apply button (POST /v1/sync/apply for each kind
+// with changes), then the outcome per object; others see the plan only.
 import { ApiError, api, el, explainError, loading, shell, showStatus } from "/ui/common.js";
 
-// The kinds the page plans: the API's name, a heading, the diff's noun for one object (as
-// ``sync plan`` prints it), and the noun for many.
-const KINDS = [
-  ["flavors", "Nova flavors", "flavor", "flavors"],
-  ["deploy-templates", "Deploy templates", "template", "deploy templates"],
-];
 const asked = new URLSearchParams(location.search).get("only") || "";
-const kinds = asked ? KINDS.filter(([name]) => name === asked) : KINDS;
-if (asked && kinds.length === 0) kinds.push([asked, asked, "object", asked]); // the API says why not
+// The kinds the page plans, each as [API name, heading, noun for one object (as ``sync plan``
+// prints it), noun for many]: the one asked for, else every kind the service keeps in sync.
+let kinds = [];
+
+function chooseKinds(offered) {
+  const all = offered.map((k) => [k.name, k.noun.charAt(0).toUpperCase() + k.noun.slice(1), k.subject, k.noun]);
+  const select = document.getElementById("only");
+  select.replaceChildren(
+    el("option", { value: "", text: "Everything kept in sync" }),
+    ...all.map(([name, heading]) => el("option", { value: name, text: heading })),
+  );
+  if (!asked) return all.filter((_, i) => offered[i].watched);
+  const chosen = all.filter(([name]) => name === asked);
+  return chosen.length ? chosen : [[asked, asked, "object", asked]]; // the API says why not
+}
 
 // ``sync plan``'s diff (flavorsmith/cli/sync/diff.py), line for line.
 const SIGNS = { create: "+", update: "~", repair: "~", access: "~", replace: "-/+", delete: "-", conflict: "!" };
@@ -288,9 +295,11 @@ function setButton(button, plans) {
 
 async function main() {
   shell("sync");
-  document.getElementById("only").value = kinds.length === 1 ? kinds[0][0] : "";
   await loading(async () => {
-    const [plans, allowed] = await Promise.all([plansOf(), api("/v1/sync/allowed")]);
+    const allowed = await api("/v1/sync/allowed");
+    kinds = chooseKinds(allowed.kinds);
+    document.getElementById("only").value = asked;
+    const plans = await plansOf();
     current = plans;
     show(plans);
     if (allowed.apply) {
