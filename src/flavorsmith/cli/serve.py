@@ -155,7 +155,7 @@ def serve(
             metavar="DRIVER,...",
             help="Drivers (hardware types) a node created through the Ironic API may use, "
             "comma-separated; others are refused as Ironic refuses them. Default: those whose "
-            "deploy steps ship (fake-hardware, ipmi, redfish, idrac, ilo, irmc, "
+            "deploy steps ship (Ironic 39's: fake-hardware, redfish, idrac, ipmi, intel-ipmi, "
             "manual-management). node import and the Ironic mirror take any driver.",
             envvar="FLAVORSMITH_ENABLED_DRIVERS",
         ),

@@ -1,5 +1,6 @@
 """The deploy steps each driver offers, with default priorities and accepted arguments
-(as Ironic 39's interfaces declare them; ``*`` marks required arguments)."""
+(as Ironic 39's interfaces declare them; ``*`` marks required arguments). Ironic 39's hardware
+types are these; it ships no ilo or irmc type any more."""
 
 from __future__ import annotations
 
@@ -70,19 +71,17 @@ CATALOGUES: dict[str, tuple[DriverStep, ...]] = {
     "redfish": AGENT_DEPLOY + REDFISH_EXTRA,
     "idrac": AGENT_DEPLOY + REDFISH_EXTRA,  # idrac-redfish interfaces
     "ipmi": AGENT_DEPLOY + AGENT_RAID,  # no BIOS or firmware interface over IPMI
-    "ilo": AGENT_DEPLOY
+    # ipmi's, with the Intel SST-PP management interface's one deploy step, which Ironic 39
+    # declares with priority 200 and a required configuration argument.
+    "intel-ipmi": AGENT_DEPLOY
     + AGENT_RAID
     + _steps(
-        ("bios", "apply_configuration", 0, "settings*"),
-        ("bios", "factory_reset", 0, ""),
-        ("management", "update_firmware", 0, "firmware_update_mode* firmware_images*"),
-    ),
-    "irmc": AGENT_DEPLOY
-    + _steps(
-        ("bios", "apply_configuration", 0, "settings*"),
-        ("bios", "factory_reset", 0, ""),
-        ("raid", "apply_configuration", 0, "raid_config* delete_existing"),
-        ("raid", "delete_configuration", 0, ""),
+        (
+            "management",
+            "configure_intel_speedselect",
+            200,
+            "intel_speedselect_config* socket_count",
+        ),
     ),
     "manual-management": AGENT_DEPLOY + AGENT_RAID,
 }

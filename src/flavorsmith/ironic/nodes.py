@@ -27,8 +27,7 @@ DRIVER_INFO_REQUIRED = {
     "ipmi": ("ipmi_address",),
     "redfish": ("redfish_address",),
     "idrac": ("redfish_address",),
-    "ilo": ("ilo_address",),
-    "irmc": ("irmc_address",),
+    "intel-ipmi": ("ipmi_address",),
 }
 # Ironic's logical names: URL-unreserved characters, and never something shaped like a UUID.
 _NAME_RE = re.compile(r"^[A-Za-z0-9\-._~]+$")
