@@ -21,12 +21,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 import time
 import urllib.request
-import uuid as uuidlib
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +37,7 @@ from tests.support import nova_api
 from tests.support.ironic_api import inspect_with_inventory, running_ironic, sdk_connection
 from tests.support.ironic_fleet import IronicHttp
 from tests.support.placement_api import PlacementHttp, running_placement, seed
+from tests.support.together import start_together
 
 pytestmark = pytest.mark.slow
 
@@ -77,27 +75,6 @@ class Services:
     nova_state: Path
 
 
-def _start_together(
-    stack: ExitStack, managers: dict[str, AbstractContextManager[Any]]
-) -> dict[str, Any]:
-    """Enter the context managers at once (each service takes seconds to start); every one that
-    started is exited with ``stack``."""
-    with ThreadPoolExecutor(max(len(managers), 1)) as pool:
-        futures = {name: pool.submit(m.__enter__) for name, m in managers.items()}
-    started: dict[str, Any] = {}
-    error: BaseException | None = None
-    for name, future in futures.items():
-        exc = future.exception()
-        if exc is None:
-            stack.push(managers[name].__exit__)
-            started[name] = future.result()
-        else:
-            error = error or exc
-    if error is not None:
-        raise error
-    return started
-
-
 @pytest.fixture(scope="module")
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
     """Every service the pages declare, started once for the module."""
@@ -111,7 +88,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
     if "placement" in wanted:
         makers["placement"] = running_placement(workers=1, threads=2)
     with ExitStack() as stack:
-        started = _start_together(stack, makers)
+        started = start_together(stack, makers)
         endpoints = {
             name: value.url if name == "placement" else str(value)
             for name, value in started.items()
@@ -170,29 +147,6 @@ def _nova(nova: str, method: str, path: str) -> Any:
     return json.loads(raw) if raw else None
 
 
-def boot(nova_state: Path, flavor_id: str) -> None:
-    """A server of ``flavor_id``, as Nova stores one that never reached a host (this Nova runs
-    no compute service): a row in cell0's instances and its mapping in the API database."""
-    with sqlite3.connect(nova_state / "nova_api.sqlite") as api:
-        (internal,) = api.execute(
-            "SELECT id FROM flavors WHERE flavorid = ?", (flavor_id,)
-        ).fetchone()
-        (cell,) = api.execute("SELECT id FROM cell_mappings WHERE name = 'cell0'").fetchone()
-        server = str(uuidlib.uuid4())
-        with sqlite3.connect(nova_state / "nova_cell0.sqlite") as cell0:
-            cell0.execute(
-                "INSERT INTO instances (created_at, deleted, uuid, project_id, user_id, "
-                "instance_type_id, display_name, vm_state, hidden) "
-                "VALUES ('2026-01-01 00:00:00', 0, ?, ?, 'alice', ?, 'web-1', 'error', 0)",
-                (server, PROJECT, internal),
-            )
-        api.execute(
-            "INSERT INTO instance_mappings (created_at, instance_uuid, cell_id, project_id, "
-            "user_id, queued_for_delete) VALUES ('2026-01-01 00:00:00', ?, ?, ?, 'alice', 0)",
-            (server, cell, PROJECT),
-        )
-
-
 def empty(services: Services) -> None:
     """Remove what a page left: Ironic's nodes and deploy templates, Nova's servers and
     flavors, and Placement's providers; each page then starts from the same lab."""
@@ -207,10 +161,7 @@ def empty(services: Services) -> None:
         finally:
             client.close()
     if "nova" in endpoints:
-        with sqlite3.connect(services.nova_state / "nova_cell0.sqlite") as cell0:
-            cell0.execute("DELETE FROM instances")
-        with sqlite3.connect(services.nova_state / "nova_api.sqlite") as api:
-            api.execute("DELETE FROM instance_mappings")
+        nova_api.remove_servers(services.nova_state)
         for flavor in _nova(endpoints["nova"], "GET", "/flavors?is_public=None")["flavors"]:
             _nova(endpoints["nova"], "DELETE", f"/flavors/{flavor['id']}")
     if "placement" in endpoints:
@@ -266,7 +217,7 @@ def test_the_page_prints_what_it_shows_against_real_services(
                 f"flavorsmith sync apply --cloud {CLOUD} --repo examples --yes"
             )
             assert status == 0, output
-            boot(running.nova_state, IN_USE[page])
+            nova_api.add_servers(running.nova_state, IN_USE[page], [PROJECT])
         problems = run_page(DOCS / page, session)
     finally:
         session.close()

@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -35,7 +32,6 @@ from tests.support import nova_api
 from tests.support.catalogs import RULES
 
 ADMIN, MEMBER = "nova-admin", "nova-member"
-START = datetime(2026, 1, 1)  # the servers' creation times: Nova pages them newest first
 
 
 @dataclass(frozen=True)
@@ -75,48 +71,12 @@ def clouds(nova: Nova, monkeypatch: pytest.MonkeyPatch) -> Iterator[Nova]:
     monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(nova.clouds_yaml))
     monkeypatch.delenv("OS_CLOUD", raising=False)
     yield nova
-    remove_servers(nova)
+    nova_api.remove_servers(nova.state)
 
 
 def boot(nova: Nova, flavor_id: str, projects: list[str]) -> list[str]:
-    """Servers of ``flavor_id`` in ``projects`` (one each), as Nova stores a server that never
-    reached a host: a row in cell0's instances and its mapping in the API database."""
-    api = sqlite3.connect(nova.state / "nova_api.sqlite")
-    cell0 = sqlite3.connect(nova.state / "nova_cell0.sqlite")
-    try:
-        (internal,) = api.execute(
-            "SELECT id FROM flavors WHERE flavorid = ?", (flavor_id,)
-        ).fetchone()
-        (cell,) = api.execute("SELECT id FROM cell_mappings WHERE name = 'cell0'").fetchone()
-        made = []
-        for number, project in enumerate(projects):
-            server = str(uuid.uuid4())
-            created = (START + timedelta(seconds=number)).strftime("%Y-%m-%d %H:%M:%S.%f")
-            cell0.execute(
-                "INSERT INTO instances (created_at, deleted, uuid, project_id, user_id, "
-                "instance_type_id, display_name, vm_state, hidden) "
-                "VALUES (?, 0, ?, ?, 'alice', ?, ?, 'error', 0)",
-                (created, server, project, internal, f"{flavor_id}-{number}"),
-            )
-            api.execute(
-                "INSERT INTO instance_mappings (created_at, instance_uuid, cell_id, project_id, "
-                "user_id, queued_for_delete) VALUES (?, ?, ?, ?, 'alice', 0)",
-                (created, server, cell, project),
-            )
-            made.append(server)
-        cell0.commit()
-        api.commit()
-        return made
-    finally:
-        api.close()
-        cell0.close()
-
-
-def remove_servers(nova: Nova) -> None:
-    with sqlite3.connect(nova.state / "nova_cell0.sqlite") as cell0:
-        cell0.execute("DELETE FROM instances")
-    with sqlite3.connect(nova.state / "nova_api.sqlite") as api:
-        api.execute("DELETE FROM instance_mappings")
+    """Servers of ``flavor_id`` in ``projects`` (one each)."""
+    return nova_api.add_servers(nova.state, flavor_id, projects)
 
 
 def database(repo: Repository) -> str:

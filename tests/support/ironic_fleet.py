@@ -81,11 +81,15 @@ def create_nodes(url: str, nodes: Iterable[dict[str, Any]]) -> dict[str, str]:
     return made
 
 
-def fill_nodes(database: Path, url: str, nodes: Iterable[dict[str, Any]]) -> dict[str, str]:
+def fill_nodes(
+    database: Path, url: str, nodes: Iterable[dict[str, Any]], *, states: bool = False
+) -> dict[str, str]:
     """Each node (the format of ``create_nodes``) in the Ironic at ``url`` whose SQLite file is
     ``database`` (start it with ``conf=f"[database]\\nconnection = sqlite:///{database}\\n"``),
     in its own tables, by ``copy_template_node``. Returns name -> UUID. Ironic reads its
-    database on every request, so the nodes are there at once."""
+    database on every request, so the nodes are there at once. With ``states``, each node is
+    in the provision state and power state the inventory gives it (available, and no power
+    state, when it gives none), as ``node import`` reads them; else as enrolled."""
     made: dict[str, str] = {}
     rows: list[tuple[dict[str, Any], list[str]]] = []
     for node in nodes:
@@ -101,6 +105,9 @@ def fill_nodes(database: Path, url: str, nodes: Iterable[dict[str, Any]]) -> dic
             "maintenance": bool(node.get("maintenance")),
             "maintenance_reason": "test" if node.get("maintenance") else None,
         }
+        if states:
+            values["provision_state"] = node.get("provision_state", "available")
+            values["power_state"] = node.get("power_state")
         rows.append((values, list(node.get("traits") or [])))
     copy_template_node(database, url, rows)
     return made

@@ -1,5 +1,7 @@
 """A real Nova 34 compute API on loopback for integration tests: installed from PyPI into a
 cache folder, configured here (SQLite, no Keystone, no message queue), started with gunicorn.
+It runs no compute service, so it boots nothing: ``add_servers`` writes servers as Nova stores
+one that never reached a host.
 
 Nova 34 has no noauth mode, so a small paste filter (``AUTH_SHIM``) turns an X-Auth-Token of
 ``user:project`` into the identity headers Nova's keystonecontext filter reads; the user
@@ -11,18 +13,22 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+import uuid as uuidlib
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from tests.support.cache import CACHE, install_lock
 
 VERSION = "34.0.0"
 HERE = Path(__file__).resolve().parent
+SERVERS_START = datetime(2026, 1, 1)  # when the first server ``add_servers`` writes was made
 
 AUTH_SHIM = '''
 """Test-only stand-in for keystonemiddleware: X-Auth-Token "user:project"."""
@@ -228,3 +234,50 @@ def running(state: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
         log.close()
+
+
+def add_servers(
+    state: Path, flavor_id: str, projects: Sequence[str], *, start: datetime = SERVERS_START
+) -> list[str]:
+    """Servers of ``flavor_id`` in ``projects`` (one each, created a second apart from
+    ``start``: Nova pages them newest first) in the Nova whose ``state`` folder ``running``
+    was given, as Nova stores a server that never reached a host (this Nova runs no compute
+    service): a row in cell0's instances and its mapping in the API database. Nova's own API
+    code lists them. Returns their UUIDs."""
+    api = sqlite3.connect(state / "nova_api.sqlite")
+    cell0 = sqlite3.connect(state / "nova_cell0.sqlite")
+    try:
+        (internal,) = api.execute(
+            "SELECT id FROM flavors WHERE flavorid = ?", (flavor_id,)
+        ).fetchone()
+        (cell,) = api.execute("SELECT id FROM cell_mappings WHERE name = 'cell0'").fetchone()
+        made = []
+        for number, project in enumerate(projects):
+            server = str(uuidlib.uuid4())
+            created = (start + timedelta(seconds=number)).strftime("%Y-%m-%d %H:%M:%S.%f")
+            cell0.execute(
+                "INSERT INTO instances (created_at, deleted, uuid, project_id, user_id, "
+                "instance_type_id, display_name, vm_state, hidden) "
+                "VALUES (?, 0, ?, ?, 'alice', ?, ?, 'error', 0)",
+                (created, server, project, internal, f"{flavor_id}-{number}"),
+            )
+            api.execute(
+                "INSERT INTO instance_mappings (created_at, instance_uuid, cell_id, project_id, "
+                "user_id, queued_for_delete) VALUES (?, ?, ?, ?, 'alice', 0)",
+                (created, server, cell, project),
+            )
+            made.append(server)
+        cell0.commit()
+        api.commit()
+        return made
+    finally:
+        api.close()
+        cell0.close()
+
+
+def remove_servers(state: Path) -> None:
+    """Every server ``add_servers`` wrote into the Nova of ``state``."""
+    with sqlite3.connect(state / "nova_cell0.sqlite") as cell0:
+        cell0.execute("DELETE FROM instances")
+    with sqlite3.connect(state / "nova_api.sqlite") as api:
+        api.execute("DELETE FROM instance_mappings")

@@ -464,7 +464,7 @@ def runbook_changes(
 ) -> list[RunbookDiff]:
     """Each runbook added, removed or changed, or that nodes gain or lose the right to run,
     by name. Gaining and losing count the nodes of both fleets (a what-if's retired and added
-    nodes are the fleet's change, not the runbook's), in the head fleet's order."""
+    nodes are the fleet's change, not the runbook's), by label."""
     old = {r.name: r for r in base}
     new = {r.name: r for r in head}
     kept = {n.uuid for n in before.snapshot.nodes} & {n.uuid for n in after.snapshot.nodes}
@@ -482,14 +482,18 @@ def runbook_changes(
             may_run_before=len(may_before),
             may_run_after=len(may_after),
             gaining=tuple(
-                n.label
-                for n in after.snapshot.nodes
-                if n.uuid in kept and n.uuid in may_after and n.uuid not in may_before
+                _labels(
+                    n
+                    for n in after.snapshot.nodes
+                    if n.uuid in kept and n.uuid in may_after and n.uuid not in may_before
+                )
             ),
             losing=tuple(
-                n.label
-                for n in after.snapshot.nodes
-                if n.uuid in kept and n.uuid in may_before and n.uuid not in may_after
+                _labels(
+                    n
+                    for n in after.snapshot.nodes
+                    if n.uuid in kept and n.uuid in may_before and n.uuid not in may_after
+                )
             ),
         )
         if diff.changed:
@@ -516,23 +520,29 @@ def _node_changes(
     before: Index, after: Index, base_bits: Iterable[int], head_bits: Iterable[int]
 ) -> tuple[list[str], list[str]]:
     """The nodes of both fleets that a base flavor matched and no head flavor does, and the
-    other way round, by label in the fleet's order."""
+    other way round: their labels, sorted."""
     was = _union(base_bits)
     now = _union(head_bits)
     if before is after:
         nodes = before.snapshot.nodes
         return (
-            [nodes[p].label for p in positions(was & ~now)],
-            [nodes[p].label for p in positions(now & ~was)],
+            _labels(nodes[p] for p in positions(was & ~now)),
+            _labels(nodes[p] for p in positions(now & ~was)),
         )
     old = {before.snapshot.nodes[p].uuid for p in positions(was)}
     kept = {n.uuid for n in before.snapshot.nodes}
     new_nodes = after.snapshot.nodes
     now_used = {new_nodes[p].uuid for p in positions(now)}
     return (
-        [n.label for n in new_nodes if n.uuid in old and n.uuid not in now_used],
-        [n.label for n in new_nodes if n.uuid in kept and n.uuid in now_used - old],
+        _labels(n for n in new_nodes if n.uuid in old and n.uuid not in now_used),
+        _labels(n for n in new_nodes if n.uuid in kept and n.uuid in now_used - old),
     )
+
+
+def _labels(nodes: Iterable[NodeInfo]) -> list[str]:
+    """The nodes' labels, sorted: a report names them in the same order whichever source
+    listed the fleet (a nodes file in its order, Ironic by UUID)."""
+    return sorted(n.label for n in nodes)
 
 
 def _union(bitmaps: Iterable[int]) -> int:
@@ -637,7 +647,7 @@ def _count(number: int, noun: str) -> str:
 def retire(snapshot: Snapshot, catalog: Catalog, what: str) -> tuple[Snapshot, tuple[str, ...]]:
     """The fleet without the nodes ``what`` names: a device type (its model, or manufacturer
     and model), a resource class, or nodes (names or UUIDs, comma-separated); and their
-    labels. Naming nothing of these is an Invalid."""
+    labels, sorted. Naming nothing of these is an Invalid."""
     wanted = what.strip()
     classes: set[str] = set()
     for device in catalog.device_types:
@@ -662,7 +672,7 @@ def retire(snapshot: Snapshot, catalog: Catalog, what: str) -> tuple[Snapshot, t
         gone = [snapshot.nodes[p] for p in sorted(p for p in at if p is not None)]
     dropped = {n.uuid for n in gone}
     kept = tuple(n for n in snapshot.nodes if n.uuid not in dropped)
-    return Snapshot(kept, snapshot.generation), tuple(n.label for n in gone)
+    return Snapshot(kept, snapshot.generation), tuple(_labels(gone))
 
 
 def add(snapshot: Snapshot, spec: str) -> tuple[Snapshot, tuple[str, ...]]:

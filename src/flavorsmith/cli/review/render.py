@@ -18,6 +18,7 @@ from flavorsmith.matching.review import (
     runbook_steps,
     signed,
 )
+from flavorsmith.servers_in_use import Servers
 
 SHOWN_NODES = 20  # node names a Markdown or table section lists before "and N more"
 COLUMNS = ["flavor", "matching", "available", "change", "note"]
@@ -62,13 +63,13 @@ def _short(names: Sequence[str]) -> list[str]:
 
 def _nova_line(entry: dict[str, Any]) -> str:
     line = f"{entry['action']} {entry['flavor']}: {entry['reason']}"
-    servers = entry.get("servers", False)
-    if servers is None:
-        line += " (servers using it: not counted; give --cloud)"
-    elif servers:
-        count = servers["count"]
-        line += f" ({'unknown' if count is None else count} servers use it)"
-    return line
+    if "servers" not in entry:
+        return line
+    counted = entry["servers"]
+    if counted is None:
+        return line + " (servers using it: not counted; give --cloud)"
+    servers = Servers(counted["count"], counted["scope"], counted.get("note"))
+    return line + f" ({'; '.join(filter(None, (servers.phrase(), servers.note)))})"
 
 
 def _steps(steps: list[dict[str, Any]] | None) -> str:
