@@ -54,6 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support import placement_api  # noqa: E402
 from tests.support.catalogs import repository  # noqa: E402
+from tests.support.service import free_port  # noqa: E402
 
 from flavorsmith.db import migrate  # noqa: E402
 from flavorsmith.db.engine import consistent, make_engine, writer  # noqa: E402
@@ -209,7 +210,7 @@ def flavorsmith(directory: Path, nodes: list[dict[str, Any]]) -> Iterator[tuple[
     )
     if done.returncode:
         raise SystemExit(f"node import failed: {done.stderr}")
-    port, metrics = placement_api._free_port(), placement_api._free_port()
+    port, metrics = free_port(), free_port()
     options = ["--port", str(port), "--metrics-port", str(metrics), "--repo", str(EXAMPLES)]
     process = subprocess.Popen(
         [*cli, "serve", "--database", database, *options],

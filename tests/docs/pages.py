@@ -28,13 +28,14 @@ import os
 import re
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tests.support.service import free_port
 
 FENCE = re.compile(r"^```(\w*)(.*)$")
 TITLE = re.compile(r'title="([^"]+)"')
@@ -104,12 +105,6 @@ def matches(expected: list[str], actual: list[str]) -> bool:
     return bool(actual) and actual[0] == expected[0] and matches(expected[1:], actual[1:])
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class Session:
     """The folder a page runs in, the environment of its commands and its servers."""
 
@@ -124,7 +119,7 @@ class Session:
         """The command with each port the page names replaced by a free one (the same one
         each time the page names it), so that runs never collide."""
         for port in PORT.findall(command) + re.findall(r"127\.0\.0\.1:(\d+)", command):
-            self.ports.setdefault(port, str(_free_port()))
+            self.ports.setdefault(port, str(free_port()))
         for page_port, port in self.ports.items():
             command = command.replace(f":{page_port}", f":{port}")
             command = command.replace(f"--port {page_port}", f"--port {port}")

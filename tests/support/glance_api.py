@@ -19,26 +19,24 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import signal
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
 from tests.support import nova_api
-from tests.support.cache import CACHE, MARKER, cached_install
+from tests.support.cache import CACHE, cached_install
+from tests.support.service import answers, free_port, install_venv, log_tail, stop, tail
 
 VERSION = "33.0.0"
 HERE = Path(__file__).resolve().parent
 CONSTRAINTS = HERE / "glance-constraints.txt"
 START_TIMEOUT = 90.0
-STOP_TIMEOUT = 20.0
+LOGS = ("gunicorn.log", "glance-api.log")  # what a failure shows the last lines of
 TOKEN = "admin:admin"
 
 CONF = """
@@ -141,53 +139,17 @@ def venv() -> Path:
 
 
 def _install(home: Path) -> None:
-    shutil.rmtree(home, ignore_errors=True)
-    started = time.monotonic()
-    install = [
-        str(home / "bin" / "pip"),
-        "install",
-        "-q",
-        "--disable-pip-version-check",
-        "-c",
-        str(CONSTRAINTS),
-        f"glance=={VERSION}",
-        "gunicorn",
-    ]
-    try:
-        subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)
-        result = subprocess.run(install, capture_output=True, text=True, check=False)
-    except OSError as error:
-        raise RuntimeError(f"could not create the Glance venv in {home}: {error}") from error
-    if result.returncode != 0:
-        raise RuntimeError(
-            f"installing glance=={VERSION} into {home} failed (exit {result.returncode});"
-            f" is PyPI reachable?\n$ {' '.join(install)}\n{_tail(result.stdout + result.stderr)}"
-        )
-    seconds = time.monotonic() - started
-    (home / MARKER).write_text(f"{_install_key()}\ninstall-seconds={seconds:.1f}\n")
-    print(f"installed glance {VERSION} into {home} in {seconds:.1f}s", file=sys.stderr)
-
-
-def _tail(text: str, lines: int = 40) -> str:
-    return "\n".join(text.splitlines()[-lines:])
-
-
-def _log_tail(state: Path) -> str:
-    parts = []
-    for name in ("gunicorn.log", "glance-api.log"):
-        path = state / name
-        if path.exists():
-            parts.append(f"--- {name} (last lines) ---\n{_tail(path.read_text(errors='replace'))}")
-    return "\n".join(parts) or "(no log written)"
+    install_venv(
+        home,
+        what=f"Glance {VERSION}",
+        packages=(f"glance=={VERSION}", "gunicorn"),
+        constraints=CONSTRAINTS,
+        key=_install_key(),
+    )
 
 
 def _answers(url: str) -> bool:
-    request = urllib.request.Request(f"{url}/v2/images?limit=1", headers={"X-Auth-Token": TOKEN})
-    try:
-        with urllib.request.urlopen(request, timeout=2) as response:
-            return bool(response.status == 200)
-    except (OSError, urllib.error.HTTPError):
-        return False
+    return answers(f"{url}/v2/images?limit=1", {"X-Auth-Token": TOKEN})
 
 
 @contextmanager
@@ -199,7 +161,7 @@ def running_glance() -> Iterator[str]:
         state = Path(tmp)
         for folder in ("images", "staging", "tasks", "locks"):
             (state / folder).mkdir()
-        port = nova_api._free_port()
+        port = free_port()
         url = f"http://127.0.0.1:{port}"
         (state / "glance-api.conf").write_text(CONF.format(state=state, port=port))
         (state / "glance-api-paste.ini").write_text(PASTE)
@@ -225,7 +187,7 @@ def running_glance() -> Iterator[str]:
         if sync.returncode != 0:
             raise RuntimeError(
                 f"glance-manage db_sync failed (exit {sync.returncode}):\n"
-                f"{_tail(sync.stdout + sync.stderr)}"
+                f"{tail(sync.stdout + sync.stderr)}"
             )
         with (state / "gunicorn.log").open("wb") as out:
             started = time.monotonic()
@@ -243,27 +205,17 @@ def running_glance() -> Iterator[str]:
                     if process.poll() is not None:
                         raise RuntimeError(
                             f"Glance exited with {process.returncode} before answering on"
-                            f" {url}\n{_log_tail(state)}"
+                            f" {url}\n{log_tail(state, LOGS)}"
                         )
                     if time.monotonic() - started > START_TIMEOUT:
                         raise RuntimeError(
                             f"Glance did not answer on {url} within {START_TIMEOUT:.0f}s\n"
-                            f"{_log_tail(state)}"
+                            f"{log_tail(state, LOGS)}"
                         )
                     time.sleep(0.2)
                 yield url
             finally:
-                _stop(process)
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    with suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    with suppress(subprocess.TimeoutExpired):
-        process.wait(STOP_TIMEOUT)
-    with suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
+                stop(process)
 
 
 def upload_image(url: str, name: str, size: int = 1024) -> str:

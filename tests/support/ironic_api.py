@@ -23,28 +23,26 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import openstack.connection
 
-from tests.support.cache import CACHE, MARKER, cached_install
+from tests.support.cache import CACHE, cached_install
+from tests.support.service import free_port, install_venv, log_tail, stop, tail
 
 VERSION = "39.0.0"
 HERE = Path(__file__).resolve().parent
 CONSTRAINTS = HERE / "ironic-constraints.txt"
 START_TIMEOUT = 120.0
-STOP_TIMEOUT = 20.0
+LOGS = ("ironic.stdout", "ironic.log")  # what a failure shows the last lines of
 INSPECTION_TIMEOUT = 60.0
 CONTINUE_INSPECTION_VERSION = "1.84"  # the agent's lookup-free /v1/continue_inspection
 
@@ -129,49 +127,13 @@ def venv() -> Path:
 
 
 def _install(home: Path) -> None:
-    shutil.rmtree(home, ignore_errors=True)
-    started = time.monotonic()
-    try:
-        subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)
-        install = [
-            str(home / "bin" / "pip"),
-            "install",
-            "-q",
-            "--disable-pip-version-check",
-            "-c",
-            str(CONSTRAINTS),
-            f"ironic=={VERSION}",
-        ]
-        result = subprocess.run(install, capture_output=True, text=True, check=False)
-    except OSError as error:
-        raise RuntimeError(f"could not create the Ironic venv in {home}: {error}") from error
-    if result.returncode != 0:
-        raise RuntimeError(
-            f"installing ironic=={VERSION} into {home} failed (exit {result.returncode});"
-            f" is PyPI reachable?\n$ {' '.join(install)}\n{_tail(result.stdout + result.stderr)}"
-        )
-    seconds = time.monotonic() - started
-    (home / MARKER).write_text(f"{_install_key()}\ninstall-seconds={seconds:.1f}\n")
-    print(f"installed ironic {VERSION} into {home} in {seconds:.1f}s", file=sys.stderr)
-
-
-def _tail(text: str, lines: int = 40) -> str:
-    return "\n".join(text.splitlines()[-lines:])
-
-
-def _log_tail(state: Path) -> str:
-    parts = []
-    for name in ("ironic.stdout", "ironic.log"):
-        path = state / name
-        if path.exists():
-            parts.append(f"--- {name} (last lines) ---\n{_tail(path.read_text(errors='replace'))}")
-    return "\n".join(parts) or "(no log written)"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    install_venv(
+        home,
+        what=f"Ironic {VERSION}",
+        packages=(f"ironic=={VERSION}"),
+        constraints=CONSTRAINTS,
+        key=_install_key(),
+    )
 
 
 def _ready(url: str) -> bool:
@@ -182,17 +144,6 @@ def _ready(url: str) -> bool:
     except (OSError, ValueError):
         return False
     return any(driver.get("name") == "fake-hardware" for driver in drivers)
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop the service and everything it forked (they share its process group)."""
-    with suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    with suppress(subprocess.TimeoutExpired):
-        process.wait(STOP_TIMEOUT)
-    with suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)  # stragglers, if any
-    process.wait()
 
 
 def _environment(pythonpath: Sequence[Path], env: Mapping[str, str]) -> dict[str, str]:
@@ -224,7 +175,7 @@ def running_ironic(
     with tempfile.TemporaryDirectory(prefix="flavorsmith-ironic-") as tmp:
         state = Path(tmp)
         (state / "locks").mkdir()
-        port = _free_port()
+        port = free_port()
         url = f"http://127.0.0.1:{port}"
         main_conf = state / "ironic.conf"
         main_conf.write_text(CONF.format(state=state, port=port))
@@ -245,7 +196,7 @@ def running_ironic(
         if schema.returncode != 0:
             raise RuntimeError(
                 f"ironic-dbsync create_schema failed (exit {schema.returncode}):\n"
-                f"{_tail(schema.stdout + schema.stderr)}"
+                f"{tail(schema.stdout + schema.stderr)}"
             )
         with (state / "ironic.stdout").open("wb") as out:
             started = time.monotonic()
@@ -263,12 +214,12 @@ def running_ironic(
                     if process.poll() is not None:
                         raise RuntimeError(
                             f"Ironic exited with {process.returncode} before answering on"
-                            f" {url}\n{_log_tail(state)}"
+                            f" {url}\n{log_tail(state, LOGS)}"
                         )
                     if time.monotonic() - started > START_TIMEOUT:
                         raise RuntimeError(
                             f"Ironic did not answer on {url} within {START_TIMEOUT:.0f}s\n"
-                            f"{_log_tail(state)}"
+                            f"{log_tail(state, LOGS)}"
                         )
                     time.sleep(0.5)
                 print(
@@ -277,7 +228,7 @@ def running_ironic(
                 )
                 yield url
             finally:
-                _stop(process)
+                stop(process)
 
 
 def sdk_connection(url: str) -> openstack.connection.Connection:

@@ -31,9 +31,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -41,19 +38,20 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import openstack.connection
 
-from tests.support.cache import CACHE, MARKER, cached_install
+from tests.support.cache import CACHE, cached_install
+from tests.support.service import answers, free_port, install_venv, log_tail, stop, tail
 
 VERSION = "30.0.0"
 HERE = Path(__file__).resolve().parent
 CONSTRAINTS = HERE / "keystone-constraints.txt"
 START_TIMEOUT = 90.0
-STOP_TIMEOUT = 20.0
+LOGS = ("gunicorn.log", "keystone.log")  # what a failure shows the last lines of
 PASSWORD = "secret-for-tests"
 ADMIN_PASSWORD = "admin-for-tests"
 REGION = "RegionOne"
@@ -125,41 +123,13 @@ def venv() -> Path:
 
 
 def _install(home: Path) -> None:
-    shutil.rmtree(home, ignore_errors=True)
-    started = time.monotonic()
-    install = [
-        str(home / "bin" / "pip"),
-        "install",
-        "-q",
-        "--disable-pip-version-check",
-        "-c",
-        str(CONSTRAINTS),
-        f"keystone=={VERSION}",
-        "gunicorn",
-    ]
-    try:
-        subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)
-        result = subprocess.run(install, capture_output=True, text=True, check=False)
-    except OSError as error:
-        raise RuntimeError(f"could not create the Keystone venv in {home}: {error}") from error
-    if result.returncode != 0:
-        raise RuntimeError(
-            f"installing keystone=={VERSION} into {home} failed (exit {result.returncode});"
-            f" is PyPI reachable?\n$ {' '.join(install)}\n{_tail(result.stdout + result.stderr)}"
-        )
-    seconds = time.monotonic() - started
-    (home / MARKER).write_text(f"{_install_key()}\ninstall-seconds={seconds:.1f}\n")
-    print(f"installed keystone {VERSION} into {home} in {seconds:.1f}s", file=sys.stderr)
-
-
-def _tail(text: str, lines: int = 40) -> str:
-    return "\n".join(text.splitlines()[-lines:])
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    install_venv(
+        home,
+        what=f"Keystone {VERSION}",
+        packages=(f"keystone=={VERSION}", "gunicorn"),
+        constraints=CONSTRAINTS,
+        key=_install_key(),
+    )
 
 
 @dataclass
@@ -266,15 +236,6 @@ def populate(keystone: Keystone) -> None:
     conn.close()
 
 
-def _log_tail(state: Path) -> str:
-    parts = []
-    for name in ("gunicorn.log", "keystone.log"):
-        path = state / name
-        if path.exists():
-            parts.append(f"--- {name} (last lines) ---\n{_tail(path.read_text(errors='replace'))}")
-    return "\n".join(parts) or "(no log written)"
-
-
 def _manage(home: Path, state: Path, *args: str) -> None:
     command = [str(home / "bin" / "keystone-manage"), "--config-file", str(state / "keystone.conf")]
     result = subprocess.run(
@@ -283,26 +244,12 @@ def _manage(home: Path, state: Path, *args: str) -> None:
     if result.returncode != 0:
         raise RuntimeError(
             f"keystone-manage {args[0]} failed (exit {result.returncode}):\n"
-            f"{_tail(result.stdout + result.stderr)}"
+            f"{tail(result.stdout + result.stderr)}"
         )
 
 
 def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return response.status == 200
-    except (OSError, urllib.error.HTTPError):
-        return False
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    with suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    with suppress(subprocess.TimeoutExpired):
-        process.wait(STOP_TIMEOUT)
-    with suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
+    return answers(url)
 
 
 @contextmanager
@@ -314,7 +261,7 @@ def running_keystone() -> Iterator[Keystone]:
         state = Path(tmp)
         (state / "fernet-keys").mkdir()
         (state / "credential-keys").mkdir()
-        port = _free_port()
+        port = free_port()
         url = f"http://127.0.0.1:{port}/v3"
         (state / "keystone.conf").write_text(CONF.format(state=state))
         (state / "gunicorn.conf.py").write_text(GUNICORN.format(port=port))
@@ -353,12 +300,12 @@ def running_keystone() -> Iterator[Keystone]:
                     if process.poll() is not None:
                         raise RuntimeError(
                             f"Keystone exited with {process.returncode} before answering on "
-                            f"{url}\n{_log_tail(state)}"
+                            f"{url}\n{log_tail(state, LOGS)}"
                         )
                     if time.monotonic() - started > START_TIMEOUT:
                         raise RuntimeError(
                             f"Keystone did not answer on {url} within {START_TIMEOUT:.0f}s\n"
-                            f"{_log_tail(state)}"
+                            f"{log_tail(state, LOGS)}"
                         )
                     time.sleep(0.3)
                 keystone = Keystone(url, state)
@@ -369,4 +316,4 @@ def running_keystone() -> Iterator[Keystone]:
                 )
                 yield keystone
             finally:
-                _stop(process)
+                stop(process)

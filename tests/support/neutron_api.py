@@ -32,8 +32,6 @@ import hashlib
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -41,20 +39,21 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import openstack.connection
 
-from tests.support.cache import CACHE, MARKER, cached_install
+from tests.support.cache import CACHE, cached_install
+from tests.support.service import free_port, install_venv, log_tail, stop, tail
 
 VERSION = "29.0.0"
 HERE = Path(__file__).resolve().parent
 CONSTRAINTS = HERE / "neutron-constraints.txt"
 START_TIMEOUT = 180.0
-STOP_TIMEOUT = 20.0
+LOGS = ("gunicorn.log", "neutron.log")  # what a failure shows the last lines of
 # The schema's recipe: change it to rebuild the cached schema.
 SCHEMA_RECIPE = "models-create_all+stamp-heads"
 SCHEMA = "schema/neutron.sqlite"
@@ -132,39 +131,13 @@ def venv() -> Path:
 
 
 def _install(home: Path) -> None:
-    shutil.rmtree(home, ignore_errors=True)
-    started = time.monotonic()
-    install = [
-        str(home / "bin" / "pip"),
-        "install",
-        "-q",
-        "--disable-pip-version-check",
-        "-c",
-        str(CONSTRAINTS),
-        f"neutron=={VERSION}",
-        "gunicorn",
-    ]
-    try:
-        subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)
-        result = subprocess.run(install, capture_output=True, text=True, check=False)
-    except OSError as error:
-        raise RuntimeError(f"could not create the Neutron venv in {home}: {error}") from error
-    if result.returncode != 0:
-        raise RuntimeError(
-            f"installing neutron=={VERSION} into {home} failed (exit {result.returncode});"
-            f" is PyPI reachable?\n$ {' '.join(install)}\n{_tail(result.stdout + result.stderr)}"
-        )
-    installed = time.monotonic() - started
-    _build_schema(home)
-    seconds = time.monotonic() - started
-    (home / MARKER).write_text(
-        f"{_install_key()}\ninstall-seconds={installed:.1f}\nschema-seconds="
-        f"{seconds - installed:.1f}\n"
-    )
-    print(
-        f"installed neutron {VERSION} into {home} in {installed:.1f}s, schema in"
-        f" {seconds - installed:.1f}s",
-        file=sys.stderr,
+    install_venv(
+        home,
+        what=f"Neutron {VERSION}",
+        packages=(f"neutron=={VERSION}", "gunicorn"),
+        constraints=CONSTRAINTS,
+        key=_install_key(),
+        after=_build_schema,
     )
 
 
@@ -201,27 +174,8 @@ def _run(command: list[str], env: dict[str, str], cwd: Path, what: str) -> None:
     result = subprocess.run(command, capture_output=True, text=True, check=False, cwd=cwd, env=env)
     if result.returncode != 0:
         raise RuntimeError(
-            f"{what} failed (exit {result.returncode}):\n{_tail(result.stdout + result.stderr)}"
+            f"{what} failed (exit {result.returncode}):\n{tail(result.stdout + result.stderr)}"
         )
-
-
-def _tail(text: str, lines: int = 40) -> str:
-    return "\n".join(text.splitlines()[-lines:])
-
-
-def _log_tail(state: Path) -> str:
-    parts = []
-    for name in ("gunicorn.log", "neutron.log"):
-        path = state / name
-        if path.exists():
-            parts.append(f"--- {name} (last lines) ---\n{_tail(path.read_text(errors='replace'))}")
-    return "\n".join(parts) or "(no log written)"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _ready(url: str) -> bool:
@@ -231,17 +185,6 @@ def _ready(url: str) -> bool:
             return "flavors" in json.load(response)
     except (OSError, ValueError, urllib.error.HTTPError):
         return False
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop gunicorn and its worker (they share its process group)."""
-    with suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    with suppress(subprocess.TimeoutExpired):
-        process.wait(STOP_TIMEOUT)
-    with suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)  # stragglers, if any
-    process.wait()
 
 
 def rss_mib(pid: int) -> float:
@@ -302,14 +245,14 @@ def running_neutron() -> Iterator[Neutron]:
         (state / "locks").mkdir()
         database = state / "neutron.sqlite"
         shutil.copyfile(home / SCHEMA, database)
-        port = _free_port()
+        port = free_port()
         url = f"http://127.0.0.1:{port}"
         (state / "neutron.conf").write_text(
             CONF.format(
                 state=state,
                 database=database,
                 paste=home / "etc" / "neutron" / "api-paste.ini",
-                closed_port=_free_port(),
+                closed_port=free_port(),
             )
         )
         (state / "gunicorn.conf.py").write_text(GUNICORN.format(port=port, state=state))
@@ -332,12 +275,12 @@ def running_neutron() -> Iterator[Neutron]:
                     if process.poll() is not None:
                         raise RuntimeError(
                             f"Neutron exited with {process.returncode} before answering on"
-                            f" {url}\n{_log_tail(state)}"
+                            f" {url}\n{log_tail(state, LOGS)}"
                         )
                     if time.monotonic() - started > START_TIMEOUT:
                         raise RuntimeError(
                             f"Neutron did not answer on {url} within {START_TIMEOUT:.0f}s\n"
-                            f"{_log_tail(state)}"
+                            f"{log_tail(state, LOGS)}"
                         )
                     time.sleep(0.5)
                 print(
@@ -347,7 +290,7 @@ def running_neutron() -> Iterator[Neutron]:
                 )
                 yield Neutron(url, state, process.pid)
             finally:
-                _stop(process)
+                stop(process)
 
 
 def sdk_connection(url: str) -> openstack.connection.Connection:

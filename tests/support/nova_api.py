@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from tests.support.cache import CACHE, install_lock
+from tests.support.service import free_port
 
 VERSION = "34.0.0"
 HERE = Path(__file__).resolve().parent
@@ -160,12 +160,6 @@ def venv() -> Path:
     return home
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextmanager
 def running(state: Path) -> Iterator[str]:
     """Start Nova's compute API with fresh databases in ``state``; yields the /v2.1 URL."""
@@ -184,7 +178,7 @@ def running(state: Path) -> Iterator[str]:
         ["db", "sync"],
     ):
         subprocess.run([*manage, *step], check=True, capture_output=True)
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "OS_NOVA_CONFIG_DIR": str(state),

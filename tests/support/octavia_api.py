@@ -34,9 +34,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -45,19 +42,20 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.support.cache import CACHE, MARKER, cached_install, install_lock
+from tests.support.cache import CACHE, cached_install, install_lock
+from tests.support.service import answers, free_port, install_venv, log_tail, stop, tail
 
 VERSION = "19.0.0"
 HERE = Path(__file__).resolve().parent
 CONSTRAINTS = HERE / "octavia-constraints.txt"
 START_TIMEOUT = 90.0
-STOP_TIMEOUT = 20.0
+LOGS = ("octavia-api.stdout", "octavia-api.log")  # what a failure shows the last lines of
 MIGRATE_TIMEOUT = 600.0
 MYSQL_URL = os.environ.get("FLAVORSMITH_TEST_MYSQL_URL", "mysql+pymysql://root@127.0.0.1:3306")
 MYSQL_HELP = (
@@ -122,53 +120,13 @@ def venv() -> Path:
 
 
 def _install(home: Path) -> None:
-    shutil.rmtree(home, ignore_errors=True)
-    started = time.monotonic()
-    install = [
-        str(home / "bin" / "pip"),
-        "install",
-        "-q",
-        "--disable-pip-version-check",
-        "-c",
-        str(CONSTRAINTS),
-        f"octavia=={VERSION}",
-        "PyMySQL",
-    ]
-    try:
-        subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)
-        result = subprocess.run(install, capture_output=True, text=True, check=False)
-    except OSError as error:
-        raise RuntimeError(f"could not create the Octavia venv in {home}: {error}") from error
-    if result.returncode != 0:
-        raise RuntimeError(
-            f"installing octavia=={VERSION} into {home} failed (exit {result.returncode});"
-            f" is PyPI reachable?\n$ {' '.join(install)}\n{_tail(result.stdout + result.stderr)}"
-        )
-    seconds = time.monotonic() - started
-    (home / MARKER).write_text(f"{_install_key()}\ninstall-seconds={seconds:.1f}\n")
-    print(f"installed octavia {VERSION} into {home} in {seconds:.1f}s", file=sys.stderr)
-
-
-def _tail(text: str, lines: int = 40) -> str:
-    return "\n".join(text.splitlines()[-lines:])
-
-
-def _log_tail(state: Path) -> str:
-    parts = []
-    for name in ("octavia-api.stdout", "octavia-api.log"):
-        path = state / name
-        if path.exists():
-            parts.append(f"--- {name} (last lines) ---\n{_tail(path.read_text(errors='replace'))}")
-    return "\n".join(parts) or "(no log written)"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-# --- the MariaDB ------------------------------------------------------------------------------
+    install_venv(
+        home,
+        what=f"Octavia {VERSION}",
+        packages=(f"octavia=={VERSION}", "PyMySQL"),
+        constraints=CONSTRAINTS,
+        key=_install_key(),
+    )
 
 
 @dataclass(frozen=True)
@@ -268,7 +226,7 @@ def schema_dump() -> Path:
                 if result.returncode != 0:
                     raise RuntimeError(
                         f"octavia-db-manage upgrade head failed (exit {result.returncode}):\n"
-                        f"{_tail(result.stdout + result.stderr)}"
+                        f"{tail(result.stdout + result.stderr)}"
                     )
             text = server.run("mariadb-dump", "--skip-comments", "--skip-dump-date", name)
         finally:
@@ -382,23 +340,7 @@ class Octavia:
 
 def _ready(url: str) -> bool:
     """The API answers a read of the database (the providers list alone would not touch it)."""
-    request = urllib.request.Request(f"{url}/v2/lbaas/flavors", headers=admin_headers())
-    try:
-        with urllib.request.urlopen(request, timeout=2) as response:
-            return response.status == 200
-    except (OSError, urllib.error.HTTPError):
-        return False
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop the service by its own process id (its process group holds only what it forked)."""
-    with suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    with suppress(subprocess.TimeoutExpired):
-        process.wait(STOP_TIMEOUT)
-    with suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
+    return answers(f"{url}/v2/lbaas/flavors", admin_headers())
 
 
 @contextmanager
@@ -418,7 +360,7 @@ def running_octavia(*, auth: str = "noauth", conf: str = "") -> Iterator[Octavia
     with tempfile.TemporaryDirectory(prefix="flavorsmith-octavia-") as tmp:
         state = Path(tmp)
         (state / "locks").mkdir()
-        port = _free_port()
+        port = free_port()
         url = f"http://127.0.0.1:{port}"
         providers = ",".join(f"{name}:{text}" for name, text in PROVIDERS.items())
         main_conf = state / "octavia.conf"
@@ -454,12 +396,12 @@ def running_octavia(*, auth: str = "noauth", conf: str = "") -> Iterator[Octavia
                         if process.poll() is not None:
                             raise RuntimeError(
                                 f"octavia-api exited with {process.returncode} before answering"
-                                f" on {url}\n{_log_tail(state)}"
+                                f" on {url}\n{log_tail(state, LOGS)}"
                             )
                         if time.monotonic() - started > START_TIMEOUT:
                             raise RuntimeError(
                                 f"octavia-api did not answer on {url} within"
-                                f" {START_TIMEOUT:.0f}s\n{_log_tail(state)}"
+                                f" {START_TIMEOUT:.0f}s\n{log_tail(state, LOGS)}"
                             )
                         time.sleep(0.2)
                     print(
@@ -468,7 +410,7 @@ def running_octavia(*, auth: str = "noauth", conf: str = "") -> Iterator[Octavia
                     )
                     yield Octavia(url, auth, state, database, process.pid)
                 finally:
-                    _stop(process)
+                    stop(process)
         finally:
             server.drop(database)
 

@@ -39,31 +39,27 @@ import json
 import os
 import random
 import re
-import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from tests.support.cache import CACHE, MARKER, cached_install
+from tests.support.cache import CACHE, cached_install
+from tests.support.service import answers, free_port, install_venv, log_tail, stop, tail
 
 VERSION = "16.0.0"
 HERE = Path(__file__).resolve().parent
 CONSTRAINTS = HERE / "placement-constraints.txt"
 START_TIMEOUT = 90.0
-STOP_TIMEOUT = 20.0
+LOGS = ("gunicorn.log", "placement.log")  # what a failure shows the last lines of
 TOKEN = "admin"  # noauth2: the user "admin" has the admin role
 # Placement 16's highest microversion is 1.39; seeding uses it (consumer types, 1.38+).
 SEED_VERSION = "1.39"
@@ -157,54 +153,13 @@ def venv() -> Path:
 
 
 def _install(home: Path) -> None:
-    shutil.rmtree(home, ignore_errors=True)
-    started = time.monotonic()
-    install = [
-        str(home / "bin" / "pip"),
-        "install",
-        "-q",
-        "--disable-pip-version-check",
-        "-c",
-        str(CONSTRAINTS),
-        f"openstack-placement=={VERSION}",
-        "gunicorn",
-    ]
-    try:
-        subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)
-        result = subprocess.run(install, capture_output=True, text=True, check=False)
-    except OSError as error:
-        raise RuntimeError(f"could not create the Placement venv in {home}: {error}") from error
-    if result.returncode != 0:
-        raise RuntimeError(
-            f"installing openstack-placement=={VERSION} into {home} failed"
-            f" (exit {result.returncode}); is PyPI reachable?\n$ {' '.join(install)}\n"
-            f"{_tail(result.stdout + result.stderr)}"
-        )
-    seconds = time.monotonic() - started
-    (home / MARKER).write_text(f"{_install_key()}\ninstall-seconds={seconds:.1f}\n")
-    print(
-        f"installed openstack-placement {VERSION} into {home} in {seconds:.1f}s",
-        file=sys.stderr,
+    install_venv(
+        home,
+        what=f"Placement {VERSION}",
+        packages=(f"openstack-placement=={VERSION}", "gunicorn"),
+        constraints=CONSTRAINTS,
+        key=_install_key(),
     )
-
-
-def _tail(text: str, lines: int = 40) -> str:
-    return "\n".join(text.splitlines()[-lines:])
-
-
-def _log_tail(state: Path) -> str:
-    parts = []
-    for name in ("gunicorn.log", "placement.log"):
-        path = state / name
-        if path.exists():
-            parts.append(f"--- {name} (last lines) ---\n{_tail(path.read_text(errors='replace'))}")
-    return "\n".join(parts) or "(no log written)"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _answers(url: str, *, keystone: bool = False) -> bool:
@@ -212,23 +167,7 @@ def _answers(url: str, *, keystone: bool = False) -> bool:
     is read); under Keystone, the root (the version document)."""
     headers = {"X-Auth-Token": TOKEN, "OpenStack-API-Version": f"placement {SEED_VERSION}"}
     path = "/" if keystone else "/traits?name=in:COMPUTE_NODE"
-    request = urllib.request.Request(f"{url}{path}", headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=2) as response:
-            return response.status == 200
-    except (OSError, urllib.error.HTTPError):
-        return False
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop gunicorn and its workers (they share its process group)."""
-    with suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    with suppress(subprocess.TimeoutExpired):
-        process.wait(STOP_TIMEOUT)
-    with suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
+    return answers(f"{url}{path}", headers)
 
 
 def _run(home: Path, state: Path, env: Mapping[str, str], command: list[str], what: str) -> None:
@@ -237,7 +176,7 @@ def _run(home: Path, state: Path, env: Mapping[str, str], command: list[str], wh
     )
     if result.returncode != 0:
         raise RuntimeError(
-            f"{what} failed (exit {result.returncode}):\n{_tail(result.stdout + result.stderr)}"
+            f"{what} failed (exit {result.returncode}):\n{tail(result.stdout + result.stderr)}"
         )
 
 
@@ -270,7 +209,7 @@ def running_placement(
     home = venv()
     with tempfile.TemporaryDirectory(prefix="flavorsmith-placement-") as tmp:
         state = Path(tmp)
-        port = _free_port()
+        port = free_port()
         url = f"http://127.0.0.1:{port}"
         conf_text = CONF.format(state=state)
         if authtoken is not None:
@@ -313,12 +252,12 @@ def running_placement(
                     if process.poll() is not None:
                         raise RuntimeError(
                             f"Placement exited with {process.returncode} before answering on"
-                            f" {url}\n{_log_tail(state)}"
+                            f" {url}\n{log_tail(state, LOGS)}"
                         )
                     if time.monotonic() - started > START_TIMEOUT:
                         raise RuntimeError(
                             f"Placement did not answer on {url} within {START_TIMEOUT:.0f}s\n"
-                            f"{_log_tail(state)}"
+                            f"{log_tail(state, LOGS)}"
                         )
                     time.sleep(0.2)
                 print(
@@ -327,7 +266,7 @@ def running_placement(
                 )
                 yield Placement(url, state)
             finally:
-                _stop(process)
+                stop(process)
 
 
 def _transient(raw: bytes) -> bool:

@@ -60,6 +60,7 @@ from sqlalchemy.engine import make_url
 
 from tests.support import glance_api, ironic_api, nova_api, placement_api
 from tests.support.cache import CACHE, MARKER, cached_install
+from tests.support.service import free_port
 
 HERE = Path(__file__).resolve().parent
 CONSTRAINTS = HERE / "small-cloud-constraints.txt"
@@ -794,7 +795,7 @@ def running_cloud(*, update_interval: int = 3) -> Iterator[Cloud]:
         nova_db.result()
         note(f"image {image_id} uploaded; nova databases and cells made")
 
-        port = placement_api._free_port()
+        port = free_port()
         compute = f"http://127.0.0.1:{port}/v2.1"
         conf = state / "nova.conf"
         conf.write_text(
