@@ -321,9 +321,11 @@ class LoadBalancerFlavor:
     enabled: bool = True
 
 
-# What marks a flavor profile as the catalog's in Octavia, where a profile has no description
-# nor extra field: its name is PROFILE_PREFIX + the catalog's name (a flavor is the catalog's
-# when its profile is).
+# What marks a profile as the catalog's where only admins see profiles: in Octavia, where a
+# flavor profile has no description nor extra field, its name is PROFILE_PREFIX + the
+# catalog's name (a flavor is the catalog's when its profile is); in Neutron, a service
+# profile's description starts with PROFILE_PREFIX + its flavor's name (a flavor is the
+# catalog's when a profile so marked for it is associated with it).
 PROFILE_PREFIX = "flavorsmith:"
 
 
