@@ -273,6 +273,34 @@ def test_an_interrupted_round_is_taken_up_again(clean: Neutron, root: Path) -> N
     assert [p["id"] for p in flavors["router.ha"]["service_profiles"]] == [loose["id"]]
 
 
+def test_a_driver_neutron_refuses_leaves_no_flavor_behind(clean: Neutron, root: Path) -> None:
+    """A profile whose driver Neutron has not configured is refused in Neutron's words; the
+    flavor is not made without it, and once the catalog is fixed the profile made before the
+    refused one is taken back, not made twice."""
+    ha = root / FOLDER / "router.ha.yaml"
+    ha.write_text(ha.read_text() + "  - driver: example.routers.NoSuchDriver\n")
+    client = target(clean)
+    result = run(KIND, Repository(root, RULES), client, prune=False, execute=True)
+    assert result.report is not None
+    [failed] = result.report.failed
+    assert failed.action.subject == "flavor router.ha"
+    assert failed.error == (
+        "POST /service_profiles: 404 Service Profile driver example.routers.NoSuchDriver could "
+        "not be found. (ServiceProfileDriverNotFound)"
+    )
+    assert sorted(held(clean)) == ["router.standard"]
+    [loose] = [p for p in client.service_profiles() if p["driver"] == HA]
+    assert loose["description"].startswith("flavorsmith:router.ha: ")
+
+    ha.write_text(ha.read_text().replace("  - driver: example.routers.NoSuchDriver\n", ""))
+    again = run(KIND, Repository(root, RULES), client, prune=False, execute=True)
+    assert again.report is not None and not again.report.failed
+    made = next(a for a in again.actions if a.subject == "flavor router.ha")
+    assert (made.kind, made.reuse, made.make) == ("create", (loose["id"],), ())
+    assert [p["id"] for p in held(clean)["router.ha"]["service_profiles"]] == [loose["id"]]
+    assert len(client.service_profiles()) == 2
+
+
 def test_without_a_cloud_or_an_endpoint_there_is_no_target(root: Path, cli: Invoke) -> None:
     result = cli("sync", "plan", "--only", "network-flavors", "--repo", str(root))
     assert result.exit_code == 1

@@ -377,52 +377,67 @@ def desired(catalog: Catalog) -> list[NetworkFlavorDef]:
 
 
 def steps(action: NetAction, target: NetTarget) -> list[Step]:
-    """The calls that carry out one action, in an order that never leaves a flavor users see
-    without a profile it had: new profiles are associated before old ones go, and a deleted
-    flavor's profiles are deleted after it (its associations go with it)."""
+    """The calls that carry out one action. A deleted flavor goes first (its associations go
+    with it), then its profiles. A flavor's new profiles are made before the flavor, marked for
+    it: a profile Neutron refuses (a driver it has not configured) stops the action before a
+    flavor without a profile exists, and the ones made before it are loose profiles the next
+    round takes back. Then they are associated, and only then are the old ones disassociated
+    and deleted, so a flavor users see never loses the profile it had."""
     out: list[Step] = []
-    made: dict[str, str] = {}  # "flavor" -> the id of the flavor made by this action
     if action.kind in ("delete", "replace"):
         assert action.ident is not None
         out.append(_removing(target, action.ident))
         out += [_deleting(target, ident) for ident in (*action.drop, *action.discard)]
         if action.kind == "delete":
             return out
-    if action.kind in ("create", "replace"):
+    elif action.kind not in ("create", "update"):
+        return []
+    made: list[str] = []  # the ids of the profiles made by this action, in order
+    flavor: dict[str, str] = {}  # "id": the flavor's, once it is known
+    out += [_making(target, body, made) for body in action.make]
+    if action.kind == "update":
+        assert action.ident is not None and action.body is not None
+        flavor["id"] = action.ident
+        if action.body:
+            out.append(_updating(target, action.ident, action.body))
+    else:
         assert action.body is not None
         body = action.body
 
         def make_flavor() -> None:
-            made["flavor"] = str(target.create_flavor(**body)["id"])
+            flavor["id"] = str(target.create_flavor(**body)["id"])
 
         out.append(make_flavor)
-    elif action.kind == "update":
-        assert action.ident is not None and action.body is not None
-        made["flavor"] = action.ident
-        if action.body:
-            out.append(_updating(target, action.ident, action.body))
-    else:
-        return []
 
     def flavor_id() -> str:
-        if "flavor" not in made:
+        if "id" not in flavor:
             raise TargetError(f"flavor {action.key} was not made, so no profile is associated")
-        return made["flavor"]
+        return flavor["id"]
 
-    for profile in action.make:
-
-        def make_profile(profile: dict[str, Any] = profile) -> None:
-            ident = str(target.create_service_profile(**profile)["id"])
-            target.associate(flavor_id(), ident)
-
-        out.append(make_profile)
-    out += [_associating(target, flavor_id, ident) for ident in action.reuse]
+    out += [_associating(target, flavor_id, _nth(made, i)) for i in range(len(action.make))]
+    out += [_associating(target, flavor_id, _given(ident)) for ident in action.reuse]
     if action.kind == "update":
         for ident in action.drop:
             out += [_disassociating(target, flavor_id, ident), _deleting(target, ident)]
     if action.kind != "replace":  # a replace deleted them with the old flavor
         out += [_deleting(target, ident) for ident in action.discard]
     return out
+
+
+def _nth(made: list[str], index: int) -> Callable[[], str]:
+    """The id of the ``index``-th profile made, read when the step runs."""
+    return lambda: made[index]
+
+
+def _given(ident: str) -> Callable[[], str]:
+    return lambda: ident
+
+
+def _making(target: NetTarget, body: Mapping[str, Any], made: list[str]) -> Step:
+    def make() -> None:
+        made.append(str(target.create_service_profile(**body)["id"]))
+
+    return make
 
 
 def _updating(target: NetTarget, ident: str, changes: Mapping[str, Any]) -> Step:
@@ -440,8 +455,10 @@ def _deleting(target: NetTarget, ident: str) -> Step:
     return lambda: target.delete_service_profile(ident)
 
 
-def _associating(target: NetTarget, flavor_id: Callable[[], str], ident: str) -> Step:
-    return lambda: target.associate(flavor_id(), ident)
+def _associating(
+    target: NetTarget, flavor_id: Callable[[], str], profile_id: Callable[[], str]
+) -> Step:
+    return lambda: target.associate(flavor_id(), profile_id())
 
 
 def _disassociating(target: NetTarget, flavor_id: Callable[[], str], ident: str) -> Step:
