@@ -273,6 +273,48 @@ def test_an_interrupted_round_is_taken_up_again(clean: Neutron, root: Path) -> N
     assert [p["id"] for p in flavors["router.ha"]["service_profiles"]] == [loose["id"]]
 
 
+def test_a_service_type_neutron_will_not_change_is_a_replace(
+    clean: Neutron, root: Path, cli: Invoke
+) -> None:
+    """A catalog flavor Neutron holds with another service type (made so by hand: the catalog
+    allows one type) is deleted and made again, and the plan says why; Neutron itself refuses
+    the update."""
+    client = target(clean)
+    old = client.create_flavor(
+        name="router.ha",
+        service_type="CORE",
+        description="A router kept on two network nodes by VRRP; a failed node is taken over"
+        " in seconds",
+    )
+    profile = client.create_service_profile(
+        driver=HA,
+        description="flavorsmith:router.ha: HA routers, active on one L3 agent and standby on "
+        "another",
+    )
+    client.associate(old["id"], profile["id"])
+    planned = sync(cli, clean, root, "plan")
+    assert planned.stdout.startswith(
+        "-/+ replace network flavor router.ha (service_type forces replacement; no routers use"
+        ' it)\n    ~ service_type: "CORE" → "L3_ROUTER_NAT" (forces replacement)\n'
+    ), planned.stdout
+    saved = root / "plan.json"
+    assert sync(cli, clean, root, "plan", "--out", str(saved)).exit_code == 0
+    [replaced] = [a for a in json.loads(saved.read_text())["actions"] if a["action"] == "replace"]
+    assert replaced["reason"] == (
+        "its service_type changed, which Neutron never changes in place: the flavor is deleted "
+        "and made again"
+    )
+    assert replaced["servers"] == {"count": 0, "scope": "all_projects", "of": "router"}
+
+    applied = sync(cli, clean, root, "apply")
+    assert applied.exit_code == 0, applied.output
+    new = held(clean)["router.ha"]
+    assert (new["service_type"], new["id"] != old["id"]) == ("L3_ROUTER_NAT", True)
+    assert [p["driver"] for p in new["service_profiles"]] == [HA]
+    assert profile["id"] not in {p["id"] for p in client.service_profiles()}  # the old one went
+    assert sync(cli, clean, root, "plan").stdout == "No changes. 2 up to date.\n"
+
+
 def test_a_driver_neutron_refuses_leaves_no_flavor_behind(clean: Neutron, root: Path) -> None:
     """A profile whose driver Neutron has not configured is refused in Neutron's words; the
     flavor is not made without it, and once the catalog is fixed the profile made before the
