@@ -67,6 +67,23 @@ def test_a_service_type_not_allowed_is_named_with_the_allowed_ones(cli: Invoke, 
     ]
 
 
+@pytest.mark.parametrize("service_type", ["CORE", "FLAVORS"])
+def test_types_neutron_accepts_but_no_flavor_is_for_are_refused(
+    cli: Invoke, repo: Path, service_type: str
+) -> None:
+    """Neutron 29 takes any loaded plugin's type as a flavor's (CORE and FLAVORS too, with the
+    router and flavors plugins), though nothing would use such a flavor."""
+    shown = rewrite(
+        repo,
+        "router.ha",
+        f"name: router.ha\nservice_type: {service_type}\nservice_profiles:\n  - driver: {HA}\n",
+    )
+    assert cli("validate").stdout.splitlines()[0] == (
+        f"{shown}:3:15: service_type: {service_type!r} is not allowed; expected one of "
+        "'L3_ROUTER_NAT'"
+    )
+
+
 def test_metainfo_is_text_and_a_driver_a_python_path(cli: Invoke, repo: Path) -> None:
     shown = rewrite(
         repo,
