@@ -94,7 +94,7 @@ def test_configmap_volume_layout_validates_clean(cli: Invoke, example_repo: Path
     assert (flavors / names[0]).resolve().parent == stamp.resolve()
     result = cli("validate")
     assert result.exit_code == 0, result.stdout
-    assert result.stdout == "33 files: 0 errors, 0 warnings\n"
+    assert result.stdout == "35 files: 0 errors, 0 warnings\n"
 
 
 def test_a_linked_hardware_folder_is_the_catalog(
@@ -104,7 +104,7 @@ def test_a_linked_hardware_folder_is_the_catalog(
     mounted = tmp_path / "mounted"
     (example_repo / "hardware").rename(mounted)
     (example_repo / "hardware").symlink_to(mounted)
-    assert cli("validate").stdout == "33 files: 0 errors, 0 warnings\n"
+    assert cli("validate").stdout == "35 files: 0 errors, 0 warnings\n"
 
 
 def test_a_huge_file_is_refused_without_being_read(

@@ -58,7 +58,7 @@ def test_the_layout_is_the_kubelets(mounted: Path) -> None:
 def test_validate_loads_every_file_without_a_kustomization(cli: Invoke, mounted: Path) -> None:
     result = cli("validate", "--repo", str(mounted))
     assert result.exit_code == 0, result.output
-    assert result.stdout == "33 files: 0 errors, 0 warnings\n"
+    assert result.stdout == "35 files: 0 errors, 0 warnings\n"
     repository = Repository(mounted, RULES)
     assert repository.mounted and repository.exists()
     assert len(repository.load().catalog.flavors) == 12
@@ -74,7 +74,7 @@ def test_the_kubelets_hidden_entries_are_never_catalog_files(cli: Invoke, mounte
     (flavors / "..data_tmp").symlink_to(stale.name)
     (flavors / "..broken.yaml").write_text("not: a flavor\n")
     result = cli("validate", "--repo", str(mounted))
-    assert result.stdout == "33 files: 0 errors, 0 warnings\n", result.output
+    assert result.stdout == "35 files: 0 errors, 0 warnings\n", result.output
 
 
 def test_diagnostics_name_the_visible_file(cli: Invoke, mounted: Path) -> None:

@@ -55,7 +55,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_runbook_of_known_steps_and_a_set_trait_is_clean(cli: Invoke, repo: Path) -> None:
     with_runbook(repo)
     result = cli("validate")
-    assert (result.exit_code, result.stdout) == (0, "34 files: 0 errors, 0 warnings\n")
+    assert (result.exit_code, result.stdout) == (0, "36 files: 0 errors, 0 warnings\n")
 
 
 def test_an_unknown_step(cli: Invoke, repo: Path) -> None:
@@ -67,7 +67,7 @@ def test_an_unknown_step(cli: Invoke, repo: Path) -> None:
         "any known driver (did you mean 'delete_configuration'?). Steps on raid: "
         "apply_configuration, create_configuration, delete_configuration (drivers: "
         "fake-hardware, redfish, idrac, ipmi, intel-ipmi, manual-management)\n"
-        "34 files: 1 error, 0 warnings\n",
+        "36 files: 1 error, 0 warnings\n",
     )
 
 
@@ -78,7 +78,7 @@ def test_an_unknown_argument(cli: Invoke, repo: Path) -> None:
         1,
         f"{RUNBOOK}:11:11: steps[1].args: raid.create_configuration does not accept "
         "create_root: it takes create_nonroot_volumes, create_root_volume, delete_existing\n"
-        "34 files: 1 error, 0 warnings\n",
+        "36 files: 1 error, 0 warnings\n",
     )
 
 
@@ -89,7 +89,7 @@ def test_an_argument_of_the_wrong_type(cli: Invoke, repo: Path) -> None:
         1,
         f"{RUNBOOK}:11:32: steps[1].args.create_root_volume: raid.create_configuration's "
         "argument create_root_volume must be of type boolean, not number\n"
-        "34 files: 1 error, 0 warnings\n",
+        "36 files: 1 error, 0 warnings\n",
     )
 
 
@@ -100,7 +100,7 @@ def test_a_required_argument_missing(cli: Invoke, repo: Path) -> None:
     assert (result.exit_code, result.stdout) == (
         1,
         f"{RUNBOOK}:6:5: steps[0].args: firmware.update needs the argument(s) settings\n"
-        "34 files: 1 error, 0 warnings\n",
+        "36 files: 1 error, 0 warnings\n",
     )
 
 
@@ -111,7 +111,7 @@ def test_an_order_twice(cli: Invoke, repo: Path) -> None:
         1,
         f"{RUNBOOK}:12:12: steps[1].order: order 10 is already steps[0]'s: each step of a "
         "runbook has an order of its own\n"
-        "34 files: 1 error, 0 warnings\n",
+        "36 files: 1 error, 0 warnings\n",
     )
 
 
@@ -129,7 +129,7 @@ def test_an_undeclared_trait_when_the_catalog_declares_its_traits(
         f"{RUNBOOK}:4:10: traits[0]: CUSTOM_NVMEE is not declared: this catalog declares its "
         "custom traits under hardware/traits/, and every custom trait its files name must be "
         "one of them (did you mean 'CUSTOM_NVME'?)\n"
-        "35 files: 1 error, 1 warning\n",
+        "37 files: 1 error, 1 warning\n",
     )
 
 
@@ -141,7 +141,7 @@ def test_a_trait_like_a_standard_one(cli: Invoke, repo: Path) -> None:
         f"{RUNBOOK}:4:10: traits[0]: HW_CPU_X86_AVX22 is not a standard trait of os-traits "
         "3.9.0 (did you mean 'HW_CPU_X86_AVX2' or 'HW_CPU_X86_AVX'?); Ironic refuses it on a "
         "node, so no node has it to run this runbook\n"
-        "34 files: 1 error, 0 warnings\n",
+        "36 files: 1 error, 0 warnings\n",
     )
 
 
@@ -153,7 +153,7 @@ def test_a_runbook_no_node_may_run_is_a_warning(cli: Invoke, repo: Path, tmp_pat
         f"{RUNBOOK}:4:9: traits: warning: no node may run runbook rebuild: no trait rule sets "
         "its traits (CUSTOM_FIRMWARE_PENDING) and no node has them unless they are set by hand "
         "(a node needs one of them)\n"
-        "34 files: 0 errors, 1 warning\n",
+        "36 files: 0 errors, 1 warning\n",
     )
     database = f"sqlite:///{tmp_path / 'nodes.db'}"
     imported = cli("node", "import", str(EXAMPLES / "nodes.yaml"), "--database", database)
@@ -192,4 +192,4 @@ def test_a_declared_trait_a_runbook_names_is_used(
     with_runbook(root, traits="[CUSTOM_FIRMWARE_PENDING]")
     assert notes() == []
     result = cli("validate")
-    assert (result.exit_code, result.stdout) == (0, "35 files: 0 errors, 0 warnings\n")
+    assert (result.exit_code, result.stdout) == (0, "37 files: 0 errors, 0 warnings\n")

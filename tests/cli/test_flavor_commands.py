@@ -318,7 +318,7 @@ def test_add_registers_a_file_already_in_place(example_repo: Path, cli: Invoke) 
     assert cli("validate").stdout.splitlines()[0].endswith("it is never deployed")
     result = cli("flavor", "add", str(path))
     assert result.exit_code == 0, result.output
-    assert cli("validate").stdout == "34 files: 0 errors, 0 warnings\n"
+    assert cli("validate").stdout == "36 files: 0 errors, 0 warnings\n"
     assert path.read_text().startswith("# yaml-language-server: $schema=")
 
 

@@ -37,20 +37,20 @@ def misspelt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_without_declarations_the_misspelt_trait_is_a_warning(cli: Invoke, misspelt: Path) -> None:
     result = cli("validate")
-    assert (result.exit_code, result.stdout) == (0, f"{WARNING}\n33 files: 0 errors, 1 warning\n")
+    assert (result.exit_code, result.stdout) == (0, f"{WARNING}\n35 files: 0 errors, 1 warning\n")
 
 
 def test_strict_validation_turns_every_warning_into_an_error(cli: Invoke, misspelt: Path) -> None:
     result = cli("validate", "--strict")
     as_error = WARNING.replace("traits[0].trait: warning: ", "traits[0].trait: ")
-    assert (result.exit_code, result.stdout) == (1, f"{as_error}\n33 files: 1 error, 0 warnings\n")
+    assert (result.exit_code, result.stdout) == (1, f"{as_error}\n35 files: 1 error, 0 warnings\n")
     listed = json.loads(cli("validate", "--strict", "-f", "json").stdout)
     assert [(d["severity"], d["code"]) for d in listed] == [("error", "trait-not-provided")]
 
 
 def test_strict_validation_of_a_clean_catalog_passes(cli: Invoke, example_repo: Path) -> None:
     result = cli("validate", "--strict")
-    assert (result.exit_code, result.stdout) == (0, "33 files: 0 errors, 0 warnings\n")
+    assert (result.exit_code, result.stdout) == (0, "35 files: 0 errors, 0 warnings\n")
 
 
 def test_with_declarations_the_misspelt_trait_is_an_error(
@@ -65,7 +65,7 @@ def test_with_declarations_the_misspelt_trait_is_an_error(
         f"{NVME_FLAVOR}:6:12: traits[0].trait: NMVE (CUSTOM_NMVE) is not declared: this "
         "catalog declares its custom traits under hardware/traits/, and every custom trait its "
         "files name must be one of them (did you mean 'NVME'?)\n"
-        "34 files: 1 error, 0 warnings\n",
+        "36 files: 1 error, 0 warnings\n",
     )
 
 

@@ -160,7 +160,7 @@ EXPECTED_TEXT = (
     "hardware/trait-rules/bad-prefix.yaml:1:1: file: warning: not listed in hardware/base/kustomization.yaml (configMapGenerator 'trait-rules'): it is never deployed\n"
     "hardware/trait-rules/bad-prefix.yaml:7:11: rules[0].add[0]: CUSTOM_GPU_X is outside this file's prefix CUSTOM_NIC: a rule file may only set the traits it owns\n"
     "hardware/trait-rules/nics.yaml:6:9: prefix: prefix CUSTOM_NIC overlaps CUSTOM_NIC of trait rules 'bad-prefix' (hardware/trait-rules/bad-prefix.yaml:2); each trait has one owner\n"
-    "49 files: 28 errors, 17 warnings\n"
+    "51 files: 28 errors, 17 warnings\n"
 )
 
 

@@ -23,6 +23,7 @@ from flavorsmith.sync.kinds import (
     deploy_templates,
     inspection_rules,
     load_balancer_flavors,
+    network_flavors,
     nova_flavors,
     runbooks,
 )
@@ -143,6 +144,7 @@ def test_the_registry_names_every_kind_once() -> None:
         classification.KIND,
         inspection_rules.KIND,
         load_balancer_flavors.KIND,
+        network_flavors.KIND,
     )
     assert NAMES == (
         "flavors",
@@ -151,6 +153,7 @@ def test_the_registry_names_every_kind_once() -> None:
         "classification",
         "inspection-rules",
         "load-balancer-flavors",
+        "network-flavors",
     )
     assert {name: kind.name for name, kind in BY_NAME.items()} == {n: n for n in NAMES}
     assert choose("deploy-templates") is deploy_templates.KIND
@@ -158,7 +161,7 @@ def test_the_registry_names_every_kind_once() -> None:
         choose("nodes")
     assert str(raised.value) == (
         "cannot sync 'nodes': choose one of flavors, deploy-templates, runbooks, "
-        "classification, inspection-rules, load-balancer-flavors"
+        "classification, inspection-rules, load-balancer-flavors, network-flavors"
     )
 
 

@@ -40,6 +40,7 @@ def test_no_module_outside_the_registry_names_a_kind() -> None:
         "flavorsmith.sync.kinds.inspection_rules",
         "flavorsmith.sync.kinds.runbooks",
         "flavorsmith.sync.kinds.load_balancer_flavors",
+        "flavorsmith.sync.kinds.network_flavors",
     }
     offenders = []
     for path in SRC.rglob("*.py"):
@@ -184,14 +185,15 @@ def test_one_registry_line_offers_the_kind_on_the_command_line_and_over_the_api(
         "classification",
         "inspection-rules",
         "load-balancer-flavors",
+        "network-flavors",
     ]
     assert (
         "oneofflavors,deploy-templates,widgets,runbooks,classification,inspection-rules,"
-        "load-balancer-flavors." in "".join(out["help"].split())
+        "load-balancer-flavors,network-flavors." in "".join(out["help"].split())
     )
     assert (
         "choose one of flavors, deploy-templates, widgets, runbooks, classification, "
-        "inspection-rules, load-balancer-flavors" in out["unknown"]
+        "inspection-rules, load-balancer-flavors, network-flavors" in out["unknown"]
     )
     for channel in ("cli", "cloud", "api"):
         status, body = out[channel]

@@ -16,6 +16,7 @@ from flavorsmith.catalog.model import (
     Flavor,
     LoadBalancerProfileDef,
     LoadBalancerProviderDef,
+    NetworkFlavorDef,
     RunbookDef,
     TraitRuleSet,
 )
@@ -39,8 +40,8 @@ def across_files(
     unchecked_resource_classes: frozenset[str] = frozenset(),
 ) -> list[Diagnostic]:
     """Every check across files, in order: device types and flavors, trait-rule prefixes,
-    extra specs, deploy templates, runbooks, load-balancer flavors, declared traits (see
-    each)."""
+    extra specs, deploy templates, runbooks, load-balancer flavors, network flavors, declared
+    traits (see each)."""
     return [
         *check_catalog(
             catalog.device_types,
@@ -52,6 +53,7 @@ def across_files(
         *check_deploy_templates(catalog.flavors, catalog.deploy_templates),
         *check_runbooks(catalog.runbooks),
         *check_load_balancer(catalog.load_balancer_profiles, catalog.load_balancer_providers),
+        *check_network_flavors(catalog.network_flavors),
         *trait_names.check(catalog),
     ]
 
@@ -469,4 +471,24 @@ def check_load_balancer(
                         at_key=True,
                     )
                 )
+    return out
+
+
+def check_network_flavors(flavors: Sequence[NetworkFlavorDef]) -> list[Diagnostic]:
+    """Each network flavor named once across files: Neutron would hold two flavors of one
+    name, and ``openstack router create --flavor NAME`` could not tell them apart."""
+    out: list[Diagnostic] = []
+    by_name: dict[str, NetworkFlavorDef] = {}
+    for flavor in flavors:
+        first = by_name.setdefault(flavor.name, flavor)
+        if first is not flavor and flavor.doc is not None:
+            out.append(
+                flavor.doc.diagnostic(
+                    ["name"],
+                    f"network flavor {flavor.name} is already defined at "
+                    f"{_where(first.doc, ['name'])}: Neutron would hold two flavors of this "
+                    "name, and a router created --flavor NAME could not say which",
+                    code="duplicate-name",
+                )
+            )
     return out

@@ -12,6 +12,7 @@ from flavorsmith.catalog.model import (
     Flavor,
     LoadBalancerProfileDef,
     LoadBalancerProviderDef,
+    NetworkFlavorDef,
     ResourceClass,
     RunbookDef,
     TraitRuleSet,
@@ -328,4 +329,26 @@ def check_load_balancer_provider(
             )
         else:
             seen[name] = index
+    return out
+
+
+def check_network_flavor(doc: Document, flavor: NetworkFlavorDef) -> list[Diagnostic]:
+    """Each service profile (a driver with its metainfo) listed once."""
+    out: list[Diagnostic] = []
+    seen: dict[tuple[str, str], int] = {}
+    for index, profile in enumerate(flavor.service_profiles):
+        key = (profile.driver, profile.metainfo)
+        if key in seen:
+            line = doc.position(["service_profiles", seen[key], "driver"])[0]
+            out.append(
+                doc.diagnostic(
+                    ["service_profiles", index, "driver"],
+                    f"service profile {profile.driver}"
+                    f"{f' with metainfo {profile.metainfo!r}' if profile.metainfo else ''} is "
+                    f"listed twice (first at line {line}): list each driver and metainfo once",
+                    code="duplicate-name",
+                )
+            )
+        else:
+            seen[key] = index
     return out

@@ -37,6 +37,8 @@ LOAD_BALANCER_FLAVOR = Kind(
 LOAD_BALANCER_PROVIDER = Kind(
     "load-balancer-provider", "load-balancer-providers", "load-balancer-providers"
 )
+# Neutron's service flavors, one file each with the service profiles behind it.
+NETWORK_FLAVOR = Kind("network-flavor", "network-flavors", "network-flavors")
 KINDS: tuple[Kind, ...] = (
     DEVICE_TYPE,
     FLAVOR,
@@ -47,6 +49,7 @@ KINDS: tuple[Kind, ...] = (
     RUNBOOK,
     LOAD_BALANCER_FLAVOR,
     LOAD_BALANCER_PROVIDER,
+    NETWORK_FLAVOR,
 )
 
 

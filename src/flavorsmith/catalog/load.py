@@ -18,6 +18,7 @@ from flavorsmith.catalog.kinds import (
     FLAVOR,
     LOAD_BALANCER_FLAVOR,
     LOAD_BALANCER_PROVIDER,
+    NETWORK_FLAVOR,
     RUNBOOK,
     TRAIT,
     TRAIT_RULE,
@@ -31,6 +32,7 @@ from flavorsmith.catalog.model import (
     Flavor,
     LoadBalancerProfileDef,
     LoadBalancerProviderDef,
+    NetworkFlavorDef,
     RunbookDef,
     TraitRuleSet,
     TraitSet,
@@ -131,6 +133,9 @@ def load_bytes(
     elif kind is LOAD_BALANCER_PROVIDER:
         model = LoadBalancerProviderDef.from_data(doc.data, doc)
         diagnostics = filechecks.check_load_balancer_provider(doc, model)
+    elif kind is NETWORK_FLAVOR:
+        model = NetworkFlavorDef.from_data(doc.data, doc)
+        diagnostics = filechecks.check_network_flavor(doc, model)
     else:  # pragma: no cover - every kind is handled above
         raise ValueError(kind.name)
     return Loaded(path, kind, doc, model, diagnostics)

@@ -321,9 +321,11 @@ class LoadBalancerFlavor:
     enabled: bool = True
 
 
-# What marks a flavor profile as the catalog's in Octavia, where a profile has no description
-# nor extra field: its name is PROFILE_PREFIX + the catalog's name (a flavor is the catalog's
-# when its profile is).
+# What marks a profile as the catalog's where only admins see profiles: in Octavia, where a
+# flavor profile has no description nor extra field, its name is PROFILE_PREFIX + the
+# catalog's name (a flavor is the catalog's when its profile is); in Neutron, a service
+# profile's description starts with PROFILE_PREFIX + its flavor's name (a flavor is the
+# catalog's when a profile so marked for it is associated with it).
 PROFILE_PREFIX = "flavorsmith:"
 
 
@@ -404,6 +406,59 @@ class LoadBalancerProviderDef:
         )
 
 
+@dataclass(frozen=True)
+class NetworkServiceProfile:
+    """One Neutron service profile behind a network flavor: a configured provider's driver
+    and the options (``metainfo``, text) given to it."""
+
+    driver: str
+    metainfo: str = ""
+    description: str | None = None
+    enabled: bool = True
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "driver": self.driver,
+            "metainfo": self.metainfo,
+            "description": self.description or "",
+            "enabled": self.enabled,
+        }
+
+
+@dataclass(frozen=True)
+class NetworkFlavorDef(ByName):
+    """One network-flavors file: a Neutron flavor (its service type, what users see of it) and
+    the service profiles associated with it."""
+
+    name: str
+    service_type: str
+    service_profiles: tuple[NetworkServiceProfile, ...]
+    description: str | None = None
+    enabled: bool = True
+    doc: Document | None = field(default=None, compare=False, repr=False)
+    noun: ClassVar[str] = "network flavor"
+
+    @property
+    def canonical_file(self) -> str:
+        return f"{self.name}.yaml"
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any], doc: Document | None = None) -> NetworkFlavorDef:
+        return cls(
+            name=data["name"],
+            service_type=data["service_type"],
+            service_profiles=tuple(
+                NetworkServiceProfile(
+                    p["driver"], p.get("metainfo", ""), p.get("description"), p.get("enabled", True)
+                )
+                for p in data["service_profiles"]
+            ),
+            description=data.get("description"),
+            enabled=data.get("enabled", True),
+            doc=doc,
+        )
+
+
 def _priority(value: Any) -> Any:
     """A step's priority (or a runbook step's order) as a number: the schema lets a string of
     at most 19 digits stand for one, as Ironic's API does."""
@@ -477,6 +532,7 @@ Definition = (
     | RunbookDef
     | LoadBalancerProfileDef
     | LoadBalancerProviderDef
+    | NetworkFlavorDef
 )
 
 
@@ -507,6 +563,7 @@ class Catalog:
     runbooks: tuple[RunbookDef, ...] = ()
     load_balancer_profiles: tuple[LoadBalancerProfileDef, ...] = ()
     load_balancer_providers: tuple[LoadBalancerProviderDef, ...] = ()
+    network_flavors: tuple[NetworkFlavorDef, ...] = ()
 
     @property
     def declared_traits(self) -> dict[str, TraitDeclaration]:
@@ -534,6 +591,7 @@ class Catalog:
             load_balancer_providers=tuple(
                 d for d in found if isinstance(d, LoadBalancerProviderDef)
             ),
+            network_flavors=tuple(d for d in found if isinstance(d, NetworkFlavorDef)),
         )
 
     def flavor(self, name: str) -> Flavor | None:

@@ -21,6 +21,7 @@ class SchemaKind(enum.StrEnum):
     RUNBOOK = "runbook"
     LOAD_BALANCER_FLAVOR = "load-balancer-flavor"
     LOAD_BALANCER_PROVIDER = "load-balancer-provider"
+    NETWORK_FLAVOR = "network-flavor"
 
 
 def schema(kind: Annotated[SchemaKind, typer.Argument(help="Which kind of file.")]) -> None:

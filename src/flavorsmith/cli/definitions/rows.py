@@ -13,6 +13,7 @@ from flavorsmith.catalog.model import (
     Flavor,
     LoadBalancerProfileDef,
     LoadBalancerProviderDef,
+    NetworkFlavorDef,
     ResourceClass,
     RunbookDef,
     TraitRuleSet,
@@ -86,6 +87,14 @@ def row(model: Definition) -> dict[str, Any]:
         }
     if isinstance(model, LoadBalancerProviderDef):
         return {"name": model.provider, "capabilities": list(model.capability_names)}
+    if isinstance(model, NetworkFlavorDef):
+        return {
+            "name": model.name,
+            "service_type": model.service_type,
+            "enabled": model.enabled,
+            "drivers": [p.driver for p in model.service_profiles],
+            "description": model.description,
+        }
     if isinstance(model, Flavor):
         return {
             "name": model.name,

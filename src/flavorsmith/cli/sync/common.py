@@ -86,8 +86,8 @@ CloudOption = Annotated[
         "--cloud",
         metavar="NAME",
         envvar="OS_CLOUD",
-        help="clouds.yaml cloud of the target Nova, Ironic or Octavia (openstacksdk); not with "
-        "--endpoint (which overrides $OS_CLOUD).",
+        help="clouds.yaml cloud of the target Nova, Ironic, Octavia or Neutron (openstacksdk); "
+        "not with --endpoint (which overrides $OS_CLOUD).",
         show_default=False,
     ),
 ]
@@ -99,7 +99,7 @@ EndpointOption = Annotated[
         help="An endpoint without auth: compute for flavors (e.g. "
         "http://127.0.0.1:8780/compute/v2.1), baremetal for deploy templates and runbooks (e.g. "
         "http://127.0.0.1:8780/baremetal), an Octavia for load-balancer flavors (e.g. "
-        "http://127.0.0.1:9876).",
+        "http://127.0.0.1:9876), a Neutron for network flavors (e.g. http://127.0.0.1:9696).",
         show_default=False,
     ),
 ]

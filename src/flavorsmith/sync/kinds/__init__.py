@@ -13,6 +13,7 @@ from flavorsmith.sync.kinds import (
     deploy_templates,
     inspection_rules,
     load_balancer_flavors,
+    network_flavors,
     nova_flavors,
     runbooks,
 )
@@ -24,6 +25,7 @@ KINDS: tuple[AnyKind, ...] = (
     classification.KIND,
     inspection_rules.KIND,
     load_balancer_flavors.KIND,
+    network_flavors.KIND,
 )
 
 BY_NAME: dict[str, AnyKind] = {kind.name: kind for kind in KINDS}
