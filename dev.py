@@ -201,8 +201,9 @@ LINTED = ("src", "tests", "benchmarks", "docs/hooks", "dev.py")
 
 def test(extra: list[str]) -> int:
     failures = []
-    # pytest exits 5 when it collected no test: that is a failure too.
-    if run(PY, "-m", "pytest", "-q", *test_workers(), *extra) != 0:
+    # pytest exits 5 when it collected no test: that is a failure too. The 20 slowest tests are
+    # listed at the end, where a CI log's tail shows them, to keep the suite's time in view.
+    if run(PY, "-m", "pytest", "-q", "--durations=20", *test_workers(), *extra) != 0:
         failures.append("pytest")
     if run(PY, "-m", "ruff", "check", *LINTED) != 0:
         failures.append("ruff check")
