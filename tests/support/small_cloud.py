@@ -391,6 +391,17 @@ def _listener_group(port: int) -> int | None:
     return None
 
 
+def _ironic_log(url: str) -> Path | None:
+    """Ironic's log file: ``ironic.log`` in the folder its process runs in (its state folder,
+    tests/support/ironic_api.py), found from the process listening on the URL's port."""
+    group = _listener_group(int(url.rsplit(":", 1)[1]))
+    if group is None:
+        return None
+    with suppress(OSError):
+        return Path(os.readlink(f"/proc/{group}/cwd")) / "ironic.log"
+    return None
+
+
 # --- HTTP -------------------------------------------------------------------------------------
 
 
@@ -457,6 +468,7 @@ class Cloud:
     api_database: str  # Nova's API database (psycopg), to see whether the host is mapped
     services: dict[str, Service] = field(default_factory=dict)
     placement_state: Path | None = None
+    ironic_log: Path | None = None  # Ironic's log (its conductor logs each deploy step run)
 
     # -- clients
 
@@ -481,9 +493,13 @@ class Cloud:
         return _http(method, f"{self.baremetal}/v1{path}", body, headers)
 
     def log_tail(self, *names: str) -> str:
-        """The last lines of these services' logs (every service's when none is named)."""
-        chosen = names or tuple(self.services)
-        return "\n".join(self.services[name].tail() for name in chosen if name in self.services)
+        """The last lines of these services' logs (every service's when none is named;
+        ``ironic``: Ironic's)."""
+        chosen = names or (*self.services, "ironic")
+        tails = [self.services[name].tail() for name in chosen if name in self.services]
+        if "ironic" in chosen and self.ironic_log is not None:
+            tails.append(_file_tail(self.ironic_log))
+        return "\n".join(tails)
 
     # -- nodes
 
@@ -857,6 +873,7 @@ def running_cloud(
             .set(drivername=make_url(PG_ADMIN_URL).drivername)
             .render_as_string(hide_password=False),
             placement_state=placement.state,
+            ironic_log=_ironic_log(ironic_url),
         )
         _write_clouds_yaml(cloud)
 
