@@ -3,6 +3,8 @@
 
     python3 dev.py demo    # set up, check the example catalog, load it into .demo/, serve
     python3 dev.py demo --reset   # the same, loading the examples again over earlier changes
+    python3 dev.py demo --cloud   # a flavor written in Git boots, in the small real cloud, on a
+                                  # node Flavorsmith named (until Ctrl-C; --exit: stop after)
     python3 dev.py test    # set up, run the whole test suite, ruff, mypy and the import contracts
     python3 dev.py docs    # set up, build the documentation site into site/ (warnings are errors)
     python3 dev.py docs --serve   # the same, served on http://127.0.0.1:8000/ while you edit
@@ -312,6 +314,8 @@ def main() -> int:
     if sys.argv[1] == "audit":
         return audit(sys.argv[2:])
     setup()
+    if sys.argv[1] == "demo" and "--cloud" in sys.argv[2:]:
+        return run(PY, "-m", "tests.support.boot_proof", "--demo", *sys.argv[2:])
     if sys.argv[1] == "demo":
         return demo(sys.argv[2:])
     if sys.argv[1] == "test":

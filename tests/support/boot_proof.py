@@ -36,9 +36,11 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -57,14 +59,14 @@ from tests.support.small_cloud import CLOUD_NAME, Cloud, Outcome, running_cloud
 # that is not on its access list.
 DEDICATED_PROJECT = "4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d"
 OTHER_PROJECT = "0f0e0d0c0b0a49888776655443322110"
-# A flavor the proof adds to its copy of the catalog: m1.small without AVX2, a trait every
-# m1.small node has, so no node can take it.
+# A flavor the proof adds to its copy of the catalog: m1.small without AVX-512, which every
+# m1.small node of the lab has (its inspection documents' CPUs have it), so no node can take it.
 NEVER = "proof.never"
 NEVER_FLAVOR = """name: proof.never
 resource_class: m1.small
-description: m1.small without AVX2, which every m1.small node has
+description: m1.small without AVX-512, which every m1.small node has
 traits:
-  - trait: HW_CPU_X86_AVX2
+  - trait: CPU_AVX512
     state: absent
 """
 # Point 6: trait-rules/nics.yaml's ConnectX-5 rule then adds CUSTOM_NICX too, so the flavor
@@ -138,6 +140,11 @@ def choose_lab(fleet: Sequence[Mapping[str, Any]]) -> list[LabNode]:
                 )
             )
     return lab
+
+
+def lab_of(examples: Path) -> list[LabNode]:
+    """The lab of the fleet in ``examples/nodes.yaml``."""
+    return choose_lab(_load_yaml(examples / "nodes.yaml")["nodes"])
 
 
 def _round_robin(members: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -462,13 +469,12 @@ class Proof:
     point: int = 0
 
     def run(self) -> Report:
-        fleet = _load_yaml(self.examples / "nodes.yaml")["nodes"]
-        lab = choose_lab(fleet)
+        lab = lab_of(self.examples)
         with proof_catalog(self.examples) as repo, tempfile.TemporaryDirectory() as tmp:
             fs = Flavorsmith(repo, self.cloud.clouds_yaml, f"sqlite:///{tmp}/flavorsmith.db")
             self.fs = fs
             self.repo = repo
-            self._point_1(lab)
+            self.prepare(lab)
             self._point_2()
             self._points_3_to_5()
             self._point_6()
@@ -507,7 +513,9 @@ class Proof:
 
     # -- the points
 
-    def _point_1(self, lab: Sequence[LabNode]) -> None:
+    def prepare(self, lab: Sequence[LabNode]) -> None:
+        """Point 1 (``self.fs`` and ``self.repo`` set): the lab enrolled, inspected,
+        classified, synced and reported by nova-compute."""
         self.point = 1
         started = time.monotonic()
         self.uuids = enrol_lab(self.cloud, self.examples, lab)
@@ -623,6 +631,7 @@ class Proof:
                 f" {explained['candidates']} candidates: {reason}"
             )
         for server, node in landed.items():
+            self._check_allocation(flavor, server, node)
             was = self.before.get(node, {})
             if was.get("maintenance") or was.get("provision_state") != "available":
                 self._problem(
@@ -634,6 +643,16 @@ class Proof:
         self.report.flavors.append(result)
         self.say(result.line() + f"  ({result.seconds:.0f}s)")
         return result
+
+    def _check_allocation(self, flavor: str, server: str, node: str) -> None:
+        """The server's allocation in Placement: one unit of the node's resource class on the
+        node's provider, nothing else (Nova's ironic flavors ask for no VCPU, RAM or disk)."""
+        was = self.before[node]
+        rc = placement_api.normalize_rc_name(str(was["resource_class"]))
+        code, body = self.cloud.placement_call(f"/allocations/{server}")
+        held = {p: a["resources"] for p, a in (body or {}).get("allocations", {}).items()}
+        if code != 200 or held != {was["uuid"]: {rc: 1}}:
+            self._problem(f"{flavor}: server {server} on {node} holds {code} {held} in Placement")
 
     def _deploy_record(self, flavor: str, result: FlavorResult) -> None:
         """Point 5: for a flavor whose required traits name deploy templates, the node's
@@ -805,5 +824,81 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0 if report.ok else 1
 
 
+# --- python3 dev.py demo --cloud ----------------------------------------------------------------
+
+DEMO_FLAVOR = "c2.large.vmx-mirror"
+
+
+def demo(argv: Sequence[str] | None = None) -> int:
+    """The README's demo on the small cloud: the example c2.large nodes enrolled, inspected,
+    classified and synced with Flavorsmith's commands; Flavorsmith names the nodes
+    c2.large.vmx-mirror (a flavor written in Git, with two deploy templates) may land on; one
+    server boots through Nova's scheduler onto one of them, and the deploy plan of that node
+    is shown. The cloud then keeps running until Ctrl-C."""
+    parser = argparse.ArgumentParser(
+        prog="python3 dev.py demo --cloud",
+        description="Watch a flavor written in Git boot on a node Flavorsmith named.",
+    )
+    parser.add_argument("--cloud", action="store_true", help="(the command's own flag)")
+    parser.add_argument("--demo", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--exit", action="store_true", help="stop the cloud after the boot instead of waiting"
+    )
+    args = parser.parse_args(argv)
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    stop = threading.Event()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda _signum, _frame: stop.set())
+    started = time.monotonic()
+
+    def say(line: str) -> None:
+        print(f"[{time.monotonic() - started:6.1f}s] {line}", flush=True)
+
+    with (
+        running_cloud(agent_inspection=True) as cloud,
+        proof_catalog(examples) as repo,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        proof = Proof(cloud, examples, say)
+        proof.fs = Flavorsmith(repo, cloud.clouds_yaml, f"sqlite:///{tmp}/flavorsmith.db")
+        proof.repo = repo
+        lab = [node for node in lab_of(examples) if node.resource_class == "c2.large"]
+        proof.prepare(lab)
+        cloud_args = ("--cloud", CLOUD_NAME)
+        for command in (
+            ("match", *cloud_args, "--flavor", DEMO_FLAVOR),
+            ("capacity", *cloud_args),
+        ):
+            _code, out = proof.fs.run(*command)
+            print(f"$ flavorsmith {' '.join(command)}\n{out}", flush=True)
+        named = {
+            str(n)
+            for row in proof.fs.json("match", *cloud_args, "--flavor", DEMO_FLAVOR)
+            for n in row["nodes"]
+        }
+        server = cloud.boot("demo-1", nova_flavors(cloud)[DEMO_FLAVOR])
+        outcome = cloud.wait_for_servers([server])[server]
+        names = {uuid: name for name, uuid in proof.uuids.items()}
+        landed = names.get(outcome.node or "", str(outcome.node))
+        if outcome.status != "ACTIVE":
+            say(f"server demo-1 did not boot: {outcome.fault}")
+            return 1
+        verdict = "one of the nodes Flavorsmith named" if landed in named else "NOT named"
+        say(f"server demo-1 ({DEMO_FLAVOR}) is ACTIVE on {landed}: {verdict}")
+        _code, out = proof.fs.run("deploy", "plan", landed, *cloud_args, check=False)
+        print(f"$ flavorsmith deploy plan {landed} --cloud {CLOUD_NAME}\n{out}", flush=True)
+        if not args.exit:
+            print(
+                f"The cloud keeps running until Ctrl-C. Try, in another terminal:\n"
+                f"  export OS_CLIENT_CONFIG_FILE={cloud.clouds_yaml} OS_CLOUD={CLOUD_NAME}\n"
+                f"  cd {repo} && flavorsmith capacity --cloud {CLOUD_NAME}\n"
+                "  openstack baremetal node list",
+                flush=True,
+            )
+            while not stop.wait(1):
+                pass
+        return 0 if landed in named else 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(demo() if "--demo" in sys.argv else main())
