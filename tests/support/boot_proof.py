@@ -619,7 +619,10 @@ class Proof:
             )
         if result.booted != predicted:
             failed = {s: o.fault for s, o in outcomes.items() if o.status != "ACTIVE"}
-            self._problem(f"{flavor}: predicted {predicted}, booted {result.booted}: {failed}")
+            self._problem(
+                f"{flavor}: predicted {predicted}, booted {result.booted}: {failed}\n"
+                + self.cloud.log_tail("nova-scheduler", "nova-compute")
+            )
         (last,) = extra.values()
         if not _is_no_valid_host(last):
             self._problem(
