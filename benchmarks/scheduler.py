@@ -59,7 +59,7 @@ def main() -> int:
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    rows = []
+    rows: list[tuple[str, int, float, float | None, float | None, str]] = []
     wrong = 0
     with (
         running_cloud(agent_inspection=True) as cloud,
@@ -105,13 +105,13 @@ def main() -> int:
         " chosen (s) | request to ACTIVE (s) | chosen / predicted | landed on |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    for flavor, count, predicted_s, chosen, active, landed in rows:
-        if chosen is None or active is None:
+    for flavor, count, predicted_s, chosen_s, active_s, landed in rows:
+        if chosen_s is None or active_s is None:
             print(f"| {flavor} | {count} | {predicted_s:.2f} | (none free) | | | |")
             continue
         print(
-            f"| {flavor} | {count} | {predicted_s:.2f} | {chosen:.2f} | {active:.2f} |"
-            f" {chosen / predicted_s:.1f} | {landed} |"
+            f"| {flavor} | {count} | {predicted_s:.2f} | {chosen_s:.2f} | {active_s:.2f} |"
+            f" {chosen_s / predicted_s:.1f} | {landed} |"
         )
     print(f"{wrong} servers landed off the predicted nodes")
     return 1 if wrong else 0

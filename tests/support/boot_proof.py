@@ -466,7 +466,16 @@ class Proof:
     examples: Path
     say: Any = print  # progress, one line at a time
     report: Report = field(default_factory=Report)
-    point: int = 0
+    point: int = 0  # the point running
+    # Set as the proof runs: Flavorsmith on the proof's copy of the catalog, the lab's
+    # uuids by name, Ironic's nodes before the boots, the predictions, the servers booted.
+    fs: Flavorsmith = field(init=False)
+    repo: Path = field(init=False)
+    uuids: dict[str, str] = field(init=False)
+    before: dict[str, dict[str, Any]] = field(init=False)
+    capacity: dict[str, dict[str, Any]] = field(init=False)
+    matching: dict[str, set[str]] = field(init=False)
+    servers: list[str] = field(init=False)
 
     def run(self) -> Report:
         lab = lab_of(self.examples)
@@ -569,7 +578,7 @@ class Proof:
             self.capacity,
             key=lambda f: (self.capacity[f]["available_nodes"], len(self.matching[f]), f),
         )
-        self.servers: list[str] = []
+        self.servers = []
         landed_public: set[str] = set()
         for flavor in order:
             if flavor not in catalog_flavors:
