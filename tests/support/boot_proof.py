@@ -490,7 +490,7 @@ class Proof:
             self.report.seconds.update({f"flavorsmith {k}": v for k, v in fs.seconds.items()})
         return self.report
 
-    # -- helpers
+    # -- the commands and the bookkeeping
 
     def _timed(self, what: str, started: float) -> None:
         self.report.seconds[what] = time.monotonic() - started
