@@ -626,16 +626,15 @@ class Proof:
                 f"{flavor}: landed off the predicted nodes: "
                 f"{sorted(set(landed.values()) - matching)}"
             )
-        if result.booted != predicted:
+        first = [o for server, o in outcomes.items() if server not in extra]
+        (last,) = extra.values()
+        booted_first = sum(o.status == "ACTIVE" for o in first)
+        if booted_first != predicted or not _is_no_valid_host(last):
             failed = {s: o.fault for s, o in outcomes.items() if o.status != "ACTIVE"}
             self._problem(
-                f"{flavor}: predicted {predicted}, booted {result.booted}: {failed}\n"
-                + self.cloud.log_tail("nova-scheduler", "nova-compute")
-            )
-        (last,) = extra.values()
-        if not _is_no_valid_host(last):
-            self._problem(
-                f"{flavor}: the boot after the predicted ones was not NoValidHost: {last}"
+                f"{flavor}: predicted {predicted}; {booted_first} of those boots ACTIVE, the"
+                f" next one {last.status} (NoValidHost expected); failed: {failed}\n"
+                + self.cloud.log_tail("nova-conductor", "nova-compute", "ironic")
             )
         if explained["candidates"] != 0:
             self._problem(
@@ -828,7 +827,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         say(note)
     for what, seconds in report.seconds.items():
         say(f"{what}: {seconds:.1f}s")
-    say(f"resident memory at the end: {sum(rss.values()):.0f} MiB")
+    memory = ", ".join(f"{name} {mib:.0f}" for name, mib in sorted(rss.items()))
+    say(f"resident memory at the end: {sum(rss.values()):.0f} MiB ({memory})")
     for problem in report.problems:
         print(f"PROBLEM: {problem}", flush=True)
     print("\n".join(report.lines()), flush=True)

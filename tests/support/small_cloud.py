@@ -469,6 +469,7 @@ class Cloud:
     services: dict[str, Service] = field(default_factory=dict)
     placement_state: Path | None = None
     ironic_log: Path | None = None  # Ironic's log (its conductor logs each deploy step run)
+    network: str | None = None  # Neutron's root, when it runs
 
     # -- clients
 
@@ -707,11 +708,14 @@ class Cloud:
         groups: dict[str, int | None] = {
             name: service.process.pid for name, service in self.services.items()
         }
-        for name, url in (
+        listeners = [
             ("ironic", self.baremetal),
             ("placement", self.placement),
             ("glance", self.image),
-        ):
+        ]
+        if self.network is not None:
+            listeners.append(("neutron", self.network))
+        for name, url in listeners:
             groups[name] = _listener_group(int(url.rsplit(":", 1)[1].split("/")[0]))
         return {
             name: _group_rss_kib(group) / 1024
@@ -874,6 +878,7 @@ def running_cloud(
             .render_as_string(hide_password=False),
             placement_state=placement.state,
             ironic_log=_ironic_log(ironic_url),
+            network=network[0].url if network else None,
         )
         _write_clouds_yaml(cloud)
 
