@@ -3,10 +3,13 @@
 
     python3 dev.py demo    # set up, check the example catalog, load it into .demo/, serve
     python3 dev.py demo --reset   # the same, loading the examples again over earlier changes
+    python3 dev.py demo --cloud   # a flavor written in Git boots, in the small real cloud, on a
+                                  # node Flavorsmith named (until Ctrl-C; --exit: stop after)
     python3 dev.py test    # set up, run the whole test suite, ruff, mypy and the import contracts
     python3 dev.py docs    # set up, build the documentation site into site/ (warnings are errors)
     python3 dev.py docs --serve   # the same, served on http://127.0.0.1:8000/ while you edit
     python3 dev.py cloud   # set up, start a small real OpenStack on loopback until Ctrl-C
+    python3 dev.py cloud --prove   # ... and prove every example flavor boots where predicted
     python3 dev.py audit   # check the pinned versions (constraints.txt) for known vulnerabilities
     python3 dev.py audit --vulnerability-service=osv tests/support/nova-constraints.txt
 
@@ -296,7 +299,11 @@ def audit(extra: list[str]) -> int:
 def cloud(extra: list[str]) -> int:
     """Start the small real cloud of the tests (tests/support/small_cloud.py: Placement,
     Glance, Ironic and Nova's four services, installed once into the test cache), print its
-    endpoints and a clouds.yaml, and keep it running until Ctrl-C, which stops it all."""
+    endpoints and a clouds.yaml, and keep it running until Ctrl-C, which stops it all.
+    With --prove: run the boot proof on the example catalog (tests/support/boot_proof.py)
+    instead, print a line per flavor, stop it all, and exit 0 only when every point holds."""
+    if "--prove" in extra:
+        return run(PY, "-m", "tests.support.boot_proof", *extra)
     return run(PY, "-m", "tests.support.small_cloud", *extra)
 
 
@@ -308,6 +315,8 @@ def main() -> int:
     if sys.argv[1] == "audit":
         return audit(sys.argv[2:])
     setup()
+    if sys.argv[1] == "demo" and "--cloud" in sys.argv[2:]:
+        return run(PY, "-m", "tests.support.boot_proof", "--demo", *sys.argv[2:])
     if sys.argv[1] == "demo":
         return demo(sys.argv[2:])
     if sys.argv[1] == "test":

@@ -34,7 +34,12 @@ import pytest
 from tests.conftest import EXAMPLES
 from tests.docs.pages import Session, environment, run_page, services
 from tests.support import nova_api
-from tests.support.ironic_api import inspect_with_inventory, running_ironic, sdk_connection
+from tests.support.ironic_api import (
+    inspect_with_inventory,
+    running_ironic,
+    sdk_connection,
+    with_own_macs,
+)
 from tests.support.ironic_fleet import IronicHttp
 from tests.support.placement_api import PlacementHttp, running_placement, seed
 from tests.support.together import start_together
@@ -113,16 +118,6 @@ def clouds_yaml(endpoints: dict[str, str], declared: list[str]) -> dict[str, Any
     return {"clouds": {CLOUD: cloud}}
 
 
-def _with_own_macs(document: dict[str, Any], number: int) -> dict[str, Any]:
-    """The document with MAC addresses of the node's own (the examples share some, and
-    Ironic's ports are unique); nothing the classifier reads changes."""
-    text = json.dumps(document)
-    for index, interface in enumerate(document["inventory"].get("interfaces") or []):
-        text = text.replace(interface["mac_address"], f"52:54:00:10:{number:02x}:{index:02x}")
-    out: dict[str, Any] = json.loads(text)
-    return out
-
-
 def _ironic_nodes(ironic: str) -> list[dict[str, Any]]:
     client = IronicHttp(ironic)
     try:
@@ -181,7 +176,7 @@ def enrol(ironic: str) -> list[dict[str, Any]]:
             name=name, driver="fake-hardware", resource_class=resource_class
         )
         document = json.loads((EXAMPLES / "inspection" / f"{example}.json").read_text())
-        node = inspect_with_inventory(conn, node, _with_own_macs(document, number))
+        node = inspect_with_inventory(conn, node, with_own_macs(document, number))
         assert node.provision_state == "manageable", node.last_error
         if traits:
             conn.baremetal.set_node_traits(node, traits)

@@ -192,3 +192,21 @@ def test_the_seed_example_end_to_end() -> None:
         "settings": [{"name": "ProcVirtualization", "value": "Disabled"}]
     }
     assert other.steps[1].args["raid_config"]["logical_disks"][0]["raid_level"] == "0"
+
+
+def test_fake_hardware_skips_a_template_step_it_lacks() -> None:
+    """Ironic 39 checks a template's steps in full only after an agent reported its own; the
+    fake deploy boots none, so the small real cloud deploys such a node with deploy.deploy
+    alone (the boot proof, tests/integration/test_boot_proof.py)."""
+    result = order_for_driver("fake-hardware", [BIOS], ["CUSTOM_BIOS"])
+    assert result.valid and result.errors == []
+    assert [(s.interface, s.step, s.source) for s in result.steps] == [
+        ("deploy", "deploy", "default")
+    ]
+    assert result.skipped == [
+        "deploy step bios.apply_configuration requested by deploy template CUSTOM_BIOS is "
+        "skipped: driver fake-hardware has no such deploy step, and its deploy (no agent) "
+        "never checks the templates' steps in full"
+    ]
+    assert deploy_problem("fake-hardware", [BIOS], ["CUSTOM_BIOS"]) == ""
+    assert not order_for_driver("ipmi", [BIOS], ["CUSTOM_BIOS"]).valid  # the agent checks it

@@ -58,7 +58,7 @@ import openstack.connection
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from tests.support import glance_api, ironic_api, nova_api, placement_api
+from tests.support import glance_api, ironic_api, neutron_api, nova_api, placement_api
 from tests.support.cache import CACHE, MARKER, cached_install
 from tests.support.service import free_port
 
@@ -128,6 +128,7 @@ token = admin
 [glance]
 endpoint_override = {glance}
 
+{neutron_section}
 [keystone]
 # No Keystone runs: a closed port, so the checks that ask it are skipped (Nova logs it).
 endpoint_override = http://127.0.0.1:9/identity/v3
@@ -140,6 +141,16 @@ lock_path = {state}/locks
 
 [vnc]
 enabled = false
+"""
+
+# With the real Neutron: Nova lists and deletes a server's ports there (none: the servers boot
+# with networks "none"), which deleting and showing a server need.
+NEUTRON_SECTION = """
+[neutron]
+auth_type = admin_token
+endpoint = {neutron}
+endpoint_override = {neutron}
+token = admin
 """
 
 # Only nova-api: native threads under gunicorn (the other services keep their default).
@@ -381,6 +392,17 @@ def _listener_group(port: int) -> int | None:
     return None
 
 
+def _ironic_log(url: str) -> Path | None:
+    """Ironic's log file: ``ironic.log`` in the folder its process runs in (its state folder,
+    tests/support/ironic_api.py), found from the process listening on the URL's port."""
+    group = _listener_group(int(url.rsplit(":", 1)[1]))
+    if group is None:
+        return None
+    with suppress(OSError):
+        return Path(os.readlink(f"/proc/{group}/cwd")) / "ironic.log"
+    return None
+
+
 # --- HTTP -------------------------------------------------------------------------------------
 
 
@@ -447,6 +469,8 @@ class Cloud:
     api_database: str  # Nova's API database (psycopg), to see whether the host is mapped
     services: dict[str, Service] = field(default_factory=dict)
     placement_state: Path | None = None
+    ironic_log: Path | None = None  # Ironic's log (its conductor logs each deploy step run)
+    network: str | None = None  # Neutron's root, when it runs
 
     # -- clients
 
@@ -455,8 +479,11 @@ class Cloud:
         token and the endpoints)."""
         return openstack.connection.Connection(**_sdk_options(self))
 
-    def nova(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        headers = {"X-Auth-Token": TOKEN, "OpenStack-API-Version": f"compute {COMPUTE_VERSION}"}
+    def nova(
+        self, method: str, path: str, body: Any = None, *, token: str = TOKEN
+    ) -> tuple[int, Any]:
+        """A call to nova-api as ``token`` (``user:project``; user ``admin`` is an admin)."""
+        headers = {"X-Auth-Token": token, "OpenStack-API-Version": f"compute {COMPUTE_VERSION}"}
         return _http(method, f"{self.compute}{path}", body, headers)
 
     def placement_call(self, path: str) -> tuple[int, Any]:
@@ -468,9 +495,13 @@ class Cloud:
         return _http(method, f"{self.baremetal}/v1{path}", body, headers)
 
     def log_tail(self, *names: str) -> str:
-        """The last lines of these services' logs (every service's when none is named)."""
-        chosen = names or tuple(self.services)
-        return "\n".join(self.services[name].tail() for name in chosen if name in self.services)
+        """The last lines of these services' logs (every service's when none is named;
+        ``ironic``: Ironic's)."""
+        chosen = names or (*self.services, "ironic")
+        tails = [self.services[name].tail() for name in chosen if name in self.services]
+        if "ironic" in chosen and self.ironic_log is not None:
+            tails.append(_file_tail(self.ironic_log))
+        return "\n".join(tails)
 
     # -- nodes
 
@@ -602,8 +633,9 @@ class Cloud:
             raise RuntimeError(f"POST /flavors/{flavor}/os-extra_specs: {status} {body}")
         return flavor
 
-    def boot(self, name: str, flavor: str) -> str:
-        """Create a server of this flavor from the cloud's image, with no network; its id."""
+    def boot(self, name: str, flavor: str, *, token: str = TOKEN) -> str:
+        """Create a server of this flavor from the cloud's image, with no network, as
+        ``token`` (``user:project``); its id."""
         body = {
             "server": {
                 "name": name,
@@ -612,7 +644,7 @@ class Cloud:
                 "networks": "none",
             }
         }
-        status, answer = self.nova("POST", "/servers", body)
+        status, answer = self.nova("POST", "/servers", body, token=token)
         if status != 202:
             raise RuntimeError(f"POST /servers {name}: {status} {answer}")
         return str(answer["server"]["id"])
@@ -626,7 +658,7 @@ class Cloud:
 
         def settled() -> bool:
             for status in ("ACTIVE", "ERROR"):
-                code, body = self.nova("GET", f"/servers?status={status}&limit=1000")
+                code, body = self.nova("GET", f"/servers?status={status}&all_tenants=1&limit=1000")
                 if code != 200:
                     raise RuntimeError(f"GET /servers?status={status}: {code} {body}")
                 for found in body["servers"]:
@@ -677,11 +709,14 @@ class Cloud:
         groups: dict[str, int | None] = {
             name: service.process.pid for name, service in self.services.items()
         }
-        for name, url in (
+        listeners = [
             ("ironic", self.baremetal),
             ("placement", self.placement),
             ("glance", self.image),
-        ):
+        ]
+        if self.network is not None:
+            listeners.append(("neutron", self.network))
+        for name, url in listeners:
             groups[name] = _listener_group(int(url.rsplit(":", 1)[1].split("/")[0]))
         return {
             name: _group_rss_kib(group) / 1024
@@ -757,14 +792,21 @@ def _prepare_nova(
 
 
 @contextmanager
-def running_cloud(*, update_interval: int = 3) -> Iterator[Cloud]:
+def running_cloud(
+    *, update_interval: int = 3, agent_inspection: bool = False, neutron: bool = False
+) -> Iterator[Cloud]:
     """Start the small cloud (see the module's docstring) on free loopback ports; stop every
     process and remove the vhost, the databases and the state folder when the block ends.
-    ``update_interval``: how often nova-compute reports Ironic's nodes (seconds)."""
+    ``update_interval``: how often nova-compute reports Ironic's nodes (seconds);
+    ``agent_inspection``: Ironic takes in-band inspection data
+    (``ironic_api.inspect_with_inventory``); ``neutron``: the real Neutron 29 runs too
+    (tests/support/neutron_api.py), which Nova needs to delete a server and to show one."""
     started = time.monotonic()
     nova_home = nova_api.venv()
     pylib = nova_pylib()
     glance_api.venv()
+    if neutron:
+        neutron_api.venv()
 
     def note(what: str) -> None:
         print(f"[{time.monotonic() - started:5.1f}s] {what}", file=sys.stderr, flush=True)
@@ -783,14 +825,19 @@ def running_cloud(*, update_interval: int = 3) -> Iterator[Cloud]:
         note("message queue vhost and PostgreSQL databases made")
         pool = stack.enter_context(ThreadPoolExecutor(max_workers=4))
         nova_db: Future[None] = pool.submit(_prepare_nova, state, python, nova_env, dbs, transport)
-        ironic_url, placement, glance = _enter_together(
-            stack,
-            pool,
-            ironic_api.running_ironic(),
+        managers: list[AbstractContextManager[Any]] = [
+            ironic_api.running_ironic(agent_inspection=agent_inspection),
             placement_api.running_placement(workers=1, threads=1),
             glance_api.running_glance(),
-        )
+        ]
+        if neutron:
+            managers.append(neutron_api.running_neutron())
+        ironic_url, placement, glance, *network = _enter_together(stack, pool, *managers)
         note(f"ironic up on {ironic_url}, placement on {placement.url}, glance on {glance}")
+        neutron_section = ""
+        if network:
+            neutron_section = NEUTRON_SECTION.format(neutron=network[0].url)
+            note(f"neutron up on {network[0].url}")
         image_id = glance_api.upload_image(glance, "flavorsmith-tiny")
         nova_db.result()
         note(f"image {image_id} uploaded; nova databases and cells made")
@@ -809,6 +856,7 @@ def running_cloud(*, update_interval: int = 3) -> Iterator[Cloud]:
                 placement=placement.url,
                 ironic=ironic_url,
                 glance=glance,
+                neutron_section=neutron_section,
             )
         )
         (state / "nova-api.conf").write_text(NOVA_API_CONF)
@@ -830,6 +878,8 @@ def running_cloud(*, update_interval: int = 3) -> Iterator[Cloud]:
             .set(drivername=make_url(PG_ADMIN_URL).drivername)
             .render_as_string(hide_password=False),
             placement_state=placement.state,
+            ironic_log=_ironic_log(ironic_url),
+            network=network[0].url if network else None,
         )
         _write_clouds_yaml(cloud)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from flavorsmith.catalog.model import Flavor
 from flavorsmith.ironic.deploy_templates import Template
-from flavorsmith.ironic.driver_steps import DriverStep, catalogue
+from flavorsmith.ironic.driver_steps import SKIPS_UNKNOWN_STEPS, DriverStep, catalogue
 from flavorsmith.resource_classes import placement_name
 
 # When priorities tie, Ironic runs the step of the higher-ranked interface first.
@@ -54,6 +54,7 @@ class StepOrder:
     steps: list[OrderedStep] = field(default_factory=list)
     templates: list[TemplateDecision] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # template steps Ironic leaves out
 
     @property
     def valid(self) -> bool:
@@ -109,6 +110,13 @@ def order_steps(
                 # A driver we ship no catalogue for: nothing to check the step against.
                 chosen[step.key] = OrderedStep(
                     step.interface, step.step, step.priority, step.args, template.name
+                )
+                continue
+            if driver_step is None and driver in SKIPS_UNKNOWN_STEPS:
+                result.skipped.append(
+                    f"deploy step {label} requested by deploy template {template.name} is "
+                    f"skipped: driver {driver} has no such deploy step, and its deploy (no "
+                    "agent) never checks the templates' steps in full"
                 )
                 continue
             if driver_step is None:
@@ -179,9 +187,10 @@ def deploy_plan(
 ) -> dict[str, Any]:
     """What provisioning ``node`` (its uuid, name, driver, resource_class, instance_info)
     would run: the ordered steps and where each comes from, why each deploy template was or
-    was not applied, and what Ironic (or Nova) would refuse (``errors``; empty when it would
-    deploy). With ``flavor``, its required traits are the instance traits, as Nova's ironic
-    driver sets them; otherwise the node's ``instance_info.traits``.
+    was not applied, what Ironic (or Nova) would refuse (``errors``; empty when it would
+    deploy) and the template steps Ironic would leave out (``skipped``). With ``flavor``, its
+    required traits are the instance traits, as Nova's ironic driver sets them; otherwise the
+    node's ``instance_info.traits``.
     ``flavorsmith deploy plan`` prints it; the dashboard's flavor page shows it."""
     if flavor is not None:
         instance_traits = sorted(flavor.required_traits)
@@ -217,4 +226,5 @@ def deploy_plan(
             for d in result.templates
         ],
         "errors": errors,
+        "skipped": list(result.skipped),
     }

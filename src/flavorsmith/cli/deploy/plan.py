@@ -154,5 +154,7 @@ def _print(report: dict[str, Any], fmt: Format) -> None:
             ),
             nl=False,
         )
+    for skipped in report["skipped"]:
+        typer.echo(f"note: {skipped}", err=True)
     for error in report["errors"]:
         typer.echo(f"error: {error}", err=True)
