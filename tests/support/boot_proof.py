@@ -89,6 +89,8 @@ AVAILABLE_OTHERWISE = 4
 ACTIVE_PER_CLASS = 3
 OTHER_STATES_PER_CLASS = 2
 WAIT = 180.0
+# How many times a predicted boot that failed to build (not NoValidHost) is tried again.
+BUILD_RETRIES = 2
 
 
 @dataclass(frozen=True)
@@ -601,7 +603,9 @@ class Proof:
         predicted = int(self._capacity()[flavor]["available_nodes"])
         matching = self.matching[flavor]
         names = [f"{flavor}-{index}" for index in range(predicted)]
-        outcomes = boot_all(self.cloud, flavor_id, names, token)
+        outcomes = self._again_if_build_failed(
+            flavor, flavor_id, token, boot_all(self.cloud, flavor_id, names, token)
+        )
         extra = boot_all(self.cloud, flavor_id, [f"{flavor}-next"], token)
         outcomes.update(extra)
         self.servers += list(outcomes)
@@ -654,6 +658,56 @@ class Proof:
         self.report.flavors.append(result)
         self.say(result.line() + f"  ({result.seconds:.0f}s)")
         return result
+
+    def _again_if_build_failed(
+        self, flavor: str, flavor_id: str, token: str, outcomes: dict[str, Outcome]
+    ) -> dict[str, Outcome]:
+        """A predicted boot that failed to build (ERROR, but not NoValidHost: the scheduler
+        chose a node and the deploy failed there, as on a busy machine it rarely does) is
+        deleted and booted again once its node is free, at most BUILD_RETRIES times, each time
+        said in the report's notes with the fault. A boot that found no valid host is never
+        tried again: that is a disagreement with the prediction, and the proof reports it."""
+        for attempt in range(1, BUILD_RETRIES + 1):
+            failed = {
+                server: outcome
+                for server, outcome in outcomes.items()
+                if outcome.status != "ACTIVE" and not _is_no_valid_host(outcome)
+            }
+            if not failed:
+                break
+            faults = sorted({str(outcome.fault) for outcome in failed.values()})
+            self.report.notes.append(
+                f"{flavor}: {len(failed)} boot(s) failed to build (not NoValidHost) and were"
+                f" tried again (attempt {attempt}): {'; '.join(faults)}"
+            )
+            self.say(self.report.notes[-1])
+            delete_servers(self.cloud, failed)
+            for server in failed:
+                del outcomes[server]
+            self._wait_until_free(flavor)
+            again = [f"{flavor}-again{attempt}-{index}" for index in range(len(failed))]
+            outcomes.update(boot_all(self.cloud, flavor_id, again, token))
+        return outcomes
+
+    def _wait_until_free(self, flavor: str) -> None:
+        """Until each of the flavor's nodes that was available and holds no server is
+        available again in Ironic (a failed deploy is torn down and cleaned first) and
+        nova-compute has reported it so."""
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            now = ironic_nodes(self.cloud)
+            busy = [
+                name
+                for name in self.matching[flavor]
+                if self.before.get(name, {}).get("provision_state") == "available"
+                and not self.before.get(name, {}).get("maintenance")
+                and now.get(name, {}).get("instance_uuid") is None
+                and now.get(name, {}).get("provision_state") != "available"
+            ]
+            if not busy:
+                break
+            time.sleep(1)
+        wait_for_report(self.cloud)
 
     def _check_allocation(self, flavor: str, server: str, node: str) -> None:
         """The server's allocation in Placement: one unit of the node's resource class on the
