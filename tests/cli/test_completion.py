@@ -116,6 +116,13 @@ def test_typer_spelling_of_the_instruction_and_commands() -> None:
     assert result.stdout.splitlines() == ["sync"]
 
 
+def test_the_service_flavor_file_groups_and_their_verbs() -> None:
+    assert suggestions("flavorsmith load") == ["load-balancer-flavor"]
+    assert suggestions("flavorsmith netw") == ["network-flavor"]
+    for group in ("load-balancer-flavor", "network-flavor"):
+        assert suggestions(f"flavorsmith {group} ") == ["validate", "add", "list", "show", "delete"]
+
+
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_completion_prints_the_script_of_each_shell(cli: Invoke, shell: str) -> None:
     result = cli("completion", shell)

@@ -46,6 +46,14 @@ def test_flavor_list_fits_80_columns() -> None:
     assert max(len(line) for line in run.stdout.splitlines()) == 80
 
 
+@pytest.mark.parametrize("kind", ["load-balancer-flavor", "network-flavor"])
+def test_the_service_flavor_files_list_fits_80_columns(kind: str) -> None:
+    """The flavor data wraps after "=" and ".", the descriptions at spaces; names stay whole."""
+    run = in_terminal(kind, "list", "--repo", str(EXAMPLES))
+    assert (run.exit_code, run.stderr, run.stdout) == (0, "", expected(f"{kind}-list.txt"))
+    assert max(len(line) for line in run.stdout.splitlines()) == 80
+
+
 def test_a_table_that_cannot_fit_says_so_once() -> None:
     """The device types' names (26 characters) and five columns of at least 8 cannot fit 80:
     the table is printed at its narrowest, names whole, and stderr says so."""

@@ -190,6 +190,14 @@ _COMMANDS: dict[str, _Register] = {
         "Manage deploy templates (hardware/deploy-templates/).",
     ),
     "runbook": _group("runbook", "group"),
+    "load-balancer-flavor": _definitions(
+        "LOAD_BALANCER_FLAVOR",
+        "Manage load-balancer flavor profiles and their flavors (hardware/load-balancer-flavors/).",
+    ),
+    "network-flavor": _definitions(
+        "NETWORK_FLAVOR",
+        "Manage network flavors and their service profiles (hardware/network-flavors/).",
+    ),
     "trait": _group("trait_list", "group"),
     "deploy": _group("deploy", "group"),
     "provider": _group("providers", "provider_group"),
@@ -244,6 +252,12 @@ _SUMMARIES: dict[str, str] = {
     "trait-rule": "Manage trait rules for inspection data (hardware/trait-rules/).",
     "deploy-template": "Manage deploy templates (hardware/deploy-templates/).",
     "runbook": "Manage runbooks (hardware/runbooks/) and plan which of them a node may run.",
+    "load-balancer-flavor": (
+        "Manage load-balancer flavor profiles and their flavors (hardware/load-balancer-flavors/)."
+    ),
+    "network-flavor": (
+        "Manage network flavors and their service profiles (hardware/network-flavors/)."
+    ),
     "trait": "List the traits the catalog uses.",
     "deploy": "Plan a provisioning: its deploy steps and deploy templates.",
     "provider": (

@@ -1,4 +1,5 @@
-"""The definition verbs (validate, add, list, show, delete), shared by flavor and device-type."""
+"""The definition verbs (validate, add, list, show, delete), shared by the catalog kinds'
+groups."""
 
 from __future__ import annotations
 

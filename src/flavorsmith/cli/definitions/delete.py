@@ -1,6 +1,7 @@
 """``<kind> delete NAME``: remove the file and its kustomization entry."""
 
-from __future__ import annotations
+# Annotations stay evaluated when a command is made (no ``from __future__ import
+# annotations``): NAME's help is the kind's, which only register's scope holds.
 
 from typing import Annotated
 
@@ -9,7 +10,7 @@ import typer
 from flavorsmith.catalog import edit
 from flavorsmith.catalog.kinds import Kind
 from flavorsmith.catalog.load import display_path
-from flavorsmith.cli.definitions.examples import example, sample
+from flavorsmith.cli.definitions.examples import example, name_help, sample
 from flavorsmith.cli.exit_codes import ExitCode
 from flavorsmith.cli.help_example import with_example
 from flavorsmith.cli.options import RepoOption, repository
@@ -18,9 +19,7 @@ from flavorsmith.cli.options import RepoOption, repository
 def register(app: typer.Typer, kind: Kind) -> None:
     @app.command("delete")
     def delete(
-        name: Annotated[
-            str, typer.Argument(metavar="NAME", help="Flavor name, or device-type name.")
-        ],
+        name: Annotated[str, typer.Argument(metavar="NAME", help=name_help(kind))],
         repo: RepoOption = None,
         force: Annotated[
             bool,

@@ -14,7 +14,21 @@ _SAMPLES = {
     "extra-spec": "scheduling",
     "deploy-template": "CUSTOM_BM_CONFIG_BIOS_VMX_ON",
     "runbook": "firmware-update",
+    "load-balancer-flavor": "amphora-single",
+    "network-flavor": "router.standard",
 }
+
+# What NAME is, where it is not simply the definition's name.
+_NAMES = {
+    "device-type": "Device-type name (its slug), or 'manufacturer model'.",
+    "extra-spec": "The validator file's namespace.",
+    "load-balancer-flavor": "The flavor profile's name (not the name of a flavor on it).",
+}
+
+
+def name_help(kind: Kind) -> str:
+    """The help of the NAME that show and delete take."""
+    return _NAMES.get(kind.name, f"The {kind.name.replace('-', ' ')}'s name.")
 
 
 def example(kind: Kind, verb: str, args: str = "") -> str:

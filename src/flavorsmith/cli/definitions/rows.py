@@ -1,4 +1,4 @@
-"""How flavors and device types appear in list and show output."""
+"""How each kind of catalog file appears in list and show output."""
 
 from __future__ import annotations
 
@@ -28,6 +28,9 @@ TRAIT_RULE_COLUMNS = ("name", "prefix", "rules", "traits")
 EXTRA_SPEC_COLUMNS = ("name", "validators", "keys")
 DEPLOY_TEMPLATE_COLUMNS = ("name", "steps", "description")
 RUNBOOK_COLUMNS = ("name", "traits", "steps", "description")
+LOAD_BALANCER_FLAVOR_COLUMNS = ("name", "provider", "flavor_data", "flavors")
+# As ``openstack network flavor list`` shows them; a flavor's service profiles are in its show.
+NETWORK_FLAVOR_COLUMNS = ("name", "enabled", "service_type", "description")
 
 
 def columns(kind_name: str) -> tuple[str, ...]:
@@ -37,6 +40,8 @@ def columns(kind_name: str) -> tuple[str, ...]:
         "extra-spec": EXTRA_SPEC_COLUMNS,
         "deploy-template": DEPLOY_TEMPLATE_COLUMNS,
         "runbook": RUNBOOK_COLUMNS,
+        "load-balancer-flavor": LOAD_BALANCER_FLAVOR_COLUMNS,
+        "network-flavor": NETWORK_FLAVOR_COLUMNS,
     }.get(kind_name, DEVICE_TYPE_COLUMNS)
 
 
@@ -90,9 +95,8 @@ def row(model: Definition) -> dict[str, Any]:
     if isinstance(model, NetworkFlavorDef):
         return {
             "name": model.name,
-            "service_type": model.service_type,
             "enabled": model.enabled,
-            "drivers": [p.driver for p in model.service_profiles],
+            "service_type": model.service_type,
             "description": model.description,
         }
     if isinstance(model, Flavor):
@@ -177,6 +181,17 @@ def show_table(record: dict[str, Any]) -> dict[str, Any]:
         elif key == "nova_flavor" and isinstance(value, dict):
             for sub, sub_value in value.items():
                 out[f"nova_flavor.{sub}"] = sub_value
+        elif key == "flavors" and value and all(isinstance(f, dict) for f in value):
+            out[key] = [_described(f["name"], f["enabled"], f["description"]) for f in value]
+        elif key == "service_profiles":
+            out[key] = [
+                _described(
+                    p["driver"] + (f" (metainfo {p['metainfo']!r})" if p["metainfo"] else ""),
+                    p["enabled"],
+                    p["description"],
+                )
+                for p in value
+            ]
         elif key == "resource_classes":
             out[key] = [
                 f"{rc['name']} ({rc['placement_name']}): {rc['cpu']}, {rc['memory_mb']} MB, "
@@ -238,4 +253,43 @@ def runbook_record(runbook: RunbookDef) -> dict[str, Any]:
         "owner": runbook.owner,
         "extra": runbook.extra,
         "file": runbook.doc.display if runbook.doc else None,
+    }
+
+
+def _described(name: str, enabled: bool, description: str | None) -> str:
+    """``NAME (disabled): DESCRIPTION``, each part only when it says something."""
+    shown = name if enabled else f"{name} (disabled)"
+    return f"{shown}: {description}" if description else shown
+
+
+def load_balancer_flavor_record(
+    profile: LoadBalancerProfileDef, catalog: Catalog
+) -> dict[str, Any]:
+    provider = next(
+        (p for p in catalog.load_balancer_providers if p.provider == profile.provider), None
+    )
+    return {
+        "name": profile.name,
+        "octavia_name": profile.octavia_name,
+        "provider": profile.provider,
+        # What the flavor data may hold, as the provider's saved capabilities say (none when
+        # it is not enabled: validate says so).
+        "provider_capabilities": list(provider.capability_names) if provider else None,
+        "flavor_data": dict(profile.flavor_data),
+        "flavors": [
+            {"name": f.name, "description": f.description, "enabled": f.enabled}
+            for f in profile.flavors
+        ],
+        "file": profile.doc.display if profile.doc else None,
+    }
+
+
+def network_flavor_record(flavor: NetworkFlavorDef) -> dict[str, Any]:
+    return {
+        "name": flavor.name,
+        "description": flavor.description,
+        "service_type": flavor.service_type,
+        "enabled": flavor.enabled,
+        "service_profiles": [p.as_dict() for p in flavor.service_profiles],
+        "file": flavor.doc.display if flavor.doc else None,
     }

@@ -1,6 +1,7 @@
 """``<kind> show NAME``: one definition in full; a flavor also shows its derived Nova flavor."""
 
-from __future__ import annotations
+# Annotations stay evaluated when a command is made (no ``from __future__ import
+# annotations``): NAME's help is the kind's, which only register's scope holds.
 
 from typing import Annotated
 
@@ -12,15 +13,19 @@ from flavorsmith.catalog.model import (
     DeviceType,
     ExtraSpecSet,
     Flavor,
+    LoadBalancerProfileDef,
+    NetworkFlavorDef,
     RunbookDef,
     TraitRuleSet,
 )
-from flavorsmith.cli.definitions.examples import example, sample
+from flavorsmith.cli.definitions.examples import example, name_help, sample
 from flavorsmith.cli.definitions.rows import (
     deploy_template_record,
     device_type_record,
     extra_spec_record,
     flavor_record,
+    load_balancer_flavor_record,
+    network_flavor_record,
     runbook_record,
     show_table,
     trait_rule_record,
@@ -42,9 +47,7 @@ def register(app: typer.Typer, kind: Kind) -> None:
     @app.command("show")
     @table_options(prefix=True)
     def show(
-        name: Annotated[
-            str, typer.Argument(metavar="NAME", help="Flavor name, or device-type name.")
-        ],
+        name: Annotated[str, typer.Argument(metavar="NAME", help=name_help(kind))],
         repo: RepoOption = None,
         fmt: FormatOption = Format.TABLE,
         column: ColumnOption = None,
@@ -69,6 +72,10 @@ def register(app: typer.Typer, kind: Kind) -> None:
             record = deploy_template_record(loaded.model, catalog)
         elif isinstance(loaded.model, RunbookDef):
             record = runbook_record(loaded.model)
+        elif isinstance(loaded.model, LoadBalancerProfileDef):
+            record = load_balancer_flavor_record(loaded.model, catalog)
+        elif isinstance(loaded.model, NetworkFlavorDef):
+            record = network_flavor_record(loaded.model)
         else:
             assert isinstance(loaded.model, DeviceType)
             record = device_type_record(loaded.model, list(catalog.flavors))
