@@ -130,7 +130,7 @@ def _install(home: Path) -> None:
     install_venv(
         home,
         what=f"Ironic {VERSION}",
-        packages=(f"ironic=={VERSION}"),
+        packages=(f"ironic=={VERSION}",),
         constraints=CONSTRAINTS,
         key=_install_key(),
     )

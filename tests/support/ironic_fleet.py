@@ -32,7 +32,9 @@ class IronicHttp:
 
     def __init__(self, url: str) -> None:
         parts = urlsplit(url)
-        self.connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        self.connection = http.client.HTTPConnection(
+            parts.hostname or "127.0.0.1", parts.port, timeout=30
+        )
         self.requests = 0
 
     def call(self, method: str, path: str, body: Any = None) -> Any:

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import openstack.connection
+from openstack.identity.v3._proxy import Proxy as IdentityV3
 
 from tests.support.cache import CACHE, cached_install
 from tests.support.service import answers, free_port, install_venv, log_tail, stop, tail
@@ -218,11 +219,12 @@ def populate(keystone: Keystone) -> None:
     """The projects, users and role assignments listed in PEOPLE."""
     conn = keystone.admin()
     identity = conn.identity
+    assert isinstance(identity, IdentityV3), identity  # Keystone 30 serves only v3
     roles = {role.name: role.id for role in identity.roles()}
     for name in PROJECTS:
         project = identity.create_project(name=name, domain_id="default")
         keystone.projects[name] = project.id
-    keystone.projects["admin"] = identity.find_project("admin", domain_id="default").id
+    keystone.projects["admin"] = identity.find_project("admin", False, domain_id="default").id
     for user_name, project_name, role in PEOPLE:
         user = identity.create_user(name=user_name, password=PASSWORD, domain_id="default")
         keystone.users[user_name] = user.id
@@ -232,7 +234,7 @@ def populate(keystone: Keystone) -> None:
             identity.assign_project_role_to_user(
                 keystone.projects[project_name], user.id, roles[role]
             )
-    keystone.users["admin"] = identity.find_user("admin", domain_id="default").id
+    keystone.users["admin"] = identity.find_user("admin", False, domain_id="default").id
     conn.close()
 
 

@@ -172,10 +172,10 @@ class MySql:
                 MYSQL_HELP.format(url=MYSQL_URL, error=f"cannot run {tool}: {error}")
             ) from error
         if result.returncode != 0:
-            error = result.stderr.decode(errors="replace").strip()
-            if "Can't connect" in error or "Access denied" in error:
-                raise RuntimeError(MYSQL_HELP.format(url=MYSQL_URL, error=error[:200]))
-            raise RuntimeError(f"{tool} {' '.join(args)} failed: {error[:400]}")
+            said = result.stderr.decode(errors="replace").strip()
+            if "Can't connect" in said or "Access denied" in said:
+                raise RuntimeError(MYSQL_HELP.format(url=MYSQL_URL, error=said[:200]))
+            raise RuntimeError(f"{tool} {' '.join(args)} failed: {said[:400]}")
         return result.stdout.decode(errors="replace")
 
     def create(self, name: str) -> None:

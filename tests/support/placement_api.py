@@ -280,7 +280,9 @@ class PlacementHttp:
 
     def __init__(self, url: str, *, version: str = SEED_VERSION, token: str = TOKEN) -> None:
         parts = urlsplit(url)
-        self.connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+        self.connection = http.client.HTTPConnection(
+            parts.hostname or "127.0.0.1", parts.port, timeout=60
+        )
         self.headers = {
             "Content-Type": "application/json",
             "Accept": "application/json",

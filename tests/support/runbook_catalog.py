@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import yaml
+import yaml  # type: ignore[import-untyped]
 
 from tests.conftest import EXAMPLES
 

@@ -69,7 +69,7 @@ def install_venv(
     home: Path,
     *,
     what: str,
-    packages: Sequence[str],
+    packages: tuple[str, ...],
     constraints: Path,
     key: str,
     after: Callable[[Path], None] | None = None,
@@ -78,6 +78,8 @@ def install_venv(
     ``constraints``), run ``after(home)`` (a schema to build, say), then write the cache's
     marker naming ``key`` and the seconds each part took. ``what`` names the service in
     errors and in the line that says it was installed."""
+    if isinstance(packages, str):  # a str is a Sequence[str] too: pip would get one letter each
+        raise TypeError(f"packages must be a sequence of requirements, not the str {packages!r}")
     shutil.rmtree(home, ignore_errors=True)
     started = time.monotonic()
     install = [

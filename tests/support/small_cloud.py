@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 import openstack.connection
+from openstack.baremetal.v1.node import Node
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
@@ -518,7 +519,7 @@ class Cloud:
         state as unavailable, and one powered off would be stopped by Nova after the boot).
         Returns their uuids."""
         baremetal = self.connection().baremetal
-        made = []
+        made: list[Node] = []
         for name in names:
             node = baremetal.create_node(
                 name=name,
@@ -532,7 +533,8 @@ class Cloud:
         for target, state in (("manage", "manageable"), ("provide", "available")):
             for node in made:
                 baremetal.set_node_provision_state(node, target)
-            baremetal.wait_for_nodes_provision_state(made, state, timeout=120)
+            waiting: list[str | Node] = list(made)  # the SDK's parameter is invariant
+            baremetal.wait_for_nodes_provision_state(waiting, state, timeout=120)
         for node in made:
             baremetal.set_node_power_state(node, "power on")
         for node in made:
