@@ -219,6 +219,8 @@ def test_every_example_file_takes_the_fast_reader_and_reads_alike() -> None:
         "a: [1, 2\n",
         "a: b: c\n",
         "a:\n  b: 1\n c: 2\n",
+        ">\n#",  # a block scalar as the document: "#" is its text to ruamel, a comment to libyaml
+        "|\n\n#x\n",
     ],
 )
 def test_tricky_text_reads_alike(text: str) -> None:

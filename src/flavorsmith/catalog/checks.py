@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol, TypeVar
 
 from flavorsmith import traits
 from flavorsmith.catalog import trait_names
@@ -31,6 +32,32 @@ def _where(doc: Document | None, path: list[str | int]) -> str:
     if doc is None:
         return "elsewhere"
     return f"{doc.display}:{doc.position(path)[0]}"
+
+
+class _InFile(Protocol):
+    """A definition read from a catalog file (``doc``: the file, None when built in code)."""
+
+    @property
+    def doc(self) -> Document | None: ...
+
+
+D = TypeVar("D", bound=_InFile)
+
+
+def _first_of_each(
+    items: Iterable[D], key: Callable[[D], str], at: str, said: Callable[[str, str], str]
+) -> tuple[dict[str, D], list[Diagnostic]]:
+    """The first definition of each ``key`` and a ``duplicate-name`` error at field ``at`` of
+    every later one; ``said(name, where_first)`` words it (what keeps one of each, and where)."""
+    first: dict[str, D] = {}
+    out: list[Diagnostic] = []
+    for item in items:
+        name = key(item)
+        earlier = first.setdefault(name, item)
+        if earlier is not item and item.doc is not None:
+            where = _where(earlier.doc, [at])
+            out.append(item.doc.diagnostic([at], said(name, where), code="duplicate-name"))
+    return first, out
 
 
 def across_files(
@@ -312,21 +339,15 @@ def check_deploy_templates(
     flavors: Sequence[Flavor], templates: Sequence[DeployTemplateDef]
 ) -> list[Diagnostic]:
     """Templates against each other and against the flavors that request them."""
-    out: list[Diagnostic] = []
-    by_name: dict[str, DeployTemplateDef] = {}
-    for template in templates:
-        first = by_name.get(template.name)
-        if first is not None and template.doc is not None:
-            out.append(
-                template.doc.diagnostic(
-                    ["name"],
-                    f"deploy template {template.name} is already defined at "
-                    f"{_where(first.doc, ['name'])}: Ironic keeps one template per trait",
-                    code="duplicate-name",
-                )
-            )
-            continue
-        by_name[template.name] = template
+    by_name, out = _first_of_each(
+        templates,
+        lambda template: template.name,
+        "name",
+        lambda name, where: (
+            f"deploy template {name} is already defined at {where}: "
+            "Ironic keeps one template per trait"
+        ),
+    )
     requested: set[str] = set()
     for flavor in flavors:
         owners: dict[tuple[str, str], str] = {}
@@ -376,19 +397,14 @@ def check_deploy_templates(
 
 def check_runbooks(runbooks: Sequence[RunbookDef]) -> list[Diagnostic]:
     """Each runbook name once (Ironic keeps one runbook per name)."""
-    out: list[Diagnostic] = []
-    by_name: dict[str, RunbookDef] = {}
-    for runbook in runbooks:
-        first = by_name.setdefault(runbook.name, runbook)
-        if first is not runbook and runbook.doc is not None:
-            out.append(
-                runbook.doc.diagnostic(
-                    ["name"],
-                    f"runbook {runbook.name} is already defined at "
-                    f"{_where(first.doc, ['name'])}: Ironic keeps one runbook per name",
-                    code="duplicate-name",
-                )
-            )
+    _first, out = _first_of_each(
+        runbooks,
+        lambda runbook: runbook.name,
+        "name",
+        lambda name, where: (
+            f"runbook {name} is already defined at {where}: Ironic keeps one runbook per name"
+        ),
+    )
     return out
 
 
@@ -401,36 +417,25 @@ def check_load_balancer(
     """Each provider's capabilities saved once; each profile's provider enabled (it has a
     capabilities file) and its flavor data only that provider's capabilities; each profile
     and each load-balancer flavor named once across files."""
-    out: list[Diagnostic] = []
-    enabled: dict[str, LoadBalancerProviderDef] = {}
-    for provider in providers:
-        first = enabled.setdefault(provider.provider, provider)
-        if first is not provider and provider.doc is not None:
-            out.append(
-                provider.doc.diagnostic(
-                    ["provider"],
-                    f"the capabilities of provider {provider.provider} are already saved at "
-                    f"{_where(first.doc, ['provider'])}",
-                    code="duplicate-name",
-                )
-            )
+    enabled, out = _first_of_each(
+        providers,
+        lambda provider: provider.provider,
+        "provider",
+        lambda name, where: f"the capabilities of provider {name} are already saved at {where}",
+    )
     names = sorted(enabled)
-    profiles_by_name: dict[str, LoadBalancerProfileDef] = {}
+    _profiles, twice = _first_of_each(
+        profiles,
+        lambda profile: profile.name,
+        "name",
+        lambda name, where: f"load-balancer flavor profile {name} is already defined at {where}",
+    )
+    out += twice
     flavors_at: dict[str, tuple[LoadBalancerProfileDef, int]] = {}
     for profile in profiles:
         doc = profile.doc
         if doc is None:
             continue
-        first_profile = profiles_by_name.setdefault(profile.name, profile)
-        if first_profile is not profile:
-            out.append(
-                doc.diagnostic(
-                    ["name"],
-                    f"load-balancer flavor profile {profile.name} is already defined at "
-                    f"{_where(first_profile.doc, ['name'])}",
-                    code="duplicate-name",
-                )
-            )
         for index, flavor in enumerate(profile.flavors):
             seen = flavors_at.setdefault(flavor.name, (profile, index))
             if seen[0] is not profile:
@@ -477,18 +482,13 @@ def check_load_balancer(
 def check_network_flavors(flavors: Sequence[NetworkFlavorDef]) -> list[Diagnostic]:
     """Each network flavor named once across files: Neutron would hold two flavors of one
     name, and ``openstack router create --flavor NAME`` could not tell them apart."""
-    out: list[Diagnostic] = []
-    by_name: dict[str, NetworkFlavorDef] = {}
-    for flavor in flavors:
-        first = by_name.setdefault(flavor.name, flavor)
-        if first is not flavor and flavor.doc is not None:
-            out.append(
-                flavor.doc.diagnostic(
-                    ["name"],
-                    f"network flavor {flavor.name} is already defined at "
-                    f"{_where(first.doc, ['name'])}: Neutron would hold two flavors of this "
-                    "name, and a router created --flavor NAME could not say which",
-                    code="duplicate-name",
-                )
-            )
+    _first, out = _first_of_each(
+        flavors,
+        lambda flavor: flavor.name,
+        "name",
+        lambda name, where: (
+            f"network flavor {name} is already defined at {where}: Neutron would hold two "
+            "flavors of this name, and a router created --flavor NAME could not say which"
+        ),
+    )
     return out

@@ -123,6 +123,10 @@ def load_nodes(raw: bytes) -> tuple[Any, Any] | None:
         loader.dispose()
     if data is None:
         return None  # empty: the positioned parser says so
+    if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
+        # A block scalar as the whole document: libyaml takes a line "#" at column 0 after it
+        # for a comment, ruamel for its text (">\n#" is "" to one and "#" to the other).
+        return None
     return node, data
 
 
