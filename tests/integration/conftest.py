@@ -11,6 +11,7 @@ from tests.api.conftest import build_app
 from tests.integration.clients import served
 from tests.live import serving
 from tests.support.keystone_api import Keystone, running_keystone
+from tests.support.neutron_api import Neutron, running_neutron, sdk_connection
 from tests.support.octavia_api import Octavia, running_octavia
 
 
@@ -59,3 +60,28 @@ def testing_octavia() -> Iterator[Octavia]:
     project member; shared as ``octavia`` is, on the same terms."""
     with running_octavia(auth="testing") as running:
         yield running
+
+
+@pytest.fixture(scope="session")
+def neutron() -> Iterator[Neutron]:
+    """One real Neutron 29 for the session (``running_neutron()``), shared by the modules that
+    need one, as starting it costs some 15 s; a test that makes routers, flavors or service
+    profiles takes ``clean_neutron``, which leaves it empty of them again."""
+    with running_neutron() as running:
+        yield running
+
+
+@pytest.fixture
+def clean_neutron(neutron: Neutron) -> Iterator[Neutron]:
+    """The session's Neutron, emptied of routers, flavors and service profiles after the test
+    (routers first: a flavor a router uses cannot be deleted)."""
+    yield neutron
+    network = sdk_connection(neutron.url).network
+    for router in network.routers():
+        network.delete_router(router)
+    for flavor in network.flavors():
+        for profile_id in flavor.service_profile_ids or []:
+            network.disassociate_flavor_from_service_profile(flavor, profile_id)
+        network.delete_flavor(flavor)
+    for profile in network.service_profiles():
+        network.delete_service_profile(profile)

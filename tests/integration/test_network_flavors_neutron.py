@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from flavorsmith.sync.kinds import BY_NAME
 from flavorsmith.sync.kinds.network_flavors import SdkNetFlavors
 from tests.conftest import EXAMPLES, Invoke
 from tests.support.catalogs import RULES
-from tests.support.neutron_api import Neutron, running_neutron, sdk_connection
+from tests.support.neutron_api import Neutron, sdk_connection
 
 pytestmark = pytest.mark.slow
 KIND = BY_NAME["network-flavors"]
@@ -30,28 +29,6 @@ FOLDER = "hardware/network-flavors"
 SINGLE_NODE = "neutron.services.l3_router.service_providers.single_node.SingleNodeDriver"
 HA = "neutron.services.l3_router.service_providers.ha.HaDriver"
 DVR = "neutron.services.l3_router.service_providers.dvr.DvrDriver"
-
-
-@pytest.fixture(scope="module")
-def neutron() -> Iterator[Neutron]:
-    with running_neutron() as running:
-        yield running
-
-
-@pytest.fixture
-def clean(neutron: Neutron) -> Iterator[Neutron]:
-    """The module's Neutron, emptied of routers, flavors and profiles after each test."""
-    yield neutron
-    network = sdk_connection(neutron.url).network
-    for router in network.routers():
-        network.delete_router(router)
-    client = target(neutron)
-    for flavor in client.flavors():
-        for profile_id in flavor["service_profiles"]:
-            client.disassociate(flavor["id"], profile_id)
-        client.delete_flavor(flavor["id"])
-    for profile in client.service_profiles():
-        client.delete_service_profile(profile["id"])
 
 
 @pytest.fixture
@@ -82,9 +59,9 @@ def sync(cli: Invoke, neutron: Neutron, root: Path, verb: str, *more: str) -> An
 
 
 def test_two_router_flavors_sync_in_and_a_second_plan_is_empty(
-    clean: Neutron, root: Path, cli: Invoke
+    clean_neutron: Neutron, root: Path, cli: Invoke
 ) -> None:
-    planned = sync(cli, clean, root, "plan")
+    planned = sync(cli, clean_neutron, root, "plan")
     assert planned.exit_code == 0, planned.output
     assert planned.stdout == (
         "+ create network flavor router.ha\n"
@@ -103,11 +80,11 @@ def test_two_router_flavors_sync_in_and_a_second_plan_is_empty(
         ' "Legacy routers, one L3 agent each", "enabled": true}\n'
         "Plan: 2 changes (2 to create).\n"
     )
-    applied = sync(cli, clean, root, "apply")
+    applied = sync(cli, clean_neutron, root, "apply")
     assert applied.exit_code == 0, applied.output
     # Each flavor: made (1), its profile made (1) and associated (1); the observation: 2 lists.
     assert applied.stdout.splitlines()[-1] == "2 changes, 0 failed, 8 API calls"
-    flavors = held(clean)
+    flavors = held(clean_neutron)
     assert sorted(flavors) == ["router.ha", "router.standard"]
     ha = flavors["router.ha"]
     assert (ha["service_type"], ha["enabled"]) == ("L3_ROUTER_NAT", True)
@@ -117,18 +94,18 @@ def test_two_router_flavors_sync_in_and_a_second_plan_is_empty(
         "flavorsmith:router.ha: HA routers, active on one L3 agent and standby on another"
     )
     # A router can be made with each: the flavor's profile names a driver Neutron serves.
-    network = sdk_connection(clean.url).network
+    network = sdk_connection(clean_neutron.url).network
     for name in ("router.ha", "router.standard"):
         router = network.create_router(name=f"uses-{name}", flavor_id=flavors[name]["id"])
         assert router.flavor_id == flavors[name]["id"]
 
-    again = sync(cli, clean, root, "plan")
+    again = sync(cli, clean_neutron, root, "plan")
     assert again.stdout == "No changes. 2 up to date.\n"
 
 
-def test_a_change_shows_a_diff_and_applies(clean: Neutron, root: Path, cli: Invoke) -> None:
-    assert sync(cli, clean, root, "apply").exit_code == 0
-    before = held(clean)["router.standard"]
+def test_a_change_shows_a_diff_and_applies(clean_neutron: Neutron, root: Path, cli: Invoke) -> None:
+    assert sync(cli, clean_neutron, root, "apply").exit_code == 0
+    before = held(clean_neutron)["router.standard"]
     standard = root / FOLDER / "router.standard.yaml"
     standard.write_text(
         standard.read_text()
@@ -137,7 +114,7 @@ def test_a_change_shows_a_diff_and_applies(clean: Neutron, root: Path, cli: Invo
         .replace("Legacy routers, one L3 agent each", "Distributed routers")
         + "enabled: false\n"
     )
-    planned = sync(cli, clean, root, "plan")
+    planned = sync(cli, clean_neutron, root, "plan")
     assert planned.stdout == (
         "~ update network flavor router.standard\n"
         '    ~ description: "A router on one network node; it moves to another if that node'
@@ -151,23 +128,25 @@ def test_a_change_shows_a_diff_and_applies(clean: Neutron, root: Path, cli: Invo
         "Plan: 1 change (1 to update). 1 up to date.\n"
     )
     saved = root / "plan.json"
-    assert sync(cli, clean, root, "plan", "--out", str(saved)).exit_code == 0
+    assert sync(cli, clean_neutron, root, "plan", "--out", str(saved)).exit_code == 0
     reasons = [a["reason"] for a in json.loads(saved.read_text())["actions"]]
     assert reasons[1] == (
         "description changed; enabled changed; service profiles changed (Neutron changes no "
         "profile a flavor uses: a new one is associated, the old one removed)"
     )
     applied = cli(
-        "sync", "apply", str(saved), "--repo", str(root), "--endpoint", clean.url, "--yes"
+        "sync", "apply", str(saved), "--repo", str(root), "--endpoint", clean_neutron.url, "--yes"
     )  # fmt: skip
     assert applied.exit_code == 0, applied.output
-    after = held(clean)["router.standard"]
+    after = held(clean_neutron)["router.standard"]
     assert after["id"] == before["id"]  # changed in place
     assert (after["description"].endswith("for development"), after["enabled"]) == (True, False)
     assert [p["driver"] for p in after["service_profiles"]] == [DVR]
     # The old profile is gone, not only disassociated.
-    assert sorted(p["driver"] for p in target(clean).service_profiles()) == sorted([HA, DVR])
-    assert sync(cli, clean, root, "plan").stdout == "No changes. 2 up to date.\n"
+    assert sorted(p["driver"] for p in target(clean_neutron).service_profiles()) == sorted(
+        [HA, DVR]
+    )
+    assert sync(cli, clean_neutron, root, "plan").stdout == "No changes. 2 up to date.\n"
 
 
 def remove(root: Path, name: str) -> None:
@@ -178,61 +157,63 @@ def remove(root: Path, name: str) -> None:
 
 
 def test_a_removed_flavor_is_deleted_only_with_prune(
-    clean: Neutron, root: Path, cli: Invoke
+    clean_neutron: Neutron, root: Path, cli: Invoke
 ) -> None:
-    assert sync(cli, clean, root, "apply").exit_code == 0
+    assert sync(cli, clean_neutron, root, "apply").exit_code == 0
     remove(root, "router.ha")
-    kept = sync(cli, clean, root, "apply")
+    kept = sync(cli, clean_neutron, root, "apply")
     assert kept.exit_code == 0, kept.output
     assert re.search(r"\| keep +\| flavor router\.ha +\| synced from the catalog", kept.stdout)
-    assert sorted(held(clean)) == ["router.ha", "router.standard"]
+    assert sorted(held(clean_neutron)) == ["router.ha", "router.standard"]
 
-    pruned = sync(cli, clean, root, "apply", "--prune")
+    pruned = sync(cli, clean_neutron, root, "apply", "--prune")
     assert pruned.exit_code == 0, pruned.output
-    assert sorted(held(clean)) == ["router.standard"]
+    assert sorted(held(clean_neutron)) == ["router.standard"]
     # Its profile went with it.
-    assert [p["driver"] for p in target(clean).service_profiles()] == [SINGLE_NODE]
+    assert [p["driver"] for p in target(clean_neutron).service_profiles()] == [SINGLE_NODE]
 
     # Pruning the last one is refused unless allowed: a wrong --repo looks the same.
     remove(root, "router.standard")
-    refused = sync(cli, clean, root, "apply", "--prune")
+    refused = sync(cli, clean_neutron, root, "apply", "--prune")
     assert refused.exit_code != 0
     assert "pruning would delete the only managed network flavor" in refused.stderr
-    assert sorted(held(clean)) == ["router.standard"]
+    assert sorted(held(clean_neutron)) == ["router.standard"]
 
 
 def test_a_flavor_a_router_uses_is_not_deleted_without_force(
-    clean: Neutron, root: Path, cli: Invoke
+    clean_neutron: Neutron, root: Path, cli: Invoke
 ) -> None:
-    assert sync(cli, clean, root, "apply").exit_code == 0
-    used = held(clean)["router.ha"]
-    sdk_connection(clean.url).network.create_router(name="busy", flavor_id=used["id"])
+    assert sync(cli, clean_neutron, root, "apply").exit_code == 0
+    used = held(clean_neutron)["router.ha"]
+    sdk_connection(clean_neutron.url).network.create_router(name="busy", flavor_id=used["id"])
     remove(root, "router.ha")
 
-    planned = sync(cli, clean, root, "plan", "--prune")
+    planned = sync(cli, clean_neutron, root, "plan", "--prune")
     assert "- delete network flavor router.ha (1 router uses it)" in planned.stdout
-    refused = sync(cli, clean, root, "apply", "--prune")
+    refused = sync(cli, clean_neutron, root, "apply", "--prune")
     assert refused.exit_code != 0
     assert (
         "error: refused: the plan deletes or replaces a network flavor in use: flavor router.ha"
         " (1 router); nothing applied. Delete those routers first (Neutron moves no router to"
         " another flavor), or apply anyway with --force"
     ) in refused.stderr
-    assert held(clean)["router.ha"] == used
+    assert held(clean_neutron)["router.ha"] == used
 
     # Forced, Neutron itself refuses, and the flavor keeps its profile.
-    result = run(KIND, Repository(root, RULES), target(clean), prune=True, execute=True, force=True)
+    result = run(
+        KIND, Repository(root, RULES), target(clean_neutron), prune=True, execute=True, force=True
+    )
     assert result.report is not None
     [failed] = result.report.failed
     assert failed.action.subject == "flavor router.ha"
     assert "(FlavorInUse)" in str(failed.error)
-    assert held(clean)["router.ha"] == used
+    assert held(clean_neutron)["router.ha"] == used
 
 
 def test_a_flavor_of_the_catalogs_name_made_by_hand_is_a_conflict(
-    clean: Neutron, root: Path, cli: Invoke
+    clean_neutron: Neutron, root: Path, cli: Invoke
 ) -> None:
-    client = target(clean)
+    client = target(clean_neutron)
     theirs = client.create_flavor(name="router.ha", service_type="L3_ROUTER_NAT")
     profile = client.create_service_profile(driver=HA, description="made by hand")
     client.associate(theirs["id"], profile["id"])
@@ -243,16 +224,16 @@ def test_a_flavor_of_the_catalogs_name_made_by_hand_is_a_conflict(
         ("create", "flavor router.standard"),
     ]
     assert [o.action.subject for o in result.report.failed] == ["flavor router.ha"]
-    flavors = held(clean)
+    flavors = held(clean_neutron)
     assert flavors["router.ha"]["id"] == theirs["id"]  # left alone, not taken over
     assert flavors["router.ha"]["service_profiles"][0]["description"] == "made by hand"
 
 
-def test_an_interrupted_round_is_taken_up_again(clean: Neutron, root: Path) -> None:
+def test_an_interrupted_round_is_taken_up_again(clean_neutron: Neutron, root: Path) -> None:
     """A flavor made but its profile not yet associated (the round stopped between the two):
     the next round takes the flavor and the loose profile back instead of calling the flavor
     someone else's."""
-    client = target(clean)
+    client = target(clean_neutron)
     flavor = client.create_flavor(
         name="router.ha",
         service_type="L3_ROUTER_NAT",
@@ -268,18 +249,18 @@ def test_an_interrupted_round_is_taken_up_again(clean: Neutron, root: Path) -> N
     assert result.report is not None and not result.report.failed
     ha = next(a for a in result.actions if a.subject == "flavor router.ha")
     assert (ha.kind, ha.reuse) == ("update", (loose["id"],))
-    flavors = held(clean)
+    flavors = held(clean_neutron)
     assert flavors["router.ha"]["id"] == flavor["id"]
     assert [p["id"] for p in flavors["router.ha"]["service_profiles"]] == [loose["id"]]
 
 
 def test_a_service_type_neutron_will_not_change_is_a_replace(
-    clean: Neutron, root: Path, cli: Invoke
+    clean_neutron: Neutron, root: Path, cli: Invoke
 ) -> None:
     """A catalog flavor Neutron holds with another service type (made so by hand: the catalog
     allows one type) is deleted and made again, and the plan says why; Neutron itself refuses
     the update."""
-    client = target(clean)
+    client = target(clean_neutron)
     old = client.create_flavor(
         name="router.ha",
         service_type="CORE",
@@ -292,13 +273,13 @@ def test_a_service_type_neutron_will_not_change_is_a_replace(
         "another",
     )
     client.associate(old["id"], profile["id"])
-    planned = sync(cli, clean, root, "plan")
+    planned = sync(cli, clean_neutron, root, "plan")
     assert planned.stdout.startswith(
         "-/+ replace network flavor router.ha (service_type forces replacement; no routers use"
         ' it)\n    ~ service_type: "CORE" → "L3_ROUTER_NAT" (forces replacement)\n'
     ), planned.stdout
     saved = root / "plan.json"
-    assert sync(cli, clean, root, "plan", "--out", str(saved)).exit_code == 0
+    assert sync(cli, clean_neutron, root, "plan", "--out", str(saved)).exit_code == 0
     [replaced] = [a for a in json.loads(saved.read_text())["actions"] if a["action"] == "replace"]
     assert replaced["reason"] == (
         "its service_type changed, which Neutron never changes in place: the flavor is deleted "
@@ -306,22 +287,24 @@ def test_a_service_type_neutron_will_not_change_is_a_replace(
     )
     assert replaced["servers"] == {"count": 0, "scope": "all_projects", "of": "router"}
 
-    applied = sync(cli, clean, root, "apply")
+    applied = sync(cli, clean_neutron, root, "apply")
     assert applied.exit_code == 0, applied.output
-    new = held(clean)["router.ha"]
+    new = held(clean_neutron)["router.ha"]
     assert (new["service_type"], new["id"] != old["id"]) == ("L3_ROUTER_NAT", True)
     assert [p["driver"] for p in new["service_profiles"]] == [HA]
     assert profile["id"] not in {p["id"] for p in client.service_profiles()}  # the old one went
-    assert sync(cli, clean, root, "plan").stdout == "No changes. 2 up to date.\n"
+    assert sync(cli, clean_neutron, root, "plan").stdout == "No changes. 2 up to date.\n"
 
 
-def test_a_driver_neutron_refuses_leaves_no_flavor_behind(clean: Neutron, root: Path) -> None:
+def test_a_driver_neutron_refuses_leaves_no_flavor_behind(
+    clean_neutron: Neutron, root: Path
+) -> None:
     """A profile whose driver Neutron has not configured is refused in Neutron's words; the
     flavor is not made without it, and once the catalog is fixed the profile made before the
     refused one is taken back, not made twice."""
     ha = root / FOLDER / "router.ha.yaml"
     ha.write_text(ha.read_text() + "  - driver: example.routers.NoSuchDriver\n")
-    client = target(clean)
+    client = target(clean_neutron)
     result = run(KIND, Repository(root, RULES), client, prune=False, execute=True)
     assert result.report is not None
     [failed] = result.report.failed
@@ -330,7 +313,7 @@ def test_a_driver_neutron_refuses_leaves_no_flavor_behind(clean: Neutron, root: 
         "POST /service_profiles: 404 Service Profile driver example.routers.NoSuchDriver could "
         "not be found. (ServiceProfileDriverNotFound)"
     )
-    assert sorted(held(clean)) == ["router.standard"]
+    assert sorted(held(clean_neutron)) == ["router.standard"]
     [loose] = [p for p in client.service_profiles() if p["driver"] == HA]
     assert loose["description"].startswith("flavorsmith:router.ha: ")
 
@@ -339,7 +322,7 @@ def test_a_driver_neutron_refuses_leaves_no_flavor_behind(clean: Neutron, root: 
     assert again.report is not None and not again.report.failed
     made = next(a for a in again.actions if a.subject == "flavor router.ha")
     assert (made.kind, made.reuse, made.make) == ("create", (loose["id"],), ())
-    assert [p["id"] for p in held(clean)["router.ha"]["service_profiles"]] == [loose["id"]]
+    assert [p["id"] for p in held(clean_neutron)["router.ha"]["service_profiles"]] == [loose["id"]]
     assert len(client.service_profiles()) == 2
 
 

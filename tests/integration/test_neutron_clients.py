@@ -6,15 +6,13 @@ and the routers that use a flavor, through the same openstacksdk connection a sy
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from flavorsmith.clients import neutron as neutron_client
 from flavorsmith.clients.cloud import connect
 from flavorsmith.clients.neutron import NeutronTarget
 from flavorsmith.errors import TargetError
-from tests.support.neutron_api import Neutron, running_neutron, sdk_connection
+from tests.support.neutron_api import Neutron, sdk_connection
 
 pytestmark = pytest.mark.slow
 
@@ -22,27 +20,10 @@ SINGLE_NODE = "neutron.services.l3_router.service_providers.single_node.SingleNo
 HA = "neutron.services.l3_router.service_providers.ha.HaDriver"
 
 
-@pytest.fixture(scope="module")
-def neutron() -> Iterator[Neutron]:
-    with running_neutron() as running:
-        yield running
-
-
 @pytest.fixture
-def target(neutron: Neutron) -> Iterator[NeutronTarget]:
-    """A client of that Neutron; every flavor, profile and router a test made is gone after
-    it, so the tests of this module share one Neutron."""
-    client = NeutronTarget(connect(None, "network", neutron.url))
-    yield client
-    network = sdk_connection(neutron.url).network
-    for router in network.routers():
-        network.delete_router(router)
-    for flavor in client.flavors():
-        for profile_id in flavor["service_profiles"]:
-            client.disassociate(flavor["id"], profile_id)
-        client.delete_flavor(flavor["id"])
-    for profile in client.service_profiles():
-        client.delete_service_profile(profile["id"])
+def target(clean_neutron: Neutron) -> NeutronTarget:
+    """A client of the session's Neutron (emptied after each test)."""
+    return NeutronTarget(connect(None, "network", clean_neutron.url))
 
 
 def test_the_support_serves_l3_flavors(neutron: Neutron) -> None:
