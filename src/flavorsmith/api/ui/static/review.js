@@ -106,11 +106,10 @@ function leakLine(leak) {
   return leak.summary;
 }
 
+// The service holds no servers, so its review counts none (`flavorsmith review --cloud` asks
+// the real Nova and says how many use each flavor a change deletes or replaces).
 function novaLine(entry) {
-  let line = `${entry.action} ${entry.flavor}: ${entry.reason}`;
-  if (entry.servers === null) line += " (servers using it: not counted)";
-  else if (entry.servers) line += ` (${entry.servers.count ?? "unknown"} servers use it)`;
-  return line;
+  return `${entry.action} ${entry.flavor}: ${entry.reason}`;
 }
 
 function stepNames(steps) {
