@@ -17,7 +17,7 @@ from fastapi import Request
 from flavorsmith import query_values
 from flavorsmith.api.families import Family
 from flavorsmith.errors import Invalid
-from flavorsmith.ironic.nodes import is_uuid
+from flavorsmith.ironic.idents import is_uuid
 from flavorsmith.jsonsafe import excerpt
 
 _ASC_DESC = ("asc", "desc")

@@ -14,14 +14,13 @@ arguments is accepted by POST /baremetal/v1/deploy_templates and refused per nod
 
 from __future__ import annotations
 
-import re
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from flavorsmith import jsonsafe, traits
 from flavorsmith.errors import Invalid
+from flavorsmith.ironic import idents
 from flavorsmith.ironic.driver_steps import DriverStep
 from flavorsmith.ironic.patch import patched
 from flavorsmith.query_values import ascii_int, shown_repr
@@ -77,22 +76,9 @@ def valid_name(name: Any) -> TypeGuard[str]:
 
 # Ironic's logical names (URL-unreserved characters): what a template identifier may be
 # besides a UUID.
-_IDENT_RE = re.compile(r"^[A-Za-z0-9\-._~]{1,255}$")
-
-
 def check_ident(ident: str) -> str:
     """A deploy template identifier in a path: a UUID or a name, else Ironic's 400."""
-    if not (_IDENT_RE.match(ident) or _is_uuid(ident)):
-        raise Invalid(f"Expected UUID or name for template_ident: {ident}")
-    return ident
-
-
-def _is_uuid(value: str) -> bool:
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
+    return idents.check_ident(ident, "template")
 
 
 def check_name(name: Any) -> str:

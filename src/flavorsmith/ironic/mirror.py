@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from flavorsmith.ironic.nodes import SCHEDULING_FIELDS, is_uuid
+from flavorsmith.ironic.idents import is_uuid
+from flavorsmith.ironic.nodes import SCHEDULING_FIELDS
 
 # The stored columns a refresh compares and writes, besides the UUID (the key) and the traits
 # (their own table). Ironic's list is read with exactly these fields plus uuid and traits.

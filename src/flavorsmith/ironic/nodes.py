@@ -15,6 +15,7 @@ from flavorsmith.ironic import node_fields
 from flavorsmith.ironic.deploy_steps import deploy_problem
 from flavorsmith.ironic.deploy_templates import Template
 from flavorsmith.ironic.driver_steps import CATALOGUES
+from flavorsmith.ironic.idents import is_uuid
 from flavorsmith.ironic.patch import patched
 from flavorsmith.resource_classes import IRONIC_MAX_LENGTH
 
@@ -89,16 +90,6 @@ TRAIT_RULE = (
     "a trait is a standard os-traits name, or CUSTOM_ followed by A-Z, 0-9 and _, "
     f"at most {trait_names.MAX_TRAIT_LENGTH} characters"
 )
-
-
-def is_uuid(value: str) -> bool:
-    if isinstance(value, str) and len(value) < 32:
-        return False  # fewer characters than a UUID's 32 hex digits: no parse needed
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
 
 
 def canonical_uuid(value: str) -> str:

@@ -22,6 +22,7 @@ from typing import Any
 from flavorsmith import jsonsafe, traits
 from flavorsmith.did_you_mean import closest
 from flavorsmith.errors import Invalid
+from flavorsmith.ironic import idents
 from flavorsmith.ironic.deploy_templates import TemplateProblem
 from flavorsmith.ironic.patch import patched
 from flavorsmith.query_values import ascii_int
@@ -374,7 +375,6 @@ CREATE_FIELDS = ("uuid", "name", "steps", "disable_ramdisk", "extra", "public", 
 PATCHABLE = ("disable_ramdisk", "extra", "name", "owner", "public", "steps")
 # Ironic 1.112's name: URL-unreserved characters (before 1.112 a name is a trait).
 _NAME_RE = re.compile(r"^[A-Za-z0-9\-._~]+$")
-_IDENT_RE = re.compile(r"^[A-Za-z0-9\-._~]{1,255}$")
 
 
 def _schema_error(message: str) -> Invalid:
@@ -383,17 +383,7 @@ def _schema_error(message: str) -> Invalid:
 
 def check_ident(ident: str) -> str:
     """A runbook identifier in a path: a UUID or a name, else Ironic's 400."""
-    if not (_IDENT_RE.match(ident) or _is_uuid(ident)):
-        raise Invalid(f"Expected UUID or name for runbook_ident: {ident}")
-    return ident
-
-
-def _is_uuid(value: str) -> bool:
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
+    return idents.check_ident(ident, "runbook")
 
 
 def valid_name(name: Any, *, traits_api: bool) -> bool:
@@ -548,7 +538,7 @@ def checked_create(body: Any, *, traits_api: bool) -> dict[str, Any]:
         **_check_optional(body, traits_api=traits_api),
     }
     if sent_uuid is not None:
-        if not _is_uuid(sent_uuid):
+        if not idents.is_uuid(sent_uuid):
             raise Invalid(f"Expected UUID for uuid: {sent_uuid}")
         values["uuid"] = str(uuid.UUID(sent_uuid))  # canonical: it fits its column
     _storable(values)

@@ -16,6 +16,7 @@ from flavorsmith.diagnostics import Diagnostic
 from flavorsmith.errors import FlavorsmithError, Invalid
 from flavorsmith.ironic import nodes as rules
 from flavorsmith.ironic import records
+from flavorsmith.ironic.idents import is_uuid
 from flavorsmith.nodes import service
 from flavorsmith.store import nodes as store
 from flavorsmith.store.node_import import IMPORT_BATCH, IMPORTED, ImportReport, NodeSpec
@@ -314,7 +315,7 @@ def _checked(
             check(values)
         except rules.FieldInvalid as exc:
             raise error(exc.field, exc.message) from None
-    if node_uuid is not None and not (isinstance(node_uuid, str) and rules.is_uuid(node_uuid)):
+    if node_uuid is not None and not (isinstance(node_uuid, str) and is_uuid(node_uuid)):
         raise error("uuid", f"invalid UUID {node_uuid!r}")
     traits: tuple[str, ...] | None = None
     if raw_traits is not None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Conflict, Invalid, NotFound
-from flavorsmith.ironic.nodes import is_uuid
+from flavorsmith.ironic.idents import is_uuid
 from flavorsmith.providers.registry import DriverRegistry
 from flavorsmith.providers.validation import expand, parse_flavor_data, validate
 from flavorsmith.store import service_flavors as store

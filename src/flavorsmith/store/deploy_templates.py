@@ -11,7 +11,7 @@ from sqlalchemy import Connection, delete, insert, select, update
 from flavorsmith.db.models import DeployTemplate
 from flavorsmith.errors import Conflict, NotFound
 from flavorsmith.ironic.deploy_templates import Step, Template
-from flavorsmith.ironic.nodes import is_uuid
+from flavorsmith.ironic.idents import is_uuid
 from flavorsmith.store.generations import bump
 from flavorsmith.store.sql import Duplicate, fetch_all, keyset, unique
 from flavorsmith.store.sql import find as find_row

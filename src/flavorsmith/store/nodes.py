@@ -35,7 +35,7 @@ from sqlalchemy import (
 
 from flavorsmith.db.models import Node, NodeChange, NodeInspection, NodeTrait
 from flavorsmith.errors import Conflict, Invalid, NotFound
-from flavorsmith.ironic import nodes as rules
+from flavorsmith.ironic.idents import is_uuid
 from flavorsmith.ironic.node_fields import INTERFACES
 from flavorsmith.matching.snapshot import NodeInfo, Snapshot, is_provisioned
 from flavorsmith.query_values import MAX_LIMIT
@@ -223,7 +223,7 @@ def find(
 ) -> dict[str, Any]:
     """A node by UUID, or by name where the API version allows names; 404 otherwise.
     ``columns``: only these stored columns (and ``id`` and ``uuid``); None: every column."""
-    if rules.is_uuid(ident):
+    if is_uuid(ident):
         key, value = "uuid", str(uuidlib.UUID(ident))
     elif by_name:
         key, value = "name", ident
@@ -328,7 +328,7 @@ def list_nodes(
 
 def _canonical(ident: str) -> str:
     """A node UUID as stored (lowercase, hyphenated); NotFound for what is not a UUID."""
-    if not rules.is_uuid(ident):
+    if not is_uuid(ident):
         raise NotFound(f"Node {ident} could not be found.")
     return str(uuidlib.UUID(ident))
 

@@ -34,7 +34,7 @@ from flavorsmith.api.schema import JSON_PATCH_BODY, array, obj, string
 from flavorsmith.db.engine import Connection
 from flavorsmith.errors import Invalid, MethodNotAllowed, NotFound
 from flavorsmith.ironic.deploy_templates import apply_patch, check_ident, checked
-from flavorsmith.ironic.nodes import is_uuid
+from flavorsmith.ironic.idents import is_uuid
 from flavorsmith.store import deploy_templates as store
 
 router = APIRouter()

@@ -21,7 +21,7 @@ from flavorsmith.config import DEFAULT_PROVIDERS
 from flavorsmith.db.engine import Engine
 from flavorsmith.diagnostics import Severity
 from flavorsmith.errors import Conflict, FlavorsmithError, NotFound
-from flavorsmith.ironic.nodes import is_uuid
+from flavorsmith.ironic.idents import is_uuid
 from flavorsmith.nodes.index_cache import IndexCache
 from flavorsmith.providers.context import provider_context
 from flavorsmith.providers.driver import ProviderContext
