@@ -48,6 +48,8 @@ def expect(name: str, text: str) -> None:
         ("removed", "runbooks-changed", "runbooks-changed.json"),
         ("runbooks-changed", "load-balancers-changed", "load-balancers-changed.md"),
         ("runbooks-changed", "load-balancers-changed", "load-balancers-changed.json"),
+        ("load-balancers-changed", "network-flavors-changed", "network-flavors-changed.md"),
+        ("load-balancers-changed", "network-flavors-changed", "network-flavors-changed.json"),
     ],
 )
 def test_each_change_s_whole_report(
@@ -269,6 +271,21 @@ def test_the_load_balancer_changes_as_a_table(cli: Invoke, history: Path) -> Non
 def test_a_load_balancer_change_trips_no_gate_but_has_effects(cli: Invoke, history: Path) -> None:
     gates = ("--fail-on", "unschedulable", "--fail-on", "leak", "--fail-on", "error")
     args = ("runbooks-changed", "load-balancers-changed", *gates)
+    status, _ = review(cli, history, *args, "--detailed-exitcode")
+    assert status == 2
+    status, _ = review(cli, history, *args)
+    assert status == 0
+
+
+def test_the_network_flavor_changes_as_a_table(cli: Invoke, history: Path) -> None:
+    status, output = review(cli, history, "load-balancers-changed", "network-flavors-changed")
+    assert status == 0
+    expect("network-flavors-changed.txt", output)
+
+
+def test_a_network_flavor_change_trips_no_gate_but_has_effects(cli: Invoke, history: Path) -> None:
+    gates = ("--fail-on", "unschedulable", "--fail-on", "leak", "--fail-on", "error")
+    args = ("load-balancers-changed", "network-flavors-changed", *gates)
     status, _ = review(cli, history, *args, "--detailed-exitcode")
     assert status == 2
     status, _ = review(cli, history, *args)
