@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -350,3 +351,22 @@ def test_retired_nodes_do_not_lose_a_runbook(cli: Invoke, history: Path) -> None
     assert status == 0
     data = json.loads(output)
     assert data["fleet"]["retired"] and data["runbooks"] == []
+
+
+def _documented(section: str) -> set[str]:
+    """The keys the first table after ``section`` on the review format page names."""
+    text = (Path(__file__).parents[2] / "docs" / "reference" / "review-format.md").read_text()
+    lines = text.split(section, 1)[1].splitlines()
+    rows = itertools.dropwhile(lambda line: not line.startswith("| `"), lines)
+    table = itertools.takewhile(lambda line: line.startswith("|"), rows)
+    return {key for row in table for key in re.findall(r"`([a-z_]+)`", row.split(" | ", 1)[0])}
+
+
+def test_the_review_format_page_names_each_key(cli: Invoke, history: Path) -> None:
+    _, output = review(
+        cli, history, "load-balancers-changed", "network-flavors-changed", "-f", "json"
+    )
+    data = json.loads(output)
+    assert _documented("# Review format") == set(data)
+    (entry, *_) = data["network_flavors"]
+    assert _documented("A network flavor entry:") == set(entry)
