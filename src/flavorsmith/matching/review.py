@@ -22,7 +22,7 @@ import json
 import uuid as uuidlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from flavorsmith.catalog.model import (
     Catalog,
@@ -289,8 +289,8 @@ def load_balancer_changes(
         return changes + mapping_changes(was.flavor_data, now.flavor_data, "flavor_data.")
 
     profiles = [
-        LbProfileDiff(name, status, tuple(changes), remade)
-        for name, status, _, _, changes, remade in by_name(
+        LbProfileDiff(c.name, c.status, c.changes, c.replaced)
+        for c in by_name(
             {p.name: p for p in base}, {p.name: p for p in head}, profile_changes, replaced.profiles
         )
     ]
@@ -312,14 +312,14 @@ def load_balancer_changes(
 
     flavors = [
         LbFlavorDiff(
-            name,
-            status,
-            None if was is None else was[0],
-            None if now is None else now[0],
-            tuple(changes),
-            remade,
+            c.name,
+            c.status,
+            None if c.before is None else c.before[0],
+            None if c.after is None else c.after[0],
+            c.changes,
+            c.replaced,
         )
-        for name, status, was, now, changes, remade in by_name(
+        for c in by_name(
             {f.name: (p.name, f) for p in base for f in p.flavors},
             {f.name: (p.name, f) for p in head for f in p.flavors},
             flavor_changes,
@@ -332,27 +332,39 @@ def load_balancer_changes(
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class Compared(Generic[T]):
+    """One definition of a kind as ``by_name`` finds it: added, removed or changed, its
+    definition before and after (None where absent), the fields that differ, and whether the
+    kind's sync plan would replace it."""
+
+    name: str
+    status: str  # added, removed, changed
+    before: T | None
+    after: T | None
+    changes: tuple[FieldChange, ...] = ()
+    replaced: bool = False
+
+
 def by_name(
     base: Mapping[str, T],
     head: Mapping[str, T],
     compare: Callable[[T, T], list[FieldChange]],
     replaced: frozenset[str] = frozenset(),
-) -> list[tuple[str, str, T | None, T | None, list[FieldChange], bool]]:
+) -> list[Compared[T]]:
     """The definitions of one kind added, removed or changed between ``base`` and ``head``, by
-    name: each as its name, its status (``added``, ``removed``, ``changed``), its definition
-    before and after (None where absent), the fields ``compare`` finds changed, and whether
-    the kind's sync plan would replace it (``replaced`` names those). A definition in both
-    with no changed field is left out unless the plan replaces it."""
-    out: list[tuple[str, str, T | None, T | None, list[FieldChange], bool]] = []
+    name: a definition in both is changed when ``compare`` finds a field that differs or the
+    kind's sync plan would replace it (``replaced`` names those), else left out."""
+    out: list[Compared[T]] = []
     for name in sorted(base.keys() | head.keys()):
         was, now = base.get(name), head.get(name)
         if was is None or now is None:
-            out.append((name, "added" if was is None else "removed", was, now, [], False))
+            out.append(Compared(name, "added" if was is None else "removed", was, now))
             continue
         changes = compare(was, now)
         remade = name in replaced
         if changes or remade:
-            out.append((name, "changed", was, now, changes, remade))
+            out.append(Compared(name, "changed", was, now, tuple(changes), remade))
     return out
 
 
@@ -435,14 +447,14 @@ def network_flavor_changes(
 
     return [
         NetFlavorDiff(
-            name,
-            status,
-            tuple(changes),
-            remade,
-            replaced.made.get(name, ()) if status == "changed" else (),
-            replaced.removed.get(name, ()) if status == "changed" else (),
+            c.name,
+            c.status,
+            c.changes,
+            c.replaced,
+            replaced.made.get(c.name, ()) if c.status == "changed" else (),
+            replaced.removed.get(c.name, ()) if c.status == "changed" else (),
         )
-        for name, status, _, _, changes, remade in by_name(
+        for c in by_name(
             {f.name: f for f in base}, {f.name: f for f in head}, compare, replaced.flavors
         )
     ]
