@@ -31,8 +31,9 @@ DEDICATED = "m1.medium.dedicated"  # private to two projects, neither of them p1
 def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example catalog tagged ``base``, then one commit (tagged ``head``) making m1.small
     and the private m1.medium.dedicated require NVMe, the GPU nodes run firmware-update, the
-    active-standby load-balancer profile's amphorae on a larger compute flavor and
-    lb.standalone disabled."""
+    active-standby load-balancer profile's amphorae on a larger compute flavor,
+    lb.standalone disabled, router.ha disabled and router.standard on the distributed
+    driver."""
     repo = tmp_path_factory.mktemp("review") / "catalog"
     shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
     git(repo, "init", "-q", "-b", "main")
@@ -57,6 +58,9 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     with (profiles / "amphora-single.yaml").open("a") as file:
         file.write("    enabled: false\n")
+    networks = repo / "hardware" / "network-flavors"
+    edit(networks / "router.ha.yaml", "service_type:", "enabled: false\nservice_type:")
+    edit(networks / "router.standard.yaml", "single_node.SingleNodeDriver", "dvr.DvrDriver")
     commit(repo, "head")
     return repo
 
@@ -122,6 +126,17 @@ def test_the_same_document_as_the_command(
         "lb.ha.trial": True,
         "lb.standalone": False,
     }
+    assert [(f["flavor"], f["replaced"]) for f in body["network_flavors"]] == [
+        ("router.ha", False),
+        ("router.standard", False),
+    ]
+    ha, standard = body["network_flavors"]
+    assert ha["changes"] == [{"field": "enabled", "before": True, "after": False}]
+    assert [c["field"] for c in standard["changes"]] == ["service_profiles[0].driver"]
+    assert [p["driver"].rsplit(".", 1)[1] for p in standard["profiles"]["made"]] == ["DvrDriver"]
+    assert [p["driver"].rsplit(".", 1)[1] for p in standard["profiles"]["removed"]] == [
+        "SingleNodeDriver"
+    ]
     assert body["head"] == "head" and body["base"] == "base"
 
 
@@ -159,6 +174,21 @@ def test_a_project_does_not_see_the_runbooks_ironic_would_hide_from_it(
     assert status == 200
     assert body["runbooks"] == []
     assert "firmware-update" not in json.dumps(body)
+
+
+def test_a_reader_sees_the_network_flavors_but_not_their_service_profiles(
+    client: TestClient,
+) -> None:
+    """Neutron shows service profiles to its admins only: a project's reader sees router.ha
+    disabled, and not router.standard, whose only change is its profile's driver."""
+    _, admin = get(client, "/v1/review?base=base&head=head")
+    status, body = get(client, "/v1/review?base=base&head=head", "reader-token")
+    assert status == 200
+    assert body["network_flavors"] == [admin["network_flavors"][0]]
+    assert body["network_flavors"][0]["flavor"] == "router.ha"
+    assert "Driver" not in json.dumps(body)
+    assert "router.standard" not in json.dumps(body)
+    assert "; network flavor router.ha changed (enabled); " in body["headline"]
 
 
 def test_refs_are_checked_before_git_reads_them(client: TestClient) -> None:

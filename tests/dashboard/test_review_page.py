@@ -2,7 +2,8 @@
 list the repository's branches and recent commits, and once two are chosen it shows what
 ``flavorsmith review`` reports for them on the service's nodes — the headline, each changed
 flavor's nodes before → after, the flavors that become unschedulable, the nodes no flavor can
-use any more, the runbooks, the load-balancer flavors and the new catalog warnings."""
+use any more, the runbooks, the load-balancer and network flavors and the new catalog
+warnings."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ from tests.support.serve import serve_process
 
 CHANGE = (
     "Retire the H100 flavor; m1.small needs NVMe; m1.small.nicX's trait renamed; "
-    "firmware-update on the GPU nodes too; lb.standalone disabled"
+    "firmware-update on the GPU nodes too; lb.standalone disabled; router.ha disabled, "
+    "router.standard distributed"
 )
 
 
@@ -46,8 +48,9 @@ def _commit(repo: Path, message: str) -> None:
 def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example catalog on ``main``, and a branch ``catalog-change`` with one commit: the
     GPU flavor removed, a trait required by m1.small, a typo in m1.small.nicX's trait, and the
-    firmware-update runbook given the GPU nodes too, and the lb.standalone load-balancer flavor
-    disabled."""
+    firmware-update runbook given the GPU nodes too, the lb.standalone load-balancer flavor
+    disabled, the router.ha network flavor disabled and router.standard's profile on the
+    distributed driver."""
     repo = tmp_path_factory.mktemp("review-page") / "catalog"
     shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
     git(repo, "init", "-q", "-b", "main")
@@ -71,6 +74,9 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     with (hardware / "load-balancer-flavors" / "amphora-single.yaml").open("a") as file:
         file.write("    enabled: false\n")
+    networks = hardware / "network-flavors"
+    edit(networks / "router.ha.yaml", "service_type:", "enabled: false\nservice_type:")
+    edit(networks / "router.standard.yaml", "single_node.SingleNodeDriver", "dvr.DvrDriver")
     _commit(repo, CHANGE)
     git(repo, "checkout", "-q", "main")
     return repo
@@ -171,6 +177,19 @@ def test_choose_two_revisions_and_read_the_review(
         ]
         == ["flavor lb.standalone (profile amphora-single) changed: enabled: true → false"]
     )
+    nets = expected["network_flavors"]
+    assert [(f["flavor"], f["replaced"]) for f in nets] == [
+        ("router.ha", False),
+        ("router.standard", False),
+    ]
+    driver = nets[1]["changes"][0]
+    assert _texts(browser, "#network-flavors li") == [
+        "flavor router.ha changed: enabled: true → false",
+        f"flavor router.standard changed: service_profiles[0].driver: "
+        f"{json.dumps(driver['before'])} → {json.dumps(driver['after'])}; service profiles: "
+        "1 made and associated, 1 removed",
+    ]
+    assert driver["after"].endswith(".dvr.DvrDriver")
     assert "null" not in browser.find_element("id", "report").text
     assert accessibility_violations(browser) == []
     assert console_errors(browser) == []

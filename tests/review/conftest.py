@@ -21,6 +21,7 @@ CHANGES = (
     "removed",
     "runbooks-changed",
     "load-balancers-changed",
+    "network-flavors-changed",
 )
 
 
@@ -63,7 +64,9 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     changed: firmware-update also updates the BIOS's firmware and runs on the GPU nodes too,
     bios-gpu-servicing removed, disk-erase added; and the load-balancer flavors changed: the
     active-standby profile's amphorae on a larger compute flavor with an SR-IOV VIP (a profile
-    its flavors use: Octavia replaces it), lb.standalone disabled, lb.ha.internal added."""
+    its flavors use: Octavia replaces it), lb.standalone disabled, lb.ha.internal added; and the
+    network flavors changed: router.standard on the distributed driver (its profile swapped)
+    and described anew, router.ha removed, router.dvrha added and disabled."""
     repo = tmp_path_factory.mktemp("history") / "catalog"
     shutil.copytree(EXAMPLES / "hardware", repo / "hardware")
     shutil.copy(EXAMPLES / "nodes.yaml", repo / "nodes.yaml")
@@ -139,4 +142,30 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with (profiles / "amphora-single.yaml").open("a") as file:
         file.write("    enabled: false\n")
     commit(repo, "load-balancers-changed")
+
+    networks = hardware / "network-flavors"
+    standard = networks / "router.standard.yaml"
+    edit(standard, "single_node.SingleNodeDriver", "dvr.DvrDriver")
+    edit(standard, "Legacy routers, one L3 agent each", "Distributed routers")
+    edit(
+        standard,
+        "A router on one network node; it moves to another if that node fails",
+        "A distributed router; east-west traffic stays on the compute host",
+    )
+    (networks / "router.ha.yaml").unlink()
+    (networks / "router.dvrha.yaml").write_text(
+        "# yaml-language-server: $schema=https://flavorsmith.dev/schemas/v1/network-flavor.schema.json\n"
+        "name: router.dvrha\n"
+        "description: A distributed router kept on two network nodes\n"
+        "service_type: L3_ROUTER_NAT\n"
+        "enabled: false\n"
+        "service_profiles:\n"
+        "  - driver: neutron.services.l3_router.service_providers.dvrha.DvrHaDriver\n"
+    )
+    edit(
+        kustomization,
+        "  - router.ha.yaml=../network-flavors/router.ha.yaml\n",
+        "  - router.dvrha.yaml=../network-flavors/router.dvrha.yaml\n",
+    )
+    commit(repo, "network-flavors-changed")
     return repo

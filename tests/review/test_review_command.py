@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -48,6 +49,8 @@ def expect(name: str, text: str) -> None:
         ("removed", "runbooks-changed", "runbooks-changed.json"),
         ("runbooks-changed", "load-balancers-changed", "load-balancers-changed.md"),
         ("runbooks-changed", "load-balancers-changed", "load-balancers-changed.json"),
+        ("load-balancers-changed", "network-flavors-changed", "network-flavors-changed.md"),
+        ("load-balancers-changed", "network-flavors-changed", "network-flavors-changed.json"),
     ],
 )
 def test_each_change_s_whole_report(
@@ -275,6 +278,21 @@ def test_a_load_balancer_change_trips_no_gate_but_has_effects(cli: Invoke, histo
     assert status == 0
 
 
+def test_the_network_flavor_changes_as_a_table(cli: Invoke, history: Path) -> None:
+    status, output = review(cli, history, "load-balancers-changed", "network-flavors-changed")
+    assert status == 0
+    expect("network-flavors-changed.txt", output)
+
+
+def test_a_network_flavor_change_trips_no_gate_but_has_effects(cli: Invoke, history: Path) -> None:
+    gates = ("--fail-on", "unschedulable", "--fail-on", "leak", "--fail-on", "error")
+    args = ("load-balancers-changed", "network-flavors-changed", *gates)
+    status, _ = review(cli, history, *args, "--detailed-exitcode")
+    assert status == 2
+    status, _ = review(cli, history, *args)
+    assert status == 0
+
+
 def test_a_flavor_moved_to_another_profile_is_replaced_alone(
     cli: Invoke, history: Path, tmp_path: Path
 ) -> None:
@@ -333,3 +351,22 @@ def test_retired_nodes_do_not_lose_a_runbook(cli: Invoke, history: Path) -> None
     assert status == 0
     data = json.loads(output)
     assert data["fleet"]["retired"] and data["runbooks"] == []
+
+
+def _documented(section: str) -> set[str]:
+    """The keys the first table after ``section`` on the review format page names."""
+    text = (Path(__file__).parents[2] / "docs" / "reference" / "review-format.md").read_text()
+    lines = text.split(section, 1)[1].splitlines()
+    rows = itertools.dropwhile(lambda line: not line.startswith("| `"), lines)
+    table = itertools.takewhile(lambda line: line.startswith("|"), rows)
+    return {key for row in table for key in re.findall(r"`([a-z_]+)`", row.split(" | ", 1)[0])}
+
+
+def test_the_review_format_page_names_each_key(cli: Invoke, history: Path) -> None:
+    _, output = review(
+        cli, history, "load-balancers-changed", "network-flavors-changed", "-f", "json"
+    )
+    data = json.loads(output)
+    assert _documented("# Review format") == set(data)
+    (entry, *_) = data["network_flavors"]
+    assert _documented("A network flavor entry:") == set(entry)

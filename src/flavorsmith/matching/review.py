@@ -10,18 +10,28 @@ templates a flavor newly selects or drops; which runbooks are added, removed or 
 steps old → new) and which nodes gain or lose the right to run each (Ironic's rule: a node
 runs a runbook when it has one of its traits); which load-balancer flavor profiles and flavors
 are added, removed or changed (a profile's provider and flavor data key by key, a flavor's
-description, enabled and profile); and the catalog's new errors and warnings. The Nova
-changes, which profiles and flavors Octavia would replace (the load-balancer sync plan's
-call), and the gates are the caller's (they need the sync plan and the command's options)."""
+description, enabled and profile); which network flavors are added, removed or changed (their
+description, service_type, enabled and service profiles); and the catalog's new errors and
+warnings. The Nova changes, which profiles and flavors Octavia would replace and which network
+flavors Neutron would replace or swap profiles of (each kind's sync plan's call), and the gates
+are the caller's (they need the sync plans and the command's options)."""
 
 from __future__ import annotations
 
+import json
 import uuid as uuidlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from flavorsmith.catalog.model import Catalog, Flavor, LoadBalancerProfileDef, RunbookDef
+from flavorsmith.catalog.model import (
+    Catalog,
+    Flavor,
+    LoadBalancerFlavor,
+    LoadBalancerProfileDef,
+    NetworkFlavorDef,
+    RunbookDef,
+)
 from flavorsmith.diagnostics import Diagnostic, Severity
 from flavorsmith.errors import Invalid
 from flavorsmith.ironic.runbooks import may_run
@@ -179,7 +189,8 @@ def _comparable(runbook: RunbookDef) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class FieldChange:
-    """One field of a load-balancer profile or flavor, old → new (None: absent there)."""
+    """One field of a definition (a load-balancer profile or flavor, a network flavor), old →
+    new (None: absent there)."""
 
     field: str
     before: Any
@@ -268,42 +279,26 @@ def load_balancer_changes(
     """Each profile and flavor added, removed or changed between ``base`` and ``head``, by
     name: a profile's provider and flavor data key by key (base's keys in their order, then
     head's new ones), a flavor's description, enabled and profile."""
-    old = {p.name: p for p in base}
-    new = {p.name: p for p in head}
-    profiles = []
-    for name in sorted(old.keys() | new.keys()):
-        was, now = old.get(name), new.get(name)
-        if was is None or now is None:
-            profiles.append(LbProfileDiff(name, "added" if was is None else "removed"))
-            continue
+
+    def profile_changes(
+        was: LoadBalancerProfileDef, now: LoadBalancerProfileDef
+    ) -> list[FieldChange]:
         changes = []
         if was.provider != now.provider:
             changes.append(FieldChange("provider", was.provider, now.provider))
-        before, after = was.flavor_data, now.flavor_data
-        for key in [*before, *(k for k in after if k not in before)]:
-            if before.get(key) != after.get(key) or (key in before) != (key in after):
-                changes.append(FieldChange(f"flavor_data.{key}", before.get(key), after.get(key)))
-        if changes:
-            profiles.append(
-                LbProfileDiff(name, "changed", tuple(changes), name in replaced.profiles)
-            )
-    old_flavors = {f.name: (p.name, f) for p in base for f in p.flavors}
-    new_flavors = {f.name: (p.name, f) for p in head for f in p.flavors}
-    flavors = []
-    for name in sorted(old_flavors.keys() | new_flavors.keys()):
-        was_at, now_at = old_flavors.get(name), new_flavors.get(name)
-        if was_at is None or now_at is None:
-            status = "added" if was_at is None else "removed"
-            flavors.append(
-                LbFlavorDiff(
-                    name,
-                    status,
-                    None if was_at is None else was_at[0],
-                    None if now_at is None else now_at[0],
-                )
-            )
-            continue
-        (old_profile, old_flavor), (new_profile, new_flavor) = was_at, now_at
+        return changes + mapping_changes(was.flavor_data, now.flavor_data, "flavor_data.")
+
+    profiles = [
+        LbProfileDiff(c.name, c.status, c.changes, c.replaced)
+        for c in by_name(
+            {p.name: p for p in base}, {p.name: p for p in head}, profile_changes, replaced.profiles
+        )
+    ]
+
+    def flavor_changes(
+        was: tuple[str, LoadBalancerFlavor], now: tuple[str, LoadBalancerFlavor]
+    ) -> list[FieldChange]:
+        (old_profile, old_flavor), (new_profile, new_flavor) = was, now
         fields = []
         if old_profile != new_profile:
             fields.append(FieldChange("profile", old_profile, new_profile))
@@ -313,12 +308,169 @@ def load_balancer_changes(
             )
         if old_flavor.enabled != new_flavor.enabled:
             fields.append(FieldChange("enabled", old_flavor.enabled, new_flavor.enabled))
-        remade = name in replaced.flavors
-        if fields or remade:
-            flavors.append(
-                LbFlavorDiff(name, "changed", old_profile, new_profile, tuple(fields), remade)
-            )
+        return fields
+
+    flavors = [
+        LbFlavorDiff(
+            c.name,
+            c.status,
+            None if c.before is None else c.before[0],
+            None if c.after is None else c.after[0],
+            c.changes,
+            c.replaced,
+        )
+        for c in by_name(
+            {f.name: (p.name, f) for p in base for f in p.flavors},
+            {f.name: (p.name, f) for p in head for f in p.flavors},
+            flavor_changes,
+            replaced.flavors,
+        )
+    ]
     return LbChanges(tuple(profiles), tuple(flavors))
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Compared(Generic[T]):
+    """One definition of a kind as ``by_name`` finds it: added, removed or changed, its
+    definition before and after (None where absent), the fields that differ, and whether the
+    kind's sync plan would replace it."""
+
+    name: str
+    status: str  # added, removed, changed
+    before: T | None
+    after: T | None
+    changes: tuple[FieldChange, ...] = ()
+    replaced: bool = False
+
+
+def by_name(
+    base: Mapping[str, T],
+    head: Mapping[str, T],
+    compare: Callable[[T, T], list[FieldChange]],
+    replaced: frozenset[str] = frozenset(),
+) -> list[Compared[T]]:
+    """The definitions of one kind added, removed or changed between ``base`` and ``head``, by
+    name: a definition in both is changed when ``compare`` finds a field that differs or the
+    kind's sync plan would replace it (``replaced`` names those), else left out."""
+    out: list[Compared[T]] = []
+    for name in sorted(base.keys() | head.keys()):
+        was, now = base.get(name), head.get(name)
+        if was is None or now is None:
+            out.append(Compared(name, "added" if was is None else "removed", was, now))
+            continue
+        changes = compare(was, now)
+        remade = name in replaced
+        if changes or remade:
+            out.append(Compared(name, "changed", was, now, tuple(changes), remade))
+    return out
+
+
+def mapping_changes(
+    before: Mapping[str, Any], after: Mapping[str, Any], prefix: str = ""
+) -> list[FieldChange]:
+    """Each key of two mappings whose value differs, is added (``before`` None) or removed
+    (``after`` None), named ``prefix`` + key: base's keys in their order, then head's new
+    ones."""
+    return [
+        FieldChange(f"{prefix}{key}", before.get(key), after.get(key))
+        for key in [*before, *(k for k in after if k not in before)]
+        if before.get(key) != after.get(key) or (key in before) != (key in after)
+    ]
+
+
+@dataclass(frozen=True)
+class NetReplaced:
+    """What ``sync plan --only network-flavors`` would do in Neutron between two revisions, by
+    the catalog's names: the flavors it would replace, and for each flavor it updates by
+    swapping service profiles, the profiles made and associated and the ones removed (each as
+    the catalog writes a profile)."""
+
+    flavors: frozenset[str] = frozenset()
+    made: Mapping[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
+    removed: Mapping[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NetFlavorDiff:
+    """One network flavor added, removed or changed; ``replaced``: Neutron would have it
+    deleted and made again (its service_type changes); ``made`` and ``removed``: the service
+    profiles an update swaps (Neutron changes no profile a flavor uses)."""
+
+    flavor: str
+    status: str  # added, removed, changed
+    changes: tuple[FieldChange, ...] = ()
+    replaced: bool = False
+    made: tuple[dict[str, Any], ...] = ()
+    removed: tuple[dict[str, Any], ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "flavor": self.flavor,
+            "status": self.status,
+            "changes": [c.as_dict() for c in self.changes],
+            "replaced": self.replaced,
+            "profiles": {"made": list(self.made), "removed": list(self.removed)},
+        }
+
+
+PROFILES_FIELD = "service_profiles"
+
+
+def network_flavor_changes(
+    base: Sequence[NetworkFlavorDef],
+    head: Sequence[NetworkFlavorDef],
+    replaced: NetReplaced = NetReplaced(),
+) -> list[NetFlavorDiff]:
+    """Each network flavor added, removed or changed between ``base`` and ``head``, by name:
+    its description, service_type and enabled as Neutron holds them, then its service
+    profiles by position (``service_profiles[N].driver``, ..., or ``service_profiles[N]``
+    whole for one only one side has); profiles listed in another order are no change."""
+
+    def compare(was: NetworkFlavorDef, now: NetworkFlavorDef) -> list[FieldChange]:
+        changes = mapping_changes(_net_fields(was), _net_fields(now))
+        old = [p.as_dict() for p in was.service_profiles]
+        new = [p.as_dict() for p in now.service_profiles]
+        if sorted(map(_key, old)) == sorted(map(_key, new)):
+            return changes
+        for index in range(max(len(old), len(new))):
+            at = f"{PROFILES_FIELD}[{index}]"
+            if index < len(old) and index < len(new):
+                changes += mapping_changes(old[index], new[index], f"{at}.")
+            elif index < len(old):
+                changes.append(FieldChange(at, old[index], None))
+            else:
+                changes.append(FieldChange(at, None, new[index]))
+        return changes
+
+    return [
+        NetFlavorDiff(
+            c.name,
+            c.status,
+            c.changes,
+            c.replaced,
+            replaced.made.get(c.name, ()) if c.status == "changed" else (),
+            replaced.removed.get(c.name, ()) if c.status == "changed" else (),
+        )
+        for c in by_name(
+            {f.name: f for f in base}, {f.name: f for f in head}, compare, replaced.flavors
+        )
+    ]
+
+
+def _net_fields(flavor: NetworkFlavorDef) -> dict[str, Any]:
+    """A network flavor's own fields as Neutron holds them (no description is "")."""
+    return {
+        "description": flavor.description or "",
+        "service_type": flavor.service_type,
+        "enabled": flavor.enabled,
+    }
+
+
+def _key(profile: Mapping[str, Any]) -> str:
+    return json.dumps(profile, sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -352,6 +504,7 @@ class Review:
     nova: list[dict[str, Any]] = field(default_factory=list)  # the sync plan's writes
     runbooks: list[RunbookDiff] = field(default_factory=list)  # the changed ones, by name
     load_balancers: LbChanges = LbChanges()
+    network_flavors: list[NetFlavorDiff] = field(default_factory=list)  # by name
 
     @property
     def changed_flavors(self) -> list[FlavorDiff]:
@@ -374,6 +527,7 @@ class Review:
             or self.nova
             or self.runbooks
             or self.load_balancers
+            or self.network_flavors
             or self.fleet.retired
             or self.fleet.added
         )
@@ -393,6 +547,7 @@ class Review:
             "nova": self.nova,
             "runbooks": [r.as_dict() for r in self.runbooks],
             "load_balancer_flavors": self.load_balancers.as_dict(),
+            "network_flavors": [f.as_dict() for f in self.network_flavors],
             "diagnostics": {
                 "errors": [d.as_dict() for d in self.errors],
                 "warnings": [d.as_dict() for d in self.warnings],
@@ -410,10 +565,12 @@ def review(
     head_diagnostics: Sequence[Diagnostic] = (),
     fleet: Fleet | None = None,
     lb_replaced: LbReplaced = LbReplaced(),
+    net_replaced: NetReplaced = NetReplaced(),
 ) -> Review:
     """The diff of ``base`` matched on ``before`` and ``head`` matched on ``after`` (the same
     index when omitted: the fleet does not change); ``lb_replaced``: the load-balancer profiles
-    and flavors Octavia would make again, as the sync plan says."""
+    and flavors Octavia would make again, as the sync plan says; ``net_replaced``: what the
+    network flavors' sync plan would replace or swap in Neutron."""
     after = before if after is None else after
     base_bits = _matches(base, before)
     head_bits = _matches(head, after)
@@ -455,6 +612,9 @@ def review(
         runbooks=runbook_changes(base.runbooks, head.runbooks, before, after),
         load_balancers=load_balancer_changes(
             base.load_balancer_profiles, head.load_balancer_profiles, lb_replaced
+        ),
+        network_flavors=network_flavor_changes(
+            base.network_flavors, head.network_flavors, net_replaced
         ),
     )
 
@@ -590,6 +750,7 @@ def headline(result: Review, limit: int = 5) -> str:
         for f in lbs.flavors
         if f.status != "changed" or f.changes
     ]
+    parts += [_lb_part("network flavor", f.flavor, f) for f in result.network_flavors]
     if result.nodes_unusable:
         parts.append(f"{_count(len(result.nodes_unusable), 'node')} no flavor can use")
     if result.errors:
@@ -618,9 +779,10 @@ def _runbook_part(diff: RunbookDiff) -> str:
     return said
 
 
-def _lb_part(noun: str, name: str, diff: LbProfileDiff | LbFlavorDiff) -> str:
+def _lb_part(noun: str, name: str, diff: LbProfileDiff | LbFlavorDiff | NetFlavorDiff) -> str:
     """``load-balancer profile NAME changed (flavor_data.compute_flavor), replaced``,
-    ``load-balancer flavor NAME added``."""
+    ``load-balancer flavor NAME added``, ``network flavor NAME changed (service_type),
+    replaced``."""
     said = f"{noun} {name} {diff.status}"
     if diff.changes:
         said += f" ({', '.join(c.field for c in diff.changes)})"

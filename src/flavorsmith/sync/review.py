@@ -1,6 +1,7 @@
 """The two catalogs a review compares, what the sync plan would write into Nova between them,
-and which load-balancer profiles and flavors it would have Octavia make again: shared by
-``flavorsmith review`` and the API's ``/v1/review``.
+which load-balancer profiles and flavors it would have Octavia make again, and which network
+flavors it would have Neutron make again or swap service profiles of: shared by ``flavorsmith
+review`` and the API's ``/v1/review``.
 
 A revision is a Git revision of the catalog repository, read with Git itself into a temporary
 folder (the working tree is never touched), a folder (the command line only), or the working
@@ -28,19 +29,24 @@ from flavorsmith.catalog.repo import Repository
 from flavorsmith.diagnostics import Diagnostic, Severity
 from flavorsmith.errors import Conflict, Invalid, NotFound, ServiceUnavailable
 from flavorsmith.matching.checks import catalog_warnings
-from flavorsmith.matching.review import LbReplaced, Review, Tripped
+from flavorsmith.matching.review import LbReplaced, NetReplaced, Review, Tripped
 from flavorsmith.nova.derive import DerivedFlavor
 from flavorsmith.servers_in_use import Servers
 from flavorsmith.sync.kinds import (
     FLAVOR_MARKER,
     FLAVORS,
     LOAD_BALANCERS,
+    NETWORKS,
     LbObserved,
     LbObservedFlavor,
     LbObservedProfile,
+    NetObservedFlavor,
+    NetObservedProfile,
     ObservedFlavor,
     lb_flavor_key,
     lb_profile_key,
+    net_flavor_key,
+    net_marker,
 )
 from flavorsmith.visibility import OPERATOR, Viewer, visible_catalog, visible_diagnostics
 
@@ -274,6 +280,49 @@ def lb_replaced(base: Catalog, head: Catalog) -> LbReplaced:
     return LbReplaced(
         profiles=frozenset(a.key for a in replaced if a.what == "profile"),
         flavors=frozenset(a.key for a in replaced if a.what == "flavor"),
+    )
+
+
+def net_replaced(base: Catalog, head: Catalog) -> NetReplaced:
+    """What ``sync plan --only network-flavors`` would do in a Neutron holding base's network
+    flavors to make it hold head's, by the kind's own rule: the flavors it would replace
+    (Neutron never changes a service_type), and the service profiles each update makes and
+    removes (Neutron changes no profile a flavor uses)."""
+    observed: dict[str, NetObservedFlavor] = {}
+    for flavor in base.network_flavors:
+        ident = f"base:{flavor.name}"
+        observed[net_flavor_key(ident)] = NetObservedFlavor(
+            ident,
+            flavor.name,
+            flavor.description or "",
+            flavor.service_type,
+            flavor.enabled,
+            tuple(
+                NetObservedProfile(
+                    f"{ident}:{index}",
+                    profile.driver,
+                    profile.metainfo,
+                    net_marker(flavor.name, profile.description),
+                    profile.enabled,
+                )
+                for index, profile in enumerate(flavor.service_profiles)
+            ),
+            True,
+        )
+    actions = NETWORKS.plan(NETWORKS.desired(head), observed, True)
+    updates = [a for a in actions if a.kind == "update"]
+    return NetReplaced(
+        flavors=frozenset(a.key for a in actions if a.kind == "replace"),
+        made={
+            a.key: made
+            for a in updates
+            if (made := tuple(c.new for c in a.changes if c.op == "add"))
+        },
+        removed={
+            a.key: gone
+            for a in updates
+            if (gone := tuple(c.old for c in a.changes if c.op == "remove"))
+        },
     )
 
 

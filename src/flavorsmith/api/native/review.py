@@ -9,6 +9,7 @@ page uses, and seen as the caller may see them (flavorsmith.visibility): a priva
 hidden from the caller takes no part, and a caller who may not read access lists sees "other
 projects" where a pool leak or a Nova access change would name them; a caller who is not an
 admin sees the load-balancer flavors that change but not their profiles, as Octavia shows
+them, and the network flavors that change but not their service profiles, as Neutron shows
 them."""
 
 from __future__ import annotations
@@ -94,6 +95,7 @@ REVIEW = Contract(
                     {"profiles": array(ANY_OBJECT), "flavors": array(ANY_OBJECT)},
                     required=("profiles", "flavors"),
                 ),
+                "network_flavors": array(ANY_OBJECT),
                 "diagnostics": ANY_OBJECT,
                 "gates": array(ANY_OBJECT),
             },
@@ -146,17 +148,35 @@ def _document(
             base_diagnostics=old.diagnostics,
             head_diagnostics=new.diagnostics,
             lb_replaced=revisions.lb_replaced(old.catalog, new.catalog),
+            net_replaced=revisions.net_replaced(old.catalog, new.catalog),
         )
         result.nova.extend(revisions.nova_changes(old.catalog, new.catalog))
         if not who.admin:
-            # Octavia shows flavor profiles (provider, flavor data) to its admins only; its
-            # flavors, to every reader.
+            # Octavia shows flavor profiles (provider, flavor data) to its admins only, and
+            # Neutron service profiles; their flavors, to every reader.
             lbs = replace(result.load_balancers, profiles=())
-            result = replace(result, load_balancers=lbs)
+            result = replace(
+                result,
+                load_balancers=lbs,
+                network_flavors=_without_profiles(result.network_flavors),
+            )
         if not named:
             flavors = (*old.catalog.flavors, *new.catalog.flavors)
             result = _unnamed(result, {p for f in flavors for p in f.projects})
         return revisions.document(result, old.label, new.label, ())
+
+
+def _without_profiles(flavors: list[diff.NetFlavorDiff]) -> list[diff.NetFlavorDiff]:
+    """The network flavors as Neutron shows them to a caller who is not an admin: without
+    their service profiles (a profile's driver and metainfo, the ones swapped), and a flavor
+    only its profiles changed left out."""
+    out = []
+    for flavor in flavors:
+        changes = tuple(c for c in flavor.changes if not c.field.startswith(diff.PROFILES_FIELD))
+        if flavor.status == "changed" and not changes and not flavor.replaced:
+            continue
+        out.append(replace(flavor, changes=changes, made=(), removed=()))
+    return out
 
 
 def _unnamed(result: diff.Review, projects: set[str]) -> diff.Review:

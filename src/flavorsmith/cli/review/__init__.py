@@ -18,7 +18,7 @@ from flavorsmith.cli.review import fleet, render
 from flavorsmith.errors import FlavorsmithError, Invalid
 from flavorsmith.matching import review as diff
 from flavorsmith.matching.index import Index
-from flavorsmith.sync.review import Revision, document, lb_replaced, revision
+from flavorsmith.sync.review import Revision, document, lb_replaced, net_replaced, revision
 
 
 class ReviewFormat(enum.StrEnum):
@@ -115,7 +115,7 @@ def review(
 
     Per flavor, its nodes before and after; the flavors that become unschedulable, the nodes
     no flavor can use any more, the pools that start leaking, the deploy templates, the Nova
-    changes, the runbooks, the load-balancer flavors and the new errors.
+    changes, the runbooks, the load-balancer and network flavors and the new errors.
 
     The fleet is read once and both revisions are matched on it. With --retire or --add, the
     head revision is matched on the fleet so changed: a what-if, with or without --base.
@@ -166,6 +166,7 @@ def review(
             head_diagnostics=new.diagnostics,
             fleet=diff.Fleet(len(snapshot.nodes), len(changed.nodes), tuple(retired), tuple(added)),
             lb_replaced=lb_replaced(old.catalog, new.catalog),
+            net_replaced=net_replaced(old.catalog, new.catalog),
         )
         result.nova.extend(fleet.nova_changes(old.catalog, new.catalog, nodes.cloud))
         gates = diff.tripped(result, conditions, strict=strict)

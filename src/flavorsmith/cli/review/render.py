@@ -11,6 +11,7 @@ from flavorsmith.cli.output import Format, render_list, render_show
 from flavorsmith.matching.review import (
     FlavorDiff,
     LbChanges,
+    NetFlavorDiff,
     Review,
     RunbookDiff,
     Tripped,
@@ -151,6 +152,32 @@ def _lb_lines(changes: LbChanges) -> list[str]:
     return lines
 
 
+def _net_lines(flavors: Sequence[NetFlavorDiff]) -> list[str]:
+    """Each network flavor: its status, whether Neutron would make it again, then each field
+    old → new and the service profiles an update makes and removes."""
+    lines = []
+    for f in flavors:
+        lines.append(
+            f"flavor {f.flavor}: {f.status}"
+            + (f" ({', '.join(c.field for c in f.changes)})" if f.changes else "")
+            + (
+                "; replaced: Neutron never changes a service_type, so it is deleted and made "
+                "again with its profiles (refused while routers use it)"
+                if f.replaced
+                else ""
+            )
+        )
+        lines += [
+            f"flavor {f.flavor} {c.field}: {_value(c.before)} → {_value(c.after)}"
+            for c in f.changes
+        ]
+        lines += [f"flavor {f.flavor} profile made and associated: {_value(p)}" for p in f.made]
+        lines += [
+            f"flavor {f.flavor} profile disassociated and deleted: {_value(p)}" for p in f.removed
+        ]
+    return lines
+
+
 def _diagnostic(d: dict[str, Any]) -> str:
     return f"{d['path']}:{d['line']}: {d['field']}: {d['message']}"
 
@@ -186,6 +213,10 @@ def sections(result: Review) -> list[tuple[str, list[str]]]:
         (
             f"Load-balancer flavors ({len(result.load_balancers)} changed)",
             _lb_lines(result.load_balancers),
+        ),
+        (
+            f"Network flavors ({len(result.network_flavors)} changed)",
+            _net_lines(result.network_flavors),
         ),
         (
             f"New catalog errors ({len(result.errors)})",

@@ -53,6 +53,14 @@ LbObservedProfile = load_balancer_flavors.ObservedProfile
 LbObservedFlavor = load_balancer_flavors.ObservedFlavor
 lb_profile_key = load_balancer_flavors.profile_key
 lb_flavor_key = load_balancer_flavors.flavor_key
+# What ``review`` plans between two catalogs' network flavors: the kind, a flavor and a service
+# profile as it observes them (keyed as it keys them), and the marker a profile's description
+# carries.
+NETWORKS = network_flavors.KIND
+NetObservedFlavor = network_flavors.ObservedFlavor
+NetObservedProfile = network_flavors.ObservedProfile
+net_flavor_key = network_flavors.flavor_key
+net_marker = network_flavors.marker
 
 
 class UnknownKind(ValueError):

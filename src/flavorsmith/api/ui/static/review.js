@@ -3,8 +3,8 @@
 // service reads (its branches, tags and last commits: GET /v1/review/refs; the head defaults to
 // its working tree), then the headline, each changed flavor's nodes before → after, the flavors
 // that become unschedulable, the nodes no flavor can use any more or that become usable, the
-// pool leaks, the deploy templates, the Nova changes, the runbooks, the load-balancer flavors
-// and the new catalog diagnostics.
+// pool leaks, the deploy templates, the Nova changes, the runbooks, the load-balancer flavors,
+// the network flavors and the new catalog diagnostics.
 import { api, el, flavorHref, loading, nodeHref, shell, showStatus } from "/ui/common.js";
 
 shell("review");
@@ -157,6 +157,19 @@ function lbLines(lbs) {
   return out;
 }
 
+// A network flavor added, removed or changed: each field old → new, whether Neutron would make
+// it again (a new service_type), and how many service profiles an update makes and removes
+// (Neutron changes no profile a flavor uses): as ``review`` says it.
+function netLine(f) {
+  let line = `flavor ${f.flavor} ${f.status}`;
+  if (f.changes.length) line += `: ${lbChanges(f.changes)}`;
+  if (f.replaced) line += "; replaced: deleted and made again with its profiles";
+  const made = f.profiles.made.length;
+  const removed = f.profiles.removed.length;
+  if (made || removed) line += `; service profiles: ${made} made and associated, ${removed} removed`;
+  return line;
+}
+
 function diagnosticLine(d) {
   return `${d.path}:${d.line}: ${d.field}: ${d.message}`;
 }
@@ -197,6 +210,7 @@ function report(review) {
     part("nova", "Nova changes", review.nova, novaLine),
     part("runbooks", "Runbooks", review.runbooks || [], runbookLine),
     part("load-balancers", "Load-balancer flavors", lbLines(review.load_balancer_flavors || { profiles: [], flavors: [] }), text),
+    part("network-flavors", "Network flavors", review.network_flavors || [], netLine),
     part("errors", "New catalog errors", review.diagnostics.errors, diagnosticLine),
     part("warnings", "New catalog warnings", review.diagnostics.warnings, diagnosticLine),
   ];
