@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES, Invoke
-from tests.support.boot_proof import lab_of
+from tests.support.boot_proof import DEDICATED_PROJECT, lab_of
 from tests.support.generated_catalog import (
     DEDICATED,
     DEFAULT_SEED,
     POOL,
+    PROJECTS,
     RULE_TRAITS,
     GeneratedCatalog,
     GenNode,
@@ -60,7 +61,8 @@ def test_each_seed_has_the_three_cases_the_proof_needs(seed: int) -> None:
     never = generated.flavor(generated.never)
     assert [_holders(generated, t, never.resource_class) for t in never.required] == [[]]
     private = generated.flavor(generated.private)
-    assert private.projects and private.required == (DEDICATED,)
+    assert private.projects == PROJECTS and private.required == (DEDICATED,)
+    assert PROJECTS[0] == DEDICATED_PROJECT  # the project the proof boots a private flavor as
     pool = _holders(generated, DEDICATED, private.resource_class)
     assert sum(n.available for n in pool) == 2
     for flavor in generated.flavors:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,7 @@ RULE_TRAITS = {
     "g1.8xh100": ("CUSTOM_GPU_NVIDIA_H100", "CUSTOM_GPU"),
 }
 RANDOM_FLAVORS = 2
-# The private flavor's projects: the boot proof boots it as the first.
+# The private flavor's projects: the boot proof boots it as the first (its DEDICATED_PROJECT).
 PROJECTS = ("4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d", "6e5d4c3b2a1940f8e7d6c5b4a3928170")
 
 
@@ -116,7 +116,6 @@ class GeneratedCatalog:
     several: str  # a flavor several available nodes take
     never: str  # a flavor no node can take
     private: str  # the private flavor
-    notes: list[str] = field(default_factory=list)
 
     def flavor(self, name: str) -> GenFlavor:
         return next(f for f in self.flavors if f.name == name)
