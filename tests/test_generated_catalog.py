@@ -92,3 +92,9 @@ def test_the_forms_of_a_trait_vary_over_the_seeds() -> None:
     by_rules = {t for traits in RULE_TRAITS.values() for t in traits if t.startswith("CUSTOM_")}
     assert len(by_rules & named) >= 2
     assert {f.resource_class for f in flavors} == {n.resource_class for n in NODES if n.available}
+
+
+def test_a_lab_too_small_is_refused_with_the_reason() -> None:
+    small = [GenNode(f"n{i}", "m1.small", True) for i in range(3)]
+    with pytest.raises(ValueError, match="no resource class has 4 available nodes"):
+        generate(small)

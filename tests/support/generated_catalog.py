@@ -134,9 +134,10 @@ def generate(nodes: Sequence[GenNode], seed: int = DEFAULT_SEED) -> GeneratedCat
     def available(resource_class: str) -> list[GenNode]:
         return [n for n in nodes if n.resource_class == resource_class and n.available]
 
-    roomy = [c for c in classes if len(available(c)) >= 3]
+    # Room for the dedicated pool and the flavor several nodes take, should both draw it.
+    roomy = [c for c in classes if len(available(c)) >= 4]
     if not roomy:
-        raise ValueError("no resource class has 3 available nodes: nothing to generate for")
+        raise ValueError("no resource class has 4 available nodes: nothing to generate for")
     # The dedicated pool: 2 available nodes of a class (and one that is not, if any).
     dedicated_class = rng.choice(roomy)
     pool_nodes = rng.sample(available(dedicated_class), 2)
