@@ -559,6 +559,8 @@ class Proof:
     # -- the commands and the bookkeeping
 
     def _timed(self, what: str, started: float) -> None:
+        if self.catalog != EXAMPLE_CATALOG:
+            what = f"{self.catalog} catalog: {what}"
         self.report.seconds[what] = time.monotonic() - started
         self.say(f"{what}: {self.report.seconds[what]:.1f}s")
 
@@ -891,7 +893,7 @@ class Proof:
         delete_servers(self.cloud, self.servers)
         self.servers = []
         wait_until_settled(self.cloud)
-        self._timed("generated catalog: the example run's servers deleted, nodes settled", started)
+        self._timed("the example run's servers deleted, nodes settled", started)
         nodes = [
             GenNode(
                 n.name, n.resource_class, n.provision_state == "available" and not n.maintenance
@@ -908,9 +910,7 @@ class Proof:
         started = time.monotonic()
         add_node_traits(self.cloud, self.uuids, generated.node_traits)
         self.fs.run("classify", *self._cloud_args(), "--all", "--apply", "--yes")
-        self._timed(
-            "generated catalog: operator traits added, classify --cloud --all --apply", started
-        )
+        self._timed("operator traits added, classify --cloud --all --apply", started)
         nodes_now = ironic_nodes(self.cloud)
         for name, traits in sorted(generated.node_traits.items()):
             lost = set(traits) - set(nodes_now[name].get("traits") or [])
@@ -922,7 +922,7 @@ class Proof:
         prune = ("--prune", "--allow-empty", "--yes")
         self.fs.run("sync", "apply", *self._cloud_args(), *prune)
         self.fs.run("sync", "apply", "--only", "deploy-templates", *self._cloud_args(), *prune)
-        self._timed("generated catalog: sync apply --prune (flavors, deploy templates)", started)
+        self._timed("sync apply --prune (flavors, deploy templates)", started)
         examples = {p.stem for p in (self.examples / "hardware" / "flavors").glob("*.yaml")}
         left = sorted((examples | {NEVER}) & set(nova_flavors(self.cloud)))
         code, body = self.cloud.ironic("GET", "/deploy_templates")
@@ -934,7 +934,7 @@ class Proof:
             )
         started = time.monotonic()
         wait_for_report(self.cloud)
-        self._timed("generated catalog: nova-compute reported every node", started)
+        self._timed("nova-compute reported every node", started)
         self.before = ironic_nodes(self.cloud)
         self._point_2()
         self._generated_cases(generated)
