@@ -402,8 +402,9 @@ def add_node_traits(
 
 def wait_for_report(cloud: Cloud, *, timeout: float = WAIT) -> float:
     """Wait until nova-compute has reported every Ironic node with a resource class to
-    Placement as its driver does: the node's traits on its provider, the unit reserved
-    exactly when the node is unavailable or in use; and the host is mapped to the cell.
+    Placement as its driver does: the node's traits on its provider (and no custom trait it
+    lost), the unit reserved exactly when the node is unavailable or in use; and the host is
+    mapped to the cell.
     Returns the seconds waited."""
     started = time.monotonic()
     why: dict[str, str] = {}
@@ -446,8 +447,14 @@ def _report_problem(cloud: Cloud, node: Mapping[str, Any]) -> str | None:
     ):
         return f"{rc} reserved={unit['reserved']}, the driver's rule says otherwise"
     code, traits = cloud.placement_call(f"/resource_providers/{uuid}/traits")
-    missing = set(node.get("traits") or []) - set((traits or {}).get("traits") or [])
-    return f"traits {sorted(missing)} not on the provider yet" if missing else None
+    on_provider = set((traits or {}).get("traits") or [])
+    missing = set(node.get("traits") or []) - on_provider
+    if missing:
+        return f"traits {sorted(missing)} not on the provider yet"
+    # A custom trait the node lost (a classify that removed it) leaves the provider at the
+    # next report; Nova adds no custom trait of its own.
+    stale = {t for t in on_provider - set(node.get("traits") or []) if t.startswith("CUSTOM_")}
+    return f"traits {sorted(stale)} still on the provider" if stale else None
 
 
 # --- booting ------------------------------------------------------------------------------------
