@@ -9,7 +9,8 @@
     python3 dev.py docs    # set up, build the documentation site into site/ (warnings are errors)
     python3 dev.py docs --serve   # the same, served on http://127.0.0.1:8000/ while you edit
     python3 dev.py cloud   # set up, start a small real OpenStack on loopback until Ctrl-C
-    python3 dev.py cloud --prove   # ... and prove every example flavor boots where predicted
+    python3 dev.py cloud --prove   # ... and prove every example flavor boots where predicted,
+                                   # then a generated catalog's (--seed N: another one)
     python3 dev.py audit   # check the pinned versions (constraints.txt) for known vulnerabilities
     python3 dev.py audit --vulnerability-service=osv tests/support/nova-constraints.txt
 
@@ -300,8 +301,9 @@ def cloud(extra: list[str]) -> int:
     """Start the small real cloud of the tests (tests/support/small_cloud.py: Placement,
     Glance, Ironic and Nova's four services, installed once into the test cache), print its
     endpoints and a clouds.yaml, and keep it running until Ctrl-C, which stops it all.
-    With --prove: run the boot proof on the example catalog (tests/support/boot_proof.py)
-    instead, print a line per flavor, stop it all, and exit 0 only when every point holds."""
+    With --prove: run the boot proof on the example catalog, then on a generated one
+    (--seed N; tests/support/boot_proof.py) instead, print a line per flavor, stop it all,
+    and exit 0 only when every point holds."""
     if "--prove" in extra:
         return run(PY, "-m", "tests.support.boot_proof", *extra)
     return run(PY, "-m", "tests.support.small_cloud", *extra)

@@ -28,6 +28,14 @@ and the real services:
    boot, and the node's instance traits and deploy steps in Ironic after it;
 6. the servers deleted and a trait rule changed in the catalog, ``classify --cloud`` again:
    the next boots follow the new prediction.
+
+Then, in the same cloud and on the same lab, points 1 to 4 again on a generated catalog
+(tests/support/generated_catalog.py, ``seed``): the example run's servers deleted, the
+generated operator traits added to the nodes, ``classify --cloud --all --apply`` and ``sync
+apply --cloud --prune`` with the generated catalog (the example flavors and deploy templates
+leave Nova and Ironic), nova-compute's report awaited, then each generated flavor booted as
+above. Points 5 and 6 are the example catalog's own (its deploy templates, its trait rule
+change). Each problem names its point and catalog (``point 3 [generated]: ...``).
 """
 
 from __future__ import annotations
@@ -52,11 +60,13 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from tests.support import placement_api
+from tests.support.generated_catalog import DEFAULT_SEED, GeneratedCatalog, GenNode, generate
+from tests.support.generated_catalog import write_catalog as write_generated_catalog
 from tests.support.ironic_api import inspect_many, with_own_macs
 from tests.support.small_cloud import CLOUD_NAME, Cloud, Outcome, running_cloud
 
-# The private flavor's project (examples/hardware/flavors/m1.medium.dedicated.yaml), and one
-# that is not on its access list.
+# The private flavor's project (examples/hardware/flavors/m1.medium.dedicated.yaml, and the
+# generated catalog's private flavor), and one that is not on either access list.
 DEDICATED_PROJECT = "4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d"
 OTHER_PROJECT = "0f0e0d0c0b0a49888776655443322110"
 # A flavor the proof adds to its copy of the catalog: m1.small without AVX-512, which every
@@ -222,6 +232,13 @@ class ProofError(RuntimeError):
 # --- the proof --------------------------------------------------------------------------------
 
 
+# The catalogs a report covers, as its problems and flavor results name them.
+EXAMPLE_CATALOG = "examples"
+GENERATED_CATALOG = "generated"
+# Provision states a node rests in (not cleaning, deploying, deleting, ...).
+STABLE_STATES = frozenset({"enroll", "manageable", "available", "active"})
+
+
 @dataclass
 class FlavorResult:
     flavor: str
@@ -231,6 +248,7 @@ class FlavorResult:
     reason_after: str
     servers: dict[str, str] = field(default_factory=dict)  # server -> node name
     seconds: float = 0.0
+    catalog: str = EXAMPLE_CATALOG
 
     def line(self) -> str:
         return (
@@ -247,10 +265,19 @@ class Report:
     failed_points: set[int] = field(default_factory=set)
     seconds: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    generated: GeneratedCatalog | None = None  # the generated catalog proven, if one was
 
     @property
     def ok(self) -> bool:
         return not self.problems and bool(self.flavors)
+
+    def of(self, catalog: str) -> list[FlavorResult]:
+        """The flavor results of one catalog."""
+        return [result for result in self.flavors if result.catalog == catalog]
+
+    def problems_of(self, point: int, catalog: str) -> list[str]:
+        """The problems of one point on one catalog."""
+        return [p for p in self.problems if p.startswith(f"point {point} [{catalog}]:")]
 
     @property
     def servers(self) -> int:
@@ -342,10 +369,42 @@ def ironic_nodes(cloud: Cloud) -> dict[str, dict[str, Any]]:
     return {str(node["name"]): node for node in body["nodes"]}
 
 
+def wait_until_settled(cloud: Cloud, *, timeout: float = WAIT) -> None:
+    """Wait until no node is between provision states (a deleted server's node is torn down
+    and cleaned before it is ``available`` again, and locked meanwhile)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        moving = {
+            name: str(node["provision_state"])
+            for name, node in ironic_nodes(cloud).items()
+            if node["provision_state"] not in STABLE_STATES
+        }
+        if not moving:
+            return
+        if time.monotonic() > deadline:
+            raise ProofError(
+                f"{len(moving)} nodes still moving after {timeout:.0f}s: "
+                f"{dict(sorted(moving.items())[:10])}\n{cloud.log_tail('ironic')}"
+            )
+        time.sleep(1)
+
+
+def add_node_traits(
+    cloud: Cloud, uuids: Mapping[str, str], traits: Mapping[str, Sequence[str]]
+) -> None:
+    """Add these traits to the nodes (by name), keeping those they have: the operator's."""
+    for name, names in sorted(traits.items()):
+        for trait in names:
+            code, body = cloud.ironic("PUT", f"/nodes/{uuids[name]}/traits/{trait}")
+            if code != 204:
+                raise ProofError(f"PUT /v1/nodes/{name}/traits/{trait}: {code} {body}")
+
+
 def wait_for_report(cloud: Cloud, *, timeout: float = WAIT) -> float:
     """Wait until nova-compute has reported every Ironic node with a resource class to
-    Placement as its driver does: the node's traits on its provider, the unit reserved
-    exactly when the node is unavailable or in use; and the host is mapped to the cell.
+    Placement as its driver does: the node's traits on its provider (and no custom trait it
+    lost), the unit reserved exactly when the node is unavailable or in use; and the host is
+    mapped to the cell.
     Returns the seconds waited."""
     started = time.monotonic()
     why: dict[str, str] = {}
@@ -388,8 +447,14 @@ def _report_problem(cloud: Cloud, node: Mapping[str, Any]) -> str | None:
     ):
         return f"{rc} reserved={unit['reserved']}, the driver's rule says otherwise"
     code, traits = cloud.placement_call(f"/resource_providers/{uuid}/traits")
-    missing = set(node.get("traits") or []) - set((traits or {}).get("traits") or [])
-    return f"traits {sorted(missing)} not on the provider yet" if missing else None
+    on_provider = set((traits or {}).get("traits") or [])
+    missing = set(node.get("traits") or []) - on_provider
+    if missing:
+        return f"traits {sorted(missing)} not on the provider yet"
+    # A custom trait the node lost (a classify that removed it) leaves the provider at the
+    # next report; Nova adds no custom trait of its own.
+    stale = {t for t in on_provider - set(node.get("traits") or []) if t.startswith("CUSTOM_")}
+    return f"traits {sorted(stale)} still on the provider" if stale else None
 
 
 # --- booting ------------------------------------------------------------------------------------
@@ -467,8 +532,12 @@ class Proof:
     cloud: Cloud
     examples: Path
     say: Any = print  # progress, one line at a time
+    # The generated catalog's seed (tests/support/generated_catalog.py): points 1 to 4 on it
+    # after the example catalog's; None: the example catalog alone.
+    seed: int | None = None
     report: Report = field(default_factory=Report)
     point: int = 0  # the point running
+    catalog: str = EXAMPLE_CATALOG  # the catalog being proven
     # Set as the proof runs: Flavorsmith on the proof's copy of the catalog, the lab's
     # uuids by name, Ironic's nodes before the boots, the predictions, the servers booted.
     fs: Flavorsmith = field(init=False)
@@ -489,21 +558,25 @@ class Proof:
             self._point_2()
             self._points_3_to_5()
             self._point_6()
+            if self.seed is not None:
+                self._generated(lab, Path(tmp) / f"generated-{self.seed}", self.seed)
             self.report.seconds.update({f"flavorsmith {k}": v for k, v in fs.seconds.items()})
         return self.report
 
     # -- the commands and the bookkeeping
 
     def _timed(self, what: str, started: float) -> None:
+        if self.catalog != EXAMPLE_CATALOG:
+            what = f"{self.catalog} catalog: {what}"
         self.report.seconds[what] = time.monotonic() - started
         self.say(f"{what}: {self.report.seconds[what]:.1f}s")
 
     def _problem(self, text: str, point: int | None = None) -> None:
         """A point that does not hold (``point``: its number, else the one running)."""
         number = point or self.point
-        self.report.problems.append(f"point {number}: {text}")
+        self.report.problems.append(f"point {number} [{self.catalog}]: {text}")
         self.report.failed_points.add(number)
-        self.say(f"PROBLEM (point {number}): {text}")
+        self.say(f"PROBLEM (point {number}, {self.catalog} catalog): {text}")
 
     def _cloud_args(self) -> tuple[str, str]:
         return ("--cloud", CLOUD_NAME)
@@ -570,9 +643,10 @@ class Proof:
         self._timed("verify, capacity, match --cloud", started)
 
     def _points_3_to_5(self) -> None:
+        """Points 3 and 4 on the catalog being proven; point 5 on the example catalog."""
         self.point = 3
         catalog_flavors = nova_flavors(self.cloud)
-        private = {NEVER: False}
+        private = {}
         for path in (self.repo / "hardware" / "flavors").glob("*.yaml"):
             document = _load_yaml(path)
             private[str(document["name"])] = document.get("is_public") is False
@@ -590,7 +664,8 @@ class Proof:
             result = self._boot_until_no_valid_host(flavor, catalog_flavors[flavor], token)
             if not private[flavor]:
                 landed_public |= set(result.servers.values())
-            self._deploy_record(flavor, result)
+            if self.catalog == EXAMPLE_CATALOG:
+                self._deploy_record(flavor, result)
         for flavor, is_private in private.items():
             if is_private:
                 leaked = landed_public & self.matching.get(flavor, set())
@@ -624,6 +699,7 @@ class Proof:
             on_predicted=set(landed.values()) <= matching,
             reason_after=_reason_after(explained),
             servers=landed,
+            catalog=self.catalog,
         )
         if not result.on_predicted:
             self._problem(
@@ -812,6 +888,84 @@ class Proof:
             " matching nodes"
         )
 
+    # -- the generated catalog
+
+    def _generated(self, lab: Sequence[LabNode], repo: Path, seed: int) -> None:
+        """Points 1 to 4 on the generated catalog of ``seed``, on the same lab: the example
+        run's servers deleted, the generated operator traits added to the nodes, the catalog
+        switched, classified and synced with --prune, nova-compute's report awaited."""
+        self.catalog = GENERATED_CATALOG
+        self.point = 1
+        started = time.monotonic()
+        delete_servers(self.cloud, self.servers)
+        self.servers = []
+        wait_until_settled(self.cloud)
+        self._timed("the example run's servers deleted, nodes settled", started)
+        nodes = [
+            GenNode(
+                n.name, n.resource_class, n.provision_state == "available" and not n.maintenance
+            )
+            for n in lab
+        ]
+        generated = generate(nodes, seed)
+        self.report.generated = generated
+        write_generated_catalog(self.examples, generated, repo)
+        self.fs.repo = self.repo = repo
+        code, out = self.fs.run("validate", check=False)
+        if code != 0:
+            self._problem(f"the generated catalog (seed {seed}) does not validate:\n{out}")
+        started = time.monotonic()
+        add_node_traits(self.cloud, self.uuids, generated.node_traits)
+        self.fs.run("classify", *self._cloud_args(), "--all", "--apply", "--yes")
+        self._timed("operator traits added, classify --cloud --all --apply", started)
+        nodes_now = ironic_nodes(self.cloud)
+        for name, traits in sorted(generated.node_traits.items()):
+            lost = set(traits) - set(nodes_now[name].get("traits") or [])
+            if lost:
+                self._problem(f"{name}: classify removed the operator's traits {sorted(lost)}")
+        started = time.monotonic()
+        # The generated flavors replace every example one: --allow-empty, as the sync
+        # refuses a prune that deletes all its managed flavors (or deploy templates).
+        prune = ("--prune", "--allow-empty", "--yes")
+        self.fs.run("sync", "apply", *self._cloud_args(), *prune)
+        self.fs.run("sync", "apply", "--only", "deploy-templates", *self._cloud_args(), *prune)
+        self._timed("sync apply --prune (flavors, deploy templates)", started)
+        examples = {p.stem for p in (self.examples / "hardware" / "flavors").glob("*.yaml")}
+        left = sorted((examples | {NEVER}) & set(nova_flavors(self.cloud)))
+        code, body = self.cloud.ironic("GET", "/deploy_templates")
+        templates = sorted(str(t["name"]) for t in (body or {}).get("deploy_templates", []))
+        if left or code != 200 or templates:
+            self._problem(
+                f"after sync apply --prune, Nova still has {left}; Ironic's deploy templates:"
+                f" {code} {templates}"
+            )
+        started = time.monotonic()
+        wait_for_report(self.cloud)
+        self._timed("nova-compute reported every node", started)
+        self.before = ironic_nodes(self.cloud)
+        self._point_2()
+        self._generated_cases(generated)
+        self._points_3_to_5()
+        self.report.notes.append(
+            f"generated catalog, seed {seed}: {len(generated.flavors)} flavors"
+            f" ({generated.several}: several nodes, {generated.never}: no node,"
+            f" {generated.private}: private), operator traits on"
+            f" {len(generated.node_traits)} nodes"
+        )
+
+    def _generated_cases(self, generated: GeneratedCatalog) -> None:
+        """Point 2 on the generated catalog: the cases it was built to have are predicted."""
+        several = int(self.capacity.get(generated.several, {}).get("available_nodes", 0))
+        if several < 2:
+            self._problem(f"{generated.several}: predicted {several} nodes, not several")
+        if self.matching.get(generated.never, {"?"}):
+            self._problem(
+                f"{generated.never}: matches {sorted(self.matching.get(generated.never, []))},"
+                " no node expected"
+            )
+        if generated.private not in self.capacity:
+            self._problem(f"{generated.private}: the private flavor has no prediction")
+
 
 def _reason_after(explained: Mapping[str, Any]) -> str:
     """What explain says of the flavor's own nodes once none is a candidate: its counts but
@@ -836,21 +990,25 @@ def _message(answer: Any) -> str:
     return str(answer)[:120]
 
 
-def prove(cloud: Cloud, examples: Path, *, say: Any = print) -> Report:
-    """Points 1-6 on the running ``cloud`` with the catalog and fleet of ``examples``."""
-    return Proof(cloud, examples, say).run()
+def prove(
+    cloud: Cloud, examples: Path, *, say: Any = print, seed: int | None = DEFAULT_SEED
+) -> Report:
+    """Points 1-6 on the running ``cloud`` with the catalog and fleet of ``examples``, then
+    points 1-4 on the catalog generated with ``seed`` (None: not)."""
+    return Proof(cloud, examples, say, seed).run()
 
 
 # --- python3 dev.py cloud --prove ---------------------------------------------------------------
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Start the small cloud, run the proof on the example catalog, print a line per flavor
-    and the verdict, stop everything; exit 0 only when every point holds."""
+    """Start the small cloud, run the proof on the example catalog and then on a generated
+    one, print a line per flavor and the verdict, stop everything; exit 0 only when every
+    point holds."""
     parser = argparse.ArgumentParser(
         prog="python3 dev.py cloud --prove",
-        description="Prove on the small real cloud that every example flavor boots on exactly"
-        " the nodes Flavorsmith predicted.",
+        description="Prove on the small real cloud that every flavor of the example catalog,"
+        " then of a generated one, boots on exactly the nodes Flavorsmith predicted.",
     )
     parser.add_argument("--prove", action="store_true", help="(the command's own flag)")
     parser.add_argument(
@@ -858,6 +1016,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         default=Path(__file__).resolve().parents[2] / "examples",
         help="the catalog and fleet (default: the repository's examples/)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_SEED,
+        help=f"the generated catalog's seed (default: {DEFAULT_SEED})",
     )
     args = parser.parse_args(argv)
     started = time.monotonic()
@@ -869,7 +1033,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with running_cloud(agent_inspection=True, neutron=True) as cloud:
             say("the small cloud is up")
             try:
-                report = prove(cloud, args.examples, say=say)
+                report = prove(cloud, args.examples, say=say, seed=args.seed)
             except ProofError as error:
                 print(f"boot proof: a step failed: {error}", flush=True)
                 return 1
