@@ -37,7 +37,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,6 +185,18 @@ class Keystone:
         with urllib.request.urlopen(request, timeout=30) as response:
             return str(response.headers["X-Subject-Token"])
 
+    def add_endpoint(self, service_type: str, name: str, url: str) -> None:
+        """A service of ``service_type`` in the catalog with its public endpoint ``url`` in
+        region ``REGION`` (``keystone-manage bootstrap`` made the identity one)."""
+        conn = self.admin()
+        try:
+            service = conn.identity.create_service(type=service_type, name=name)
+            conn.identity.create_endpoint(
+                service_id=service.id, interface="public", url=url, region_id=REGION
+            )
+        finally:
+            conn.close()
+
     def revoke(self, token: str) -> None:
         """Revoke ``token`` (DELETE /v3/auth/tokens, with the token as its own authority)."""
         request = urllib.request.Request(
@@ -195,15 +207,16 @@ class Keystone:
         with urllib.request.urlopen(request, timeout=30):
             pass
 
-    def authtoken_section(self, *, cache_seconds: int = 300) -> str:
+    def authtoken_section(self, *, cache_seconds: int = 300, username: str = "flavorsmith") -> str:
         """keystonemiddleware's ``[keystone_authtoken]`` for a service validating tokens here
-        as the ``flavorsmith`` service user."""
+        as the service user ``username`` (``flavorsmith`` by default; the service role in
+        project ``service``)."""
         return (
             "[keystone_authtoken]\n"
             f"www_authenticate_uri = {self.url}\n"
             f"auth_url = {self.url}\n"
             "auth_type = password\n"
-            "username = flavorsmith\n"
+            f"username = {username}\n"
             f"password = {PASSWORD}\n"
             "user_domain_id = default\n"
             "project_name = service\n"
@@ -214,23 +227,30 @@ class Keystone:
         )
 
 
-def populate(keystone: Keystone) -> None:
-    """The projects, users and role assignments listed in PEOPLE."""
+def populate(
+    keystone: Keystone,
+    people: Sequence[tuple[str, str | None, str]] = PEOPLE,
+    projects: Sequence[str] = PROJECTS,
+) -> None:
+    """The projects, users and role assignments of ``people`` (by default PEOPLE); a user
+    named twice is made once and gets each role."""
     conn = keystone.admin()
     identity = conn.identity
     roles = {role.name: role.id for role in identity.roles()}
-    for name in PROJECTS:
+    for name in projects:
         project = identity.create_project(name=name, domain_id="default")
         keystone.projects[name] = project.id
     keystone.projects["admin"] = identity.find_project("admin", domain_id="default").id
-    for user_name, project_name, role in PEOPLE:
-        user = identity.create_user(name=user_name, password=PASSWORD, domain_id="default")
-        keystone.users[user_name] = user.id
+    for user_name, project_name, role in people:
+        if user_name not in keystone.users:
+            user = identity.create_user(name=user_name, password=PASSWORD, domain_id="default")
+            keystone.users[user_name] = user.id
+        user_id = keystone.users[user_name]
         if project_name is None:
-            identity.assign_system_role_to_user(user=user.id, role=roles[role], system="all")
+            identity.assign_system_role_to_user(user=user_id, role=roles[role], system="all")
         else:
             identity.assign_project_role_to_user(
-                keystone.projects[project_name], user.id, roles[role]
+                keystone.projects[project_name], user_id, roles[role]
             )
     keystone.users["admin"] = identity.find_user("admin", domain_id="default").id
     conn.close()
@@ -253,9 +273,11 @@ def _answers(url: str) -> bool:
 
 
 @contextmanager
-def running_keystone() -> Iterator[Keystone]:
-    """Start Keystone with a fresh database on a free loopback port, populated (see
-    ``populate``); stops it and removes its state on exit."""
+def running_keystone(
+    people: Sequence[tuple[str, str | None, str]] = PEOPLE, projects: Sequence[str] = PROJECTS
+) -> Iterator[Keystone]:
+    """Start Keystone with a fresh database on a free loopback port, populated with
+    ``people`` in ``projects`` (see ``populate``); stops it and removes its state on exit."""
     home = venv()
     with tempfile.TemporaryDirectory(prefix="flavorsmith-keystone-") as tmp:
         state = Path(tmp)
@@ -309,7 +331,7 @@ def running_keystone() -> Iterator[Keystone]:
                         )
                     time.sleep(0.3)
                 keystone = Keystone(url, state)
-                populate(keystone)
+                populate(keystone, people, projects)
                 print(
                     f"keystone {VERSION} up on {url} in {time.monotonic() - started:.1f}s",
                     file=sys.stderr,
