@@ -1,5 +1,6 @@
-"""A small real cloud on loopback: Placement, Glance, Ironic (fake-hardware) and Nova as its
-separate real services, so a server boots through the real scheduler onto an Ironic node.
+"""A small real cloud on loopback: Keystone, Placement, Glance, Ironic (fake-hardware) and Nova
+as their separate real services, so a server boots through the real scheduler onto an Ironic
+node.
 
     with running_cloud() as cloud:
         nodes = cloud.enrol_nodes(["bm-0", "bm-1"], resource_class="bm-gold", traits=["CUSTOM_X"])
@@ -10,6 +11,8 @@ separate real services, so a server boots through the real scheduler onto an Iro
 
 What runs, each on 127.0.0.1 only, each process stopped by its own id when the block ends:
 
+- Keystone 30 (tests/support/keystone_api.py: SQLite, fernet tokens), started first; its
+  catalog has a public endpoint in RegionOne for each service;
 - Placement 16 (tests/support/placement_api.py: SQLite, one gunicorn worker, one thread, so
   Nova's writes never meet SQLite's lock);
 - Glance 33 (tests/support/glance_api.py: file store, SQLite) with one tiny raw image;
@@ -20,13 +23,20 @@ What runs, each on 127.0.0.1 only, each process stopped by its own id when the b
   the ironic virt driver, over the RabbitMQ at 127.0.0.1:5672 (a vhost of this run, made and
   removed here) and three throwaway PostgreSQL databases (API, cell0, cell1; dropped after).
 
-No Keystone: each service takes a fixed token (Nova and Glance through the same small paste
-filter that turns ``user:project`` into identity headers, Placement's noauth2, Ironic's noauth),
-and Nova reaches Placement and Ironic with keystoneauth's ``admin_token`` plugin. No Neutron:
-servers boot with ``networks: none``. Without Neutron, Nova answers ``GET /servers/{id}`` and
-``/servers/detail`` with a 500 (it asks Neutron for the server's security groups), so the
-functions here read a server's status from the filtered list (``GET /servers?status=...``), its node
-from Ironic (the node's ``instance_uuid``) and its fault from its instance action's events.
+Every service validates tokens with Keystone (keystonemiddleware, a service user of its own
+in project ``service``); Nova reaches Placement, Ironic and Neutron as its service user
+``nova`` (password auth) and finds every service in the catalog, as Ironic does Nova and
+Glance. The people (PEOPLE; every password ``keystone_api.PASSWORD``, the bootstrap
+``admin``'s ``keystone_api.ADMIN_PASSWORD``): ``admin`` (admin of project ``admin`` and of the
+system), ``operator`` (admin and service in project ``service``: the clouds.yaml, so
+Flavorsmith's ``--cloud`` commands) and ``member`` (projects ``dedicated``, ``dedicated-2``,
+``other``). ``cloud.token_for(user, project)`` gives a real token; ``cloud.projects`` the ids.
+
+No Neutron unless asked: servers boot with ``networks: none``. Without Neutron, Nova answers
+``GET /servers/{id}`` and ``/servers/detail`` with a 500 (it asks Neutron for the server's
+security groups), so the functions here read a server's status from the filtered list
+(``GET /servers?status=...``), its node from Ironic (the node's ``instance_uuid``) and its
+fault from its instance action's events.
 
 ``python -m tests.support.small_cloud`` (``python3 dev.py cloud``) starts it until Ctrl-C.
 """
@@ -936,6 +946,7 @@ def running_cloud(
     nova_home = nova_api.venv()
     pylib = nova_pylib()
     glance_api.venv()
+    keystone_api.venv()
     if neutron:
         neutron_api.venv()
 
@@ -956,7 +967,9 @@ def running_cloud(
         note("message queue vhost and PostgreSQL databases made")
         pool = stack.enter_context(ThreadPoolExecutor(max_workers=4))
         nova_db: Future[None] = pool.submit(_prepare_nova, state, python, nova_env, dbs, transport)
-        # Keystone first: every other service validates tokens with it from its first call.
+        # Keystone first (while Nova's databases are made): every other service validates
+        # tokens with it from its first call. Starting it together with them measured no
+        # faster on two busy cores: every start there is CPU-bound.
         keystone = stack.enter_context(keystone_api.running_keystone(PEOPLE, PROJECTS))
         note(f"keystone up on {keystone.url}")
         system_admin = keystone.token("admin", system=True)
