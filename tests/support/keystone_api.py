@@ -91,7 +91,7 @@ GUNICORN = """
 wsgi_app = "keystone.wsgi.api:application"
 bind = "127.0.0.1:{port}"
 workers = 1
-threads = 4
+threads = {threads}
 timeout = 60
 """
 
@@ -274,10 +274,16 @@ def _answers(url: str) -> bool:
 
 @contextmanager
 def running_keystone(
-    people: Sequence[tuple[str, str | None, str]] = PEOPLE, projects: Sequence[str] = PROJECTS
+    people: Sequence[tuple[str, str | None, str]] = PEOPLE,
+    projects: Sequence[str] = PROJECTS,
+    *,
+    threads: int = 4,
 ) -> Iterator[Keystone]:
     """Start Keystone with a fresh database on a free loopback port, populated with
-    ``people`` in ``projects`` (see ``populate``); stops it and removes its state on exit."""
+    ``people`` in ``projects`` (see ``populate``); stops it and removes its state on exit.
+    ``threads``: gunicorn's. Keystone 30 writes the user's ``last_active_at`` at every
+    password login, and two logins at once on SQLite can fail with "database is locked" (a
+    500); with one thread, requests wait for one another instead."""
     home = venv()
     with tempfile.TemporaryDirectory(prefix="flavorsmith-keystone-") as tmp:
         state = Path(tmp)
@@ -286,7 +292,7 @@ def running_keystone(
         port = free_port()
         url = f"http://127.0.0.1:{port}/v3"
         (state / "keystone.conf").write_text(CONF.format(state=state))
-        (state / "gunicorn.conf.py").write_text(GUNICORN.format(port=port))
+        (state / "gunicorn.conf.py").write_text(GUNICORN.format(port=port, threads=threads))
         user = subprocess.run(["id", "-un"], capture_output=True, text=True, check=True)
         group = subprocess.run(["id", "-gn"], capture_output=True, text=True, check=True)
         owner = ["--keystone-user", user.stdout.strip(), "--keystone-group", group.stdout.strip()]

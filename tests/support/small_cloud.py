@@ -969,8 +969,9 @@ def running_cloud(
         nova_db: Future[None] = pool.submit(_prepare_nova, state, python, nova_env, dbs, transport)
         # Keystone first (while Nova's databases are made): every other service validates
         # tokens with it from its first call. Starting it together with them measured no
-        # faster on two busy cores: every start there is CPU-bound.
-        keystone = stack.enter_context(keystone_api.running_keystone(PEOPLE, PROJECTS))
+        # faster on two busy cores: every start there is CPU-bound. One thread: the services
+        # log in at once when Nova starts, and concurrent logins on SQLite can fail (500).
+        keystone = stack.enter_context(keystone_api.running_keystone(PEOPLE, PROJECTS, threads=1))
         note(f"keystone up on {keystone.url}")
         system_admin = keystone.token("admin", system=True)
         admin = keystone.token("admin", project="admin")
@@ -1144,17 +1145,22 @@ def _service_up(cloud: Cloud, binary: str) -> bool:
 
 
 def _wait_service(cloud: Cloud, name: str, ready: Callable[[], bool]) -> None:
+    """Wait until ``ready``; when the service exits or does not get ready, raise with the
+    last lines of its logs and of Keystone's (every call of it needs a token)."""
     service = cloud.services[name]
+
+    def tails() -> str:
+        return cloud.log_tail(name, "keystone")
 
     def done() -> bool:
         if service.process.poll() is not None:
-            raise RuntimeError(f"{name} exited with {service.process.returncode}\n{service.tail()}")
+            raise RuntimeError(f"{name} exited with {service.process.returncode}\n{tails()}")
         try:
             return ready()
         except OSError:
             return False
 
-    _wait(f"{name} starting", done, START_TIMEOUT, service.tail)
+    _wait(f"{name} starting", done, START_TIMEOUT, tails)
 
 
 # --- python -m tests.support.small_cloud -------------------------------------------------------
@@ -1210,7 +1216,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _banner(cloud: Cloud, nodes: int, seconds: float, rss: Mapping[str, float]) -> str:
     memory = ", ".join(f"{name} {mib:.0f}" for name, mib in rss.items())
-    admin = cloud.admin_token()
     lines = [
         f"\nThe small cloud is up (in {seconds:.0f}s; resident memory MiB: {memory};"
         f" {sum(rss.values()):.0f} in all).",
@@ -1241,7 +1246,8 @@ def _banner(cloud: Cloud, nodes: int, seconds: float, rss: Mapping[str, float]) 
             "      (it boots; the command then fails to show it: without Neutron, Nova answers"
             " 500 to GET /servers/{id} and /servers/detail)",
             "  openstack baremetal node list     # instance_uuid: where each server landed",
-            f"  curl -s -H 'X-Auth-Token: {admin}' \\\n      '{cloud.compute}/servers?status=ACTIVE'",
+            "  TOKEN=$(openstack token issue -f value -c id)   # the operator's, for an hour",
+            f"  curl -s -H \"X-Auth-Token: $TOKEN\" '{cloud.compute}/servers?status=ACTIVE'",
         ]
     lines.append("\nCtrl-C stops every service and removes the state.")
     return "\n".join(lines)
