@@ -298,12 +298,12 @@ def audit(extra: list[str]) -> int:
 
 
 def cloud(extra: list[str]) -> int:
-    """Start the small real cloud of the tests (tests/support/small_cloud.py: Placement,
-    Glance, Ironic and Nova's four services, installed once into the test cache), print its
-    endpoints and a clouds.yaml, and keep it running until Ctrl-C, which stops it all.
-    With --prove: run the boot proof on the example catalog, then on a generated one
-    (--seed N; tests/support/boot_proof.py) instead, print a line per flavor, stop it all,
-    and exit 0 only when every point holds."""
+    """Start the small real cloud of the tests (tests/support/small_cloud.py: Keystone,
+    Placement, Glance, Ironic and Nova's four services, installed once into the test cache),
+    print its endpoints, users and a clouds.yaml, and keep it running until Ctrl-C, which
+    stops it all. With --prove: run the boot proof on the example catalog, then on a
+    generated one (--seed N; tests/support/boot_proof.py) instead, print a line per flavor,
+    stop it all, and exit 0 only when every point holds."""
     if "--prove" in extra:
         return run(PY, "-m", "tests.support.boot_proof", *extra)
     return run(PY, "-m", "tests.support.small_cloud", *extra)

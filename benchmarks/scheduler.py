@@ -63,7 +63,7 @@ def main() -> int:
     wrong = 0
     with (
         running_cloud(agent_inspection=True) as cloud,
-        proof_catalog(EXAMPLES) as repo,
+        proof_catalog(EXAMPLES, cloud) as repo,
         tempfile.TemporaryDirectory() as tmp,
     ):
         proof = Proof(cloud, EXAMPLES, say)
@@ -85,9 +85,9 @@ def main() -> int:
                 rows.append((flavor, len(predicted), predicted_s, None, None, "-"))
                 continue
             token = (
-                "member:4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d"
+                cloud.token_for("member", "dedicated")
                 if flavor == "m1.medium.dedicated"
-                else "admin:admin"
+                else cloud.admin_token()
             )
             started = time.monotonic()
             server = cloud.boot(f"bench-{flavor}", ids[flavor], token=token)

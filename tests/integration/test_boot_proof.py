@@ -13,10 +13,14 @@ concerned.
 
 from __future__ import annotations
 
+import json
 import sys
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 
 import pytest
+from ruamel.yaml import YAML
 
 from tests.conftest import EXAMPLES
 from tests.support.boot_proof import (
@@ -26,19 +30,33 @@ from tests.support.boot_proof import (
     Report,
     prove,
 )
-from tests.support.small_cloud import running_cloud
+from tests.support.small_cloud import CLOUD_NAME, Cloud, running_cloud
 
 pytestmark = pytest.mark.slow
 BOTH = pytest.mark.parametrize("catalog", [EXAMPLE_CATALOG, GENERATED_CATALOG])
 
 
 @pytest.fixture(scope="module")
-def report() -> Iterator[Report]:
+def cloud() -> Iterator[Cloud]:
+    with running_cloud(agent_inspection=True, neutron=True) as cloud:
+        yield cloud
+
+
+@pytest.fixture(scope="module")
+def report(cloud: Cloud) -> Report:
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    with running_cloud(agent_inspection=True, neutron=True) as cloud:
-        yield prove(cloud, EXAMPLES, say=say)
+    return prove(cloud, EXAMPLES, say=say)
+
+
+def _get(url: str, token: str) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, headers={"X-Auth-Token": token})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
 
 
 @BOTH
@@ -105,3 +123,36 @@ def test_6_after_a_trait_rule_change_the_boots_follow_the_new_prediction(
     assert not report.problems_of(6, EXAMPLE_CATALOG), report.problems_of(6, EXAMPLE_CATALOG)
     assert any(r.flavor.endswith("/after-rule-change") for r in report.flavors)
     assert report.ok, report.problems
+
+
+def test_every_service_checks_tokens_with_keystone_and_is_in_its_catalog(cloud: Cloud) -> None:
+    assert cloud.network is not None
+    calls = {
+        "compute": (f"{cloud.compute}/flavors", cloud.admin_token()),
+        "placement": (f"{cloud.placement}/resource_providers", cloud.admin_token()),
+        "image": (f"{cloud.image}/v2/images", cloud.admin_token()),
+        "baremetal": (f"{cloud.baremetal}/v1/nodes", cloud.token_for("admin", None)),
+        "network": (f"{cloud.network}/v2.0/networks", cloud.admin_token()),
+    }
+    for service, (url, token) in calls.items():
+        assert _get(url, token)[0] == 200, (service, _get(url, token))
+        # The token the services took before Keystone ran is refused now.
+        assert _get(url, "admin:admin")[0] == 401, service
+    code, body = _get(f"{cloud.identity}/auth/catalog", cloud.admin_token())
+    assert code == 200, body
+    catalog = {
+        entry["type"]: [e["url"] for e in entry["endpoints"] if e["interface"] == "public"]
+        for entry in json.loads(body)["catalog"]
+    }
+    assert catalog == {
+        "identity": [cloud.identity],
+        "compute": [cloud.compute],
+        "placement": [cloud.placement],
+        "image": [cloud.image],
+        "baremetal": [cloud.baremetal],
+        "network": [cloud.network],
+    }
+    entry = YAML(typ="safe").load(cloud.clouds_yaml)["clouds"][CLOUD_NAME]
+    assert entry["auth_type"] == "password"
+    assert entry["auth"]["auth_url"] == cloud.identity
+    assert not [key for key in entry if key.endswith("endpoint_override")]

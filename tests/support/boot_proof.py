@@ -65,10 +65,17 @@ from tests.support.generated_catalog import write_catalog as write_generated_cat
 from tests.support.ironic_api import inspect_many, with_own_macs
 from tests.support.small_cloud import CLOUD_NAME, Cloud, Outcome, running_cloud
 
-# The private flavor's project (examples/hardware/flavors/m1.medium.dedicated.yaml, and the
-# generated catalog's private flavor), and one that is not on either access list.
+# The private flavor's projects (examples/hardware/flavors/m1.medium.dedicated.yaml, and the
+# generated catalog's private flavor), and the small cloud's Keystone projects that stand for
+# them: Keystone makes its own project ids, and Nova refuses flavor access for a project
+# Keystone does not know, so the proof's copy of a catalog names the ids Keystone made
+# (proof_catalog). "other" is on neither access list.
 DEDICATED_PROJECT = "4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d"
-OTHER_PROJECT = "0f0e0d0c0b0a49888776655443322110"
+CATALOG_PROJECTS = {
+    DEDICATED_PROJECT: "dedicated",
+    "9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a": "dedicated-2",
+}
+OTHER = "other"
 # A flavor the proof adds to its copy of the catalog: m1.small without AVX-512, which every
 # m1.small node of the lab has (its inspection documents' CPUs have it), so no node can take it.
 NEVER = "proof.never"
@@ -291,14 +298,27 @@ class Report:
 
 
 @contextmanager
-def proof_catalog(examples: Path) -> Iterator[Path]:
+def proof_catalog(examples: Path, cloud: Cloud | None = None) -> Iterator[Path]:
     """A copy of the example catalog (the proof changes a trait rule in it) with the flavor
-    no node can take."""
+    no node can take; with ``cloud``, each flavor's project ids of CATALOG_PROJECTS replaced
+    by the ids the cloud's Keystone made for those projects."""
     with tempfile.TemporaryDirectory(prefix="flavorsmith-proof-") as tmp:
         repo = Path(tmp) / "catalog"
         shutil.copytree(examples, repo)
         (repo / "hardware" / "flavors" / f"{NEVER}.yaml").write_text(NEVER_FLAVOR)
+        if cloud is not None:
+            keystone_projects(repo, cloud)
         yield repo
+
+
+def keystone_projects(repo: Path, cloud: Cloud) -> None:
+    """Each flavor's project ids of CATALOG_PROJECTS in ``repo`` replaced by the ids the
+    cloud's Keystone made for those projects."""
+    for path in (repo / "hardware" / "flavors").glob("*.yaml"):
+        text = path.read_text()
+        for catalog_id, name in CATALOG_PROJECTS.items():
+            text = text.replace(catalog_id, cloud.projects[name])
+        path.write_text(text)
 
 
 def enrol_lab(cloud: Cloud, examples: Path, lab: Sequence[LabNode]) -> dict[str, str]:
@@ -550,7 +570,7 @@ class Proof:
 
     def run(self) -> Report:
         lab = lab_of(self.examples)
-        with proof_catalog(self.examples) as repo, tempfile.TemporaryDirectory() as tmp:
+        with proof_catalog(self.examples, self.cloud) as repo, tempfile.TemporaryDirectory() as tmp:
             fs = Flavorsmith(repo, self.cloud.clouds_yaml, f"sqlite:///{tmp}/flavorsmith.db")
             self.fs = fs
             self.repo = repo
@@ -625,7 +645,7 @@ class Proof:
         started = time.monotonic()
         self.fs.run("sync", "apply", *self._cloud_args(), "--yes")
         self.fs.run("sync", "apply", "--only", "deploy-templates", *self._cloud_args(), "--yes")
-        unlimited_quota(self.cloud, "admin", DEDICATED_PROJECT)
+        unlimited_quota(self.cloud, self.cloud.projects["admin"], self.cloud.projects["dedicated"])
         self._timed("sync apply (flavors, deploy templates)", started)
         started = time.monotonic()
         wait_for_report(self.cloud)
@@ -660,7 +680,11 @@ class Proof:
             if flavor not in catalog_flavors:
                 self._problem(f"{flavor}: not in Nova after sync apply")
                 continue
-            token = f"member:{DEDICATED_PROJECT}" if private[flavor] else "admin:admin"
+            token = (
+                self.cloud.token_for("member", "dedicated")
+                if private[flavor]
+                else self.cloud.admin_token()
+            )
             result = self._boot_until_no_valid_host(flavor, catalog_flavors[flavor], token)
             if not private[flavor]:
                 landed_public |= set(result.servers.values())
@@ -831,12 +855,14 @@ class Proof:
                 "networks": "none",
             }
         }
-        code, answer = self.cloud.nova("POST", "/servers", body, token=f"member:{OTHER_PROJECT}")
-        explained = self._explain(flavor, "--project", OTHER_PROJECT)
+        other = self.cloud.projects[OTHER]
+        token = self.cloud.token_for("member", OTHER)
+        code, answer = self.cloud.nova("POST", "/servers", body, token=token)
+        explained = self._explain(flavor, "--project", other)
         access = [r for r in explained["reasons"] if r.get("layer") == "access" and r["blocking"]]
         if code == 202 or not access:
             self._problem(
-                f"{flavor} for project {OTHER_PROJECT}: Nova answered {code} {answer};"
+                f"{flavor} for project {other}: Nova answered {code} {answer};"
                 f" explain: {explained['reasons']}"
             )
         self.report.notes.append(
@@ -876,7 +902,7 @@ class Proof:
             )
         self.servers = []
         result = self._boot_until_no_valid_host(
-            CHANGED_FLAVOR, nova_flavors(self.cloud)[CHANGED_FLAVOR], "admin:admin"
+            CHANGED_FLAVOR, nova_flavors(self.cloud)[CHANGED_FLAVOR], self.cloud.admin_token()
         )
         result.flavor = f"{CHANGED_FLAVOR}/after-rule-change"
         new_nodes = set(result.servers.values()) - before
@@ -910,6 +936,7 @@ class Proof:
         generated = generate(nodes, seed)
         self.report.generated = generated
         write_generated_catalog(self.examples, generated, repo)
+        keystone_projects(repo, self.cloud)
         self.fs.repo = self.repo = repo
         code, out = self.fs.run("validate", check=False)
         if code != 0:
@@ -1086,7 +1113,7 @@ def demo(argv: Sequence[str] | None = None) -> int:
 
     with (
         running_cloud(agent_inspection=True) as cloud,
-        proof_catalog(examples) as repo,
+        proof_catalog(examples, cloud) as repo,
         tempfile.TemporaryDirectory() as tmp,
     ):
         proof = Proof(cloud, examples, say)

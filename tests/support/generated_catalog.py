@@ -52,8 +52,9 @@ RULE_TRAITS = {
     "g1.8xh100": ("CUSTOM_GPU_NVIDIA_H100", "CUSTOM_GPU"),
 }
 RANDOM_FLAVORS = 2
-# The private flavor's projects: the boot proof boots it as the first (its DEDICATED_PROJECT).
-PROJECTS = ("4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d", "6e5d4c3b2a1940f8e7d6c5b4a3928170")
+# The private flavor's projects, the example private flavor's two: the boot proof boots it as
+# the first (its DEDICATED_PROJECT) and names, for each, the id the cloud's Keystone made.
+PROJECTS = ("4b2f3e0c8d6a4f1b9c7e5a3d2b1f0e9d", "9d8c7b6a5f4e4d3c2b1a0f9e8d7c6b5a")
 
 
 @dataclass(frozen=True)

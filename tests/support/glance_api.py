@@ -8,7 +8,8 @@ Configuration: a fresh SQLite database per start (``glance-manage db_sync``), th
 in the state folder, and no Keystone: the same small paste filter as tests/support/nova_api.py
 turns an X-Auth-Token of ``user:project`` into the identity headers Glance's context filter
 reads (``admin`` has the admin role). Glance's stock unauthenticated pipeline gives a context
-with no roles, which its default policies refuse (403 on every image call).
+with no roles, which its default policies refuse (403 on every image call). With
+``authtoken=`` (the small cloud) keystonemiddleware validates real Keystone tokens instead.
 
     with running_glance() as url:                 # "http://127.0.0.1:PORT"
         image = upload_image(url, "tiny")         # a public 1 KiB raw image's id
@@ -106,6 +107,10 @@ paste.filter_factory = oslo_middleware:HTTPProxyToWSGI.factory
 
 [filter:shim]
 paste.filter_factory = flavorsmith_nova_shim:factory
+
+[filter:authtoken]
+paste.filter_factory = keystonemiddleware.auth_token:filter_factory
+delay_auth_decision = true
 """
 
 APP = """
@@ -148,14 +153,19 @@ def _install(home: Path) -> None:
     )
 
 
-def _answers(url: str) -> bool:
-    return answers(f"{url}/v2/images?limit=1", {"X-Auth-Token": TOKEN})
+def _answers(url: str, token: str) -> bool:
+    return answers(f"{url}/v2/images?limit=1", {"X-Auth-Token": token})
 
 
 @contextmanager
-def running_glance() -> Iterator[str]:
+def running_glance(*, authtoken: str | None = None, token: str = TOKEN) -> Iterator[str]:
     """Start Glance with a fresh database and image store on a free loopback port; yields its
-    root URL. Stops it (its process group) and removes its state on exit."""
+    root URL. Stops it (its process group) and removes its state on exit.
+
+    ``authtoken``: a ``[keystone_authtoken]`` section (tests/support/keystone_api.py); Glance
+    then validates tokens with that Keystone (keystonemiddleware's ``authtoken`` filter in
+    the keystone pipeline, where the token filter was) and ``token`` is a Keystone token the
+    readiness check sends."""
     home = venv()
     with tempfile.TemporaryDirectory(prefix="flavorsmith-glance-") as tmp:
         state = Path(tmp)
@@ -163,8 +173,13 @@ def running_glance() -> Iterator[str]:
             (state / folder).mkdir()
         port = free_port()
         url = f"http://127.0.0.1:{port}"
-        (state / "glance-api.conf").write_text(CONF.format(state=state, port=port))
-        (state / "glance-api-paste.ini").write_text(PASTE)
+        conf = CONF.format(state=state, port=port)
+        paste = PASTE
+        if authtoken is not None:
+            conf += "\n" + authtoken
+            paste = paste.replace(" shim context ", " authtoken context ")
+        (state / "glance-api.conf").write_text(conf)
+        (state / "glance-api-paste.ini").write_text(paste)
         (state / "flavorsmith_nova_shim.py").write_text(nova_api.AUTH_SHIM)
         (state / "flavorsmith_glance_app.py").write_text(APP)
         (state / "gunicorn.conf.py").write_text(GUNICORN.format(port=port))
@@ -201,7 +216,7 @@ def running_glance() -> Iterator[str]:
                 env=env,
             )
             try:
-                while not _answers(url):
+                while not _answers(url, token):
                     if process.poll() is not None:
                         raise RuntimeError(
                             f"Glance exited with {process.returncode} before answering on"
@@ -218,9 +233,10 @@ def running_glance() -> Iterator[str]:
                 stop(process)
 
 
-def upload_image(url: str, name: str, size: int = 1024) -> str:
-    """A public raw image of ``size`` random bytes (the fake deploy never reads it); its id."""
-    headers = {"X-Auth-Token": TOKEN, "Content-Type": "application/json"}
+def upload_image(url: str, name: str, size: int = 1024, *, token: str = TOKEN) -> str:
+    """A public raw image of ``size`` random bytes (the fake deploy never reads it), made as
+    ``token`` (an admin: public images are theirs to make); its id."""
+    headers = {"X-Auth-Token": token, "Content-Type": "application/json"}
     body = {
         "name": name,
         "disk_format": "raw",
@@ -235,7 +251,7 @@ def upload_image(url: str, name: str, size: int = 1024) -> str:
     upload = urllib.request.Request(
         f"{url}/v2/images/{image}/file",
         data=os.urandom(size),
-        headers={"X-Auth-Token": TOKEN, "Content-Type": "application/octet-stream"},
+        headers={"X-Auth-Token": token, "Content-Type": "application/octet-stream"},
         method="PUT",
     )
     with urllib.request.urlopen(upload, timeout=30):

@@ -136,10 +136,14 @@ def _install(home: Path) -> None:
     )
 
 
-def _ready(url: str) -> bool:
-    """The API answers and the conductor has registered fake-hardware (so nodes can be made)."""
+def _ready(url: str, token: str | None = None) -> bool:
+    """The API answers and the conductor has registered fake-hardware (so nodes can be made);
+    ``token``: sent as X-Auth-Token (an Ironic behind Keystone)."""
+    request = urllib.request.Request(f"{url}/v1/drivers")
+    if token is not None:
+        request.add_header("X-Auth-Token", token)
     try:
-        with urllib.request.urlopen(f"{url}/v1/drivers", timeout=2) as response:
+        with urllib.request.urlopen(request, timeout=2) as response:
             drivers = json.load(response).get("drivers", [])
     except (OSError, ValueError):
         return False
@@ -163,13 +167,16 @@ def running_ironic(
     conf: str = "",
     pythonpath: Sequence[Path] = (),
     env: Mapping[str, str] | None = None,
+    token: str | None = None,
 ) -> Iterator[str]:
     """Start Ironic with a fresh SQLite database on a free loopback port; yields its root URL
     (``http://127.0.0.1:PORT``; the API is under ``/v1``). Stops it and removes its state on exit.
 
     ``agent_inspection`` enables in-band inspection (see ``inspect_with_inventory``); ``conf``
     is more configuration (ini text, a second ``--config-file``, so its values win);
-    ``pythonpath`` and ``env`` reach the service's process (and ``ironic-dbsync``).
+    ``pythonpath`` and ``env`` reach the service's process (and ``ironic-dbsync``); ``token``:
+    what the readiness check sends as X-Auth-Token when ``conf`` puts Ironic behind Keystone
+    (``auth_strategy = keystone``).
     """
     home = venv()
     with tempfile.TemporaryDirectory(prefix="flavorsmith-ironic-") as tmp:
@@ -210,7 +217,7 @@ def running_ironic(
                 env=environment,
             )
             try:
-                while not _ready(url):
+                while not _ready(url, token):
                     if process.poll() is not None:
                         raise RuntimeError(
                             f"Ironic exited with {process.returncode} before answering on"

@@ -37,7 +37,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,7 +92,7 @@ GUNICORN = """
 wsgi_app = "keystone.wsgi.api:application"
 bind = "127.0.0.1:{port}"
 workers = 1
-threads = 4
+threads = {threads}
 timeout = 60
 """
 
@@ -186,6 +186,18 @@ class Keystone:
         with urllib.request.urlopen(request, timeout=30) as response:
             return str(response.headers["X-Subject-Token"])
 
+    def add_endpoint(self, service_type: str, name: str, url: str) -> None:
+        """A service of ``service_type`` in the catalog with its public endpoint ``url`` in
+        region ``REGION`` (``keystone-manage bootstrap`` made the identity one)."""
+        conn = self.admin()
+        try:
+            service = conn.identity.create_service(type=service_type, name=name)
+            conn.identity.create_endpoint(
+                service_id=service.id, interface="public", url=url, region_id=REGION
+            )
+        finally:
+            conn.close()
+
     def revoke(self, token: str) -> None:
         """Revoke ``token`` (DELETE /v3/auth/tokens, with the token as its own authority)."""
         request = urllib.request.Request(
@@ -196,15 +208,16 @@ class Keystone:
         with urllib.request.urlopen(request, timeout=30):
             pass
 
-    def authtoken_section(self, *, cache_seconds: int = 300) -> str:
+    def authtoken_section(self, *, cache_seconds: int = 300, username: str = "flavorsmith") -> str:
         """keystonemiddleware's ``[keystone_authtoken]`` for a service validating tokens here
-        as the ``flavorsmith`` service user."""
+        as the service user ``username`` (``flavorsmith`` by default; the service role in
+        project ``service``)."""
         return (
             "[keystone_authtoken]\n"
             f"www_authenticate_uri = {self.url}\n"
             f"auth_url = {self.url}\n"
             "auth_type = password\n"
-            "username = flavorsmith\n"
+            f"username = {username}\n"
             f"password = {PASSWORD}\n"
             "user_domain_id = default\n"
             "project_name = service\n"
@@ -215,24 +228,31 @@ class Keystone:
         )
 
 
-def populate(keystone: Keystone) -> None:
-    """The projects, users and role assignments listed in PEOPLE."""
+def populate(
+    keystone: Keystone,
+    people: Sequence[tuple[str, str | None, str]] = PEOPLE,
+    projects: Sequence[str] = PROJECTS,
+) -> None:
+    """The projects, users and role assignments of ``people`` (by default PEOPLE); a user
+    named twice is made once and gets each role."""
     conn = keystone.admin()
     identity = conn.identity
     assert isinstance(identity, IdentityV3), identity  # Keystone 30 serves only v3
     roles = {role.name: role.id for role in identity.roles()}
-    for name in PROJECTS:
+    for name in projects:
         project = identity.create_project(name=name, domain_id="default")
         keystone.projects[name] = project.id
     keystone.projects["admin"] = identity.find_project("admin", False, domain_id="default").id
-    for user_name, project_name, role in PEOPLE:
-        user = identity.create_user(name=user_name, password=PASSWORD, domain_id="default")
-        keystone.users[user_name] = user.id
+    for user_name, project_name, role in people:
+        if user_name not in keystone.users:
+            user = identity.create_user(name=user_name, password=PASSWORD, domain_id="default")
+            keystone.users[user_name] = user.id
+        user_id = keystone.users[user_name]
         if project_name is None:
-            identity.assign_system_role_to_user(user=user.id, role=roles[role], system="all")
+            identity.assign_system_role_to_user(user=user_id, role=roles[role], system="all")
         else:
             identity.assign_project_role_to_user(
-                keystone.projects[project_name], user.id, roles[role]
+                keystone.projects[project_name], user_id, roles[role]
             )
     keystone.users["admin"] = identity.find_user("admin", False, domain_id="default").id
     conn.close()
@@ -255,9 +275,17 @@ def _answers(url: str) -> bool:
 
 
 @contextmanager
-def running_keystone() -> Iterator[Keystone]:
-    """Start Keystone with a fresh database on a free loopback port, populated (see
-    ``populate``); stops it and removes its state on exit."""
+def running_keystone(
+    people: Sequence[tuple[str, str | None, str]] = PEOPLE,
+    projects: Sequence[str] = PROJECTS,
+    *,
+    threads: int = 4,
+) -> Iterator[Keystone]:
+    """Start Keystone with a fresh database on a free loopback port, populated with
+    ``people`` in ``projects`` (see ``populate``); stops it and removes its state on exit.
+    ``threads``: gunicorn's. Keystone 30 writes the user's ``last_active_at`` at every
+    password login, and two logins at once on SQLite can fail with "database is locked" (a
+    500); with one thread, requests wait for one another instead."""
     home = venv()
     with tempfile.TemporaryDirectory(prefix="flavorsmith-keystone-") as tmp:
         state = Path(tmp)
@@ -266,7 +294,7 @@ def running_keystone() -> Iterator[Keystone]:
         port = free_port()
         url = f"http://127.0.0.1:{port}/v3"
         (state / "keystone.conf").write_text(CONF.format(state=state))
-        (state / "gunicorn.conf.py").write_text(GUNICORN.format(port=port))
+        (state / "gunicorn.conf.py").write_text(GUNICORN.format(port=port, threads=threads))
         user = subprocess.run(["id", "-un"], capture_output=True, text=True, check=True)
         group = subprocess.run(["id", "-gn"], capture_output=True, text=True, check=True)
         owner = ["--keystone-user", user.stdout.strip(), "--keystone-group", group.stdout.strip()]
@@ -311,7 +339,7 @@ def running_keystone() -> Iterator[Keystone]:
                         )
                     time.sleep(0.3)
                 keystone = Keystone(url, state)
-                populate(keystone)
+                populate(keystone, people, projects)
                 print(
                     f"keystone {VERSION} up on {url} in {time.monotonic() - started:.1f}s",
                     file=sys.stderr,

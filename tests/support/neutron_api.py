@@ -178,10 +178,14 @@ def _run(command: list[str], env: dict[str, str], cwd: Path, what: str) -> None:
         )
 
 
-def _ready(url: str) -> bool:
-    """The API answers with the flavors extension loaded (``GET /v2.0/flavors``)."""
+def _ready(url: str, token: str | None = None) -> bool:
+    """The API answers with the flavors extension loaded (``GET /v2.0/flavors``); ``token``:
+    sent as X-Auth-Token (a Neutron behind Keystone)."""
+    request = urllib.request.Request(f"{url}/v2.0/flavors")
+    if token is not None:
+        request.add_header("X-Auth-Token", token)
     try:
-        with urllib.request.urlopen(f"{url}/v2.0/flavors", timeout=2) as response:
+        with urllib.request.urlopen(request, timeout=2) as response:
             return "flavors" in json.load(response)
     except (OSError, ValueError, urllib.error.HTTPError):
         return False
@@ -236,9 +240,13 @@ class Neutron:
 
 
 @contextmanager
-def running_neutron() -> Iterator[Neutron]:
+def running_neutron(*, authtoken: str | None = None, token: str | None = None) -> Iterator[Neutron]:
     """Start Neutron with a fresh copy of the built schema on a free loopback port; stops it
-    (by gunicorn's process group) and removes its state on exit."""
+    (by gunicorn's process group) and removes its state on exit.
+
+    ``authtoken``: a ``[keystone_authtoken]`` section (tests/support/keystone_api.py);
+    Neutron then validates tokens with that Keystone (``auth_strategy = keystone``, its own
+    paste pipeline) and ``token`` is a Keystone token the readiness check sends."""
     home = venv()
     with tempfile.TemporaryDirectory(prefix="flavorsmith-neutron-") as tmp:
         state = Path(tmp)
@@ -247,14 +255,16 @@ def running_neutron() -> Iterator[Neutron]:
         shutil.copyfile(home / SCHEMA, database)
         port = free_port()
         url = f"http://127.0.0.1:{port}"
-        (state / "neutron.conf").write_text(
-            CONF.format(
-                state=state,
-                database=database,
-                paste=home / "etc" / "neutron" / "api-paste.ini",
-                closed_port=free_port(),
-            )
+        conf = CONF.format(
+            state=state,
+            database=database,
+            paste=home / "etc" / "neutron" / "api-paste.ini",
+            closed_port=free_port(),
         )
+        if authtoken is not None:
+            conf = conf.replace("auth_strategy = noauth", "auth_strategy = keystone")
+            conf += "\n" + authtoken
+        (state / "neutron.conf").write_text(conf)
         (state / "gunicorn.conf.py").write_text(GUNICORN.format(port=port, state=state))
         env = _environment()
         env["OS_NEUTRON_CONFIG_DIR"] = str(state)
@@ -271,7 +281,7 @@ def running_neutron() -> Iterator[Neutron]:
                 env=env,
             )
             try:
-                while not _ready(url):
+                while not _ready(url, token):
                     if process.poll() is not None:
                         raise RuntimeError(
                             f"Neutron exited with {process.returncode} before answering on"

@@ -1,5 +1,6 @@
-"""A small real cloud on loopback: Placement, Glance, Ironic (fake-hardware) and Nova as its
-separate real services, so a server boots through the real scheduler onto an Ironic node.
+"""A small real cloud on loopback: Keystone, Placement, Glance, Ironic (fake-hardware) and Nova
+as their separate real services, so a server boots through the real scheduler onto an Ironic
+node.
 
     with running_cloud() as cloud:
         nodes = cloud.enrol_nodes(["bm-0", "bm-1"], resource_class="bm-gold", traits=["CUSTOM_X"])
@@ -10,6 +11,8 @@ separate real services, so a server boots through the real scheduler onto an Iro
 
 What runs, each on 127.0.0.1 only, each process stopped by its own id when the block ends:
 
+- Keystone 30 (tests/support/keystone_api.py: SQLite, fernet tokens), started first; its
+  catalog has a public endpoint in RegionOne for each service;
 - Placement 16 (tests/support/placement_api.py: SQLite, one gunicorn worker, one thread, so
   Nova's writes never meet SQLite's lock);
 - Glance 33 (tests/support/glance_api.py: file store, SQLite) with one tiny raw image;
@@ -20,13 +23,20 @@ What runs, each on 127.0.0.1 only, each process stopped by its own id when the b
   the ironic virt driver, over the RabbitMQ at 127.0.0.1:5672 (a vhost of this run, made and
   removed here) and three throwaway PostgreSQL databases (API, cell0, cell1; dropped after).
 
-No Keystone: each service takes a fixed token (Nova and Glance through the same small paste
-filter that turns ``user:project`` into identity headers, Placement's noauth2, Ironic's noauth),
-and Nova reaches Placement and Ironic with keystoneauth's ``admin_token`` plugin. No Neutron:
-servers boot with ``networks: none``. Without Neutron, Nova answers ``GET /servers/{id}`` and
-``/servers/detail`` with a 500 (it asks Neutron for the server's security groups), so the
-functions here read a server's status from the filtered list (``GET /servers?status=...``), its node
-from Ironic (the node's ``instance_uuid``) and its fault from its instance action's events.
+Every service validates tokens with Keystone (keystonemiddleware, a service user of its own
+in project ``service``); Nova reaches Placement, Ironic and Neutron as its service user
+``nova`` (password auth) and finds every service in the catalog, as Ironic does Nova and
+Glance. The people (PEOPLE; every password ``keystone_api.PASSWORD``, the bootstrap
+``admin``'s ``keystone_api.ADMIN_PASSWORD``): ``admin`` (admin of project ``admin`` and of the
+system), ``operator`` (admin and service in project ``service``: the clouds.yaml, so
+Flavorsmith's ``--cloud`` commands) and ``member`` (projects ``dedicated``, ``dedicated-2``,
+``other``). ``cloud.token_for(user, project)`` gives a real token; ``cloud.projects`` the ids.
+
+No Neutron unless asked: servers boot with ``networks: none``. Without Neutron, Nova answers
+``GET /servers/{id}`` and ``/servers/detail`` with a 500 (it asks Neutron for the server's
+security groups), so the functions here read a server's status from the filtered list
+(``GET /servers?status=...``), its node from Ironic (the node's ``instance_uuid``) and its
+fault from its instance action's events.
 
 ``python -m tests.support.small_cloud`` (``python3 dev.py cloud``) starts it until Ctrl-C.
 """
@@ -59,7 +69,14 @@ from openstack.baremetal.v1.node import Node
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from tests.support import glance_api, ironic_api, neutron_api, nova_api, placement_api
+from tests.support import (
+    glance_api,
+    ironic_api,
+    keystone_api,
+    neutron_api,
+    nova_api,
+    placement_api,
+)
 from tests.support.cache import CACHE, MARKER, cached_install
 from tests.support.service import free_port
 
@@ -70,7 +87,6 @@ PG_ADMIN_URL = os.environ.get(
 )
 RABBIT = os.environ.get("FLAVORSMITH_TEST_RABBIT", "guest:guest@127.0.0.1:5672")
 RABBIT_MANAGEMENT = "http://127.0.0.1:15672"
-TOKEN = "admin:admin"  # Nova's and Glance's filter: user admin (the admin role), project admin
 COMPUTE_VERSION = "2.95"  # networks "none" (2.37+), the events' details (2.84+)
 COMPUTE_HOST = "flavorsmith-cloud-compute"
 START_TIMEOUT = 180.0
@@ -114,26 +130,23 @@ discover_hosts_in_cells_interval = 2
 # Placement chose the node; the host filters have nothing to add for an ironic node.
 enabled_filters = ComputeFilter
 
+[api]
+auth_strategy = keystone
+
+{authtoken}
+# Nova's service user, and where each service is: Keystone's catalog (public, RegionOne).
 [placement]
-auth_type = admin_token
-endpoint = {placement}
-endpoint_override = {placement}
-token = admin
-
+{service_auth}
 [ironic]
-auth_type = admin_token
-endpoint = {ironic}/v1
-endpoint_override = {ironic}/v1
-token = admin
-
+{service_auth}
+[neutron]
+{service_auth}
+# Nova asks Glance and Keystone (flavor access: does the project exist?) with the caller's
+# token; only where to find them is set here.
 [glance]
-endpoint_override = {glance}
-
-{neutron_section}
+{where}
 [keystone]
-# No Keystone runs: a closed port, so the checks that ask it are skipped (Nova logs it).
-endpoint_override = http://127.0.0.1:9/identity/v3
-
+{where}
 [oslo_messaging_notifications]
 driver = noop
 
@@ -144,15 +157,72 @@ lock_path = {state}/locks
 enabled = false
 """
 
-# With the real Neutron: Nova lists and deletes a server's ports there (none: the servers boot
-# with networks "none"), which deleting and showing a server need.
-NEUTRON_SECTION = """
-[neutron]
-auth_type = admin_token
-endpoint = {neutron}
-endpoint_override = {neutron}
-token = admin
+# How Nova's and Ironic's clients authenticate (their service user, password auth) and find
+# the other services (the catalog's public endpoints).
+SERVICE_AUTH = """auth_type = password
+auth_url = {auth_url}
+username = {username}
+password = {password}
+user_domain_name = Default
+project_name = service
+project_domain_name = Default
+{where}"""
+WHERE = f"region_name = {keystone_api.REGION}\nvalid_interfaces = public\n"
+
+# Ironic behind Keystone. Nova's ironic driver (the service role in project "service") lists
+# and deploys every node: Ironic's default policies give that role its elevated access only
+# when asked. The operator's project-scoped credential (Flavorsmith's clouds.yaml) syncs deploy
+# templates, which Ironic's defaults leave to a system-scoped admin alone: a policy file adds
+# the service role there, as an operator who syncs with that credential would.
+IRONIC_CONF = """
+[DEFAULT]
+auth_strategy = keystone
+rbac_service_role_elevated_access = true
+
+[oslo_policy]
+policy_file = {policy}
+
+{authtoken}
+# Ironic tells Nova of power changes, and asks Glance about images, as its service user.
+[nova]
+{service_auth}
+[glance]
+{service_auth}
 """
+
+IRONIC_POLICY = """
+"baremetal:deploy_template:create": "(role:admin and system_scope:all) or rule:service_role"
+"baremetal:deploy_template:update": "(role:admin and system_scope:all) or rule:service_role"
+"baremetal:deploy_template:delete": "(role:admin and system_scope:all) or rule:service_role"
+"""
+
+# Nova's api-paste.ini: keystonemiddleware validates the token, then Nova's own context filter.
+NOVA_PASTE = (
+    nova_api.PASTE.replace(" shim keystonecontext ", " authtoken keystonecontext ")
+    + """
+[filter:authtoken]
+paste.filter_factory = keystonemiddleware.auth_token:filter_factory
+"""
+)
+
+# The projects and users of the small cloud's Keystone (besides the bootstrap admin, admin of
+# project "admin" and of the system): a service user per service in project "service";
+# "operator" (Flavorsmith's clouds.yaml: admin for Nova, the service role for Ironic);
+# "member" in the private flavor's two projects and in one that is not on its access list.
+PROJECTS = ("service", "dedicated", "dedicated-2", "other")
+SERVICE_USERS = ("nova", "placement", "glance", "ironic", "neutron")
+PEOPLE: tuple[tuple[str, str | None, str], ...] = (
+    *((user, "service", "service") for user in SERVICE_USERS),
+    ("nova", "service", "admin"),  # Neutron: a server's ports in any project
+    ("operator", "service", "admin"),
+    ("operator", "service", "service"),
+    ("member", "dedicated", "member"),
+    ("member", "dedicated-2", "member"),
+    ("member", "other", "member"),
+)
+PASSWORD = keystone_api.PASSWORD  # every user's but admin's
+ADMIN_PASSWORD = keystone_api.ADMIN_PASSWORD
+TOKEN_LIFETIME = 1800.0  # a cached token is asked again after this (Keystone's last an hour)
 
 # Only nova-api: native threads under gunicorn (the other services keep their default).
 NOVA_API_CONF = """
@@ -472,36 +542,99 @@ class Cloud:
     placement_state: Path | None = None
     ironic_log: Path | None = None  # Ironic's log (its conductor logs each deploy step run)
     network: str | None = None  # Neutron's root, when it runs
+    keystone: keystone_api.Keystone | None = None  # identity: its URL, project and user ids
+    _tokens: dict[tuple[str, str | None], tuple[str, float]] = field(default_factory=dict)
+    _tokens_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    # -- identity
+
+    @property
+    def identity(self) -> str:
+        """Keystone's identity endpoint (``http://127.0.0.1:PORT/v3``)."""
+        return self._keystone().url
+
+    @property
+    def projects(self) -> dict[str, str]:
+        """Keystone's project ids by name (``admin``, ``service``, ``dedicated``, ...)."""
+        return self._keystone().projects
+
+    def _keystone(self) -> keystone_api.Keystone:
+        if self.keystone is None:
+            raise RuntimeError("this cloud has no Keystone")
+        return self.keystone
+
+    def token_for(self, user: str, project: str | None) -> str:
+        """A real Keystone token of ``user`` (see PEOPLE; ``admin`` is the bootstrap admin)
+        scoped to the project named ``project``, or to the system when it is None (only
+        ``admin`` has a role there). Kept and given again for half an hour."""
+        key = (user, project)
+        with self._tokens_lock:
+            known = self._tokens.get(key)
+            if known is not None and time.monotonic() - known[1] < TOKEN_LIFETIME:
+                return known[0]
+            keystone = self._keystone()
+            if project is None:
+                token = keystone.token(user, system=True)
+            else:
+                token = keystone.token(user, project=project)
+            self._tokens[key] = (token, time.monotonic())
+            return token
+
+    def admin_token(self) -> str:
+        """The bootstrap admin's token for project ``admin`` (Nova's and Placement's admin)."""
+        return self.token_for("admin", "admin")
 
     # -- clients
 
     def connection(self) -> openstack.connection.Connection:
-        """openstacksdk on every service of the cloud, as the admin (no Keystone: a fixed
-        token and the endpoints)."""
-        return openstack.connection.Connection(**_sdk_options(self))
+        """openstacksdk as the bootstrap admin scoped to the system, as an operator enrols and
+        manages nodes in Ironic (its defaults leave node creation to a system admin); the
+        endpoints come from Keystone's catalog."""
+        return openstack.connection.Connection(
+            auth_type="password",
+            auth={
+                "auth_url": self.identity,
+                "username": "admin",
+                "password": ADMIN_PASSWORD,
+                "user_domain_name": "Default",
+                "system_scope": "all",
+            },
+            region_name=keystone_api.REGION,
+            interface="public",
+        )
 
     def nova(
-        self, method: str, path: str, body: Any = None, *, token: str = TOKEN
+        self, method: str, path: str, body: Any = None, *, token: str | None = None
     ) -> tuple[int, Any]:
-        """A call to nova-api as ``token`` (``user:project``; user ``admin`` is an admin)."""
-        headers = {"X-Auth-Token": token, "OpenStack-API-Version": f"compute {COMPUTE_VERSION}"}
+        """A call to nova-api as ``token`` (a Keystone token, see :meth:`token_for`; by
+        default the admin's for project ``admin``)."""
+        headers = {
+            "X-Auth-Token": token or self.admin_token(),
+            "OpenStack-API-Version": f"compute {COMPUTE_VERSION}",
+        }
         return _http(method, f"{self.compute}{path}", body, headers)
 
     def placement_call(self, path: str) -> tuple[int, Any]:
-        headers = {"X-Auth-Token": "admin", "OpenStack-API-Version": "placement 1.39"}
+        headers = {"X-Auth-Token": self.admin_token(), "OpenStack-API-Version": "placement 1.39"}
         return _http("GET", f"{self.placement}{path}", None, headers)
 
     def ironic(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        headers = {"X-OpenStack-Ironic-API-Version": "latest"}
+        """A call to Ironic's API (``path`` under ``/v1``) as the system admin."""
+        headers = {
+            "X-OpenStack-Ironic-API-Version": "latest",
+            "X-Auth-Token": self.token_for("admin", None),
+        }
         return _http(method, f"{self.baremetal}/v1{path}", body, headers)
 
     def log_tail(self, *names: str) -> str:
         """The last lines of these services' logs (every service's when none is named;
-        ``ironic``: Ironic's)."""
-        chosen = names or (*self.services, "ironic")
+        ``ironic``: Ironic's; ``keystone``: Keystone's)."""
+        chosen = names or (*self.services, "ironic", "keystone")
         tails = [self.services[name].tail() for name in chosen if name in self.services]
         if "ironic" in chosen and self.ironic_log is not None:
             tails.append(_file_tail(self.ironic_log))
+        if "keystone" in chosen and self.keystone is not None:
+            tails += [_file_tail(self.keystone.state / log) for log in keystone_api.LOGS]
         return "\n".join(tails)
 
     # -- nodes
@@ -635,9 +768,10 @@ class Cloud:
             raise RuntimeError(f"POST /flavors/{flavor}/os-extra_specs: {status} {body}")
         return flavor
 
-    def boot(self, name: str, flavor: str, *, token: str = TOKEN) -> str:
+    def boot(self, name: str, flavor: str, *, token: str | None = None) -> str:
         """Create a server of this flavor from the cloud's image, with no network, as
-        ``token`` (``user:project``); its id."""
+        ``token`` (a Keystone token, see :meth:`token_for`; by default the admin's); its
+        id."""
         body = {
             "server": {
                 "name": name,
@@ -718,6 +852,8 @@ class Cloud:
         ]
         if self.network is not None:
             listeners.append(("neutron", self.network))
+        if self.keystone is not None:
+            listeners.append(("keystone", self.keystone.url.removesuffix("/v3")))
         for name, url in listeners:
             groups[name] = _listener_group(int(url.rsplit(":", 1)[1].split("/")[0]))
         return {
@@ -728,17 +864,22 @@ class Cloud:
 
 
 def _sdk_options(cloud: Cloud) -> dict[str, Any]:
+    """The clouds.yaml entry of an operator: password auth with Keystone, every endpoint from
+    its catalog."""
     return {
-        "auth_type": "admin_token",
-        "auth": {"endpoint": cloud.compute, "token": TOKEN},
-        "compute_endpoint_override": cloud.compute,
-        "compute_api_version": COMPUTE_VERSION,
-        "image_endpoint_override": cloud.image,
-        "baremetal_endpoint_override": f"{cloud.baremetal}/v1",
-        "placement_endpoint_override": cloud.placement,
-        # `openstack flavor create` wants an identity v3 proxy even when it never calls it.
+        "auth_type": "password",
+        "auth": {
+            "auth_url": cloud.identity,
+            "username": "operator",
+            "password": PASSWORD,
+            "user_domain_name": "Default",
+            "project_name": "service",
+            "project_domain_name": "Default",
+        },
+        "region_name": keystone_api.REGION,
+        "interface": "public",
         "identity_api_version": "3",
-        "identity_endpoint_override": cloud.compute,
+        "compute_api_version": COMPUTE_VERSION,
     }
 
 
@@ -807,6 +948,7 @@ def running_cloud(
     nova_home = nova_api.venv()
     pylib = nova_pylib()
     glance_api.venv()
+    keystone_api.venv()
     if neutron:
         neutron_api.venv()
 
@@ -827,25 +969,60 @@ def running_cloud(
         note("message queue vhost and PostgreSQL databases made")
         pool = stack.enter_context(ThreadPoolExecutor(max_workers=4))
         nova_db: Future[None] = pool.submit(_prepare_nova, state, python, nova_env, dbs, transport)
+        # Keystone first (while Nova's databases are made): every other service validates
+        # tokens with it from its first call. Starting it together with them measured no
+        # faster on two busy cores: every start there is CPU-bound. One thread: the services
+        # log in at once when Nova starts, and concurrent logins on SQLite can fail (500).
+        keystone = stack.enter_context(keystone_api.running_keystone(PEOPLE, PROJECTS, threads=1))
+        note(f"keystone up on {keystone.url}")
+        system_admin = keystone.token("admin", system=True)
+        admin = keystone.token("admin", project="admin")
+
+        def service_auth(username: str) -> str:
+            return SERVICE_AUTH.format(
+                auth_url=keystone.url, username=username, password=PASSWORD, where=WHERE
+            )
+
+        def authtoken(username: str) -> str:
+            return keystone.authtoken_section(username=username)
+
+        (state / "ironic-policy.yaml").write_text(IRONIC_POLICY)
+        ironic_conf = IRONIC_CONF.format(
+            policy=state / "ironic-policy.yaml",
+            authtoken=authtoken("ironic"),
+            service_auth=service_auth("ironic"),
+        )
         managers: list[AbstractContextManager[Any]] = [
-            ironic_api.running_ironic(agent_inspection=agent_inspection),
-            placement_api.running_placement(workers=1, threads=1),
-            glance_api.running_glance(),
+            ironic_api.running_ironic(
+                agent_inspection=agent_inspection, conf=ironic_conf, token=system_admin
+            ),
+            placement_api.running_placement(workers=1, threads=1, authtoken=authtoken("placement")),
+            glance_api.running_glance(authtoken=authtoken("glance"), token=admin),
         ]
         if neutron:
-            managers.append(neutron_api.running_neutron())
+            managers.append(
+                neutron_api.running_neutron(authtoken=authtoken("neutron"), token=admin)
+            )
         ironic_url, placement, glance, *network = _enter_together(stack, pool, *managers)
         note(f"ironic up on {ironic_url}, placement on {placement.url}, glance on {glance}")
-        neutron_section = ""
         if network:
-            neutron_section = NEUTRON_SECTION.format(neutron=network[0].url)
             note(f"neutron up on {network[0].url}")
-        image_id = glance_api.upload_image(glance, "flavorsmith-tiny")
-        nova_db.result()
-        note(f"image {image_id} uploaded; nova databases and cells made")
-
+        image_id = glance_api.upload_image(glance, "flavorsmith-tiny", token=admin)
         port = free_port()
         compute = f"http://127.0.0.1:{port}/v2.1"
+        endpoints = [
+            ("placement", "placement", placement.url),
+            ("image", "glance", glance),
+            ("baremetal", "ironic", ironic_url),
+            ("compute", "nova", compute),
+        ]
+        if network:
+            endpoints.append(("network", "neutron", network[0].url))
+        for service_type, name, url in endpoints:
+            keystone.add_endpoint(service_type, name, url)
+        nova_db.result()
+        note(f"image {image_id} uploaded; catalog written; nova databases and cells made")
+
         conf = state / "nova.conf"
         conf.write_text(
             NOVA_CONF.format(
@@ -855,15 +1032,13 @@ def running_cloud(
                 update_interval=update_interval,
                 api_db=dbs["nova_api"],
                 cell1_db=dbs["nova_cell1"],
-                placement=placement.url,
-                ironic=ironic_url,
-                glance=glance,
-                neutron_section=neutron_section,
+                authtoken=authtoken("nova"),
+                service_auth=service_auth("nova"),
+                where=WHERE,
             )
         )
         (state / "nova-api.conf").write_text(NOVA_API_CONF)
-        (state / "api-paste.ini").write_text(nova_api.PASTE)
-        (state / "flavorsmith_nova_shim.py").write_text(nova_api.AUTH_SHIM)
+        (state / "api-paste.ini").write_text(NOVA_PASTE)
         (state / "flavorsmith_nova_app.py").write_text(nova_api.APP)
         (state / "gunicorn.conf.py").write_text(NOVA_GUNICORN.format(port=port))
         cloud = Cloud(
@@ -882,6 +1057,7 @@ def running_cloud(
             placement_state=placement.state,
             ironic_log=_ironic_log(ironic_url),
             network=network[0].url if network else None,
+            keystone=keystone,
         )
         _write_clouds_yaml(cloud)
 
@@ -971,17 +1147,22 @@ def _service_up(cloud: Cloud, binary: str) -> bool:
 
 
 def _wait_service(cloud: Cloud, name: str, ready: Callable[[], bool]) -> None:
+    """Wait until ``ready``; when the service exits or does not get ready, raise with the
+    last lines of its logs and of Keystone's (every call of it needs a token)."""
     service = cloud.services[name]
+
+    def tails() -> str:
+        return cloud.log_tail(name, "keystone")
 
     def done() -> bool:
         if service.process.poll() is not None:
-            raise RuntimeError(f"{name} exited with {service.process.returncode}\n{service.tail()}")
+            raise RuntimeError(f"{name} exited with {service.process.returncode}\n{tails()}")
         try:
             return ready()
         except OSError:
             return False
 
-    _wait(f"{name} starting", done, START_TIMEOUT, service.tail)
+    _wait(f"{name} starting", done, START_TIMEOUT, tails)
 
 
 # --- python -m tests.support.small_cloud -------------------------------------------------------
@@ -1040,15 +1221,25 @@ def _banner(cloud: Cloud, nodes: int, seconds: float, rss: Mapping[str, float]) 
     lines = [
         f"\nThe small cloud is up (in {seconds:.0f}s; resident memory MiB: {memory};"
         f" {sum(rss.values()):.0f} in all).",
-        f"  compute (nova-api)  {cloud.compute}      X-Auth-Token: {TOKEN}",
-        f"  baremetal (ironic)  {cloud.baremetal}/v1   (noauth)",
-        f"  placement           {cloud.placement}      X-Auth-Token: admin",
+        f"  identity (keystone) {cloud.identity}   admin / {ADMIN_PASSWORD} (project admin,"
+        " and the system)",
+        f"                      operator / {PASSWORD} (project service: admin, service);"
+        f" member / {PASSWORD} (dedicated, dedicated-2, other)",
+        f"  compute (nova-api)  {cloud.compute}",
+        f"  baremetal (ironic)  {cloud.baremetal}",
+        f"  placement           {cloud.placement}",
         f"  image (glance)      {cloud.image}      image {cloud.image_id}",
-        f"  clouds.yaml         {cloud.clouds_yaml}  (cloud {CLOUD_NAME})",
+    ]
+    if cloud.network is not None:
+        lines.append(f"  network (neutron)   {cloud.network}")
+    lines += [
+        "  (each validates Keystone tokens; Keystone's catalog lists them all)",
+        f"  clouds.yaml         {cloud.clouds_yaml}  (cloud {CLOUD_NAME}: the operator)",
         f"  logs                {cloud.state}/*.log",
         "",
         "Try, in another terminal:",
         f"  export OS_CLIENT_CONFIG_FILE={cloud.clouds_yaml} OS_CLOUD={CLOUD_NAME}",
+        "  openstack catalog list",
         "  openstack flavor list",
     ]
     if nodes:
@@ -1057,7 +1248,8 @@ def _banner(cloud: Cloud, nodes: int, seconds: float, rss: Mapping[str, float]) 
             "      (it boots; the command then fails to show it: without Neutron, Nova answers"
             " 500 to GET /servers/{id} and /servers/detail)",
             "  openstack baremetal node list     # instance_uuid: where each server landed",
-            f"  curl -s -H 'X-Auth-Token: {TOKEN}' '{cloud.compute}/servers?status=ACTIVE'",
+            "  TOKEN=$(openstack token issue -f value -c id)   # the operator's, for an hour",
+            f"  curl -s -H \"X-Auth-Token: $TOKEN\" '{cloud.compute}/servers?status=ACTIVE'",
         ]
     lines.append("\nCtrl-C stops every service and removes the state.")
     return "\n".join(lines)
