@@ -191,8 +191,10 @@ class Keystone:
         region ``REGION`` (``keystone-manage bootstrap`` made the identity one)."""
         conn = self.admin()
         try:
-            service = conn.identity.create_service(type=service_type, name=name)
-            conn.identity.create_endpoint(
+            identity = conn.identity
+            assert isinstance(identity, IdentityV3), identity  # Keystone 30 serves only v3
+            service = identity.create_service(type=service_type, name=name)
+            identity.create_endpoint(
                 service_id=service.id, interface="public", url=url, region_id=REGION
             )
         finally:
