@@ -24,7 +24,6 @@ suite.
 from __future__ import annotations
 
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -32,11 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.support.boot_proof import (  # noqa: E402
-    Flavorsmith,
     Proof,
     lab_of,
     nova_flavors,
-    proof_catalog,
 )
 from tests.support.small_cloud import CLOUD_NAME, Cloud, running_cloud  # noqa: E402
 
@@ -55,66 +52,69 @@ def node_chosen(cloud: Cloud, server: str, timeout: float = 120.0) -> float:
     raise RuntimeError(f"server {server}: no allocation within {timeout:.0f}s")
 
 
+Row = tuple[str, int, float, float | None, float | None, str]
+
+
 def main() -> int:
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    rows: list[tuple[str, int, float, float | None, float | None, str]] = []
-    wrong = 0
-    with (
-        running_cloud(agent_inspection=True) as cloud,
-        proof_catalog(EXAMPLES, cloud) as repo,
-        tempfile.TemporaryDirectory() as tmp,
-    ):
+    with running_cloud(agent_inspection=True) as cloud:
         proof = Proof(cloud, EXAMPLES, say)
-        proof.fs = Flavorsmith(repo, cloud.clouds_yaml, f"sqlite:///{tmp}/flavorsmith.db")
-        proof.repo = repo
-        proof.prepare(lab_of(EXAMPLES))
-        capacity = proof.fs.json("capacity", "--cloud", CLOUD_NAME)["flavors"]
-        order = sorted(capacity, key=lambda f: (f["available_nodes"], f["flavor"]))
-        ids = nova_flavors(cloud)
-        for entry in order:
-            flavor = str(entry["flavor"])
-            started = time.monotonic()
-            rows_ = proof.fs.json("match", "--cloud", CLOUD_NAME, "--flavor", flavor)
-            predicted_s = time.monotonic() - started
-            predicted = {str(n) for row in rows_ for n in row["nodes"]}
-            fresh = proof.fs.json("capacity", "--cloud", CLOUD_NAME)["flavors"]
-            available = {f["flavor"]: f["available_nodes"] for f in fresh}[flavor]
-            if available == 0:
-                rows.append((flavor, len(predicted), predicted_s, None, None, "-"))
-                continue
-            token = (
-                cloud.token_for("member", "dedicated")
-                if flavor == "m1.medium.dedicated"
-                else cloud.admin_token()
-            )
-            started = time.monotonic()
-            server = cloud.boot(f"bench-{flavor}", ids[flavor], token=token)
-            chosen = node_chosen(cloud, server) - started
-            outcome = cloud.wait_for_servers([server])[server]
-            active = time.monotonic() - started
-            names = {uuid: name for name, uuid in proof.uuids.items()}
-            landed = names.get(outcome.node or "", "?")
-            if landed not in predicted:
-                wrong += 1
-            rows.append((flavor, len(predicted), predicted_s, chosen, active, landed))
-            say(f"{flavor}: predicted in {predicted_s:.2f}s, node chosen in {chosen:.2f}s")
+        with proof.opened():
+            proof.prepare(lab_of(EXAMPLES))
+            rows = [timed(cloud, proof, flavor) for flavor in narrowest_first(proof)]
     print(
         "| flavor | nodes predicted | Flavorsmith match --cloud (s) | scheduler: request to node"
         " chosen (s) | request to ACTIVE (s) | chosen / predicted | landed on |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- |")
+    wrong = 0
     for flavor, count, predicted_s, chosen_s, active_s, landed in rows:
         if chosen_s is None or active_s is None:
             print(f"| {flavor} | {count} | {predicted_s:.2f} | (none free) | | | |")
             continue
+        wrong += landed.endswith("(not predicted)")
         print(
             f"| {flavor} | {count} | {predicted_s:.2f} | {chosen_s:.2f} | {active_s:.2f} |"
             f" {chosen_s / predicted_s:.1f} | {landed} |"
         )
     print(f"{wrong} servers landed off the predicted nodes")
     return 1 if wrong else 0
+
+
+def narrowest_first(proof: Proof) -> list[str]:
+    """The example flavors, fewest available nodes first (as the boot proof boots them)."""
+    capacity = proof.fs.json("capacity", "--cloud", CLOUD_NAME)["flavors"]
+    return [
+        str(f["flavor"])
+        for f in sorted(capacity, key=lambda f: (f["available_nodes"], f["flavor"]))
+    ]
+
+
+def timed(cloud: Cloud, proof: Proof, flavor: str) -> Row:
+    """The prediction's wall time for ``flavor``, then one server's (to the node chosen, to
+    ACTIVE) and where it landed ("(not predicted)" appended when off the predicted nodes)."""
+    started = time.monotonic()
+    matched = proof.fs.json("match", "--cloud", CLOUD_NAME, "--flavor", flavor)
+    predicted_s = time.monotonic() - started
+    predicted = {str(n) for row in matched for n in row["nodes"]}
+    fresh = proof.fs.json("capacity", "--cloud", CLOUD_NAME)["flavors"]
+    if {f["flavor"]: f["available_nodes"] for f in fresh}[flavor] == 0:
+        return (flavor, len(predicted), predicted_s, None, None, "-")
+    private = flavor == "m1.medium.dedicated"
+    token = cloud.token_for("member", "dedicated") if private else cloud.admin_token()
+    started = time.monotonic()
+    server = cloud.boot(f"bench-{flavor}", nova_flavors(cloud)[flavor], token=token)
+    chosen = node_chosen(cloud, server) - started
+    outcome = cloud.wait_for_servers([server])[server]
+    active = time.monotonic() - started
+    names = {uuid: name for name, uuid in proof.uuids.items()}
+    landed = names.get(outcome.node or "", "?")
+    proof.say(f"{flavor}: predicted in {predicted_s:.2f}s, node chosen in {chosen:.2f}s")
+    if landed not in predicted:
+        landed += " (not predicted)"
+    return (flavor, len(predicted), predicted_s, chosen, active, landed)
 
 
 if __name__ == "__main__":

@@ -570,18 +570,27 @@ class Proof:
 
     def run(self) -> Report:
         lab = lab_of(self.examples)
-        with proof_catalog(self.examples, self.cloud) as repo, tempfile.TemporaryDirectory() as tmp:
-            fs = Flavorsmith(repo, self.cloud.clouds_yaml, f"sqlite:///{tmp}/flavorsmith.db")
-            self.fs = fs
-            self.repo = repo
+        with self.opened() as tmp:
             self.prepare(lab)
             self._point_2()
             self._points_3_to_5()
             self._point_6()
             if self.seed is not None:
-                self._generated(lab, Path(tmp) / f"generated-{self.seed}", self.seed)
-            self.report.seconds.update({f"flavorsmith {k}": v for k, v in fs.seconds.items()})
+                self._generated(lab, tmp / f"generated-{self.seed}", self.seed)
+            seconds = self.fs.seconds
+            self.report.seconds.update({f"flavorsmith {k}": v for k, v in seconds.items()})
         return self.report
+
+    @contextmanager
+    def opened(self) -> Iterator[Path]:
+        """The proof's copy of the catalog (``self.repo``) and Flavorsmith on it with a
+        database of its own (``self.fs``), for the block; yields a folder for its files. The
+        proof, the demo and the scheduler benchmark start the same way: this, then
+        :meth:`prepare` on a lab."""
+        with proof_catalog(self.examples, self.cloud) as repo, tempfile.TemporaryDirectory() as tmp:
+            self.fs = Flavorsmith(repo, self.cloud.clouds_yaml, f"sqlite:///{tmp}/flavorsmith.db")
+            self.repo = repo
+            yield Path(tmp)
 
     # -- the commands and the bookkeeping
 
@@ -1111,50 +1120,52 @@ def demo(argv: Sequence[str] | None = None) -> int:
     def say(line: str) -> None:
         print(f"[{time.monotonic() - started:6.1f}s] {line}", flush=True)
 
-    with (
-        running_cloud(agent_inspection=True) as cloud,
-        proof_catalog(examples, cloud) as repo,
-        tempfile.TemporaryDirectory() as tmp,
-    ):
+    with running_cloud(agent_inspection=True) as cloud:
         proof = Proof(cloud, examples, say)
-        proof.fs = Flavorsmith(repo, cloud.clouds_yaml, f"sqlite:///{tmp}/flavorsmith.db")
-        proof.repo = repo
-        lab = [node for node in lab_of(examples) if node.resource_class == "c2.large"]
-        proof.prepare(lab)
-        cloud_args = ("--cloud", CLOUD_NAME)
-        for command in (
-            ("match", *cloud_args, "--flavor", DEMO_FLAVOR),
-            ("capacity", *cloud_args),
-        ):
-            _code, out = proof.fs.run(*command)
-            print(f"$ flavorsmith {' '.join(command)}\n{out}", flush=True)
-        named = {
-            str(n)
-            for row in proof.fs.json("match", *cloud_args, "--flavor", DEMO_FLAVOR)
-            for n in row["nodes"]
-        }
-        server = cloud.boot("demo-1", nova_flavors(cloud)[DEMO_FLAVOR])
-        outcome = cloud.wait_for_servers([server])[server]
-        names = {uuid: name for name, uuid in proof.uuids.items()}
-        landed = names.get(outcome.node or "", str(outcome.node))
-        if outcome.status != "ACTIVE":
-            say(f"server demo-1 did not boot: {outcome.fault}")
-            return 1
-        verdict = "one of the nodes Flavorsmith named" if landed in named else "NOT named"
-        say(f"server demo-1 ({DEMO_FLAVOR}) is ACTIVE on {landed}: {verdict}")
-        _code, out = proof.fs.run("deploy", "plan", landed, *cloud_args, check=False)
-        print(f"$ flavorsmith deploy plan {landed} --cloud {CLOUD_NAME}\n{out}", flush=True)
-        if not args.exit:
-            print(
-                f"The cloud keeps running until Ctrl-C. Try, in another terminal:\n"
-                f"  export OS_CLIENT_CONFIG_FILE={cloud.clouds_yaml} OS_CLOUD={CLOUD_NAME}\n"
-                f"  cd {repo} && flavorsmith capacity --cloud {CLOUD_NAME}\n"
-                "  openstack baremetal node list",
-                flush=True,
-            )
-            while not stop.wait(1):
-                pass
-        return 0 if landed in named else 1
+        with proof.opened():
+            return _demo_boot(proof, args.exit, stop)
+
+
+def _demo_boot(proof: Proof, exit_after: bool, stop: threading.Event) -> int:
+    """The demo's boot on a running cloud (``proof`` opened), then the wait for Ctrl-C."""
+    cloud, examples, repo = proof.cloud, proof.examples, proof.repo
+    say = proof.say
+    lab = [node for node in lab_of(examples) if node.resource_class == "c2.large"]
+    proof.prepare(lab)
+    cloud_args = ("--cloud", CLOUD_NAME)
+    for command in (
+        ("match", *cloud_args, "--flavor", DEMO_FLAVOR),
+        ("capacity", *cloud_args),
+    ):
+        _code, out = proof.fs.run(*command)
+        print(f"$ flavorsmith {' '.join(command)}\n{out}", flush=True)
+    named = {
+        str(n)
+        for row in proof.fs.json("match", *cloud_args, "--flavor", DEMO_FLAVOR)
+        for n in row["nodes"]
+    }
+    server = cloud.boot("demo-1", nova_flavors(cloud)[DEMO_FLAVOR])
+    outcome = cloud.wait_for_servers([server])[server]
+    names = {uuid: name for name, uuid in proof.uuids.items()}
+    landed = names.get(outcome.node or "", str(outcome.node))
+    if outcome.status != "ACTIVE":
+        say(f"server demo-1 did not boot: {outcome.fault}")
+        return 1
+    verdict = "one of the nodes Flavorsmith named" if landed in named else "NOT named"
+    say(f"server demo-1 ({DEMO_FLAVOR}) is ACTIVE on {landed}: {verdict}")
+    _code, out = proof.fs.run("deploy", "plan", landed, *cloud_args, check=False)
+    print(f"$ flavorsmith deploy plan {landed} --cloud {CLOUD_NAME}\n{out}", flush=True)
+    if not exit_after:
+        print(
+            f"The cloud keeps running until Ctrl-C. Try, in another terminal:\n"
+            f"  export OS_CLIENT_CONFIG_FILE={cloud.clouds_yaml} OS_CLOUD={CLOUD_NAME}\n"
+            f"  cd {repo} && flavorsmith capacity --cloud {CLOUD_NAME}\n"
+            "  openstack baremetal node list",
+            flush=True,
+        )
+        while not stop.wait(1):
+            pass
+    return 0 if landed in named else 1
 
 
 if __name__ == "__main__":
