@@ -538,11 +538,11 @@ class Cloud:
     nova_manage: list[str]
     nova_env: dict[str, str]
     api_database: str  # Nova's API database (psycopg), to see whether the host is mapped
+    keystone: keystone_api.Keystone  # identity: its URL, project and user ids
     services: dict[str, Service] = field(default_factory=dict)
     placement_state: Path | None = None
     ironic_log: Path | None = None  # Ironic's log (its conductor logs each deploy step run)
     network: str | None = None  # Neutron's root, when it runs
-    keystone: keystone_api.Keystone | None = None  # identity: its URL, project and user ids
     _tokens: dict[tuple[str, str | None], tuple[str, float]] = field(default_factory=dict)
     _tokens_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -551,17 +551,12 @@ class Cloud:
     @property
     def identity(self) -> str:
         """Keystone's identity endpoint (``http://127.0.0.1:PORT/v3``)."""
-        return self._keystone().url
+        return self.keystone.url
 
     @property
     def projects(self) -> dict[str, str]:
         """Keystone's project ids by name (``admin``, ``service``, ``dedicated``, ...)."""
-        return self._keystone().projects
-
-    def _keystone(self) -> keystone_api.Keystone:
-        if self.keystone is None:
-            raise RuntimeError("this cloud has no Keystone")
-        return self.keystone
+        return self.keystone.projects
 
     def token_for(self, user: str, project: str | None) -> str:
         """A real Keystone token of ``user`` (see PEOPLE; ``admin`` is the bootstrap admin)
@@ -572,7 +567,7 @@ class Cloud:
             known = self._tokens.get(key)
             if known is not None and time.monotonic() - known[1] < TOKEN_LIFETIME:
                 return known[0]
-            keystone = self._keystone()
+            keystone = self.keystone
             if project is None:
                 token = keystone.token(user, system=True)
             else:
@@ -633,7 +628,7 @@ class Cloud:
         tails = [self.services[name].tail() for name in chosen if name in self.services]
         if "ironic" in chosen and self.ironic_log is not None:
             tails.append(_file_tail(self.ironic_log))
-        if "keystone" in chosen and self.keystone is not None:
+        if "keystone" in chosen:
             tails += [_file_tail(self.keystone.state / log) for log in keystone_api.LOGS]
         return "\n".join(tails)
 
@@ -852,8 +847,7 @@ class Cloud:
         ]
         if self.network is not None:
             listeners.append(("neutron", self.network))
-        if self.keystone is not None:
-            listeners.append(("keystone", self.keystone.url.removesuffix("/v3")))
+        listeners.append(("keystone", self.keystone.url.removesuffix("/v3")))
         for name, url in listeners:
             groups[name] = _listener_group(int(url.rsplit(":", 1)[1].split("/")[0]))
         return {
